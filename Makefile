@@ -1,0 +1,39 @@
+# pldkit: thin wrapper around meson.  `make demo` and `make test` bootstrap a
+# fresh Debian 12 machine (installing missing packages as root), configure
+# build/, compile, and run the demo or the test suite.
+
+PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev
+BUILD := build
+
+.PHONY: all deps configure demo test bench clean
+
+all: configure
+	ninja -C $(BUILD)
+
+deps:
+	@missing=""; for p in $(PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" -ne 0 ]; then \
+	    echo "pldkit needs these Debian packages; run as root:"; \
+	    echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing; \
+	fi
+
+configure: deps
+	@if [ ! -f $(BUILD)/build.ninja ]; then meson setup $(BUILD) --buildtype=release; fi
+
+demo: all
+	./$(BUILD)/pldkit demo
+
+test: all
+	meson test -C $(BUILD) --print-errorlogs
+
+bench: all
+	./$(BUILD)/bench/bench_core
+
+clean:
+	rm -rf $(BUILD)

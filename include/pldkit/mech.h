@@ -1,0 +1,112 @@
+/* pldkit: mechanisms.
+ *
+ * A pld_mech is an immutable description of one mechanism run once on a pair
+ * of neighbouring datasets.  It knows its exact hockey-stick curve in both
+ * directions (see pld.h) and nothing about grids or FFTs; the PLD builder
+ * sees it only through pld_mech_curve().
+ *
+ * Conventions.  Sensitivities are L1 for Laplace, L2 for Gaussian, integer
+ * for the discrete mechanisms.  For the Poisson-subsampled mechanisms the
+ * adjacency is add/remove: P = (1-q) B0 + q B1 (the dataset with the record,
+ * where B0, B1 are the base mechanism's output without and with the record's
+ * contribution) and Q = B0; both directions are kept.  Randomized response
+ * and finite pairs use the pair exactly as given (replace-one adjacency for
+ * randomized response).
+ */
+#ifndef PLDKIT_MECH_H
+#define PLDKIT_MECH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pldkit/pld.h>
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pld_mech pld_mech;
+
+/** Gaussian mechanism N(0, sigma^2) vs N(sensitivity, sigma^2); sigma > 0,
+ *  sensitivity > 0.  Its curve is Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 -
+ *  eps/mu) with mu = sensitivity/sigma (Balle & Wang 2018), evaluated in log
+ *  space so that it stays accurate for eps in the thousands. */
+PLD_API PLD_NODISCARD int pld_mech_gaussian(double sigma, double sensitivity,
+                                            pld_mech **out);
+
+/** Laplace mechanism with scale b > 0 and L1 sensitivity > 0. */
+PLD_API PLD_NODISCARD int pld_mech_laplace(double b, double sensitivity,
+                                           pld_mech **out);
+
+/** Discrete Laplace on the integers, P(k) proportional to exp(-|k|/scale),
+ *  scale > 0, integer sensitivity >= 1. */
+PLD_API PLD_NODISCARD int pld_mech_discrete_laplace(double scale,
+                                                    int64_t sensitivity,
+                                                    pld_mech **out);
+
+/** Discrete Gaussian on the integers (Canonne, Kamath, Steinke 2020),
+ *  P(k) proportional to exp(-k^2 / (2 sigma^2)), sigma > 0, integer
+ *  sensitivity >= 1. */
+PLD_API PLD_NODISCARD int pld_mech_discrete_gaussian(double sigma,
+                                                     int64_t sensitivity,
+                                                     pld_mech **out);
+
+/** k-ary randomized response with parameter epsilon0 >= 0, k >= 2: report the
+ *  true value with probability e^eps0 / (e^eps0 + k - 1), else one of the
+ *  other k-1 values uniformly.  Replace-one adjacency (the true value changes). */
+PLD_API PLD_NODISCARD int pld_mech_randomized_response(double epsilon0,
+                                                       int64_t k,
+                                                       pld_mech **out);
+
+/** An arbitrary pair of finite distributions p[0..n), q[0..n) (each
+ *  non-negative, summing to 1 within 1e-9, n >= 1).  The arrays are copied. */
+PLD_API PLD_NODISCARD int pld_mech_finite(size_t n, const double *p,
+                                          const double *q, pld_mech **out);
+
+/** Poisson subsampling of `base` with rate q in (0, 1] (add/remove adjacency,
+ *  both directions; Zhu, Dong, Wang 2022, Prop. 30).  `base` is copied. */
+PLD_API PLD_NODISCARD int pld_mech_poisson(const pld_mech *base, double q,
+                                           pld_mech **out);
+
+/** Shorthands: pld_mech_poisson of a Gaussian / Laplace mechanism. */
+PLD_API PLD_NODISCARD int pld_mech_poisson_gaussian(double q, double sigma,
+                                                    double sensitivity,
+                                                    pld_mech **out);
+PLD_API PLD_NODISCARD int pld_mech_poisson_laplace(double q, double b,
+                                                   double sensitivity,
+                                                   pld_mech **out);
+
+/** A user mechanism given by its hockey-stick curve.  The struct is copied;
+ *  the callback and its ctx must outlive the mechanism and every copy. */
+PLD_API PLD_NODISCARD int pld_mech_from_curve(const pld_curve *curve,
+                                              pld_mech **out);
+
+/** Deep copy.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_copy(const pld_mech *m, pld_mech **out);
+
+/** Free.  NULL is a no-op. */
+PLD_API void pld_mech_free(pld_mech *m);
+
+/** The mechanism's curve (valid while m lives). */
+PLD_API const pld_curve *pld_mech_curve(const pld_mech *m);
+
+/** Exact hockey-stick value H_{e^eps} in direction dir (PLD_DIR_PQ or
+ *  PLD_DIR_QP), eps any real or +INFINITY.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mech_delta(const pld_mech *m, int direction,
+                                         double epsilon, double *delta);
+
+/** If the mechanism is exactly a Gaussian mechanism, store its mu =
+ *  sensitivity / sigma (mu-GDP) and return PLD_SUCCESS; otherwise return
+ *  PLD_EUNSUPPORTED.  Used for the exact shortcut: a composition of
+ *  Gaussians is the Gaussian with mu = sqrt(sum mu_i^2). */
+PLD_API PLD_NODISCARD int pld_mech_gaussian_mu(const pld_mech *m, double *mu);
+
+/** Non-zero if the two mechanisms are known to be identical (same family and
+ *  parameters), so that a composition may group them. */
+PLD_API int pld_mech_equal(const pld_mech *a, const pld_mech *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

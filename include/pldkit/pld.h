@@ -1,0 +1,218 @@
+/* pldkit: privacy loss distributions (PLDs).
+ *
+ * Model.  A mechanism M run on neighbouring datasets D, D' gives output
+ * distributions P = M(D) and Q = M(D').  Its privacy is fully described by
+ * the hockey-stick curve in both directions,
+ *
+ *     delta_PQ(eps) = H_{e^eps}(P || Q) = int (p - e^eps q)_+ ,
+ *     delta_QP(eps) = H_{e^eps}(Q || P),
+ *
+ * and (eps, delta)-DP holds iff max(delta_PQ(eps), delta_QP(eps)) <= delta.
+ * Direction PLD_DIR_PQ is the "remove" direction when P is the dataset that
+ * holds the record, PLD_DIR_QP the "add" direction.  All losses are in nats.
+ *
+ * A pld_dist stores, for each direction, the distribution of the privacy loss
+ * L = log(p/q) under the first argument on the grid {i * Delta}, plus a mass at
+ * +infinity, in two roundings built in one pass:
+ *   - PLD_PESSIMISTIC: a distribution whose hockey-stick curve lies above the
+ *     true one at every e^eps >= 0 (connect-the-dots, Doroshenko et al. 2022);
+ *   - PLD_OPTIMISTIC: one whose curve lies below the true one everywhere (the
+ *     dominated counterpart: tangent lines of the convex curve x -> delta(log x),
+ *     see pld/build.c).
+ * Domination in this sense is preserved by composition, so composing the
+ * pessimistic (optimistic) members gives an upper (lower) bound of the
+ * composed mechanism.  Floating-point error is booked as a relative and an
+ * absolute slack on the curve, and queries widen the bracket by it.
+ *
+ * Every answer is a bracket {lower, upper}: `upper` is the guarantee,
+ * `lower` an optimistic estimate; the true value lies in between.
+ *
+ * Thread safety: distinct objects may be used from different threads; one
+ * workspace must not be used by two threads at once.
+ */
+#ifndef PLDKIT_PLD_H
+#define PLDKIT_PLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A bracket around an epsilon or delta: lower <= true value <= upper.
+ *  `upper` is certified (never below the truth); `lower` is the optimistic
+ *  estimate.  epsilon may be +INFINITY; delta lies in [0, 1]. */
+typedef struct pld_bound {
+  double lower;
+  double upper;
+} pld_bound;
+
+/** Adjacency directions. */
+enum pld_direction { PLD_DIR_PQ = 0, PLD_DIR_QP = 1 };
+
+/** The two roundings kept for every PLD. */
+enum pld_rounding { PLD_PESSIMISTIC = 0, PLD_OPTIMISTIC = 1 };
+
+/* ------------------------------------------------------------------------ */
+/* The door: a mechanism's hockey-stick curve.                               */
+
+/** Evaluate a mechanism's hockey-stick curve.
+ *
+ *  Fill delta[i] = H_{e^{eps[i]}}(P||Q) (dir == PLD_DIR_PQ) or H(Q||P)
+ *  (dir == PLD_DIR_QP) for i < n.  eps[i] may be any finite real (negative
+ *  too: the builder needs the whole curve) and +INFINITY, where the value is
+ *  the mass P puts where Q has none.  Return 0 on success, non-zero on error
+ *  (the builder then fails with PLD_ECALLBACK).  The values must be accurate
+ *  to a relative error of `rel_err` (see pld_curve). */
+typedef int (*pld_hockey_fn)(void *ctx, int dir, size_t n, const double *eps,
+                             double *delta);
+
+/** A mechanism's privacy, as seen by the PLD builder.  This is the only thing
+ *  the PLD world learns of a mechanism. */
+typedef struct pld_curve {
+  pld_hockey_fn delta; /**< the hockey-stick curve, both directions */
+  void *ctx;           /**< passed to `delta` unchanged */
+  double rel_err;      /**< relative accuracy of `delta` (>= 0, e.g. 1e-13) */
+  int symmetric;       /**< non-zero if both directions have the same curve */
+  double loss_scale;   /**< rough size of typical losses in nats (> 0); only a
+                            starting point for range searches */
+} pld_curve;
+
+/* ------------------------------------------------------------------------ */
+/* Parameters.                                                               */
+
+/** Knobs shared by construction, composition and the accountant.  Obtain the
+ *  defaults with pld_params_default() and change what you need. */
+typedef struct pld_params {
+  double discretization; /**< grid step Delta in nats; 0 = automatic (default) */
+  double accuracy;       /**< automatic Delta: target relative bracket width
+                              (upper - lower) / upper, default 1e-3 */
+  double abs_accuracy;   /**< absolute floor of that target (epsilon in nats,
+                              delta as probability), default 1e-4 for epsilon;
+                              delta queries use accuracy * delta */
+  double tail_mass;      /**< probability mass each truncation may move to
+                              +infinity (pessimistic) or drop (optimistic);
+                              default 1e-20 */
+  size_t max_grid;       /**< cap on grid points of any one array (memory),
+                              default 1 << 25; larger needs give PLD_ERANGE */
+  unsigned fftw_flags;   /**< FFTW planner flags, default FFTW_ESTIMATE (0x40),
+                              which keeps results bit-reproducible */
+} pld_params;
+
+/** Fill *params with the defaults.  Never fails for a non-NULL pointer. */
+PLD_API void pld_params_default(pld_params *params);
+
+/** Check a parameter set.  @return PLD_SUCCESS or PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
+
+/* ------------------------------------------------------------------------ */
+/* Workspace: owns FFTW plans and buffers, reused across compositions.       */
+
+typedef struct pld_workspace pld_workspace;
+
+/** Allocate a workspace.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_workspace_alloc(const pld_params *params,
+                                              pld_workspace **out);
+/** Free a workspace and its FFTW plans.  NULL is a no-op. */
+PLD_API void pld_workspace_free(pld_workspace *ws);
+
+/* ------------------------------------------------------------------------ */
+/* PLD objects.                                                              */
+
+typedef struct pld_dist pld_dist;
+
+/** Build the PLD pair of a mechanism from its hockey-stick curve on the grid
+ *  of step `discretization` (> 0, nats).  Losses whose upper tail carries at
+ *  most params->tail_mass are truncated (to +infinity when pessimistic,
+ *  dropped when optimistic).
+ *  Cost: O(grid) curve evaluations.
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad curve or Delta), PLD_ERANGE (grid over
+ *  params->max_grid), PLD_ENOMEM, PLD_ECALLBACK. */
+PLD_API PLD_NODISCARD int pld_dist_from_curve(const pld_curve *curve,
+                                              double discretization,
+                                              const pld_params *params,
+                                              pld_dist **out);
+
+/** The identity PLD (a mechanism that reveals nothing): all mass at loss 0.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_dist_identity(double discretization,
+                                            pld_dist **out);
+
+/** Deep copy.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_dist_copy(const pld_dist *src, pld_dist **out);
+
+/** Free a PLD.  NULL is a no-op. */
+PLD_API void pld_dist_free(pld_dist *d);
+
+/** Compose two PLDs on the same grid (FFT convolution per direction and
+ *  rounding).  `ws` may be NULL (a temporary workspace is used).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT (different Delta),
+ *  PLD_ERANGE, PLD_ENOMEM, PLD_EFFT. */
+PLD_API PLD_NODISCARD int pld_dist_compose(const pld_dist *a, const pld_dist *b,
+                                           pld_workspace *ws, pld_dist **out);
+
+/** T-fold self-composition (T >= 1): one forward FFT, a pointwise power and
+ *  one inverse FFT on a window sized by a Chernoff tail bound.  Mass outside
+ *  the window goes to +infinity (pessimistic) or is dropped (optimistic).
+ *  @return as pld_dist_compose. */
+PLD_API PLD_NODISCARD int pld_dist_self_compose(const pld_dist *a, uint64_t T,
+                                                pld_workspace *ws,
+                                                pld_dist **out);
+
+/* ------------------------------------------------------------------------ */
+/* Queries.  Upper values come from the pessimistic PLD plus booked error,   */
+/* lower values from the optimistic PLD minus booked error; both directions  */
+/* are taken into account (the worse one).                                    */
+
+/** delta(eps) for eps >= 0 (eps = +INFINITY allowed).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NaN or eps < 0). */
+PLD_API PLD_NODISCARD int pld_dist_delta(const pld_dist *d, double epsilon,
+                                         pld_bound *out);
+
+/** eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for delta in
+ *  (0, 1).  upper may be +INFINITY (no finite eps is certified, e.g. because
+ *  the mass at +infinity exceeds delta).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_dist_epsilon(const pld_dist *d, double delta,
+                                           pld_bound *out);
+
+/** delta(eps) at n points (any order, each >= 0).  Cost O(grid + n log n).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_dist_curve(const pld_dist *d, size_t n,
+                                         const double *epsilons,
+                                         pld_bound *out);
+
+/* ------------------------------------------------------------------------ */
+/* Accessors (pure).                                                         */
+
+/** Grid step Delta in nats. */
+PLD_API double pld_dist_discretization(const pld_dist *d);
+/** Largest number of grid points over the four stored arrays. */
+PLD_API size_t pld_dist_grid_size(const pld_dist *d);
+/** Largest FFT length used to make this PLD (0 if none). */
+PLD_API size_t pld_dist_fft_size(const pld_dist *d);
+
+/** Read-only view of one stored distribution: the loss of masses[i] is
+ *  (offset + i) * Delta; inf_mass sits at +infinity.  rel_err and abs_err
+ *  are the booked floating-point slack of its hockey-stick curve:
+ *  |computed - exact(rounding)| <= rel_err * delta + abs_err.
+ *  The pointer stays valid until `d` is freed.
+ *  @return PLD_SUCCESS or PLD_EINVAL. */
+typedef struct pld_pmf_view {
+  int64_t offset;
+  size_t size;
+  const double *masses;
+  double inf_mass;
+  double rel_err;
+  double abs_err;
+} pld_pmf_view;
+PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
+                                        int rounding, pld_pmf_view *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,10 @@
+/* pldkit: differential-privacy accounting with privacy loss distributions.
+ * Umbrella header: include this one. */
+#ifndef PLDKIT_PLDKIT_H
+#define PLDKIT_PLDKIT_H
+#include <pldkit/status.h>
+#include <pldkit/version.h>
+#include <pldkit/pld.h>
+#include <pldkit/mech.h>
+#include <pldkit/accountant.h>
+#endif

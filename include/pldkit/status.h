@@ -1,0 +1,47 @@
+/* pldkit: status codes.
+ *
+ * Every fallible pldkit call returns an int from enum pld_status; 0 is success.
+ * On failure the call leaves all of its output arguments untouched.  Codes are
+ * explicit and are never renumbered (they are part of the ABI).
+ */
+#ifndef PLDKIT_STATUS_H
+#define PLDKIT_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(PLD_BUILDING_LIBRARY) && defined(__GNUC__)
+#define PLD_API __attribute__((visibility("default")))
+#else
+#define PLD_API
+#endif
+
+#if defined(__GNUC__)
+#define PLD_NODISCARD __attribute__((warn_unused_result))
+#else
+#define PLD_NODISCARD
+#endif
+
+enum pld_status {
+  PLD_SUCCESS = 0,
+  PLD_EINVAL = 1,    /* an argument is NaN, infinite, out of its domain, or NULL */
+  PLD_ENOMEM = 2,    /* an allocation failed */
+  PLD_ERANGE = 3,    /* a size would overflow or exceed the configured memory cap */
+  PLD_EINCOMPAT = 4, /* PLDs with different grids cannot be composed */
+  PLD_EMAXITER = 5,  /* an iteration (root finding, refinement) did not converge */
+  PLD_ETOL = 6,      /* the requested accuracy cannot be reached */
+  PLD_EEMPTY = 7,    /* an empty composition (no events) */
+  PLD_EFFT = 8,      /* FFTW could not make a plan */
+  PLD_ECALLBACK = 9, /* a user-supplied hockey-stick callback reported an error */
+  PLD_EUNSUPPORTED = 10 /* the operation is not defined for this input */
+};
+
+/** One sentence describing a status code, with an uppercase first character and
+ *  no trailing period.  Never NULL; unknown codes give "Unknown status code". */
+PLD_API const char *pld_strerror(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

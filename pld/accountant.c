@@ -1,0 +1,479 @@
+/* pldkit: accountant -- grouping, the Gaussian shortcut, automatic grid.
+ *
+ * The automatic grid starts from the spread of the composed loss (sum of the
+ * groups' loss variances, measured on a coarse build) and refines until the
+ * bracket is as narrow as asked.  Every bracket along the way is valid, so
+ * the answer is the intersection of all of them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+#include "numerics.h"
+
+struct group {
+  pld_mech *m;
+  uint64_t count;
+};
+
+struct pld_accountant {
+  pld_params params;
+  struct group *g;
+  size_t n, cap;
+};
+
+int pld_accountant_alloc(const pld_params *params, pld_accountant **out)
+{
+  if (!out)
+    return PLD_EINVAL;
+  pld_params def;
+  if (!params) {
+    pld_params_default(&def);
+    params = &def;
+  }
+  if (pld_params_validate(params))
+    return PLD_EINVAL;
+  struct pld_accountant *a = pld_calloc(1, sizeof *a);
+  if (!a)
+    return PLD_ENOMEM;
+  a->params = *params;
+  *out = a;
+  return PLD_SUCCESS;
+}
+
+void pld_accountant_free(pld_accountant *acc)
+{
+  if (!acc)
+    return;
+  for (size_t i = 0; i < acc->n; i++)
+    pld_mech_free(acc->g[i].m);
+  pld_free(acc->g);
+  pld_free(acc);
+}
+
+size_t pld_accountant_size(const pld_accountant *acc) { return acc ? acc->n : 0; }
+
+int pld_accountant_add(pld_accountant *acc, const pld_mech *m, uint64_t count)
+{
+  if (!acc || !m || count < 1 || count > ((uint64_t)1 << 53))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < acc->n; i++)
+    if (pld_mech_equal(acc->g[i].m, m)) {
+      if (acc->g[i].count + count > ((uint64_t)1 << 53))
+        return PLD_ERANGE;
+      acc->g[i].count += count;
+      return PLD_SUCCESS;
+    }
+  if (acc->n == acc->cap) {
+    size_t nc = acc->cap ? 2 * acc->cap : 4;
+    struct group *ng = pld_malloc(nc * sizeof *ng);
+    if (!ng)
+      return PLD_ENOMEM;
+    if (acc->n)
+      memcpy(ng, acc->g, acc->n * sizeof *ng);
+    pld_free(acc->g);
+    acc->g = ng;
+    acc->cap = nc;
+  }
+  pld_mech *c;
+  int st = pld_mech_copy(m, &c);
+  if (st)
+    return st;
+  acc->g[acc->n].m = c;
+  acc->g[acc->n].count = count;
+  acc->n++;
+  return PLD_SUCCESS;
+}
+
+/* The plan: Gaussian groups merged into one mu, the others as they are. */
+struct plan {
+  double mu2;             /* sum of count * mu^2 over Gaussian groups */
+  pld_mech *gauss;        /* the merged Gaussian, or NULL */
+  const struct group **other;
+  size_t nother;
+};
+
+static void plan_free(struct plan *p)
+{
+  pld_mech_free(p->gauss);
+  pld_free(p->other);
+}
+
+static int plan_make(const pld_accountant *acc, struct plan *p)
+{
+  memset(p, 0, sizeof *p);
+  p->other = pld_malloc((acc->n ? acc->n : 1) * sizeof *p->other);
+  if (!p->other)
+    return PLD_ENOMEM;
+  for (size_t i = 0; i < acc->n; i++) {
+    double mu;
+    if (pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS)
+      p->mu2 += (double)acc->g[i].count * mu * mu;
+    else
+      p->other[p->nother++] = &acc->g[i];
+  }
+  if (p->mu2 > 0.0) {
+    double mu = sqrt(p->mu2);
+    if (!isfinite(mu) || mu > 1e6)
+      return PLD_ERANGE;
+    int st = pld_mech_gaussian(1.0, mu, &p->gauss);
+    if (st)
+      return st;
+  }
+  return PLD_SUCCESS;
+}
+
+static int compose_plan(const struct plan *p, const pld_params *pp,
+                        double grid, pld_workspace *ws, pld_dist **out)
+{
+  pld_dist *acc = NULL;
+  int st = PLD_SUCCESS;
+  size_t total = p->nother + (p->gauss ? 1 : 0);
+  for (size_t i = 0; i < total && !st; i++) {
+    const pld_mech *m = i < p->nother ? p->other[i]->m : p->gauss;
+    uint64_t cnt = i < p->nother ? p->other[i]->count : 1;
+    pld_dist *one = NULL, *many = NULL;
+    st = pld_dist_from_curve(pld_mech_curve(m), grid, pp, &one);
+    if (!st && cnt > 1) {
+      st = pld_dist_self_compose(one, cnt, ws, &many);
+      pld_dist_free(one);
+      one = many;
+    }
+    if (st) {
+      pld_dist_free(one);
+      break;
+    }
+    if (!acc) {
+      acc = one;
+    } else {
+      pld_dist *c = NULL;
+      st = pld_dist_compose(acc, one, ws, &c);
+      pld_dist_free(acc);
+      pld_dist_free(one);
+      acc = c;
+    }
+  }
+  if (st) {
+    pld_dist_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+int pld_accountant_compose(const pld_accountant *acc, double grid,
+                           pld_dist **out)
+{
+  if (!acc || !out || !isfinite(grid) || !(grid > 0.0))
+    return PLD_EINVAL;
+  if (acc->n == 0)
+    return PLD_EEMPTY;
+  struct plan p;
+  int st = plan_make(acc, &p);
+  pld_workspace *ws = NULL;
+  if (!st)
+    st = pld_workspace_alloc(&acc->params, &ws);
+  if (!st)
+    st = compose_plan(&p, &acc->params, grid, ws, out);
+  pld_workspace_free(ws);
+  plan_free(&p);
+  return st;
+}
+
+/* Standard deviation (nats) of the composed loss, from coarse builds. */
+static int composed_spread(const struct plan *p, const pld_params *pp,
+                           double *sd)
+{
+  double var = p->mu2; /* Gaussian with mu: loss variance mu^2 */
+  for (size_t i = 0; i < p->nother; i++) {
+    const pld_curve *c = pld_mech_curve(p->other[i]->m);
+    pld_dist *d = NULL;
+    int st = PLD_ERANGE;
+    /* try progressively finer probes until the grid resolves the loss */
+    for (double g = c->loss_scale / 8.0; st == PLD_ERANGE || st == 0; g /= 8.0) {
+      pld_dist_free(d);
+      d = NULL;
+      st = pld_dist_from_curve(c, g, pp, &d);
+      if (st == PLD_SUCCESS && pld_dist_grid_size(d) >= 64)
+        break;
+      if (g < 1e-8)
+        break;
+    }
+    if (st) {
+      pld_dist_free(d);
+      return st;
+    }
+    double v = 0.0;
+    for (int dir = 0; dir < 2; dir++) {
+      double mean, var1;
+      pld_pmf_moments(&d->p[dir][PLD_PESSIMISTIC], d->delta, &mean, &var1);
+      v = fmax(v, var1);
+    }
+    if (v <= 0.0)
+      v = d->delta * d->delta;
+    var += (double)p->other[i]->count * v;
+    pld_dist_free(d);
+  }
+  *sd = sqrt(var);
+  return PLD_SUCCESS;
+}
+
+/* ---- closed form for Gaussians only ---- */
+
+struct gctx {
+  double mu, target;
+};
+
+static double gauss_minus(double eps, void *ctx)
+{
+  const struct gctx *g = ctx;
+  return pld_gaussian_delta(g->mu, eps) - g->target;
+}
+
+static int gauss_epsilon(double mu, double delta, pld_bound *b)
+{
+  /* delta(eps) is decreasing; relative evaluation error below 1e-11 is
+   * covered by solving for delta (1 -+ 1e-10). */
+  struct gctx g = {mu, delta * (1.0 - 1e-10)};
+  if (pld_gaussian_delta(mu, 0.0) <= g.target) {
+    b->upper = 0.0;
+    b->lower = 0.0;
+    return PLD_SUCCESS;
+  }
+  double hi = fmax(mu, 1.0);
+  while (gauss_minus(hi, &g) > 0.0) {
+    hi *= 2.0;
+    if (hi > 1e12)
+      return PLD_ERANGE;
+  }
+  double lo_, hi_;
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-13 * hi, 400, &lo_, &hi_))
+    return PLD_EMAXITER;
+  b->upper = hi_ * (1.0 + 1e-15);
+  g.target = delta * (1.0 + 1e-10);
+  if (pld_gaussian_delta(mu, 0.0) <= g.target) {
+    b->lower = 0.0;
+    return PLD_SUCCESS;
+  }
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-13 * hi, 400, &lo_, &hi_))
+    return PLD_EMAXITER;
+  b->lower = fmin(lo_, b->upper);
+  return PLD_SUCCESS;
+}
+
+/* ---- the refinement loop ---- */
+
+enum qkind { Q_EPS, Q_DELTA, Q_CURVE };
+
+struct query {
+  enum qkind kind;
+  double x;          /* delta for Q_EPS, eps for Q_DELTA */
+  size_t n;
+  const double *eps; /* Q_CURVE */
+};
+
+static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
+                      pld_bound *curve)
+{
+  if (q->kind == Q_EPS)
+    return pld_dist_epsilon(d, q->x, b);
+  if (q->kind == Q_DELTA)
+    return pld_dist_delta(d, q->x, b);
+  int st = pld_dist_curve(d, q->n, q->eps, curve);
+  if (st)
+    return st;
+  /* the width that matters is at the smallest delta asked for */
+  size_t w = 0;
+  for (size_t i = 1; i < q->n; i++)
+    if (curve[i].upper < curve[w].upper)
+      w = i;
+  *b = curve[w];
+  return PLD_SUCCESS;
+}
+
+static int width_ok(const struct query *q, const pld_params *pp, pld_bound b)
+{
+  double w = b.upper - b.lower;
+  if (q->kind == Q_EPS) {
+    if (b.upper == INFINITY)
+      return 0;
+    return w <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
+  }
+  return w <= fmax(pp->accuracy * b.upper, 1e-300);
+}
+
+static int run_query(const pld_accountant *acc, const struct query *q,
+                     pld_result *res, pld_bound *curve)
+{
+  if (acc->n == 0)
+    return PLD_EEMPTY;
+  struct plan p;
+  int st = plan_make(acc, &p);
+  if (st) {
+    plan_free(&p);
+    return st;
+  }
+  pld_result r;
+  memset(&r, 0, sizeof r);
+
+  if (p.nother == 0) { /* exact: one Gaussian with mu = sqrt(sum mu_i^2) */
+    double mu = sqrt(p.mu2);
+    r.closed_form = 1;
+    r.met_accuracy = 1;
+    if (q->kind == Q_EPS) {
+      st = gauss_epsilon(mu, q->x, &r.bound);
+    } else {
+      size_t n = q->kind == Q_DELTA ? 1 : q->n;
+      for (size_t i = 0; i < n; i++) {
+        double e = q->kind == Q_DELTA ? q->x : q->eps[i];
+        double v = pld_gaussian_delta(mu, e);
+        pld_bound b = {fmax(v * (1.0 - 1e-10), 0.0), fmin(v * (1.0 + 1e-10), 1.0)};
+        if (q->kind == Q_DELTA)
+          r.bound = b;
+        else
+          curve[i] = b;
+      }
+      if (q->kind == Q_CURVE)
+        r.bound = curve[0];
+    }
+    plan_free(&p);
+    if (!st)
+      *res = r;
+    return st;
+  }
+
+  const pld_params *pp = &acc->params;
+  pld_workspace *ws = NULL;
+  if ((st = pld_workspace_alloc(pp, &ws))) {
+    plan_free(&p);
+    return st;
+  }
+  pld_bound *tmp = NULL;
+  if (q->kind == Q_CURVE) {
+    tmp = pld_malloc(q->n * sizeof *tmp);
+    if (!tmp) {
+      st = PLD_ENOMEM;
+      goto done;
+    }
+    for (size_t i = 0; i < q->n; i++) {
+      curve[i].lower = 0.0;
+      curve[i].upper = 1.0;
+    }
+  }
+  double grid = pp->discretization;
+  int fixed = grid > 0.0;
+  if (!fixed) {
+    double sd;
+    if ((st = composed_spread(&p, pp, &sd)))
+      goto done;
+    /* Start where the composed spread covers ~2000 grid points; the loop
+     * refines from there. */
+    grid = fmax(sd / 2000.0, 1e-7);
+  }
+  pld_bound best = {0.0, INFINITY};
+  if (q->kind != Q_EPS)
+    best.upper = 1.0;
+  double prev_w = INFINITY;
+  for (unsigned it = 0; it < 12; it++) {
+    pld_dist *d = NULL;
+    st = compose_plan(&p, pp, grid, ws, &d);
+    if (st == PLD_ERANGE && it > 0) { /* finest grid that fits: keep best */
+      st = PLD_SUCCESS;
+      break;
+    }
+    if (st)
+      goto done;
+    pld_bound b;
+    st = eval_query(d, q, &b, tmp);
+    r.refinements = it + 1;
+    r.discretization = grid;
+    if (pld_dist_grid_size(d) > r.grid_size)
+      r.grid_size = pld_dist_grid_size(d);
+    if (pld_dist_fft_size(d) > r.fft_size)
+      r.fft_size = pld_dist_fft_size(d);
+    pld_dist_free(d);
+    if (st)
+      goto done;
+    best.upper = fmin(best.upper, b.upper);
+    best.lower = fmax(best.lower, b.lower);
+    if (q->kind == Q_CURVE)
+      for (size_t i = 0; i < q->n; i++) {
+        curve[i].upper = fmin(curve[i].upper, tmp[i].upper);
+        curve[i].lower = fmax(curve[i].lower, tmp[i].lower);
+      }
+    if (fixed) {
+      r.met_accuracy = width_ok(q, pp, best);
+      break;
+    }
+    if (width_ok(q, pp, best)) {
+      r.met_accuracy = 1;
+      break;
+    }
+    double w = best.upper - best.lower;
+    if (!(w < 0.9 * prev_w) && it >= 2)
+      break; /* no longer improving: the floor is not the grid */
+    prev_w = w;
+    /* The width shrinks at least linearly in the grid step; aim below the
+     * target with that assumption, at most 8x per step. */
+    double target = q->kind == Q_EPS
+                        ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
+                        : pp->accuracy * best.upper;
+    double f = (isfinite(w) && w > 0.0) ? 0.7 * target / w : 0.125;
+    if (f < 0.125)
+      f = 0.125;
+    if (f > 0.5)
+      f = 0.5;
+    grid *= f;
+  }
+  r.bound = best;
+  if (best.lower > best.upper)
+    r.bound.lower = best.upper;
+  *res = r;
+done:
+  pld_free(tmp);
+  pld_workspace_free(ws);
+  plan_free(&p);
+  return st;
+}
+
+int pld_accountant_epsilon(const pld_accountant *acc, double delta,
+                           pld_result *out)
+{
+  if (!acc || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
+    return PLD_EINVAL;
+  struct query q = {Q_EPS, delta, 0, NULL};
+  return run_query(acc, &q, out, NULL);
+}
+
+int pld_accountant_delta(const pld_accountant *acc, double eps,
+                         pld_result *out)
+{
+  if (!acc || !out || isnan(eps) || eps < 0.0)
+    return PLD_EINVAL;
+  struct query q = {Q_DELTA, eps, 0, NULL};
+  return run_query(acc, &q, out, NULL);
+}
+
+int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
+                         pld_bound *out, pld_result *info)
+{
+  if (!acc || !eps || !out || n == 0)
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (isnan(eps[i]) || eps[i] < 0.0)
+      return PLD_EINVAL;
+  struct query q = {Q_CURVE, 0.0, n, eps};
+  pld_result r;
+  pld_bound *tmp = pld_malloc(n * sizeof *tmp);
+  if (!tmp)
+    return PLD_ENOMEM;
+  int st = run_query(acc, &q, &r, tmp);
+  if (!st) {
+    memcpy(out, tmp, n * sizeof *tmp);
+    if (info)
+      *info = r;
+  }
+  pld_free(tmp);
+  return st;
+}

@@ -1,0 +1,468 @@
+/* pldkit: the door.  A mechanism's hockey-stick curve -> its PLD pair, in both
+ * roundings, in one pass.
+ *
+ * Write x = e^eps and d(x) = H_x(P||Q) = int (p - x q)_+.  d is convex and
+ * non-increasing on [0, inf), d(0) = 1, d(x) >= 1 - x.  A measure w with atoms
+ * m_j at losses l_j (and m_inf at +inf) has curve
+ *     d_w(x) = m_inf + sum_j m_j (1 - x e^{-l_j})_+ ,
+ * a convex piecewise-linear function with kinks at x_j = e^{l_j}; conversely
+ * every convex, non-increasing piecewise-linear f with kinks on the grid and
+ * f constant beyond the last kink is such a d_w, with
+ *     m_j = x_j (s_j^+ - s_j^-)   (jump of the slope at x_j),  m_inf = f(inf).
+ * Composition acts on these curves by d_{w1*w2}(x) = E_{l~w2}[d_{w1}(x e^{-l})],
+ * which is monotone in d_{w1} and d_{w2}: if d_w >= d everywhere (pessimistic)
+ * or <= d everywhere (optimistic), composition keeps the inequality.  So each
+ * rounding only has to choose a piecewise-linear f on the grid above (below)
+ * the true convex curve.
+ *
+ * Pessimistic: f = the chord interpolation of d through (0, 1) and the grid
+ * points (x_j, d(x_j)), flat beyond the last one -- connect-the-dots
+ * (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, Alg. 1).  A convex
+ * function lies below its chords, so f >= d; f = d at the grid points.
+ *
+ * Optimistic (our dominated counterpart, derivation kept here because no paper
+ * states it): on an interval [x_j, x_{j+1}] of width h with chord slope s, the
+ * convex d lies above the two lines through the end points with slopes s_L
+ * (<= d'(x_j+)) and s_R (>= d'(x_{j+1}-)).  Hence
+ *     chord(x) - d(x) <= G_j = h (s - s_L)(s_R - s) / (s_R - s_L),
+ * the gap at the intersection of those two lines.  By convexity the chord
+ * slopes of the neighbouring intervals are valid s_L, s_R, so G_j needs only
+ * the grid values.  The line chord_j - G_j lies below d on the interval, so
+ * the values v_j = d(x_j) - max(G_{j-1}, G_j) have chords below d on every
+ * interval; their lower convex hull is a valid optimistic f.  G_j is second
+ * order in the grid step (it is the curvature of d over one cell), so unlike
+ * rounding every loss down (privacy buckets), the bias does not grow by a
+ * full Delta per composition.
+ *
+ * Both use slopes in the scale-free form x_j s_j = (v_{j+1}-v_j)/(e^Delta-1),
+ * so nothing overflows for losses in the thousands.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+#define U_ DBL_EPSILON
+
+/* Evaluate one point of the curve through the callback. */
+static int curve_at(const pld_curve *c, int dir, double eps, double *out)
+{
+  double v;
+  if (c->delta(c->ctx, dir, 1, &eps, &v))
+    return PLD_ECALLBACK;
+  if (!(v >= -1e-12 && v <= 1.0 + 1e-12))
+    return PLD_ECALLBACK;
+  *out = fmin(fmax(v, 0.0), 1.0);
+  return PLD_SUCCESS;
+}
+
+/* Smallest eps (to within a few grid steps) with d(eps) - d(inf) <= tau:
+ * beyond it the finite part of the PLD carries at most tau. */
+static int upper_cutoff(const pld_curve *c, int dir, double tau, double grid,
+                        double *cut, double *infm)
+{
+  int st = curve_at(c, dir, INFINITY, infm);
+  if (st)
+    return st;
+  double e = fmax(c->loss_scale, grid), v;
+  if ((st = curve_at(c, dir, e, &v)))
+    return st;
+  double lo, hi;
+  if (v - *infm > tau) {
+    lo = e;
+    for (;;) {
+      e *= 2.0;
+      if (e > 1e9)
+        return PLD_ERANGE; /* losses beyond 1e9 nats: not a sane mechanism */
+      if ((st = curve_at(c, dir, e, &v)))
+        return st;
+      if (v - *infm <= tau)
+        break;
+      lo = e;
+    }
+    hi = e;
+  } else {
+    hi = e;
+    lo = 0.0;
+    if ((st = curve_at(c, dir, 0.0, &v)))
+      return st;
+    if (v - *infm <= tau) {
+      *cut = 0.0;
+      return PLD_SUCCESS;
+    }
+  }
+  /* Bisection to a few grid steps: the cutoff only needs to be safe. */
+  for (int it = 0; it < 100 && hi - lo > fmax(4.0 * grid, 1e-3 * hi); it++) {
+    double mid = 0.5 * (lo + hi);
+    if ((st = curve_at(c, dir, mid, &v)))
+      return st;
+    if (v - *infm <= tau)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  *cut = hi;
+  return PLD_SUCCESS;
+}
+
+/* Grid values in the representation that keeps precision.  For eps_j <= 0
+ * we store g_j = d_j - (1 - x_j) = x_j H_{1/x_j}(Q||P) (the identity
+ * H_x(P||Q) = 1 - x + x H_{1/x}(Q||P) for probability measures), which is
+ * small where d is close to 1 - x; adding a linear function changes neither
+ * second differences, chord gaps nor convex hulls, so every formula below
+ * may use either form as long as one formula uses one form.  For eps_j > 0
+ * we store d_j itself. */
+struct vals {
+  double *w;    /* mixed representation */
+  size_t n;
+  long jz;      /* last index with eps_j <= 0 (-1 if none) */
+  int64_t lo;   /* grid index of w[0] */
+  double grid;
+};
+
+static double xj(const struct vals *v, long j) { return exp((double)(v->lo + j) * v->grid); }
+/* value of index j (-1 is x = 0 with value f0) in d-form or g-form */
+static double val_d(const struct vals *v, long j, double f0)
+{
+  if (j < 0)
+    return f0;
+  return j <= v->jz ? v->w[j] + 1.0 - xj(v, j) : v->w[j];
+}
+static double val_g(const struct vals *v, long j, double f0)
+{
+  if (j < 0)
+    return f0 - 1.0;
+  return j <= v->jz ? v->w[j] : v->w[j] - 1.0 + xj(v, j);
+}
+/* Whether a formula whose largest index is k uses the g-form: only when
+ * every point it touches has eps <= Delta, where converting is harmless. */
+static int gform(const struct vals *v, long k)
+{
+  return v->jz >= 0 && k <= v->jz + 1;
+}
+static double val(const struct vals *v, long j, long k, double f0)
+{
+  return gform(v, k) ? val_g(v, j, f0) : val_d(v, j, f0);
+}
+
+/* Masses of the piecewise-linear f through (0, f0), (x_j, v_j), flat beyond
+ * x_{n-1}.  Negative round-off masses are clipped; the clipped amounts are
+ * returned relative to the curve below them (*clip_rel) where that is
+ * positive, else absolutely (*clip_abs). */
+static void masses_from_values(const struct vals *v, double f0, double *m,
+                               double *clip_rel, double *clip_abs)
+{
+  double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
+  double cr = 0.0, ca = 0.0;
+  long n = (long)v->n;
+  for (long j = 0; j < n; j++) {
+    long k = j + 1 < n ? j + 1 : j;
+    double right = (j + 1 < n) ? (val(v, j + 1, k, f0) - val(v, j, k, f0)) * cu
+                               : (gform(v, k) ? xj(v, j) : 0.0);
+    double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0))
+                           : (val(v, j, k, f0) - val(v, j - 1, k, f0)) * cl;
+    double mj = right - left;
+    if (mj < 0.0) {
+      double dj = val_d(v, j, f0);
+      if (dj > 0.0)
+        cr += -mj / dj;
+      else
+        ca += -mj;
+      mj = 0.0;
+    }
+    m[j] = mj;
+  }
+  *clip_rel = cr;
+  *clip_abs = ca;
+}
+
+/* Upper bound on the gap between a chord of slope b and a convex function
+ * whose one-sided slopes at the interval ends are >= a and <= c (all three
+ * multiplied by the interval width). */
+static double chord_gap(double a, double b, double c)
+{
+  if (!(c > a))
+    return 0.0; /* linear (or round-off non-convexity, booked elsewhere) */
+  if (b < a)
+    b = a;
+  if (b > c)
+    b = c;
+  return (b - a) * (c - b) / (c - a);
+}
+
+/* Weight of x_j on the segment from x_i to x_k (i < j < k; i == -1 is x = 0). */
+static double seg_weight(long i, long j, long k, double grid)
+{
+  if (i < 0)
+    return exp((double)(j - k) * grid);
+  return expm1((double)(j - i) * grid) / expm1((double)(k - i) * grid);
+}
+
+/* Lower convex hull of (0, f0), (x_j, w_j); w is overwritten with the hull's
+ * values at every grid point (in its mixed form).  stack needs n + 1 longs. */
+static void lower_hull(struct vals *v, double f0, long *stack)
+{
+  size_t top = 0;
+  long n = (long)v->n;
+  stack[top++] = -1;
+  for (long k = 0; k < n; k++) {
+    while (top >= 2) {
+      long i = stack[top - 2], j = stack[top - 1];
+      double w = seg_weight(i, j, k, v->grid);
+      double vi = val(v, i, k, f0), vk = val(v, k, k, f0);
+      if (val(v, j, k, f0) >= vi + (vk - vi) * w)
+        top--;
+      else
+        break;
+    }
+    stack[top++] = k;
+  }
+  for (size_t s = 0; s + 1 < top; s++) {
+    long a = stack[s], b = stack[s + 1];
+    double va = val(v, a, b, f0), vb = val(v, b, b, f0);
+    for (long j = a + 1; j < b; j++) {
+      double x = va + (vb - va) * seg_weight(a, j, b, v->grid);
+      /* store back in j's own form */
+      int gf = gform(v, b);
+      if (j <= v->jz)
+        v->w[j] = gf ? x : x - 1.0 + xj(v, j);
+      else
+        v->w[j] = gf ? x + 1.0 - xj(v, j) : x;
+    }
+  }
+}
+
+/* Build both roundings of one direction from the grid values: d[j] = the
+ * curve at eps_j = (lo + j) grid, g[j] = d[j] - 1 + x_j computed without
+ * cancellation for j <= jz, and d(inf). */
+static int build_direction(const double *d, const double *g, long jz, size_t n,
+                           int64_t lo, double grid, double infm,
+                           double curve_rel, struct pld_pmf *pess,
+                           struct pld_pmf *opt, double *work, long *stack)
+{
+  int st;
+  if ((st = pld_pmf_alloc(pess, lo, n)) || (st = pld_pmf_alloc(opt, lo, n)))
+    return st;
+
+  /* Relative effect of rounding in the second differences: an error in m_j
+   * moves d(x) only for x < x_j, by at most 8u (|D_j| + |D_{j-1}|)/(1-e^-grid)
+   * in the form used, and the sum of those |D| above x_j is at most the
+   * value at x_{j-1} <= R d(x) for x in (x_{j-1}, x_j], R bounding consecutive
+   * ratios (in g-form the D are of g, which is below d).  Ratios above 1e3
+   * are booked absolutely. */
+  double cl = -1.0 / expm1(-grid), R = 1.0, abs_extra = 0.0;
+  for (size_t j = 1; j < n; j++) {
+    double prev = (long)j - 1 <= jz ? g[j - 1] : d[j - 1];
+    if (d[j] > 0.0) {
+      double r = prev / d[j];
+      if (r > 1e3)
+        abs_extra += 8.0 * U_ * prev * cl;
+      else if (r > R)
+        R = r;
+    } else {
+      abs_extra += 8.0 * U_ * prev * cl;
+    }
+  }
+  double mass_rel = 8.0 * U_ * R * cl;
+
+  struct vals v = {work, n, jz, lo, grid};
+  for (size_t j = 0; j < n; j++)
+    work[j] = (long)j <= jz ? g[j] : d[j];
+
+  /* Pessimistic: connect the dots through (0, 1). */
+  double crel, cabs;
+  masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
+  pess->inf = d[n - 1];
+  pess->rel = curve_rel + mass_rel + crel;
+  pess->abs = cabs + abs_extra;
+
+  /* Optimistic: grid values lowered by the chord-gap bounds, then hull.
+   * Slopes (times the interval width) in the form of the interval's right
+   * end; a common shift of a, b, c leaves the gap unchanged. */
+  double eg = exp(grid), emg = exp(-grid), cu = 1.0 / expm1(grid);
+  double x0 = exp(fmin((double)lo * grid, 700.0));
+  long N = (long)n;
+#define DIFF(j) (val(&v, (j) + 1, (j) + 1, 1.0) - val(&v, (j), (j) + 1, 1.0))
+  /* interval [0, x_0]: slope at 0 is >= -1 since d(x) >= 1 - x; in g-form
+   * every slope is one larger, so the bound is 0 (times x_0). */
+  double gshift0 = gform(&v, 0) ? x0 : 0.0;
+  double b0 = val(&v, 0, 0, 1.0) - val(&v, -1, 0, 1.0);
+  double c0 = N >= 2 ? (val(&v, 1, 0, 1.0) - val(&v, 0, 0, 1.0)) * cu : gshift0;
+  double gprev = chord_gap(-x0 + gshift0, b0, c0);
+  double f0 = 1.0 - gprev;
+  double *lowered = pld_malloc(n * sizeof(double));
+  if (!lowered)
+    return PLD_ENOMEM;
+  for (long j = 0; j + 1 < N; j++) {
+    double h = x0 * exp((double)j * grid) * expm1(grid); /* x_j (e^grid - 1) */
+    int gf = gform(&v, j + 1);
+    double a = (j == 0) ? expm1(grid) * (val(&v, 0, 1, 1.0) - val(&v, -1, 1, 1.0))
+                        : eg * (val(&v, j, j + 1, 1.0) - val(&v, j - 1, j + 1, 1.0));
+    double b = DIFF(j);
+    double c = (j + 2 < N) ? emg * (val(&v, j + 2, j + 2, 1.0) -
+                                    val(&v, j + 1, j + 2, 1.0))
+                           : (gf ? h : 0.0);
+    /* c must be in the same form as a, b: when j + 2 switches to d-form,
+     * convert (shift by the interval width) */
+    if (j + 2 < N && gf && !gform(&v, j + 2))
+      c += h;
+    double gap = chord_gap(a, b, c);
+    lowered[j] = fmax(gprev, gap);
+    gprev = gap;
+  }
+#undef DIFF
+  for (long j = 0; j + 1 < N; j++)
+    work[j] -= lowered[j];
+  pld_free(lowered);
+  double vlast = fmin(infm, d[n - 1] - gprev);
+  work[n - 1] = (N - 1 <= jz) ? vlast - 1.0 + xj(&v, N - 1) : vlast;
+  /* Values below zero (only where d itself is below the gap bound, in the far
+   * tail) are raised to zero; chords move by at most the largest raise,
+   * which is booked.  The curve must end flat: lowering the last value to
+   * the minimum makes the hull non-increasing (lowering is always safe). */
+  double raise = 0.0, vmin = f0;
+  for (long j = 0; j < N; j++) {
+    double dj = val_d(&v, j, f0);
+    if (dj < 0.0) {
+      raise = fmax(raise, -dj);
+      work[j] += -dj;
+      dj = 0.0;
+    }
+    if (dj < vmin)
+      vmin = dj;
+  }
+  if (f0 < 0.0)
+    f0 = 0.0;
+  if (val_d(&v, N - 1, f0) > vmin)
+    work[N - 1] = (N - 1 <= jz) ? vmin - 1.0 + xj(&v, N - 1) : vmin;
+  lower_hull(&v, f0, stack);
+  masses_from_values(&v, f0, opt->m, &crel, &cabs);
+  opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
+  /* The gap bounds are Lipschitz in the grid values with constant <= 3, so a
+   * relative error r in d becomes at most 4r here. */
+  opt->rel = 4.0 * curve_rel + mass_rel + crel;
+  opt->abs = cabs + abs_extra + raise;
+  return PLD_SUCCESS;
+}
+
+int pld_dist_from_curve(const pld_curve *curve, double grid,
+                        const pld_params *params, pld_dist **out)
+{
+  pld_params def;
+  if (!params) {
+    pld_params_default(&def);
+    params = &def;
+  }
+  if (!curve || !out || !curve->delta || !isfinite(grid) || !(grid > 0.0) ||
+      !(curve->rel_err >= 0.0 && curve->rel_err < 1e-3) ||
+      !isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0) ||
+      pld_params_validate(params))
+    return PLD_EINVAL;
+  if (grid < 1e-9)
+    return PLD_ERANGE;
+
+  int ndir = curve->symmetric ? 1 : 2, st;
+  double cut[2], infm[2];
+  for (int dir = 0; dir < ndir; dir++)
+    if ((st = upper_cutoff(curve, dir, params->tail_mass, grid, &cut[dir],
+                           &infm[dir])))
+      return st;
+  if (ndir == 1) {
+    cut[1] = cut[0];
+    infm[1] = infm[0];
+  }
+
+  /* Size checks in floating point before any integer conversion. */
+  for (int dir = 0; dir < ndir; dir++) {
+    double span = (cut[dir] + cut[1 - dir]) / grid + 3.0;
+    if (!(span <= (double)params->max_grid))
+      return PLD_ERANGE;
+  }
+
+  struct pld_dist *d = NULL;
+  double *eps = NULL, *vals[2] = {NULL, NULL}, *work = NULL, *gbuf = NULL;
+  long *stack = NULL;
+  if ((st = pld_dist_new(grid, &d)))
+    return st;
+  d->symmetric = curve->symmetric ? 1 : 0;
+  size_t nmax = (size_t)((cut[0] + cut[1]) / grid + 3.0);
+  eps = pld_malloc(nmax * sizeof(double));
+  vals[0] = pld_malloc(nmax * sizeof(double));
+  vals[1] = ndir == 2 ? pld_malloc(nmax * sizeof(double)) : NULL;
+  work = pld_malloc(nmax * sizeof(double));
+  gbuf = pld_malloc(nmax * sizeof(double));
+  stack = pld_malloc((nmax + 1) * sizeof(long));
+  if (!eps || !vals[0] || (ndir == 2 && !vals[1]) || !work || !gbuf || !stack) {
+    st = PLD_ENOMEM;
+    goto fail;
+  }
+  int64_t glo[2], ghi[2];
+  for (int dir = 0; dir < ndir; dir++) {
+    glo[dir] = (int64_t)floor(-cut[1 - dir] / grid);
+    ghi[dir] = (int64_t)ceil(cut[dir] / grid);
+    if (ghi[dir] < glo[dir])
+      ghi[dir] = glo[dir];
+    size_t n = (size_t)(ghi[dir] - glo[dir] + 1);
+    for (size_t j = 0; j < n; j++)
+      eps[j] = (double)(glo[dir] + (int64_t)j) * grid;
+    if (curve->delta(curve->ctx, dir, n, eps, vals[dir])) {
+      st = PLD_ECALLBACK;
+      goto fail;
+    }
+    for (size_t j = 0; j < n; j++) {
+      if (!(vals[dir][j] >= -1e-12 && vals[dir][j] <= 1.0 + 1e-12)) {
+        st = PLD_ECALLBACK;
+        goto fail;
+      }
+      vals[dir][j] = fmin(fmax(vals[dir][j], 0.0), 1.0);
+    }
+  }
+  if (ndir == 1) {
+    glo[1] = glo[0];
+    ghi[1] = ghi[0];
+    vals[1] = vals[0];
+  }
+  for (int dir = 0; dir < ndir; dir++) {
+    int64_t lo = glo[dir];
+    size_t n = (size_t)(ghi[dir] - lo + 1);
+    long jz = lo <= 0 ? (long)(-lo) : -1;
+    if (jz > (long)n - 1)
+      jz = (long)n - 1;
+    /* g_j = x_j H_{1/x_j}(Q||P): the other direction at -eps_j, which lies
+     * on the other direction's grid */
+    for (long j = 0; j <= jz; j++) {
+      int64_t io = -(lo + j) - glo[1 - dir];
+      double other = (io >= 0 && io <= ghi[1 - dir] - glo[1 - dir])
+                         ? vals[1 - dir][io]
+                         : 0.0;
+      gbuf[j] = exp((double)(lo + j) * grid) * other;
+    }
+    if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, infm[dir],
+                              curve->rel_err, &d->p[dir][PLD_PESSIMISTIC],
+                              &d->p[dir][PLD_OPTIMISTIC], work, stack)))
+      goto fail;
+  }
+  if (ndir == 1)
+    for (int r = 0; r < 2; r++)
+      if ((st = pld_pmf_copy(&d->p[0][r], &d->p[1][r])))
+        goto fail;
+  pld_free(eps);
+  pld_free(vals[0]);
+  pld_free(ndir == 2 ? vals[1] : NULL);
+  pld_free(gbuf);
+  pld_free(work);
+  pld_free(stack);
+  *out = d;
+  return PLD_SUCCESS;
+fail:
+  pld_free(eps);
+  pld_free(vals[0]);
+  pld_free(ndir == 2 ? vals[1] : NULL);
+  pld_free(gbuf);
+  pld_free(work);
+  pld_free(stack);
+  pld_dist_free(d);
+  return st;
+}

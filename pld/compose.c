@@ -1,0 +1,416 @@
+/* pldkit: composition of PLDs with FFTW.
+ *
+ * Every step keeps the pessimistic member above and the optimistic member
+ * below the truth:
+ *  - tails cut by a window are moved up to +infinity (pessimistic) or
+ *    dropped (optimistic), i.e. first-order stochastic moves in the safe
+ *    direction, which move every hockey-stick value the safe way;
+ *  - circular wrap-around of the mass outside the window is undone by such a
+ *    move of a Chernoff-bounded amount (see self_convolve);
+ *  - FFT round-off, including the negative values clipped to zero, is booked
+ *    as an absolute error on the curve from an a-priori bound.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "fft.h"
+#include <complex.h> /* after fftw3.h: keeps fftw_complex a double[2] */
+#include "internal.h"
+
+#define U_ DBL_EPSILON
+/* Safety constant on the standard O(u log N) elementwise error of an FFT
+ * (Higham, Accuracy and Stability, Thm 24.2, for backward-stable twiddles). */
+#define FFT_KAPPA 4.0
+
+static double mass_of(const struct pld_pmf *p) { return pld_pmf_mass(p); }
+
+static int direct_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
+                           double *c, size_t nc)
+{
+  memset(c, 0, nc * sizeof(double));
+  for (size_t i = 0; i < a->n; i++) {
+    double ai = a->m[i];
+    if (ai == 0.0)
+      continue;
+    for (size_t j = 0; j < b->n; j++)
+      c[i + j] += ai * b->m[j];
+  }
+  return PLD_SUCCESS;
+}
+
+int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
+                     int rounding, double tau, size_t max_grid,
+                     pld_workspace *ws, struct pld_pmf *out, size_t *fft_n)
+{
+  size_t nc = a->n + b->n - 1;
+  if (nc > max_grid)
+    return PLD_ERANGE;
+  int64_t off;
+  if (__builtin_add_overflow(a->offset, b->offset, &off))
+    return PLD_ERANGE;
+  struct pld_pmf r;
+  int st = pld_pmf_alloc(&r, off, nc);
+  if (st)
+    return st;
+  double ma = mass_of(a), mb = mass_of(b);
+  double fft_err = 0.0;
+  if ((double)a->n * (double)b->n <= 65536.0 || a->n <= 8 || b->n <= 8) {
+    direct_convolve(a, b, r.m, nc);
+    /* each output is a sum of at most min(na, nb) products */
+    double k = (double)(a->n < b->n ? a->n : b->n);
+    fft_err = 2.0 * k * U_ * ma * mb;
+  } else {
+    size_t N = pld_fft_good_size(nc);
+    if (N > max_grid) {
+      pld_pmf_clear(&r);
+      return PLD_ERANGE;
+    }
+    struct pld_fft *f;
+    if ((st = pld_fft_get(ws, N, &f))) {
+      pld_pmf_clear(&r);
+      return st;
+    }
+    size_t nh = N / 2 + 1;
+    memset(f->x, 0, N * sizeof(double));
+    memcpy(f->x, a->m, a->n * sizeof(double));
+    fftw_execute_dft_r2c(f->fwd, f->x, f->Y);
+    memset(f->x, 0, N * sizeof(double));
+    memcpy(f->x, b->m, b->n * sizeof(double));
+    fftw_execute_dft_r2c(f->fwd, f->x, f->X);
+    double sa = 0, sb = 0, sab = 0;
+    for (size_t k = 0; k < nh; k++) {
+      double complex za = f->Y[k][0] + I * f->Y[k][1];
+      double complex zb = f->X[k][0] + I * f->X[k][1];
+      double complex z = za * zb;
+      double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
+      sa += w * cabs(za);
+      sb += w * cabs(zb);
+      sab += w * cabs(z);
+      f->X[k][0] = creal(z);
+      f->X[k][1] = cimag(z);
+    }
+    fftw_execute_dft_c2r(f->inv, f->X, f->x);
+    double inv = 1.0 / (double)N, lg = log2((double)N) + 1.0;
+    for (size_t j = 0; j < nc; j++)
+      r.m[j] = f->x[j] * inv;
+    /* elementwise bound, times the number of outputs (L1) */
+    double elem = (FFT_KAPPA * U_ * lg * (ma * sb + mb * sa + sab) + U_ * sab) *
+                  inv;
+    fft_err = elem * (double)nc;
+    if (*fft_n < N)
+      *fft_n = N;
+  }
+  for (size_t j = 0; j < nc; j++)
+    if (r.m[j] < 0.0)
+      r.m[j] = 0.0; /* within fft_err: clipping never moves away from the truth */
+  double ta = ma + a->inf, tb = mb + b->inf;
+  r.inf = a->inf * tb + ma * b->inf;
+  r.rel = a->rel + b->rel + a->rel * b->rel;
+  r.abs = a->abs * tb + b->abs * ta * (1.0 + a->rel) + fft_err;
+  if ((st = pld_pmf_trim(&r, rounding, tau))) {
+    pld_pmf_clear(&r);
+    return st;
+  }
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+/* log sum_b mass_b e^{lambda idx_b} over coarse bins; bins take their top index
+ * for lambda > 0 and bottom index for lambda < 0, so the result bounds the
+ * exact log-MGF from above (a valid Chernoff exponent). */
+struct coarse {
+  size_t nb;
+  double *mass, *lo, *hi;
+};
+
+static double coarse_logmgf(const struct coarse *c, double lambda)
+{
+  double mx = -INFINITY;
+  for (size_t b = 0; b < c->nb; b++)
+    if (c->mass[b] > 0.0) {
+      double e = lambda * (lambda > 0 ? c->hi[b] : c->lo[b]);
+      if (e > mx)
+        mx = e;
+    }
+  double s = 0.0;
+  for (size_t b = 0; b < c->nb; b++)
+    if (c->mass[b] > 0.0)
+      s += c->mass[b] * exp(lambda * (lambda > 0 ? c->hi[b] : c->lo[b]) - mx);
+  return mx + log(s);
+}
+
+/* Index bound from the Chernoff exponent for sign `sgn` (+1: upper tail, -1:
+ * lower tail): minimise (T K(l) - log tau)/l over l of that sign by golden
+ * section in log|l|.  Any l gives a valid bound; the search only tightens. */
+static double chernoff_edge(const struct coarse *c, double T, double logtau,
+                            double sd, int sgn, double *lam_out)
+{
+  double a = log(1e-7 / sd), b = log(1e3 / sd);
+  const double gr = 0.6180339887498949;
+#define EDGE(u) (sgn * (T * coarse_logmgf(c, sgn * exp(u)) - logtau) / exp(u))
+  double x1 = b - gr * (b - a), x2 = a + gr * (b - a);
+  double f1 = EDGE(x1), f2 = EDGE(x2);
+  for (int it = 0; it < 60; it++) {
+    /* upper tail: minimise; lower tail: maximise (EDGE has the sign folded) */
+    if ((sgn > 0) ? (f1 < f2) : (f1 > f2)) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - gr * (b - a);
+      f1 = EDGE(x1);
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + gr * (b - a);
+      f2 = EDGE(x2);
+    }
+  }
+  double u = 0.5 * (x1 + x2);
+  *lam_out = sgn * exp(u);
+  return EDGE(u);
+#undef EDGE
+}
+
+int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
+                          double tau, size_t max_grid, pld_workspace *ws,
+                          struct pld_pmf *out, size_t *fft_n)
+{
+  int st;
+  if (T == 1)
+    return pld_pmf_copy(a, out);
+  double Td = (double)T;
+  double M = mass_of(a);
+  int64_t full_lo, full_hi;
+  if (__builtin_mul_overflow(a->offset, (int64_t)T, &full_lo) ||
+      __builtin_mul_overflow(a->offset + (int64_t)a->n - 1, (int64_t)T,
+                             &full_hi))
+    return PLD_ERANGE;
+
+  /* Window [wlo, whi] of the T-fold finite part. */
+  int64_t wlo = full_lo, whi = full_hi;
+  double tau_lo = 0.0, tau_hi = 0.0;
+  if (M > 0.0 && a->n > 1 && (double)(full_hi - full_lo) + 1.0 > 4096.0) {
+    double mean = 0.0, m2 = 0.0;
+    for (size_t i = 0; i < a->n; i++) {
+      mean += a->m[i] * (double)i;
+      m2 += a->m[i] * (double)i * (double)i;
+    }
+    mean /= M;
+    double sd = sqrt(fmax(m2 / M - mean * mean, 1.0));
+    /* Coarse bins bound the MGF from above, but moving a bin's mass to its
+     * top shifts the T-fold sum by T times the mass-weighted shift; keep
+     * that below 1% of the composed spread by closing a bin as soon as
+     * mass * width would exceed the budget.  The bulk ends up in single
+     * points, thin tails in wide bins. */
+    double budget = 0.01 * sd * sqrt(Td) / Td / 4096.0;
+    size_t cap = 8192;
+    struct coarse c = {0, NULL, NULL, NULL};
+    c.mass = pld_malloc(cap * sizeof(double));
+    c.lo = pld_malloc(cap * sizeof(double));
+    c.hi = pld_malloc(cap * sizeof(double));
+    if (!c.mass || !c.lo || !c.hi) {
+      pld_free(c.mass);
+      pld_free(c.lo);
+      pld_free(c.hi);
+      return PLD_ENOMEM;
+    }
+    size_t i = 0;
+    while (i < a->n) {
+      while (i < a->n && a->m[i] == 0.0)
+        i++;
+      if (i >= a->n)
+        break;
+      size_t j = i;
+      double s = a->m[i];
+      size_t last = i;
+      while (j + 1 < a->n) {
+        double ns = s + a->m[j + 1];
+        if (ns * (double)(j + 1 - i) > budget && c.nb + 1 < cap)
+          break;
+        j++;
+        s = ns;
+        if (a->m[j] > 0.0)
+          last = j;
+      }
+      c.mass[c.nb] = s;
+      c.lo[c.nb] = (double)a->offset + (double)i;
+      c.hi[c.nb] = (double)a->offset + (double)last;
+      c.nb++;
+      i = j + 1;
+    }
+    double logtau = log(tau), lam;
+    double ehi = chernoff_edge(&c, Td, logtau, sd, +1, &lam);
+    if (ehi < (double)full_hi) {
+      whi = (int64_t)ceil(ehi);
+      tau_hi = exp(Td * coarse_logmgf(&c, lam) - lam * (double)whi);
+    }
+    double elo = chernoff_edge(&c, Td, logtau, sd, -1, &lam);
+    if (elo > (double)full_lo) {
+      wlo = (int64_t)floor(elo);
+      tau_lo = exp(Td * coarse_logmgf(&c, lam) - lam * (double)wlo);
+    }
+    pld_free(c.mass);
+    pld_free(c.lo);
+    pld_free(c.hi);
+    if (whi < wlo)
+      whi = wlo;
+  }
+  double span = (double)(whi - wlo) + 1.0;
+  if (span > (double)max_grid)
+    return PLD_ERANGE;
+  size_t nw = (size_t)(whi - wlo + 1);
+  size_t N = pld_fft_good_size(nw);
+  if (N > max_grid)
+    return PLD_ERANGE;
+  struct pld_fft *f;
+  if ((st = pld_fft_get(ws, N, &f)))
+    return st;
+  struct pld_pmf r;
+  if ((st = pld_pmf_alloc(&r, wlo, nw)))
+    return st;
+
+  /* Wrap the input modulo N: the circular T-fold convolution of the wrapped
+   * input is the wrapped linear one.  Index i of `a` sits at i mod N, so the
+   * sum s = T*offset + k lands at k mod N. */
+  memset(f->x, 0, N * sizeof(double));
+  for (size_t i = 0; i < a->n; i++)
+    f->x[i % N] += a->m[i];
+  fftw_execute_dft_r2c(f->fwd, f->x, f->X);
+  size_t nh = N / 2 + 1;
+  double lg = log2((double)N) + 1.0;
+  double efwd = FFT_KAPPA * U_ * lg * M; /* elementwise forward error */
+  double sum_dy = 0.0, sum_y = 0.0;
+  for (size_t k = 0; k < nh; k++) {
+    double re = f->X[k][0], im = f->X[k][1];
+    double rr = hypot(re, im);
+    double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
+    double yr = 0.0, yi = 0.0, mag = 0.0;
+    if (rr > 0.0) {
+      mag = exp(Td * log(rr));
+      double ang = fmod(Td * atan2(im, re), 6.283185307179586476925);
+      yr = mag * cos(ang);
+      yi = mag * sin(ang);
+    }
+    /* |d(z^T)| <= T (|z|+e)^{T-1} e from the input error, plus the rounding
+     * of the power itself (relative ~ T u for the angle). */
+    double up = rr + efwd;
+    double grow = (up > 0.0) ? exp((Td - 1.0) * log(up)) : 0.0;
+    sum_dy += w * (Td * grow * efwd + FFT_KAPPA * U_ * Td * mag);
+    sum_y += w * mag;
+    f->X[k][0] = yr;
+    f->X[k][1] = yi;
+  }
+  fftw_execute_dft_c2r(f->inv, f->X, f->x);
+  double inv = 1.0 / (double)N;
+  int64_t base = (wlo - full_lo) % (int64_t)N;
+  if (base < 0)
+    base += (int64_t)N;
+  for (size_t j = 0; j < nw; j++) {
+    double v = f->x[((size_t)base + j) % N] * inv;
+    r.m[j] = v > 0.0 ? v : 0.0;
+  }
+  double elem = (sum_dy + FFT_KAPPA * U_ * lg * sum_y) * inv;
+  double fft_err = elem * (double)nw;
+
+  /* The window holds the true in-window mass plus aliased tail mass (all
+   * non-negative).  Pessimistic: move tau_hi from the bottom to +infinity;
+   * this dominates the true distribution in first order (the aliased upper
+   * tail may sit anywhere, the removed mass is at least the whole upper
+   * tail).  Optimistic: drop tau_lo + tau_hi from the top. */
+  if (rounding == PLD_PESSIMISTIC) {
+    double rem = tau_hi;
+    for (size_t j = 0; j < nw && rem > 0.0; j++) {
+      double t = r.m[j] < rem ? r.m[j] : rem;
+      r.m[j] -= t;
+      rem -= t;
+    }
+    r.inf += tau_hi;
+  } else {
+    double rem = tau_lo + tau_hi;
+    for (size_t j = nw; j-- > 0 && rem > 0.0;) {
+      double t = r.m[j] < rem ? r.m[j] : rem;
+      r.m[j] -= t;
+      rem -= t;
+    }
+  }
+  if (M > 0.0 && a->inf > 0.0)
+    r.inf += exp(Td * log(M)) * expm1(Td * log1p(a->inf / M));
+  else if (M == 0.0)
+    r.inf += exp(Td * log(a->inf));
+  r.rel = expm1(Td * log1p(a->rel));
+  r.abs = Td * a->abs * exp(Td * log1p(a->rel)) + fft_err;
+  if (*fft_n < N)
+    *fft_n = N;
+  if ((st = pld_pmf_trim(&r, rounding, tau))) {
+    pld_pmf_clear(&r);
+    return st;
+  }
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+/* Apply op to every (direction, rounding) member; symmetric inputs compute
+ * direction PQ only. */
+static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
+                          pld_workspace *ws, pld_dist **out)
+{
+  pld_workspace *own = NULL;
+  int st;
+  if (!ws) {
+    if ((st = pld_workspace_alloc(NULL, &own)))
+      return st;
+    ws = own;
+  }
+  const pld_params *pp = pld_workspace_params(ws);
+  struct pld_dist *d;
+  if ((st = pld_dist_new(a->delta, &d))) {
+    pld_workspace_free(own);
+    return st;
+  }
+  d->symmetric = a->symmetric && (!b || b->symmetric);
+  d->fft_size = a->fft_size;
+  if (b && b->fft_size > d->fft_size)
+    d->fft_size = b->fft_size;
+  int ndir = d->symmetric ? 1 : 2;
+  for (int dir = 0; dir < ndir && !st; dir++)
+    for (int r = 0; r < 2 && !st; r++) {
+      if (b)
+        st = pld_pmf_convolve(&a->p[dir][r], &b->p[dir][r], r, pp->tail_mass,
+                              pp->max_grid, ws, &d->p[dir][r], &d->fft_size);
+      else
+        st = pld_pmf_self_convolve(&a->p[dir][r], T, r, pp->tail_mass,
+                                   pp->max_grid, ws, &d->p[dir][r],
+                                   &d->fft_size);
+    }
+  if (!st && ndir == 1)
+    for (int r = 0; r < 2 && !st; r++)
+      st = pld_pmf_copy(&d->p[0][r], &d->p[1][r]);
+  pld_workspace_free(own);
+  if (st) {
+    pld_dist_free(d);
+    return st;
+  }
+  *out = d;
+  return PLD_SUCCESS;
+}
+
+int pld_dist_compose(const pld_dist *a, const pld_dist *b, pld_workspace *ws,
+                     pld_dist **out)
+{
+  if (!a || !b || !out)
+    return PLD_EINVAL;
+  if (a->delta != b->delta)
+    return PLD_EINCOMPAT;
+  return compose_common(a, b, 0, ws, out);
+}
+
+int pld_dist_self_compose(const pld_dist *a, uint64_t T, pld_workspace *ws,
+                          pld_dist **out)
+{
+  if (!a || !out || T < 1 || T > ((uint64_t)1 << 53))
+    return PLD_EINVAL;
+  return compose_common(a, NULL, T, ws, out);
+}

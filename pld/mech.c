@@ -1,0 +1,118 @@
+/* pldkit: mechanism objects (lifetime, equality, the curve accessor). */
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+struct pld_mech *pld_mech_new(int kind)
+{
+  struct pld_mech *m = pld_calloc(1, sizeof *m);
+  if (!m)
+    return NULL;
+  m->kind = kind;
+  m->label = kind;
+  m->curve.ctx = m;
+  m->curve.rel_err = PLD_BUILTIN_REL_ERR;
+  return m;
+}
+
+void pld_mech_free(pld_mech *m)
+{
+  if (!m)
+    return;
+  pld_free(m->p);
+  pld_free(m->q);
+  for (int d = 0; d < 2; d++) {
+    pld_free(m->loss[d]);
+    pld_free(m->sp[d]);
+    pld_free(m->sq[d]);
+  }
+  pld_mech_free(m->base);
+  pld_free(m);
+}
+
+const pld_curve *pld_mech_curve(const pld_mech *m) { return m ? &m->curve : NULL; }
+
+int pld_mech_copy(const pld_mech *m, pld_mech **out)
+{
+  if (!m || !out)
+    return PLD_EINVAL;
+  struct pld_mech *c = pld_mech_new(m->kind);
+  if (!c)
+    return PLD_ENOMEM;
+  c->label = m->label;
+  memcpy(c->par, m->par, sizeof c->par);
+  c->curve = m->curve;
+  if (m->kind != PLD_MECH_USER)
+    c->curve.ctx = c;
+  int st = PLD_SUCCESS;
+  if (m->kind == PLD_MECH_FINITE)
+    st = pld_mech_finite_init(c, m->n, m->p, m->q);
+  if (!st && m->base)
+    st = pld_mech_copy(m->base, &c->base);
+  if (st) {
+    pld_mech_free(c);
+    return st;
+  }
+  *out = c;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
+{
+  if (!m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)
+    return PLD_EINVAL;
+  double v;
+  if (m->curve.delta(m->curve.ctx, dir, 1, &eps, &v))
+    return PLD_ECALLBACK;
+  *delta = v;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
+{
+  if (!m || !mu)
+    return PLD_EINVAL;
+  if (m->kind != PLD_MECH_GAUSSIAN)
+    return PLD_EUNSUPPORTED;
+  *mu = m->par[0];
+  return PLD_SUCCESS;
+}
+
+int pld_mech_equal(const pld_mech *a, const pld_mech *b)
+{
+  if (!a || !b)
+    return 0;
+  if (a == b)
+    return 1;
+  if (a->kind != b->kind || a->label != b->label)
+    return 0;
+  if (memcmp(a->par, b->par, sizeof a->par))
+    return 0;
+  if (a->kind == PLD_MECH_USER)
+    return a->curve.delta == b->curve.delta && a->curve.ctx == b->curve.ctx &&
+           a->curve.symmetric == b->curve.symmetric &&
+           a->curve.rel_err == b->curve.rel_err &&
+           a->curve.loss_scale == b->curve.loss_scale;
+  if (a->kind == PLD_MECH_FINITE)
+    return a->n == b->n && !memcmp(a->p, b->p, a->n * sizeof(double)) &&
+           !memcmp(a->q, b->q, a->n * sizeof(double));
+  if (a->kind == PLD_MECH_POISSON)
+    return pld_mech_equal(a->base, b->base);
+  return 1;
+}
+
+int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
+{
+  if (!curve || !out || !curve->delta || !(curve->rel_err >= 0.0) ||
+      !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) ||
+      !(curve->loss_scale > 0.0))
+    return PLD_EINVAL;
+  struct pld_mech *m = pld_mech_new(PLD_MECH_USER);
+  if (!m)
+    return PLD_ENOMEM;
+  m->curve = *curve;
+  *out = m;
+  return PLD_SUCCESS;
+}

@@ -1,0 +1,243 @@
+/* pldkit: finite pairs of distributions, and the mechanisms that reduce to
+ * them exactly (randomized response, discrete Laplace, discrete Gaussian).
+ *
+ * For a finite pair the curve is
+ *     delta(eps) = P[q = 0] + sum_{l_i > eps} (p_i - e^eps q_i),  l_i = log(p_i/q_i),
+ * evaluated from prefix sums over the atoms sorted by decreasing loss.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+struct atom {
+  double l, a, b;
+};
+
+static int cmp_atom(const void *x, const void *y)
+{
+  double a = ((const struct atom *)x)->l, b = ((const struct atom *)y)->l;
+  return (a < b) - (a > b); /* descending */
+}
+
+int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
+                         const double *q)
+{
+  m->kind = PLD_MECH_FINITE;
+  m->n = n;
+  m->p = pld_malloc(n * sizeof(double));
+  m->q = pld_malloc(n * sizeof(double));
+  struct atom *at = pld_malloc(n * sizeof *at);
+  if (!m->p || !m->q || !at) {
+    pld_free(at);
+    return PLD_ENOMEM;
+  }
+  memcpy(m->p, p, n * sizeof(double));
+  memcpy(m->q, q, n * sizeof(double));
+  double scale = 0.0;
+  for (int d = 0; d < 2; d++) {
+    const double *f = d ? q : p, *s = d ? p : q;
+    size_t k = 0;
+    double inf = 0.0;
+    for (size_t i = 0; i < n; i++) {
+      if (f[i] > 0.0 && s[i] > 0.0) {
+        at[k].l = log(f[i]) - log(s[i]);
+        at[k].a = f[i];
+        at[k].b = s[i];
+        scale += f[i] * fabs(at[k].l);
+        k++;
+      } else if (f[i] > 0.0) {
+        inf += f[i];
+      }
+    }
+    qsort(at, k, sizeof *at, cmp_atom);
+    m->nfin[d] = k;
+    m->infmass[d] = inf;
+    m->loss[d] = pld_malloc((k ? k : 1) * sizeof(double));
+    m->sp[d] = pld_malloc((k + 1) * sizeof(double));
+    m->sq[d] = pld_malloc((k + 1) * sizeof(double));
+    if (!m->loss[d] || !m->sp[d] || !m->sq[d]) {
+      pld_free(at);
+      return PLD_ENOMEM;
+    }
+    m->sp[d][0] = m->sq[d][0] = 0.0;
+    for (size_t i = 0; i < k; i++) {
+      m->loss[d][i] = at[i].l;
+      m->sp[d][i + 1] = m->sp[d][i] + at[i].a;
+      m->sq[d][i + 1] = m->sq[d][i] + at[i].b;
+    }
+  }
+  pld_free(at);
+  m->curve.delta = pld_mech_finite_curve;
+  m->curve.ctx = m;
+  m->curve.loss_scale = fmax(0.5 * scale, 1e-3);
+  return PLD_SUCCESS;
+}
+
+int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
+                          double *delta)
+{
+  const struct pld_mech *m = ctx;
+  const double *L = m->loss[dir];
+  size_t k = m->nfin[dir];
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i];
+    if (e == INFINITY) {
+      delta[i] = m->infmass[dir];
+      continue;
+    }
+    /* number of atoms with loss > e (losses sorted descending) */
+    size_t lo = 0, hi = k;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (L[mid] > e)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    double v = m->infmass[dir] + m->sp[dir][lo] - exp(e) * m->sq[dir][lo];
+    delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+  }
+  return 0;
+}
+
+static int check_pmf(size_t n, const double *p)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(p[i]) || p[i] < 0.0)
+      return 0;
+    s += p[i];
+  }
+  return fabs(s - 1.0) <= 1e-9;
+}
+
+static int finite_new(size_t n, const double *p, const double *q, int label,
+                      pld_mech **out)
+{
+  struct pld_mech *m = pld_mech_new(PLD_MECH_FINITE);
+  if (!m)
+    return PLD_ENOMEM;
+  m->label = label;
+  int st = pld_mech_finite_init(m, n, p, q);
+  if (st) {
+    pld_mech_free(m);
+    return st;
+  }
+  /* a pair swapped into itself is symmetric */
+  int sym = 1;
+  if (m->nfin[0] != m->nfin[1] || m->infmass[0] != m->infmass[1])
+    sym = 0;
+  for (size_t i = 0; sym && i < m->nfin[0]; i++)
+    if (m->loss[0][i] != m->loss[1][i] || m->sp[0][i + 1] != m->sp[1][i + 1] ||
+        m->sq[0][i + 1] != m->sq[1][i + 1])
+      sym = 0;
+  m->curve.symmetric = sym;
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
+{
+  if (!out || !p || !q || n == 0 || n > ((size_t)1 << 26) || !check_pmf(n, p) ||
+      !check_pmf(n, q))
+    return PLD_EINVAL;
+  return finite_new(n, p, q, 100, out);
+}
+
+int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
+{
+  if (!out || !isfinite(eps0) || eps0 < 0.0 || eps0 > 700.0 || k < 2 ||
+      k > ((int64_t)1 << 53))
+    return PLD_EINVAL;
+  /* outcomes: the value under P, the value under Q, any of the other k-2 */
+  double e = exp(eps0), z = e + (double)(k - 1);
+  double p[3] = {e / z, 1.0 / z, (double)(k - 2) / z};
+  double q[3] = {1.0 / z, e / z, (double)(k - 2) / z};
+  int st = finite_new(k == 2 ? 2 : 3, p, q, 101, out);
+  if (!st) {
+    (*out)->par[0] = eps0;
+    (*out)->par[1] = (double)k;
+  }
+  return st;
+}
+
+int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
+{
+  if (!out || !isfinite(scale) || !(scale > 0.0) || s < 1 || s > (1 << 24))
+    return PLD_EINVAL;
+  /* P(k) = (1-r)/(1+r) r^|k|, r = e^{-1/scale}; Q(k) = P(k - s).  The loss
+   * (|k-s| - |k|)/scale is constant on k <= 0 and on k >= s, so the pair
+   * {k <= 0}, 1..s-1, {k >= s} is an exact sufficient statistic. */
+  double r = exp(-1.0 / scale), lr = -1.0 / scale;
+  size_t n = (size_t)s + 1;
+  double *p = pld_malloc(n * sizeof(double)), *q = pld_malloc(n * sizeof(double));
+  if (!p || !q) {
+    pld_free(p);
+    pld_free(q);
+    return PLD_ENOMEM;
+  }
+  double c = -expm1(lr) / (1.0 + r);
+  p[0] = 1.0 / (1.0 + r);
+  q[0] = exp((double)s * lr) / (1.0 + r);
+  for (int64_t k = 1; k < s; k++) {
+    p[k] = c * exp((double)k * lr);
+    q[k] = c * exp((double)(s - k) * lr);
+  }
+  p[s] = exp((double)s * lr) / (1.0 + r);
+  q[s] = 1.0 / (1.0 + r);
+  int st = finite_new(n, p, q, 102, out);
+  pld_free(p);
+  pld_free(q);
+  if (!st) {
+    (*out)->par[0] = scale;
+    (*out)->par[1] = (double)s;
+  }
+  return st;
+}
+
+int pld_mech_discrete_gaussian(double sigma, int64_t s, pld_mech **out)
+{
+  if (!out || !isfinite(sigma) || !(sigma > 0.0) || sigma > 1e5 || s < 1 ||
+      s > (1 << 24))
+    return PLD_EINVAL;
+  /* Support truncated at 40 sigma on each side: the mass beyond is below
+   * e^{-800}, under the smallest double. */
+  int64_t K = (int64_t)ceil(40.0 * sigma) + 1;
+  int64_t lo = -K, hi = K + s;
+  size_t n = (size_t)(hi - lo + 1);
+  double *p = pld_malloc(n * sizeof(double)), *q = pld_malloc(n * sizeof(double));
+  if (!p || !q) {
+    pld_free(p);
+    pld_free(q);
+    return PLD_ENOMEM;
+  }
+  double z = 0.0;
+  for (int64_t k = -K; k <= K; k++)
+    z += exp(-(double)k * (double)k / (2.0 * sigma * sigma));
+  for (int64_t k = lo; k <= hi; k++) {
+    double kp = (double)k, kq = (double)(k - s);
+    p[k - lo] = exp(-kp * kp / (2.0 * sigma * sigma)) / z;
+    q[k - lo] = exp(-kq * kq / (2.0 * sigma * sigma)) / z;
+  }
+  /* renormalise the truncated support exactly */
+  double sp = 0, sq = 0;
+  for (size_t i = 0; i < n; i++) {
+    sp += p[i];
+    sq += q[i];
+  }
+  for (size_t i = 0; i < n; i++) {
+    p[i] /= sp;
+    q[i] /= sq;
+  }
+  int st = finite_new(n, p, q, 103, out);
+  pld_free(p);
+  pld_free(q);
+  if (!st) {
+    (*out)->par[0] = sigma;
+    (*out)->par[1] = (double)s;
+  }
+  return st;
+}

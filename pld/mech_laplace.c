@@ -1,0 +1,48 @@
+/* pldkit: the Laplace mechanism's hockey-stick curve.
+ *
+ * Lap(0, b) vs Lap(s, b), a = s/b.  The loss (|y-s| - |y|)/b lies in [-a, a]
+ * and on y in (0, s) equals (s - 2y)/b, so for -a < eps < a the optimal set
+ * is y < y_s = (s - eps b)/2 and
+ *     delta(eps) = 1 - e^{-y_s/b}/2 - e^eps e^{-(s-y_s)/b}/2 = 1 - e^{(eps-a)/2},
+ * 1 - e^eps below -a and 0 from a on; symmetric in the two directions.
+ */
+#include <math.h>
+
+#include "internal.h"
+
+int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
+                           double *delta)
+{
+  const struct pld_mech *m = ctx;
+  double a = m->par[0];
+  (void)dir;
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i];
+    if (e >= a)
+      delta[i] = 0.0;
+    else if (e <= -a)
+      delta[i] = -expm1(e);
+    else
+      delta[i] = -expm1(0.5 * (e - a));
+  }
+  return 0;
+}
+
+int pld_mech_laplace(double b, double sensitivity, pld_mech **out)
+{
+  if (!out || !isfinite(b) || !(b > 0.0) || !isfinite(sensitivity) ||
+      !(sensitivity > 0.0))
+    return PLD_EINVAL;
+  double a = sensitivity / b;
+  if (!isfinite(a) || a > 1e6 || a < 1e-12)
+    return PLD_EINVAL;
+  struct pld_mech *m = pld_mech_new(PLD_MECH_LAPLACE);
+  if (!m)
+    return PLD_ENOMEM;
+  m->par[0] = a;
+  m->curve.delta = pld_mech_laplace_curve;
+  m->curve.symmetric = 1;
+  m->curve.loss_scale = a;
+  *out = m;
+  return PLD_SUCCESS;
+}

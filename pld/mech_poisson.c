@@ -1,0 +1,114 @@
+/* pldkit: Poisson subsampling of any mechanism, both directions.
+ *
+ * With P = (1-q) Q_b + q P_b (the dataset holding the record) and Q = Q_b
+ * (Zhu, Dong, Wang 2022, "Optimal accounting of differential privacy via
+ * characteristic function", Prop. 30), for x = e^eps:
+ *   H_x(P || Q) = q H_{x'}(P_b || Q_b),            x' = 1 + (x - 1)/q,
+ *                 (= 1 - x when x' < 0, i.e. eps < log(1-q));
+ *   H_x(Q || P) = (1 - (1-q) x) H_{x''}(Q_b || P_b), x'' = q x / (1 - (1-q) x),
+ *                 (= 0 when (1-q) x >= 1).
+ * Both follow from (p - x q)_+ = q (p_b - x' q_b)_+ pointwise.  Rates near 0
+ * and 1 use log1p/expm1 forms.
+ */
+#include <math.h>
+
+#include "alloc.h"
+#include "internal.h"
+
+static int base_eval(const struct pld_mech *b, int dir, double e, double *v)
+{
+  return b->curve.delta(b->curve.ctx, dir, 1, &e, v);
+}
+
+int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
+                           double *delta)
+{
+  const struct pld_mech *m = ctx;
+  const struct pld_mech *b = m->base;
+  double q = m->par[0], l1q = log1p(-q);
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i], v;
+    if (dir == PLD_DIR_PQ) {
+      if (e == INFINITY) {
+        if (base_eval(b, 0, INFINITY, &v))
+          return 1;
+        delta[i] = q * v;
+        continue;
+      }
+      double t = expm1(e) / q; /* x' - 1 */
+      if (!(t > -1.0)) {
+        delta[i] = -expm1(e);
+        continue;
+      }
+      if (base_eval(b, 0, log1p(t), &v))
+        return 1;
+      delta[i] = q * v;
+    } else {
+      if (q == 1.0) {
+        if (base_eval(b, 1, e, &v))
+          return 1;
+        delta[i] = v;
+        continue;
+      }
+      if (e == INFINITY || e + l1q >= 0.0) {
+        delta[i] = 0.0;
+        continue;
+      }
+      double f = -expm1(e + l1q); /* 1 - (1-q) e^eps */
+      double e2 = log(q) + e - log(f);
+      if (base_eval(b, 1, e2, &v))
+        return 1;
+      delta[i] = f * v;
+    }
+  }
+  return 0;
+}
+
+int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
+{
+  if (!base || !out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return PLD_EINVAL;
+  struct pld_mech *m = pld_mech_new(PLD_MECH_POISSON);
+  if (!m)
+    return PLD_ENOMEM;
+  int st = pld_mech_copy(base, &m->base);
+  if (st) {
+    pld_mech_free(m);
+    return st;
+  }
+  m->par[0] = q;
+  m->curve.delta = pld_mech_poisson_curve;
+  m->curve.symmetric = (q == 1.0) ? base->curve.symmetric : 0;
+  m->curve.rel_err = base->curve.rel_err * 4.0 + 1e-14;
+  m->curve.loss_scale = fmax(q * base->curve.loss_scale, 1e-9);
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_poisson_gaussian(double q, double sigma, double sensitivity,
+                              pld_mech **out)
+{
+  if (!out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return PLD_EINVAL;
+  pld_mech *g;
+  int st = pld_mech_gaussian(sigma, sensitivity, &g);
+  if (st)
+    return st;
+  st = pld_mech_poisson(g, q, out);
+  pld_mech_free(g);
+  return st;
+}
+
+int pld_mech_poisson_laplace(double q, double b, double sensitivity,
+                             pld_mech **out)
+{
+  if (!out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return PLD_EINVAL;
+  pld_mech *l;
+  int st = pld_mech_laplace(b, sensitivity, &l);
+  if (st)
+    return st;
+  st = pld_mech_poisson(l, q, out);
+  pld_mech_free(l);
+  return st;
+}

@@ -1,0 +1,34 @@
+/* pldkit internal numerics: log-space helpers, Gaussian tails, root finding.
+ * Everything here is pure and never calls GSL's error handler. */
+#ifndef PLDKIT_NUMERICS_H
+#define PLDKIT_NUMERICS_H
+
+#include <stddef.h>
+
+#define PLD_LN2 0.69314718055994530942
+#define PLD_SQRT1_2 0.70710678118654752440
+#define PLD_LOG_SQRT_2PI 0.91893853320467274178
+#define PLD_DBL_EPS 2.220446049250313e-16
+
+/* Phi(t), the standard normal CDF, accurate to a few ulp relative (erfc). */
+double pld_ndtr(double t);
+/* log Phi(t) for every finite t, accurate to a few ulp relative also in the
+ * far lower tail (asymptotic series where Phi underflows). */
+double pld_log_ndtr(double t);
+/* log(exp(a) + exp(b)), -inf allowed. */
+double pld_logaddexp(double a, double b);
+/* log(1 - exp(-x)) for x >= 0, Maechler's method. */
+double pld_log1mexp(double x);
+/* log(exp(a) - exp(b)) for a >= b (returns -inf when a == b). */
+double pld_logsubexp(double a, double b);
+
+/* Bracketed root of a monotone-in-sign function f on [lo, hi] with f(lo),
+ * f(hi) of opposite signs (or one zero).  Brent-Dekker with a bisection
+ * fallback; stops when the bracket is below xtol.  Returns 0 and sets
+ * *lo_out, *hi_out to a final bracket [lo, hi] with sign change, or non-zero
+ * if the signs do not bracket or maxiter is hit. */
+typedef double (*pld_scalar_fn)(double x, void *ctx);
+int pld_root_bracket(pld_scalar_fn f, void *ctx, double lo, double hi,
+                     double xtol, int maxiter, double *lo_out, double *hi_out);
+
+#endif

@@ -1,0 +1,24 @@
+/* pldkit: status strings and version. */
+#include <pldkit/status.h>
+#include <pldkit/version.h>
+
+const char *pld_strerror(int status)
+{
+  switch (status) {
+  case PLD_SUCCESS: return "Success";
+  case PLD_EINVAL: return "An argument is invalid (NaN, infinite, out of its domain, or NULL)";
+  case PLD_ENOMEM: return "Out of memory";
+  case PLD_ERANGE: return "A size would overflow or exceed the configured memory cap";
+  case PLD_EINCOMPAT: return "The PLDs have different discretizations and cannot be composed";
+  case PLD_EMAXITER: return "An iteration did not converge within its limit";
+  case PLD_ETOL: return "The requested accuracy cannot be reached";
+  case PLD_EEMPTY: return "The composition is empty (no events)";
+  case PLD_EFFT: return "FFTW could not create a plan";
+  case PLD_ECALLBACK: return "A hockey-stick callback reported an error";
+  case PLD_EUNSUPPORTED: return "The operation is not supported for this input";
+  default: return "Unknown status code";
+  }
+}
+
+unsigned pld_version_number(void) { return PLD_VERSION_NUMBER; }
+const char *pld_version_string(void) { return PLD_VERSION_STRING; }
