@@ -140,7 +140,7 @@ static double val_g(const struct vals *v, long j, double f0)
  * every point it touches has eps <= Delta, where converting is harmless. */
 static int gform(const struct vals *v, long k)
 {
-  return v->jz >= 0 && k <= v->jz + 1;
+  return v->jz >= 0 && k <= v->jz + 1 && (double)(v->lo + k) * v->grid <= 1.0;
 }
 static double val(const struct vals *v, long j, long k, double f0)
 {
@@ -176,6 +176,47 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
   }
   *clip_rel = cr;
   *clip_abs = ca;
+}
+
+/* Masses at the round-off level of the second differences are noise, not
+ * atoms (a discrete mechanism's curve is linear between its atoms).  Moving
+ * them up to the next real atom (or to +inf) is safe for the pessimistic
+ * member and keeps discrete PLDs sparse, which lets composition use exact
+ * direct convolution instead of the FFT with its error floor. */
+static void sweep_noise_up(const struct vals *v, double f0, double *m, size_t n,
+                           double *inf)
+{
+  double cl = -1.0 / expm1(-v->grid), carry = 0.0;
+  for (size_t j = n; j-- > 0;) {
+    long k = (long)j + 1 < (long)n ? (long)j + 1 : (long)j;
+    /* rounding of the three values entering the second difference */
+    double mag = fabs(val(v, k, k, f0)) + 2.0 * fabs(val(v, (long)j, k, f0)) +
+                 fabs(val(v, (long)j - 1, k, f0));
+    double noise = 16.0 * U_ * cl * mag;
+    if (m[j] > 0.0 && m[j] <= noise) {
+      carry += m[j];
+      m[j] = 0.0;
+    } else if (m[j] > noise && carry > 0.0) {
+      /* hand the carry to the atom above: find it again */
+      size_t t = j + 1;
+      while (t < n && m[t] == 0.0)
+        t++;
+      if (t < n)
+        m[t] += carry;
+      else
+        *inf += carry;
+      carry = 0.0;
+    }
+  }
+  if (carry > 0.0) {
+    size_t t = 0;
+    while (t < n && m[t] == 0.0)
+      t++;
+    if (t < n)
+      m[t] += carry;
+    else
+      *inf += carry;
+  }
 }
 
 /* Upper bound on the gap between a chord of slope b and a convex function
@@ -255,14 +296,14 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double cl = -1.0 / expm1(-grid), R = 1.0, abs_extra = 0.0;
   for (size_t j = 1; j < n; j++) {
     double prev = (long)j - 1 <= jz ? g[j - 1] : d[j - 1];
+    /* Where d_j = 0 the chord from d_{j-1} down to 0 is linear in x, and
+     * the rounding of its one mass is relative to the chord itself. */
     if (d[j] > 0.0) {
       double r = prev / d[j];
       if (r > 1e3)
         abs_extra += 8.0 * U_ * prev * cl;
       else if (r > R)
         R = r;
-    } else {
-      abs_extra += 8.0 * U_ * prev * cl;
     }
   }
   double mass_rel = 8.0 * U_ * R * cl;
@@ -275,6 +316,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double crel, cabs;
   masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
   pess->inf = d[n - 1];
+  sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
   pess->rel = curve_rel + mass_rel + crel;
   pess->abs = cabs + abs_extra;
 
@@ -347,6 +389,99 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   return PLD_SUCCESS;
 }
 
+/* Optimistic member from the loss tails.
+ *
+ * Bucket j = (eps_j, eps_{j+1}] holds P_j = P[eps_j < L <= eps_{j+1}] and
+ * Q_j; merging it into one outcome is a post-processing, so the atom (P_j at
+ * loss log(P_j/Q_j)) is dominated by the truth.  Split every atom with the
+ * connect-the-dots weights: D_j = a_j P_j towards eps_j and U_j = (1-a_j) P_j
+ * towards eps_{j+1}, a_j = (rho_j - e^-Delta)/(1 - e^-Delta), rho_j =
+ * x_j Q_j / P_j.  At grid point k the pieces U_{k-1} (loss <= eps_k) and D_k
+ * (loss > eps_k) are merged into one outcome (again a post-processing).  If
+ * its loss is >= eps_k, rounding it down to eps_k is safe and gives exactly
+ * connect-the-dots' mass D_k + U_{k-1}.  If not, only the share g of U_{k-1}
+ * that balances D_k is merged (loss exactly eps_k) and the rest of U_{k-1}
+ * is rounded down to eps_{k-1}.  For a smooth density the two pieces balance
+ * to first order, so what is moved down is second order in Delta and,
+ * unlike rounding every loss down (privacy buckets), the bias does not grow
+ * by a full cell per composition.  Mass below eps_0 and the finite mass
+ * above the last grid point are dropped (safe).  Q is kept scaled: XQ = x Q. */
+static int build_optimistic_tails(const double *pg, const double *eqg,
+                                  const double *d, size_t n, double grid,
+                                  double infm, double curve_rel,
+                                  struct pld_pmf *opt)
+{
+  double emg = exp(-grid), eg = exp(grid), cl = -1.0 / expm1(-grid);
+  double *m = opt->m;
+  /* pg[-1], eqg[-1] (at eps_0 - Delta) exist: the bucket (eps_-1, eps_0]
+   * sends its up piece to eps_0, so an atom exactly at eps_0 is kept. */
+  double Uprev = 0.0, rhoprev = 1.0; /* up piece of atom k-1 and its rho */
+  {
+    double P = pg[-1] - pg[0], XQ = eqg[-1] - emg * eqg[0];
+    double noise = (4.0 * U_ + 2.0 * curve_rel) * (pg[-1] + eqg[-1]);
+    if (P > 0.0 && XQ <= P && noise <= 1e-3 * P) {
+      rhoprev = fmax(XQ / P, emg); /* round-off can put it a hair above eps_0 */
+      Uprev = P - (rhoprev - emg) * cl * P;
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    double Dk = 0.0, rho = 1.0, U = 0.0;
+    if (k + 1 < n) {
+      double Pk = pg[k] - pg[k + 1];
+      double XQk = eqg[k] - emg * eqg[k + 1];
+      if (!(Pk > 0.0))
+        Pk = 0.0;
+      /* An atom must sit inside its bucket: rho in [e^-Delta, 1].  If the
+       * difference is mostly round-off, put the atom at eps_k (rounding a
+       * loss down is always safe). */
+      double noise = (4.0 * U_ + 2.0 * curve_rel) * (pg[k] + eqg[k]);
+      rho = Pk > 0.0 ? XQk / Pk : 1.0;
+      if (!(rho <= 1.0) || noise > 1e-3 * Pk)
+        rho = 1.0;
+      else if (rho < emg)
+        rho = emg;
+      double a = (rho - emg) * cl;
+      Dk = a * Pk;
+      U = Pk - Dk;
+    }
+    m[k] = Dk;
+    if (Uprev > 0.0) {
+      /* at x_k: U_{k-1} has rho' = rhoprev e^Delta >= 1, D_k has rho <= 1 */
+      double t = rhoprev * eg;
+      double deficit = (t < INFINITY) ? Uprev * (t - 1.0) : INFINITY;
+      double surplus = Dk * (1.0 - rho);
+      if (deficit <= surplus) {
+        m[k] += Uprev;
+      } else {
+        double g = surplus / deficit;
+        m[k] += g * Uprev;
+        if (k > 0)
+          m[k - 1] += (1.0 - g) * Uprev;
+      }
+    }
+    Uprev = U;
+    rhoprev = rho;
+  }
+  opt->inf = infm;
+  /* Errors of the tail values only shift mass between neighbouring buckets
+   * (bucket sums telescope) or move an atom inside its cell, i.e. by at most
+   * one cell, and shifts down are safe.  A shift up of e at eps_j changes d(x)
+   * by at most e (1 - e^{-Delta}) for x <= x_j, and sum_{j >= k} pg_j Delta is
+   * the mean excess of L over eps_k, so relative to d the effect is at most
+   * (value error) * R2 with R2 = max_k Delta sum_{j >= k} pg_j / d_k. */
+  double S = 0.0, R2 = 1.0;
+  for (size_t k = n; k-- > 0;) {
+    S += pg[k] * grid;
+    if (d[k] > 0.0 && S / d[k] > R2)
+      R2 = S / d[k];
+  }
+  if (R2 > 1e6)
+    R2 = 1e6;
+  opt->rel = 4.0 * curve_rel + (16.0 * U_ + 2.0 * curve_rel) * R2;
+  opt->abs = 0.0;
+  return PLD_SUCCESS;
+}
+
 int pld_dist_from_curve(const pld_curve *curve, double grid,
                         const pld_params *params, pld_dist **out)
 {
@@ -362,6 +497,8 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     return PLD_EINVAL;
   if (grid < 1e-9)
     return PLD_ERANGE;
+  if (grid > 1e3)
+    return PLD_EINVAL; /* a grid step beyond 1000 nats says nothing */
 
   int ndir = curve->symmetric ? 1 : 2, st;
   double cut[2], infm[2];
@@ -387,7 +524,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   if ((st = pld_dist_new(grid, &d)))
     return st;
   d->symmetric = curve->symmetric ? 1 : 0;
-  size_t nmax = (size_t)((cut[0] + cut[1]) / grid + 3.0);
+  size_t nmax = (size_t)((cut[0] + cut[1]) / grid + 4.0);
   eps = pld_malloc(nmax * sizeof(double));
   vals[0] = pld_malloc(nmax * sizeof(double));
   vals[1] = ndir == 2 ? pld_malloc(nmax * sizeof(double)) : NULL;
@@ -443,6 +580,24 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
                               curve->rel_err, &d->p[dir][PLD_PESSIMISTIC],
                               &d->p[dir][PLD_OPTIMISTIC], work, stack)))
       goto fail;
+    if (curve->tails) {
+      /* work and gbuf are free again: reuse them for the tails, from one
+       * grid point below the grid on */
+      for (size_t j = 0; j <= n; j++)
+        eps[j] = (double)(lo - 1 + (int64_t)j) * grid;
+      if (curve->tails(curve->ctx, dir, n + 1, eps, work, gbuf)) {
+        st = PLD_ECALLBACK;
+        goto fail;
+      }
+      for (size_t j = 0; j <= n; j++)
+        if (!(work[j] >= 0.0 && work[j] <= 1.0 + 1e-9) ||
+            !(gbuf[j] >= 0.0 && gbuf[j] <= 1.0 + 1e-9)) {
+          st = PLD_ECALLBACK;
+          goto fail;
+        }
+      build_optimistic_tails(work + 1, gbuf + 1, vals[dir], n, grid, infm[dir],
+                             curve->rel_err, &d->p[dir][PLD_OPTIMISTIC]);
+    }
   }
   if (ndir == 1)
     for (int r = 0; r < 2; r++)

@@ -26,8 +26,19 @@
 
 static double mass_of(const struct pld_pmf *p) { return pld_pmf_mass(p); }
 
-static int direct_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
-                           double *c, size_t nc)
+static size_t count_nonzero(const struct pld_pmf *p)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < p->n; i++)
+    k += p->m[i] != 0.0;
+  return k;
+}
+
+/* Direct convolution over the non-zero masses.  Every output is a sum of at
+ * most min(nnz) non-negative products, so its relative rounding error is at
+ * most (min nnz + 1) u: a relative error of the curve, with no floor. */
+static void direct_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
+                            double *c, size_t nc)
 {
   memset(c, 0, nc * sizeof(double));
   for (size_t i = 0; i < a->n; i++) {
@@ -35,10 +46,14 @@ static int direct_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
     if (ai == 0.0)
       continue;
     for (size_t j = 0; j < b->n; j++)
-      c[i + j] += ai * b->m[j];
+      if (b->m[j] != 0.0)
+        c[i + j] += ai * b->m[j];
   }
-  return PLD_SUCCESS;
 }
+
+/* Direct work below this many multiply-adds beats the FFT's error floor at
+ * negligible cost. */
+#define DIRECT_MAX_OPS 4e6
 
 int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
                      int rounding, double tau, size_t max_grid,
@@ -55,12 +70,11 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
   if (st)
     return st;
   double ma = mass_of(a), mb = mass_of(b);
-  double fft_err = 0.0;
-  if ((double)a->n * (double)b->n <= 65536.0 || a->n <= 8 || b->n <= 8) {
+  double fft_err = 0.0, direct_rel = 0.0;
+  size_t za = count_nonzero(a), zb = count_nonzero(b);
+  if ((double)za * (double)zb <= DIRECT_MAX_OPS) {
     direct_convolve(a, b, r.m, nc);
-    /* each output is a sum of at most min(na, nb) products */
-    double k = (double)(a->n < b->n ? a->n : b->n);
-    fft_err = 2.0 * k * U_ * ma * mb;
+    direct_rel = ((double)(za < zb ? za : zb) + 1.0) * U_;
   } else {
     size_t N = pld_fft_good_size(nc);
     if (N > max_grid) {
@@ -81,12 +95,12 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
     fftw_execute_dft_r2c(f->fwd, f->x, f->X);
     double sa = 0, sb = 0, sab = 0;
     for (size_t k = 0; k < nh; k++) {
-      double complex za = f->Y[k][0] + I * f->Y[k][1];
-      double complex zb = f->X[k][0] + I * f->X[k][1];
-      double complex z = za * zb;
+      double complex fa = f->Y[k][0] + I * f->Y[k][1];
+      double complex fb = f->X[k][0] + I * f->X[k][1];
+      double complex z = fa * fb;
       double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
-      sa += w * cabs(za);
-      sb += w * cabs(zb);
+      sa += w * cabs(fa);
+      sb += w * cabs(fb);
       sab += w * cabs(z);
       f->X[k][0] = creal(z);
       f->X[k][1] = cimag(z);
@@ -107,7 +121,7 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
       r.m[j] = 0.0; /* within fft_err: clipping never moves away from the truth */
   double ta = ma + a->inf, tb = mb + b->inf;
   r.inf = a->inf * tb + ma * b->inf;
-  r.rel = a->rel + b->rel + a->rel * b->rel;
+  r.rel = (1.0 + a->rel) * (1.0 + b->rel) * (1.0 + direct_rel) - 1.0;
   r.abs = a->abs * tb + b->abs * ta * (1.0 + a->rel) + fft_err;
   if ((st = pld_pmf_trim(&r, rounding, tau))) {
     pld_pmf_clear(&r);
@@ -174,6 +188,53 @@ static double chernoff_edge(const struct coarse *c, double T, double logtau,
 #undef EDGE
 }
 
+/* Binary powering with pairwise convolutions (direct while the operands
+ * stay sparse): exact up to relative rounding for discrete mechanisms, so
+ * tiny deltas are not lost under an FFT error floor. */
+static int sparse_power(const struct pld_pmf *a, uint64_t T, int rounding,
+                        double tau, size_t max_grid, pld_workspace *ws,
+                        struct pld_pmf *out, size_t *fft_n)
+{
+  struct pld_pmf base, acc, tmp;
+  int st = pld_pmf_copy(a, &base), have = 0;
+  if (st)
+    return st;
+  memset(&acc, 0, sizeof acc);
+  while (T) {
+    if (T & 1) {
+      if (!have) {
+        st = pld_pmf_copy(&base, &acc);
+        have = 1;
+      } else {
+        st = pld_pmf_convolve(&acc, &base, rounding, tau, max_grid, ws, &tmp,
+                              fft_n);
+        if (!st) {
+          pld_pmf_clear(&acc);
+          acc = tmp;
+        }
+      }
+      if (st)
+        break;
+    }
+    T >>= 1;
+    if (T) {
+      st = pld_pmf_convolve(&base, &base, rounding, tau, max_grid, ws, &tmp,
+                            fft_n);
+      if (st)
+        break;
+      pld_pmf_clear(&base);
+      base = tmp;
+    }
+  }
+  pld_pmf_clear(&base);
+  if (st) {
+    pld_pmf_clear(&acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
 int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
                           double tau, size_t max_grid, pld_workspace *ws,
                           struct pld_pmf *out, size_t *fft_n)
@@ -181,6 +242,10 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
   int st;
   if (T == 1)
     return pld_pmf_copy(a, out);
+  size_t nz = count_nonzero(a);
+  if (nz <= 64 && (double)(a->n - 1) * (double)T + 1.0 <= (double)max_grid &&
+      (double)nz * (double)nz * 64.0 <= DIRECT_MAX_OPS * 64.0)
+    return sparse_power(a, T, rounding, tau, max_grid, ws, out, fft_n);
   double Td = (double)T;
   double M = mass_of(a);
   int64_t full_lo, full_hi;

@@ -91,6 +91,14 @@ int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
                           double *delta);
 int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta);
+int pld_mech_gaussian_tails(void *ctx, int dir, size_t n, const double *eps,
+                            double *p_gt, double *eq_gt);
+int pld_mech_laplace_tails(void *ctx, int dir, size_t n, const double *eps,
+                           double *p_gt, double *eq_gt);
+int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
+                          double *p_gt, double *eq_gt);
+int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
+                           double *p_gt, double *eq_gt);
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
                          const double *q);
 struct pld_mech *pld_mech_new(int kind);

@@ -71,6 +71,7 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
   }
   pld_free(at);
   m->curve.delta = pld_mech_finite_curve;
+  m->curve.tails = pld_mech_finite_tails;
   m->curve.ctx = m;
   m->curve.loss_scale = fmax(0.5 * scale, 1e-3);
   return PLD_SUCCESS;
@@ -99,6 +100,33 @@ int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
     }
     double v = m->infmass[dir] + m->sp[dir][lo] - exp(e) * m->sq[dir][lo];
     delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+  }
+  return 0;
+}
+
+int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
+                          double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  const double *L = m->loss[dir];
+  size_t k = m->nfin[dir];
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i];
+    if (e == INFINITY) {
+      p_gt[i] = m->infmass[dir];
+      eq_gt[i] = 0.0;
+      continue;
+    }
+    size_t lo = 0, hi = k;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (L[mid] > e)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    p_gt[i] = fmin(m->infmass[dir] + m->sp[dir][lo], 1.0);
+    eq_gt[i] = m->sq[dir][lo] > 0.0 ? exp(e + log(m->sq[dir][lo])) : 0.0;
   }
   return 0;
 }

@@ -33,6 +33,24 @@ int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
+/* Loss tails: under P the loss is N(mu^2/2, mu^2), under Q N(-mu^2/2, mu^2). */
+int pld_mech_gaussian_tails(void *ctx, int dir, size_t n, const double *eps,
+                            double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  double mu = m->par[0];
+  (void)dir;
+  for (size_t i = 0; i < n; i++) {
+    if (eps[i] == INFINITY) {
+      p_gt[i] = eq_gt[i] = 0.0;
+      continue;
+    }
+    p_gt[i] = pld_ndtr(0.5 * mu - eps[i] / mu);
+    eq_gt[i] = exp(eps[i] + pld_log_ndtr(-0.5 * mu - eps[i] / mu));
+  }
+  return 0;
+}
+
 int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
 {
   if (!out || !isfinite(sigma) || !(sigma > 0.0) || !isfinite(sensitivity) ||
@@ -46,6 +64,7 @@ int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
     return PLD_ENOMEM;
   m->par[0] = mu;
   m->curve.delta = pld_mech_gaussian_curve;
+  m->curve.tails = pld_mech_gaussian_tails;
   m->curve.symmetric = 1;
   m->curve.loss_scale = mu * (1.0 + 0.5 * mu); /* loss ~ N(mu^2/2, mu^2) */
   *out = m;

@@ -28,6 +28,31 @@ int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
+/* Loss tails (atoms at +-a included as the strict inequalities require):
+ * for -a <= eps < a, P[L > eps] = 1 - e^{(eps-a)/2}/2 and
+ * e^eps Q[L > eps] = e^{(eps-a)/2}/2. */
+int pld_mech_laplace_tails(void *ctx, int dir, size_t n, const double *eps,
+                           double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  double a = m->par[0];
+  (void)dir;
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i];
+    if (e >= a) {
+      p_gt[i] = eq_gt[i] = 0.0;
+    } else if (e < -a) {
+      p_gt[i] = 1.0;
+      eq_gt[i] = exp(e);
+    } else {
+      double h = 0.5 * exp(0.5 * (e - a));
+      p_gt[i] = 1.0 - h;
+      eq_gt[i] = h;
+    }
+  }
+  return 0;
+}
+
 int pld_mech_laplace(double b, double sensitivity, pld_mech **out)
 {
   if (!out || !isfinite(b) || !(b > 0.0) || !isfinite(sensitivity) ||
@@ -41,6 +66,7 @@ int pld_mech_laplace(double b, double sensitivity, pld_mech **out)
     return PLD_ENOMEM;
   m->par[0] = a;
   m->curve.delta = pld_mech_laplace_curve;
+  m->curve.tails = pld_mech_laplace_tails;
   m->curve.symmetric = 1;
   m->curve.loss_scale = a;
   *out = m;

@@ -64,6 +64,67 @@ int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
+/* Tails: the subsampled loss is a monotone function of the base loss, so
+ * L > eps iff L_b > eps' (direction PQ) and L' > eps iff L_b' > eps''
+ * (direction QP), with eps', eps'' as above; the masses follow from the
+ * mixture: P = (1-q) Q_b + q P_b. */
+static int base_tails(const struct pld_mech *b, int dir, double e, double *p,
+                      double *eq)
+{
+  return b->curve.tails(b->curve.ctx, dir, 1, &e, p, eq);
+}
+
+int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
+                           double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  const struct pld_mech *b = m->base;
+  double q = m->par[0], l1q = log1p(-q);
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i], pb, eqb;
+    if (dir == PLD_DIR_PQ) {
+      if (e == INFINITY) {
+        if (base_tails(b, 0, INFINITY, &pb, &eqb))
+          return 1;
+        p_gt[i] = q * pb;
+        eq_gt[i] = 0.0;
+        continue;
+      }
+      double t = expm1(e) / q;
+      if (!(t > -1.0)) {
+        p_gt[i] = 1.0;
+        eq_gt[i] = exp(e);
+        continue;
+      }
+      double e1 = log1p(t);
+      if (base_tails(b, 0, e1, &pb, &eqb))
+        return 1;
+      /* Q_b[L_b > e1] = e^{-e1} eqb */
+      p_gt[i] = q * pb + (1.0 - q) * exp(-e1) * eqb;
+      eq_gt[i] = exp(e - e1) * eqb;
+    } else {
+      if (q == 1.0) {
+        if (base_tails(b, 1, e, &pb, &eqb))
+          return 1;
+        p_gt[i] = pb;
+        eq_gt[i] = eqb;
+        continue;
+      }
+      if (e == INFINITY || e + l1q >= 0.0) {
+        p_gt[i] = eq_gt[i] = 0.0;
+        continue;
+      }
+      double f = -expm1(e + l1q);
+      double e2 = log(q) + e - log(f);
+      if (base_tails(b, 1, e2, &pb, &eqb))
+        return 1;
+      p_gt[i] = pb;
+      eq_gt[i] = exp(e) * (1.0 - q) * pb + exp(e - e2) * q * eqb;
+    }
+  }
+  return 0;
+}
+
 int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
 {
   if (!base || !out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
@@ -78,6 +139,7 @@ int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
   }
   m->par[0] = q;
   m->curve.delta = pld_mech_poisson_curve;
+  m->curve.tails = base->curve.tails ? pld_mech_poisson_tails : NULL;
   m->curve.symmetric = (q == 1.0) ? base->curve.symmetric : 0;
   m->curve.rel_err = base->curve.rel_err * 4.0 + 1e-14;
   m->curve.loss_scale = fmax(q * base->curve.loss_scale, 1e-9);

@@ -51,6 +51,13 @@ void pld_pmf_moments(const struct pld_pmf *p, double grid, double *mean,
 }
 
 /* Certified upper / optimistic lower value of one member's curve. */
+/* At eps = +inf only the mass at infinity counts; the booked absolute error
+ * lives in the finite masses and does not reach it. */
+static double upper_inf(const struct pld_pmf *p)
+{
+  return fmin(p->inf * (1.0 + p->rel) * (1.0 + 4.0 * U_), 1.0);
+}
+
 static double upper_of(const struct pld_pmf *p, double v)
 {
   /* d_ideal <= (d + abs)/(1 - rel); the 4u n term covers the summation */
@@ -74,6 +81,11 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
   for (int dir = 0; dir < ndir_of(d); dir++) {
     const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
+    if (eps == INFINITY) {
+      up = fmax(up, upper_inf(pp));
+      lo = fmax(lo, po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_));
+      continue;
+    }
     up = fmax(up, upper_of(pp, pld_pmf_delta(pp, d->delta, eps)));
     lo = fmax(lo, lower_of(po, pld_pmf_delta(po, d->delta, eps)));
   }
@@ -214,10 +226,13 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
     sweep(pp, d->delta, e, n, v);
     for (size_t q = 0; q < n; q++)
-      hi[e[q].i] = fmax(hi[e[q].i], upper_of(pp, v[q]));
+      hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp)
+                                                          : upper_of(pp, v[q]));
     sweep(po, d->delta, e, n, v);
     for (size_t q = 0; q < n; q++)
-      lo[e[q].i] = fmax(lo[e[q].i], lower_of(po, v[q]));
+      lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
+                                        ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
+                                        : lower_of(po, v[q]));
   }
   for (size_t i = 0; i < n; i++) {
     out[i].upper = hi[i];

@@ -70,6 +70,18 @@ enum pld_rounding { PLD_PESSIMISTIC = 0, PLD_OPTIMISTIC = 1 };
 typedef int (*pld_hockey_fn)(void *ctx, int dir, size_t n, const double *eps,
                              double *delta);
 
+/** Optional: the privacy-loss tails behind the curve.
+ *
+ *  Fill p_gt[i] = P[L > eps[i]] and eq_gt[i] = e^{eps[i]} Q[L > eps[i]] for
+ *  L = log(p/q) (dir == PLD_DIR_PQ; swap P and Q for PLD_DIR_QP), strict
+ *  inequalities, atoms at L = +inf counted in p_gt.  Then delta = p_gt -
+ *  eq_gt.  With tails the optimistic PLD is built by merging neighbouring
+ *  loss buckets onto the grid (a post-processing, see pld/build.c), whose
+ *  error does not accumulate over compositions; without them a weaker
+ *  chord-gap construction is used.  Return 0 on success. */
+typedef int (*pld_tails_fn)(void *ctx, int dir, size_t n, const double *eps,
+                            double *p_gt, double *eq_gt);
+
 /** A mechanism's privacy, as seen by the PLD builder.  This is the only thing
  *  the PLD world learns of a mechanism. */
 typedef struct pld_curve {
@@ -79,6 +91,7 @@ typedef struct pld_curve {
   int symmetric;       /**< non-zero if both directions have the same curve */
   double loss_scale;   /**< rough size of typical losses in nats (> 0); only a
                             starting point for range searches */
+  pld_tails_fn tails;  /**< optional (may be NULL), same ctx and accuracy */
 } pld_curve;
 
 /* ------------------------------------------------------------------------ */
@@ -125,7 +138,8 @@ PLD_API void pld_workspace_free(pld_workspace *ws);
 typedef struct pld_dist pld_dist;
 
 /** Build the PLD pair of a mechanism from its hockey-stick curve on the grid
- *  of step `discretization` (> 0, nats).  Losses whose upper tail carries at
+ *  of step `discretization` (in [1e-9, 1000] nats; below 1e-9 gives
+ *  PLD_ERANGE, above 1000 PLD_EINVAL).  Losses whose upper tail carries at
  *  most params->tail_mass are truncated (to +infinity when pessimistic,
  *  dropped when optimistic).
  *  Cost: O(grid) curve evaluations.

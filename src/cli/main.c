@@ -1,0 +1,851 @@
+/* pldkit: the command-line tool.
+ *
+ * A thin layer over <pldkit/accountant.h>: it parses and validates the whole
+ * command line first (so that bad input never produces partial output), then
+ * makes one accountant, adds the events, asks one query and prints the
+ * answer.  All accounting happens in the library.
+ *
+ * Exit status: 0 success, 1 the library failed on valid input, 2 bad input
+ * (one line on stderr, nothing on stdout).
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pldkit/pldkit.h>
+
+#include "events.h"
+#include "output.h"
+
+enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_DEMO, N_CMDS };
+
+static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
+                                              "demo"};
+
+#define ON(c) (1u << (c))
+#define QUERY_CMDS (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CURVE))
+#define ALL_CMDS (QUERY_CMDS | ON(CMD_DEMO))
+
+enum opt_id {
+  OPT_DELTA,
+  OPT_EPSILON,
+  OPT_RANGE,
+  OPT_DISCRETIZATION,
+  OPT_ACCURACY,
+  OPT_TAIL_MASS,
+  OPT_MAX_GRID,
+  OPT_JSON,
+  OPT_HELP
+};
+
+struct option_spec {
+  const char *name;
+  const char *metavar; /* NULL: a flag without value */
+  unsigned cmds;       /* subcommands that accept it */
+  enum opt_id id;
+  const char *meaning;
+  const char *allowed; /* the value's domain, for help and messages */
+};
+
+static const struct option_spec options[] = {
+  {"--delta", "D", ON(CMD_EPSILON), OPT_DELTA,
+   "target delta; the answer is epsilon(D)", "a number in (0, 1)"},
+  {"--epsilon", "E", ON(CMD_DELTA), OPT_EPSILON,
+   "target epsilon in nats; the answer is delta(E)", "a finite number >= 0"},
+  {"--epsilon-range", "LO:HI:N", ON(CMD_CURVE), OPT_RANGE,
+   "N evenly spaced epsilons from LO to HI (nats)",
+   "LO >= 0, HI > LO, N an integer in [2, 1000000]"},
+  {"--discretization", "X", ALL_CMDS, OPT_DISCRETIZATION,
+   "fix the grid step Delta (nats) instead of choosing it from --accuracy",
+   "a finite number > 0"},
+  {"--accuracy", "REL", ALL_CMDS, OPT_ACCURACY,
+   "automatic Delta: refine until (upper - lower) / upper <= REL",
+   "a number in (0, 1)"},
+  {"--tail-mass", "X", ALL_CMDS, OPT_TAIL_MASS,
+   "probability mass each truncation may move to +inf (upper) or drop (lower)",
+   "a number in (0, 1)"},
+  {"--max-grid", "N", ALL_CMDS, OPT_MAX_GRID,
+   "cap on the grid points of any one array (memory); more fails",
+   "an integer >= 1"},
+  {"--json", NULL, ALL_CMDS, OPT_JSON, "print one JSON object instead of text",
+   NULL},
+  {"--help", NULL, ALL_CMDS, OPT_HELP, "print this help and exit", NULL},
+};
+
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+/* The curve's default range: enough points to plot, up to epsilons where
+ * typical mechanisms have negligible delta. */
+#define RANGE_LO 0.0
+#define RANGE_HI 10.0
+#define RANGE_N 101
+#define RANGE_MAX_N 1000000
+
+/* The canonical DP-SGD run of the demo: MNIST-sized data set, batch 256,
+ * 60 epochs = ceil(60 * 60000 / 256) steps. */
+#define DEMO_N 60000.0
+#define DEMO_BATCH 256.0
+#define DEMO_SIGMA 1.1
+#define DEMO_EPOCHS 60
+#define DEMO_STEPS 14063
+#define DEMO_DELTA 1e-5
+
+struct cli {
+  enum cmd cmd;
+  int json;
+  unsigned seen; /* bit per enum opt_id, to refuse duplicates */
+  double delta, epsilon;
+  double range_lo, range_hi;
+  size_t range_n;
+  pld_params params;
+  const char **events; /* borrowed strings (argv, or demo_event) */
+  size_t n_events;
+};
+
+#define ERRLEN 1024
+#define QLEN 96
+
+/* ------------------------------------------------------------------------ */
+/* Help.                                                                     */
+
+static void option_default(const struct option_spec *o, const pld_params *d,
+                           char *buf, size_t n)
+{
+  switch (o->id) {
+  case OPT_DELTA:
+  case OPT_EPSILON:
+    snprintf(buf, n, "required");
+    break;
+  case OPT_RANGE:
+    snprintf(buf, n, "default %g:%g:%d", RANGE_LO, RANGE_HI, RANGE_N);
+    break;
+  case OPT_DISCRETIZATION:
+    snprintf(buf, n, "default automatic");
+    break;
+  case OPT_ACCURACY:
+    snprintf(buf, n, "default %g", d->accuracy);
+    break;
+  case OPT_TAIL_MASS:
+    snprintf(buf, n, "default %g", d->tail_mass);
+    break;
+  case OPT_MAX_GRID:
+    snprintf(buf, n, "default %zu", d->max_grid);
+    break;
+  case OPT_JSON:
+    snprintf(buf, n, "default off");
+    break;
+  case OPT_HELP:
+    buf[0] = '\0';
+    break;
+  }
+}
+
+static void options_help(FILE *f, unsigned cmds)
+{
+  pld_params d;
+  pld_params_default(&d);
+  if (cmds & QUERY_CMDS)
+    fputs("OPTIONS (before or after the EVENTs; --option=value works too; '--' "
+          "ends the\noptions):\n", f);
+  else
+    fputs("OPTIONS (--option=value works too):\n", f);
+  for (size_t i = 0; i < N_OPTIONS; i++) {
+    const struct option_spec *o = &options[i];
+    char head[48], def[64], text[320];
+    if (!(o->cmds & cmds))
+      continue;
+    snprintf(head, sizeof head, "  %s%s%s", o->name, o->metavar ? " " : "",
+             o->metavar ? o->metavar : "");
+    option_default(o, &d, def, sizeof def);
+    if (def[0] || o->allowed)
+      snprintf(text, sizeof text, "%s (%s%s%s)", o->meaning, def,
+               def[0] && o->allowed ? "; " : "", o->allowed ? o->allowed : "");
+    else
+      snprintf(text, sizeof text, "%s", o->meaning);
+    pld_cli_wrap(f, head, 27, text);
+  }
+}
+
+static void bracket_help(FILE *f)
+{
+  fputs("Every answer is a bracket [lower, upper] around the true value: upper "
+        "is the\ncertified guarantee (pessimistic PLD), lower an optimistic "
+        "estimate that shows\nhow tight it is.  Epsilons are in nats; an "
+        "epsilon may be inf (no finite\nepsilon is certified).\n\n", f);
+}
+
+static void exit_help(FILE *f)
+{
+  fputs("\nExit status: 0 success; 1 the computation failed (e.g. out of "
+        "memory, grid\nover --max-grid); 2 bad input (one line on stderr, "
+        "nothing on stdout).\n", f);
+}
+
+static void main_help(FILE *f)
+{
+  fprintf(f,
+          "pldkit %s - differential-privacy accounting with privacy loss "
+          "distributions\n\n"
+          "Usage:\n"
+          "  pldkit epsilon --delta D [OPTIONS] EVENT...\n"
+          "      the smallest epsilon such that the composed EVENTs are "
+          "(epsilon, D)-DP\n"
+          "  pldkit delta --epsilon E [OPTIONS] EVENT...\n"
+          "      the smallest delta such that they are (E, delta)-DP\n"
+          "  pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n"
+          "      delta(epsilon) as CSV: epsilon,delta_lower,delta_upper\n"
+          "  pldkit demo [OPTIONS]\n"
+          "      account a canonical DP-SGD run and explain the answer\n"
+          "  pldkit --help | --version\n"
+          "  pldkit COMMAND --help\n\n",
+          PLD_VERSION_STRING);
+  bracket_help(f);
+  pld_cli_events_help(f);
+  fputc('\n', f);
+  options_help(f, ALL_CMDS);
+  fputs("\nExample:\n  pldkit epsilon --delta 1e-5 "
+        "poisson-gaussian:q=0.004267,sigma=1.1,count=14063\n", f);
+  exit_help(f);
+}
+
+static void cmd_help(FILE *f, enum cmd c)
+{
+  switch (c) {
+  case CMD_EPSILON:
+    fputs("Usage: pldkit epsilon --delta D [OPTIONS] EVENT...\n\n"
+          "Print the smallest epsilon such that the composition of the EVENTs "
+          "is\n(epsilon, D)-DP, as a bracket [lower, upper].\n\n", f);
+    break;
+  case CMD_DELTA:
+    fputs("Usage: pldkit delta --epsilon E [OPTIONS] EVENT...\n\n"
+          "Print the smallest delta such that the composition of the EVENTs "
+          "is\n(E, delta)-DP, as a bracket [lower, upper].\n\n", f);
+    break;
+  case CMD_CURVE:
+    fputs("Usage: pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n\n"
+          "Print delta(epsilon) of the composition of the EVENTs at N evenly "
+          "spaced\nepsilons as CSV with the header "
+          "epsilon,delta_lower,delta_upper\n(with --json: one object with the "
+          "arrays epsilon, delta_lower, delta_upper).\n\n", f);
+    break;
+  case CMD_DEMO:
+    {
+      char q[40];
+      pld_cli_fmt_exact(q, sizeof q, DEMO_BATCH / DEMO_N);
+      fprintf(f, "Usage: pldkit demo [OPTIONS]\n\n"
+              "Account a canonical DP-SGD run and explain the answer: a "
+              "Poisson-subsampled\nGaussian with sampling rate q = %g/%g, "
+              "noise sigma = %g, %d epochs = %d\nsteps, at delta = %g.  The "
+              "same as\n  pldkit epsilon --delta %g "
+              "poisson-gaussian:q=%s,sigma=%g,count=%d\n\n",
+              DEMO_BATCH, DEMO_N, DEMO_SIGMA, DEMO_EPOCHS, DEMO_STEPS,
+              DEMO_DELTA, DEMO_DELTA, q, DEMO_SIGMA, DEMO_STEPS);
+    }
+    bracket_help(f);
+    options_help(f, ON(c));
+    exit_help(f);
+    return;
+  case N_CMDS:
+    return;
+  }
+  bracket_help(f);
+  pld_cli_events_help(f);
+  fputc('\n', f);
+  options_help(f, ON(c));
+  exit_help(f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Options.                                                                  */
+
+static void list_options(unsigned cmd_bit, char *buf, size_t n)
+{
+  size_t o = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < N_OPTIONS && o < n; i++) {
+    if (!(options[i].cmds & cmd_bit))
+      continue;
+    int w = snprintf(buf + o, n - o, "%s%s", o ? ", " : "", options[i].name);
+    if (w < 0)
+      break;
+    o += (size_t)w;
+  }
+}
+
+static int bad_value(const struct option_spec *o, const char *val,
+                     const char *what)
+{
+  char q[QLEN];
+  pld_cli_error("%s value %s is %s (%s must be %s)", o->name,
+                pld_cli_quote(q, sizeof q, val), what, o->metavar, o->allowed);
+  return PLD_CLI_EUSAGE;
+}
+
+/* Read a real option value that must satisfy lo <(=) x <(=) hi. */
+static int real_value(const struct option_spec *o, const char *val, double lo,
+                      int lo_open, double hi, int hi_open, double *out)
+{
+  double x;
+  if (*val == '\0')
+    return bad_value(o, val, "empty");
+  if (pld_cli_parse_double(val, &x) != 0)
+    return bad_value(o, val, "not a finite number");
+  if (lo_open ? !(x > lo) : !(x >= lo))
+    return bad_value(o, val, "out of range");
+  if (hi_open ? !(x < hi) : !(x <= hi))
+    return bad_value(o, val, "out of range");
+  *out = x;
+  return PLD_CLI_OK;
+}
+
+static int range_value(struct cli *c, const struct option_spec *o,
+                       const char *val)
+{
+  char *copy, *f[3], q[QLEN];
+  size_t len = strlen(val), nf = 0;
+  int rc = PLD_CLI_EUSAGE;
+  long long n = 0;
+
+  copy = malloc(len + 1);
+  if (copy == NULL) {
+    pld_cli_error("%s (while reading %s)", pld_strerror(PLD_ENOMEM), o->name);
+    return PLD_CLI_EFAIL;
+  }
+  memcpy(copy, val, len + 1);
+  for (char *p = copy;; p++) {
+    if (nf == 3) {
+      nf = 4; /* too many fields */
+      break;
+    }
+    f[nf++] = p;
+    p = strchr(p, ':');
+    if (p == NULL)
+      break;
+    *p = '\0';
+  }
+  if (nf != 3) {
+    pld_cli_error("%s value %s is not of the form LO:HI:N (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, val), o->allowed);
+  } else if (pld_cli_parse_double(f[0], &c->range_lo) != 0) {
+    pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, f[0]), o->allowed);
+  } else if (pld_cli_parse_double(f[1], &c->range_hi) != 0) {
+    pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+  } else if (!(c->range_lo >= 0)) {
+    pld_cli_error("%s: LO %s is negative (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, f[0]), o->allowed);
+  } else if (!(c->range_hi > c->range_lo)) {
+    pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+  } else {
+    int r = pld_cli_parse_int(f[2], 2, RANGE_MAX_N, &n);
+    if (r != PLD_CLI_INT_OK)
+      pld_cli_error("%s: N %s is %s (%s)", o->name,
+                    pld_cli_quote(q, sizeof q, f[2]),
+                    r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
+                    o->allowed);
+    else {
+      c->range_n = (size_t)n;
+      rc = PLD_CLI_OK;
+    }
+  }
+  free(copy);
+  return rc;
+}
+
+static int set_option(struct cli *c, const struct option_spec *o,
+                      const char *val)
+{
+  switch (o->id) {
+  case OPT_DELTA:
+    return real_value(o, val, 0.0, 1, 1.0, 1, &c->delta);
+  case OPT_EPSILON:
+    return real_value(o, val, 0.0, 0, HUGE_VAL, 1, &c->epsilon);
+  case OPT_RANGE:
+    return range_value(c, o, val);
+  case OPT_DISCRETIZATION:
+    return real_value(o, val, 0.0, 1, HUGE_VAL, 1, &c->params.discretization);
+  case OPT_ACCURACY:
+    return real_value(o, val, 0.0, 1, 1.0, 1, &c->params.accuracy);
+  case OPT_TAIL_MASS:
+    return real_value(o, val, 0.0, 1, 1.0, 1, &c->params.tail_mass);
+  case OPT_MAX_GRID: {
+    long long n = 0;
+    long long hi = SIZE_MAX < (size_t)INT64_MAX ? (long long)SIZE_MAX
+                                                : (long long)INT64_MAX;
+    int r = pld_cli_parse_int(val, 1, hi, &n);
+    if (r != PLD_CLI_INT_OK)
+      return bad_value(o, val, r == PLD_CLI_INT_RANGE ? "out of range"
+                                                      : "not an integer");
+    c->params.max_grid = (size_t)n;
+    return PLD_CLI_OK;
+  }
+  case OPT_JSON:
+    c->json = 1;
+    return PLD_CLI_OK;
+  case OPT_HELP:
+    return PLD_CLI_OK; /* handled before parsing */
+  }
+  return PLD_CLI_EUSAGE;
+}
+
+static const struct option_spec *find_option(const char *name, size_t len)
+{
+  if (len == 2 && strncmp(name, "-h", 2) == 0) {
+    name = "--help";
+    len = 6;
+  }
+  for (size_t i = 0; i < N_OPTIONS; i++)
+    if (strlen(options[i].name) == len &&
+        strncmp(options[i].name, name, len) == 0)
+      return &options[i];
+  return NULL;
+}
+
+/* Parse and validate the arguments of a subcommand (argv[0] is the first
+ * argument after the subcommand's name).  Every EVENT is validated here. */
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+  char err[ERRLEN], q[QLEN], allowed[200];
+  const char *cmd = cmd_names[c->cmd];
+  int only_events = 0;
+
+  list_options(ON(c->cmd), allowed, sizeof allowed);
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!only_events && a[0] == '-') {
+      if (strcmp(a, "--") == 0) {
+        only_events = 1;
+        continue;
+      }
+      const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+      size_t len = eq ? (size_t)(eq - a) : strlen(a);
+      const struct option_spec *o = find_option(a, len);
+      if (o == NULL) {
+        /* Show only the option name: its value may be long. */
+        char name[QLEN];
+        snprintf(name, sizeof name, "%.*s", (int)(len < 64 ? len : 64), a);
+        pld_cli_error("unknown option %s for 'pldkit %s' (allowed: %s)",
+                      pld_cli_quote(q, sizeof q, name), cmd, allowed);
+        return PLD_CLI_EUSAGE;
+      }
+      if (!(o->cmds & ON(c->cmd))) {
+        pld_cli_error("option '%s' does not apply to 'pldkit %s' "
+                      "(allowed: %s)", o->name, cmd, allowed);
+        return PLD_CLI_EUSAGE;
+      }
+      if (c->seen & ON(o->id)) {
+        pld_cli_error("option '%s' given twice", o->name);
+        return PLD_CLI_EUSAGE;
+      }
+      c->seen |= ON(o->id);
+      const char *val = NULL;
+      if (o->metavar == NULL) {
+        if (eq) {
+          pld_cli_error("option '%s' takes no value, got %s", o->name,
+                        pld_cli_quote(q, sizeof q, a));
+          return PLD_CLI_EUSAGE;
+        }
+      } else if (eq) {
+        val = eq + 1;
+      } else if (i + 1 < argc) {
+        val = argv[++i];
+      } else {
+        pld_cli_error("option '%s' needs a value %s (%s)", o->name,
+                      o->metavar, o->allowed);
+        return PLD_CLI_EUSAGE;
+      }
+      int rc = set_option(c, o, val);
+      if (rc != PLD_CLI_OK)
+        return rc;
+      continue;
+    }
+    if (c->cmd == CMD_DEMO) {
+      pld_cli_error("'pldkit demo' takes no EVENT, got %s",
+                    pld_cli_quote(q, sizeof q, a));
+      return PLD_CLI_EUSAGE;
+    }
+    int rc = pld_cli_parse_event(a, NULL, err, sizeof err);
+    if (rc != PLD_CLI_OK) {
+      pld_cli_error("%s", err);
+      return rc;
+    }
+    c->events[c->n_events++] = a;
+  }
+
+  if (c->cmd == CMD_EPSILON && !(c->seen & ON(OPT_DELTA))) {
+    pld_cli_error("missing --delta D for 'pldkit epsilon' (D must be a number "
+                  "in (0, 1), e.g. --delta 1e-5)");
+    return PLD_CLI_EUSAGE;
+  }
+  if (c->cmd == CMD_DELTA && !(c->seen & ON(OPT_EPSILON))) {
+    pld_cli_error("missing --epsilon E for 'pldkit delta' (E must be a finite "
+                  "number >= 0, e.g. --epsilon 1)");
+    return PLD_CLI_EUSAGE;
+  }
+  if (c->cmd != CMD_DEMO && c->n_events == 0) {
+    pld_cli_error("no EVENT given to 'pldkit %s' (e.g. gaussian:sigma=1; see "
+                  "'pldkit %s --help' for the list)", cmd, cmd);
+    return PLD_CLI_EUSAGE;
+  }
+  /* Backstop for limits the library knows and the table above does not. */
+  int st = pld_params_validate(&c->params);
+  if (st != PLD_SUCCESS) {
+    char d[32], a[32], t[32];
+    pld_cli_fmt_exact(d, sizeof d, c->params.discretization);
+    pld_cli_fmt_exact(a, sizeof a, c->params.accuracy);
+    pld_cli_fmt_exact(t, sizeof t, c->params.tail_mass);
+    pld_cli_error("the library rejected the options (%s): --discretization %s "
+                  "--accuracy %s --tail-mass %s --max-grid %zu",
+                  pld_strerror(st), d, a, t, c->params.max_grid);
+    return PLD_CLI_EUSAGE;
+  }
+  return PLD_CLI_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Computing and printing.                                                   */
+
+static double now(void)
+{
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct answer {
+  pld_result res; /* for curves, res.bound is unused */
+  double *eps;    /* curve only */
+  pld_bound *curve;
+  double seconds;
+};
+
+static void answer_free(struct answer *a)
+{
+  free(a->eps);
+  free(a->curve);
+  a->eps = NULL;
+  a->curve = NULL;
+}
+
+static const char *hint(int st)
+{
+  switch (st) {
+  case PLD_ERANGE:
+  case PLD_ENOMEM:
+    return "; a coarser --discretization, a larger --accuracy or a larger "
+           "--max-grid may help";
+  case PLD_EMAXITER:
+  case PLD_ETOL:
+    return "; try a different --accuracy or --discretization";
+  default:
+    return "";
+  }
+}
+
+static int compute(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN], in[64];
+  pld_accountant *acc = NULL;
+  int st;
+
+  memset(a, 0, sizeof *a);
+  if (c->cmd == CMD_CURVE) {
+    a->eps = malloc(c->range_n * sizeof *a->eps);
+    a->curve = malloc(c->range_n * sizeof *a->curve);
+    if (a->eps == NULL || a->curve == NULL) {
+      pld_cli_error("%s (while allocating %zu curve points)",
+                    pld_strerror(PLD_ENOMEM), c->range_n);
+      answer_free(a);
+      return PLD_CLI_EFAIL;
+    }
+    double w = c->range_hi - c->range_lo;
+    for (size_t i = 0; i < c->range_n; i++)
+      a->eps[i] = c->range_lo + w * (double)i / (double)(c->range_n - 1);
+    a->eps[c->range_n - 1] = c->range_hi; /* exactly, despite rounding */
+  }
+
+  double t0 = now();
+  st = pld_accountant_alloc(&c->params, &acc);
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("%s (while creating the accountant)", pld_strerror(st));
+    answer_free(a);
+    return PLD_CLI_EFAIL;
+  }
+  for (size_t i = 0; i < c->n_events; i++) {
+    int rc = pld_cli_parse_event(c->events[i], acc, err, sizeof err);
+    if (rc != PLD_CLI_OK) {
+      pld_cli_error("%s", err);
+      pld_accountant_free(acc);
+      answer_free(a);
+      return rc;
+    }
+  }
+  switch (c->cmd) {
+  case CMD_DELTA:
+    strcpy(in, "delta at epsilon = ");
+    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
+    st = pld_accountant_delta(acc, c->epsilon, &a->res);
+    break;
+  case CMD_CURVE:
+    snprintf(in, sizeof in, "delta at %zu epsilons", c->range_n);
+    st = pld_accountant_curve(acc, c->range_n, a->eps, a->curve, &a->res);
+    break;
+  default:
+    strcpy(in, "epsilon at delta = ");
+    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
+    st = pld_accountant_epsilon(acc, c->delta, &a->res);
+    break;
+  }
+  a->seconds = now() - t0;
+  pld_accountant_free(acc);
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
+                  hint(st));
+    answer_free(a);
+    return PLD_CLI_EFAIL;
+  }
+  return PLD_CLI_OK;
+}
+
+/* A closed-form answer has no grid; saying so tells the user that the
+ * bracket is exact rather than a discretization artefact. */
+static void how_text(const pld_result *r, char *buf, size_t n)
+{
+  if (r->closed_form)
+    snprintf(buf, n, "closed form (exact Gaussian composition)");
+  else
+    snprintf(buf, n, "discretization %.6g, grid %zu", r->discretization,
+             r->grid_size);
+}
+
+static void print_json(const struct cli *c, const struct answer *a)
+{
+  pld_cli_json j;
+  const pld_result *r = &a->res;
+  pld_cli_json_open(&j, stdout);
+  switch (c->cmd) {
+  case CMD_DELTA:
+    pld_cli_json_string(&j, "query", "delta");
+    pld_cli_json_number(&j, "epsilon", c->epsilon);
+    pld_cli_json_number(&j, "delta_upper", r->bound.upper);
+    pld_cli_json_number(&j, "delta_lower", r->bound.lower);
+    break;
+  case CMD_CURVE:
+    pld_cli_json_string(&j, "query", "curve");
+    pld_cli_json_numbers(&j, "epsilon", c->range_n, a->eps);
+    pld_cli_json_bounds(&j, "delta_lower", c->range_n, a->curve, 0);
+    pld_cli_json_bounds(&j, "delta_upper", c->range_n, a->curve, 1);
+    break;
+  default:
+    pld_cli_json_string(&j, "query", "epsilon");
+    pld_cli_json_number(&j, "delta", c->delta);
+    pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
+    pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
+    break;
+  }
+  pld_cli_json_string(&j, "certified", "upper");
+  pld_cli_json_number(&j, "discretization", r->discretization);
+  pld_cli_json_uint(&j, "grid_size", r->grid_size);
+  pld_cli_json_uint(&j, "fft_size", r->fft_size);
+  pld_cli_json_uint(&j, "refinements", r->refinements);
+  pld_cli_json_bool(&j, "closed_form", r->closed_form);
+  pld_cli_json_bool(&j, "met_accuracy", r->met_accuracy);
+  pld_cli_json_number(&j, "accuracy", c->params.accuracy);
+  pld_cli_json_number(&j, "tail_mass", c->params.tail_mass);
+  pld_cli_json_uint(&j, "max_grid", c->params.max_grid);
+  pld_cli_json_number(&j, "seconds", a->seconds);
+  pld_cli_json_strings(&j, "events", c->n_events, c->events);
+  if (c->cmd == CMD_DEMO)
+    pld_cli_json_bool(&j, "demo", 1);
+  pld_cli_json_string(&j, "version", PLD_VERSION_STRING);
+  pld_cli_json_close(&j);
+}
+
+static void print_text(const struct cli *c, const struct answer *a)
+{
+  const pld_result *r = &a->res;
+  char lo[40], hi[40], in[40], how[96];
+
+  if (c->cmd == CMD_CURVE) {
+    puts("epsilon,delta_lower,delta_upper");
+    for (size_t i = 0; i < c->range_n; i++) {
+      pld_cli_fmt_exact(in, sizeof in, a->eps[i]);
+      pld_cli_fmt_exact(lo, sizeof lo, a->curve[i].lower);
+      pld_cli_fmt_exact(hi, sizeof hi, a->curve[i].upper);
+      printf("%s,%s,%s\n", in, lo, hi);
+    }
+    return;
+  }
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  how_text(r, how, sizeof how);
+  if (c->cmd == CMD_DELTA) {
+    pld_cli_fmt_exact(in, sizeof in, c->epsilon);
+    printf("delta in [%s, %s] (upper is the certified bound) at epsilon = %s",
+           lo, hi, in);
+  } else {
+    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    printf("epsilon in [%s, %s] (upper is the certified bound%s) at "
+           "delta = %s", lo, hi,
+           isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
+                                 : "", in);
+  }
+  printf("; %s, %.3g s%s\n", how, a->seconds,
+         r->met_accuracy ? "" : "; requested accuracy not met");
+}
+
+static void print_demo(const struct cli *c, const struct answer *a)
+{
+  const pld_result *r = &a->res;
+  char lo[40], hi[40];
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  printf("pldkit demo: privacy accounting of a DP-SGD training run\n\n"
+         "Training: %g examples, Poisson sampling with rate q = %g/%g\n"
+         "          = %.6g per step, gradients clipped to norm 1, Gaussian "
+         "noise\n          sigma = %g, %d epochs = %d steps.\n"
+         "Question: the smallest epsilon such that the whole run is "
+         "(epsilon, delta)-DP\n"
+         "          at delta = %g (add/remove adjacency, both directions).\n\n",
+         DEMO_N, DEMO_BATCH, DEMO_N, DEMO_BATCH / DEMO_N, DEMO_SIGMA,
+         DEMO_EPOCHS, DEMO_STEPS, DEMO_DELTA);
+  printf("Answer:   epsilon is between %s and %s.\n", lo, hi);
+  if (isinf(r->bound.upper))
+    printf("          No finite epsilon could be certified at this delta.\n");
+  else
+    printf("          %s is the certified guarantee (an upper bound, from "
+           "the\n          pessimistic PLD); %s is an optimistic estimate "
+           "(a lower bound),\n          so the true epsilon lies in "
+           "between.\n", hi, lo);
+  if (r->closed_form)
+    printf("How:      closed form (exact Gaussian composition)");
+  else
+    printf("How:      privacy loss distributions on a grid of step %.6g nats,\n"
+           "          %zu grid points, FFT size %zu, %u grid%s tried",
+           r->discretization, r->grid_size, r->fft_size, r->refinements,
+           r->refinements == 1 ? "" : "s");
+  printf("%s.\n", r->met_accuracy ? "" : "; the requested accuracy was not met");
+  printf("Time:     %.3g s (build, compose and query).\n\n", a->seconds);
+  printf("The same from the command line:\n  pldkit epsilon --delta %g %s\n",
+         DEMO_DELTA, c->events[0]);
+}
+
+static int run(const struct cli *c)
+{
+  struct answer a;
+  int rc = compute(c, &a);
+  if (rc != PLD_CLI_OK)
+    return rc;
+  if (c->json)
+    print_json(c, &a);
+  else if (c->cmd == CMD_DEMO)
+    print_demo(c, &a);
+  else
+    print_text(c, &a);
+  answer_free(&a);
+  return PLD_CLI_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int has_help(int argc, char **argv)
+{
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0)
+      return 0;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+      return 1;
+  }
+  return 0;
+}
+
+static int dispatch(int argc, char **argv)
+{
+  char q[QLEN];
+  if (argc < 2) {
+    pld_cli_error("missing command (expected epsilon, delta, curve, demo, "
+                  "--help or --version)");
+    return PLD_CLI_EUSAGE;
+  }
+  const char *sub = argv[1];
+  if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 ||
+      strcmp(sub, "--version") == 0 || strcmp(sub, "-V") == 0) {
+    if (argc > 2) {
+      pld_cli_error("unexpected argument %s after '%s' (it takes none)",
+                    pld_cli_quote(q, sizeof q, argv[2]), sub);
+      return PLD_CLI_EUSAGE;
+    }
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+      main_help(stdout);
+    else
+      printf("pldkit %s\n", PLD_VERSION_STRING);
+    return PLD_CLI_OK;
+  }
+
+  struct cli c;
+  memset(&c, 0, sizeof c);
+  size_t k = 0;
+  while (k < N_CMDS && strcmp(sub, cmd_names[k]) != 0)
+    k++;
+  if (k == N_CMDS) {
+    pld_cli_error("unknown command %s (expected epsilon, delta, curve, demo, "
+                  "--help or --version)", pld_cli_quote(q, sizeof q, sub));
+    return PLD_CLI_EUSAGE;
+  }
+  c.cmd = (enum cmd)k;
+  if (has_help(argc - 2, argv + 2)) {
+    cmd_help(stdout, c.cmd);
+    return PLD_CLI_OK;
+  }
+
+  pld_params_default(&c.params);
+  c.range_lo = RANGE_LO;
+  c.range_hi = RANGE_HI;
+  c.range_n = RANGE_N;
+  /* At most one event per argument; +1 so that malloc never sees 0. */
+  c.events = malloc(((size_t)argc + 1) * sizeof *c.events);
+  if (c.events == NULL) {
+    pld_cli_error("%s (while reading the arguments)", pld_strerror(PLD_ENOMEM));
+    return PLD_CLI_EFAIL;
+  }
+  int rc = parse_args(&c, argc - 2, argv + 2);
+  if (rc == PLD_CLI_OK && c.cmd == CMD_DEMO) {
+    /* The demo goes through the same parser as a user's EVENT, so that what
+     * it prints as "the same from the command line" is exactly what ran. */
+    static char demo_event[128];
+    char qs[40], err[ERRLEN];
+    pld_cli_fmt_exact(qs, sizeof qs, DEMO_BATCH / DEMO_N);
+    snprintf(demo_event, sizeof demo_event,
+             "poisson-gaussian:q=%s,sigma=%g,count=%d", qs, DEMO_SIGMA,
+             DEMO_STEPS);
+    c.delta = DEMO_DELTA;
+    c.events[c.n_events++] = demo_event;
+    rc = pld_cli_parse_event(demo_event, NULL, err, sizeof err);
+    if (rc != PLD_CLI_OK)
+      pld_cli_error("%s", err);
+  }
+  if (rc == PLD_CLI_OK)
+    rc = run(&c);
+  free(c.events);
+  return rc;
+}
+
+int main(int argc, char **argv)
+{
+  int rc = dispatch(argc, argv);
+  /* A full disk or closed pipe must not pass for success. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    pld_cli_error("could not write the output to stdout");
+    if (rc == PLD_CLI_OK)
+      rc = PLD_CLI_EFAIL;
+  }
+  return rc;
+}

@@ -1,0 +1,62 @@
+/* pldkit CLI: printing helpers (error lines, numbers, JSON). */
+#ifndef PLDKIT_CLI_OUTPUT_H
+#define PLDKIT_CLI_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <pldkit/pld.h>
+
+#if defined(__GNUC__)
+#define PLD_CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PLD_CLI_PRINTF(f, a)
+#endif
+
+/** Print "pldkit: <message>\n" on stderr as exactly one line: any control
+ *  character that slipped into the message becomes a blank. */
+void pld_cli_error(const char *fmt, ...) PLD_CLI_PRINTF(1, 2);
+
+/** Quote a user token for a message: 'text', non-printable bytes as \xNN,
+ *  cut with "..." when long.  Returns buf.  size should be >= 16. */
+const char *pld_cli_quote(char *buf, size_t size, const char *s);
+
+/** x with `digits` significant digits (%g style); infinities as "inf". */
+void pld_cli_fmt(char *buf, size_t size, double x, int digits);
+
+/** The shortest decimal that reads back as exactly x (at most 17 digits);
+ *  infinities as "inf".  For machine-readable output. */
+void pld_cli_fmt_exact(char *buf, size_t size, double x);
+
+/** Format a bracket with at least 6 significant digits, more when needed to
+ *  tell lower and upper apart. */
+void pld_cli_fmt_bracket(char *lo, char *hi, size_t size, double lower,
+                         double upper);
+
+/** Print `head` padded to column `indent`, then `text` word-wrapped to 79
+ *  columns with continuation lines indented to `indent` (help texts). */
+void pld_cli_wrap(FILE *f, const char *head, size_t indent, const char *text);
+
+/* A minimal writer for one flat JSON object (values may be arrays). */
+typedef struct pld_cli_json {
+  FILE *f;
+  size_t members;
+} pld_cli_json;
+
+void pld_cli_json_open(pld_cli_json *j, FILE *f);
+void pld_cli_json_close(pld_cli_json *j);
+void pld_cli_json_string(pld_cli_json *j, const char *key, const char *value);
+/** A finite number, or the string "inf"/"-inf"/"nan" (JSON has no infinity). */
+void pld_cli_json_number(pld_cli_json *j, const char *key, double value);
+void pld_cli_json_uint(pld_cli_json *j, const char *key,
+                       unsigned long long value);
+void pld_cli_json_bool(pld_cli_json *j, const char *key, int value);
+void pld_cli_json_numbers(pld_cli_json *j, const char *key, size_t n,
+                          const double *x);
+/** The lower (which == 0) or upper (which != 0) ends of n brackets. */
+void pld_cli_json_bounds(pld_cli_json *j, const char *key, size_t n,
+                         const pld_bound *b, int which);
+void pld_cli_json_strings(pld_cli_json *j, const char *key, size_t n,
+                          const char *const *s);
+
+#endif
