@@ -113,7 +113,8 @@ static int plan_make(const pld_accountant *acc, struct plan *p)
     else
       p->other[p->nother++] = &acc->g[i];
   }
-  if (p->mu2 > 0.0) {
+  if (p->mu2 > 0.0 && p->nother > 0) {
+    /* only needed when it is discretized with other events */
     double mu = sqrt(p->mu2);
     if (!isfinite(mu) || mu > 1e6)
       return PLD_ERANGE;
@@ -121,6 +122,8 @@ static int plan_make(const pld_accountant *acc, struct plan *p)
     if (st)
       return st;
   }
+  if (!isfinite(p->mu2))
+    return PLD_ERANGE;
   return PLD_SUCCESS;
 }
 
@@ -244,7 +247,7 @@ static int gauss_epsilon(double mu, double delta, pld_bound *b)
   double hi = fmax(mu, 1.0);
   while (gauss_minus(hi, &g) > 0.0) {
     hi *= 2.0;
-    if (hi > 1e12)
+    if (hi > 1e300)
       return PLD_ERANGE;
   }
   double lo_, hi_;
@@ -264,6 +267,10 @@ static int gauss_epsilon(double mu, double delta, pld_bound *b)
 
 /* ---- the refinement loop ---- */
 
+/* Absolute floor for delta brackets: below it a relative target would only
+ * chase the FFT's error floor at great cost. */
+#define DELTA_FLOOR 1e-12
+
 enum qkind { Q_EPS, Q_DELTA, Q_CURVE };
 
 struct query {
@@ -274,7 +281,7 @@ struct query {
 };
 
 static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
-                      pld_bound *curve)
+                      pld_bound *curve, double *curve_max)
 {
   if (q->kind == Q_EPS)
     return pld_dist_epsilon(d, q->x, b);
@@ -283,24 +290,39 @@ static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
   int st = pld_dist_curve(d, q->n, q->eps, curve);
   if (st)
     return st;
-  /* the width that matters is at the smallest delta asked for */
+  /* the point that matters is the one furthest from its target */
+  double mx = 0.0;
+  for (size_t i = 0; i < q->n; i++)
+    mx = fmax(mx, curve[i].upper);
   size_t w = 0;
-  for (size_t i = 1; i < q->n; i++)
-    if (curve[i].upper < curve[w].upper)
+  double worst = -INFINITY;
+  for (size_t i = 0; i < q->n; i++) {
+    double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
+    double r = (curve[i].upper - curve[i].lower) / tgt;
+    if (r > worst) {
+      worst = r;
       w = i;
+    }
+  }
   *b = curve[w];
+  *curve_max = mx;
   return PLD_SUCCESS;
 }
 
-static int width_ok(const struct query *q, const pld_params *pp, pld_bound b)
+static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
+                    double curve_max)
 {
-  double w = b.upper - b.lower;
   if (q->kind == Q_EPS) {
+    if (b.lower == INFINITY)
+      return 1; /* no finite epsilon, and that is certain */
     if (b.upper == INFINITY)
       return 0;
-    return w <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
+    return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
   }
-  return w <= fmax(pp->accuracy * b.upper, 1e-300);
+  double floor = DELTA_FLOOR;
+  if (q->kind == Q_CURVE)
+    floor = fmax(floor, 1e-6 * curve_max); /* a curve is read on its own scale */
+  return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
 }
 
 static int run_query(const pld_accountant *acc, const struct query *q,
@@ -368,8 +390,12 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if ((st = composed_spread(&p, pp, &sd)))
       goto done;
     /* Start where the composed spread covers ~2000 grid points; the loop
-     * refines from there. */
-    grid = fmax(sd / 2000.0, 1e-7);
+     * refines from there.  Point-mass losses have no spread: then the
+     * events' own loss scales set the start. */
+    double scale = 0.0;
+    for (size_t i = 0; i < p.nother; i++)
+      scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
+    grid = fmax(fmax(sd / 2000.0, 1e-4 * scale), 1e-7);
   }
   pld_bound best = {0.0, INFINITY};
   if (q->kind != Q_EPS)
@@ -385,7 +411,8 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if (st)
       goto done;
     pld_bound b;
-    st = eval_query(d, q, &b, tmp);
+    double cmax = 0.0;
+    st = eval_query(d, q, &b, tmp, &cmax);
     r.refinements = it + 1;
     r.discretization = grid;
     if (pld_dist_grid_size(d) > r.grid_size)
@@ -403,10 +430,10 @@ static int run_query(const pld_accountant *acc, const struct query *q,
         curve[i].lower = fmax(curve[i].lower, tmp[i].lower);
       }
     if (fixed) {
-      r.met_accuracy = width_ok(q, pp, best);
+      r.met_accuracy = width_ok(q, pp, best, cmax);
       break;
     }
-    if (width_ok(q, pp, best)) {
+    if (width_ok(q, pp, best, cmax)) {
       r.met_accuracy = 1;
       break;
     }
@@ -418,7 +445,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
      * target with that assumption, at most 8x per step. */
     double target = q->kind == Q_EPS
                         ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
-                        : pp->accuracy * best.upper;
+                        : fmax(pp->accuracy * best.upper, DELTA_FLOOR);
     double f = (isfinite(w) && w > 0.0) ? 0.7 * target / w : 0.125;
     if (f < 0.125)
       f = 0.125;

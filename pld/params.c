@@ -13,7 +13,7 @@ void pld_params_default(pld_params *params)
   params->accuracy = 1e-3;
   params->abs_accuracy = 1e-4;
   params->tail_mass = 1e-20;
-  params->max_grid = (size_t)1 << 25;
+  params->max_grid = (size_t)1 << 23;
   params->fftw_flags = FFTW_ESTIMATE;
 }
 

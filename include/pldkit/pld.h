@@ -105,12 +105,13 @@ typedef struct pld_params {
                               (upper - lower) / upper, default 1e-3 */
   double abs_accuracy;   /**< absolute floor of that target (epsilon in nats,
                               delta as probability), default 1e-4 for epsilon;
-                              delta queries use accuracy * delta */
+                              delta queries use max(accuracy * delta, 1e-12) */
   double tail_mass;      /**< probability mass each truncation may move to
                               +infinity (pessimistic) or drop (optimistic);
                               default 1e-20 */
   size_t max_grid;       /**< cap on grid points of any one array (memory),
-                              default 1 << 25; larger needs give PLD_ERANGE */
+                              default 1 << 23 (8M points, 64 MiB per array);
+                              larger needs give PLD_ERANGE */
   unsigned fftw_flags;   /**< FFTW planner flags, default FFTW_ESTIMATE (0x40),
                               which keeps results bit-reproducible */
 } pld_params;
