@@ -391,76 +391,95 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
 
 /* Optimistic member from the loss tails.
  *
- * Bucket j = (eps_j, eps_{j+1}] holds P_j = P[eps_j < L <= eps_{j+1}] and
- * Q_j; merging it into one outcome is a post-processing, so the atom (P_j at
- * loss log(P_j/Q_j)) is dominated by the truth.  Split every atom with the
- * connect-the-dots weights: D_j = a_j P_j towards eps_j and U_j = (1-a_j) P_j
- * towards eps_{j+1}, a_j = (rho_j - e^-Delta)/(1 - e^-Delta), rho_j =
- * x_j Q_j / P_j.  At grid point k the pieces U_{k-1} (loss <= eps_k) and D_k
- * (loss > eps_k) are merged into one outcome (again a post-processing).  If
- * its loss is >= eps_k, rounding it down to eps_k is safe and gives exactly
- * connect-the-dots' mass D_k + U_{k-1}.  If not, only the share g of U_{k-1}
- * that balances D_k is merged (loss exactly eps_k) and the rest of U_{k-1}
- * is rounded down to eps_{k-1}.  For a smooth density the two pieces balance
- * to first order, so what is moved down is second order in Delta and,
- * unlike rounding every loss down (privacy buckets), the bias does not grow
- * by a full cell per composition.  Mass below eps_0 and the finite mass
- * above the last grid point are dropped (safe).  Q is kept scaled: XQ = x Q. */
+ * Bucket k = (eps_k, eps_{k+1}] holds P_k = P[eps_k < L <= eps_{k+1}] and
+ * Q_k; merging it into one outcome is a post-processing, so the atom (P_k at
+ * loss log(P_k/Q_k)) is dominated by the truth.  Each atom is split: a share
+ * a_k goes down to eps_k, the rest up to eps_{k+1}.  At grid point k the
+ * up-share of atom k-1 (loss <= eps_k) and the down-share of atom k (loss >
+ * eps_k) are merged into one outcome, again a post-processing; if its loss
+ * is >= eps_k, rounding it down to eps_k is safe.  In Q-mass units scaled by
+ * x_k = e^{eps_k} that condition reads
+ *     a_k Y_k >= (1 - a_{k-1}) X_{k-1},
+ * Y_k = P_k (1 - rho_k) (surplus of atom k at eps_k), X_{k-1} = P_{k-1}
+ * (rho_{k-1} e^Delta - 1) (deficit of atom k-1 at eps_k), rho_k = x_k Q_k/P_k.
+ * Any a satisfying every condition gives a sound optimistic PLD; the bias is
+ * the total slack.  Equality everywhere (a mean-preserving contraction, the
+ * dual of connect-the-dots) is the goal.  The balance recursion
+ * a_k = (1 - a_{k-1}) X_{k-1}/Y_k is stable forward where lambda = X/Y <= 1
+ * (density rising) and its inverse is stable backward where lambda > 1
+ * (density falling), so we balance backward, then forward, starting from the
+ * connect-the-dots split (which balances to first order), and finally enforce
+ * every condition by raising shares (a share raised only adds slack).  What
+ * remains is slack at the density's turning points and the grid ends.
+ * Mass below eps_0 (the down-share of atom -1) and the finite mass above the
+ * last grid point are dropped, which is safe. */
 static int build_optimistic_tails(const double *pg, const double *eqg,
                                   const double *d, size_t n, double grid,
                                   double infm, double curve_rel,
-                                  struct pld_pmf *opt)
+                                  struct pld_pmf *opt, double *buf)
 {
   double emg = exp(-grid), eg = exp(grid), cl = -1.0 / expm1(-grid);
   double *m = opt->m;
-  /* pg[-1], eqg[-1] (at eps_0 - Delta) exist: the bucket (eps_-1, eps_0]
-   * sends its up piece to eps_0, so an atom exactly at eps_0 is kept. */
-  double Uprev = 0.0, rhoprev = 1.0; /* up piece of atom k-1 and its rho */
-  {
-    double P = pg[-1] - pg[0], XQ = eqg[-1] - emg * eqg[0];
-    double noise = (4.0 * U_ + 2.0 * curve_rel) * (pg[-1] + eqg[-1]);
-    if (P > 0.0 && XQ <= P && noise <= 1e-3 * P) {
-      rhoprev = fmax(XQ / P, emg); /* round-off can put it a hair above eps_0 */
-      Uprev = P - (rhoprev - emg) * cl * P;
+  /* atoms -1 .. n-2 at index +1 */
+  size_t na = n;
+  double *P = buf, *X = buf + na, *Y = buf + 2 * na, *A = buf + 3 * na;
+  for (size_t i = 0; i < na; i++) {
+    long k = (long)i - 1;
+    double Pk = pg[k] - pg[k + 1];
+    double XQk = eqg[k] - emg * eqg[k + 1];
+    if (!(Pk > 0.0))
+      Pk = 0.0;
+    /* An atom must sit inside its bucket: rho in [e^-Delta, 1].  If the
+     * difference is mostly round-off, put the atom at eps_k (rounding a loss
+     * down is always safe). */
+    double noise = (4.0 * U_ + 2.0 * curve_rel) * (pg[k] + eqg[k]);
+    double rho = Pk > 0.0 ? XQk / Pk : 1.0;
+    if (!(rho <= 1.0) || noise > 1e-3 * Pk)
+      rho = 1.0;
+    else if (rho < emg)
+      rho = emg;
+    P[i] = Pk;
+    double t = rho * eg;
+    X[i] = Pk * ((t < INFINITY ? t : 1e300) - 1.0);
+    Y[i] = Pk * (1.0 - rho);
+    A[i] = (rho - emg) * cl; /* connect-the-dots split */
+    if (!(A[i] >= 0.0))
+      A[i] = 0.0;
+    if (A[i] > 1.0)
+      A[i] = 1.0;
+  }
+  /* Backward balance where it is stable: a_{k-1} from a_k at grid k. */
+  for (size_t i = na; i-- > 1;) {
+    if (X[i - 1] > Y[i - 1] && X[i - 1] > 0.0) {
+      double v = 1.0 - A[i] * Y[i] / X[i - 1];
+      A[i - 1] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
     }
   }
+  /* Forward balance where it is stable: a_k from a_{k-1} at grid k. */
+  for (size_t i = 1; i < na; i++) {
+    if (X[i] <= Y[i] && Y[i] > 0.0) {
+      double v = (1.0 - A[i - 1]) * X[i - 1] / Y[i];
+      A[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+    }
+  }
+  /* Enforce every merge condition (grid point k <-> index i = k + 1). */
+  for (size_t i = 1; i <= na; i++) {
+    double need = (1.0 - A[i - 1]) * X[i - 1];
+    double yk = i < na ? Y[i] : 0.0;
+    double have = i < na ? A[i] * yk : 0.0;
+    if (have >= need)
+      continue;
+    if (i < na && yk > 0.0) {
+      A[i] = fmin(1.0, need / yk);
+      have = A[i] * yk;
+    }
+    if (have < need) /* the rest of atom k-1's up-share goes down instead */
+      A[i - 1] = X[i - 1] > 0.0 ? fmin(1.0, fmax(A[i - 1], 1.0 - have / X[i - 1]))
+                                : 1.0;
+  }
   for (size_t k = 0; k < n; k++) {
-    double Dk = 0.0, rho = 1.0, U = 0.0;
-    if (k + 1 < n) {
-      double Pk = pg[k] - pg[k + 1];
-      double XQk = eqg[k] - emg * eqg[k + 1];
-      if (!(Pk > 0.0))
-        Pk = 0.0;
-      /* An atom must sit inside its bucket: rho in [e^-Delta, 1].  If the
-       * difference is mostly round-off, put the atom at eps_k (rounding a
-       * loss down is always safe). */
-      double noise = (4.0 * U_ + 2.0 * curve_rel) * (pg[k] + eqg[k]);
-      rho = Pk > 0.0 ? XQk / Pk : 1.0;
-      if (!(rho <= 1.0) || noise > 1e-3 * Pk)
-        rho = 1.0;
-      else if (rho < emg)
-        rho = emg;
-      double a = (rho - emg) * cl;
-      Dk = a * Pk;
-      U = Pk - Dk;
-    }
-    m[k] = Dk;
-    if (Uprev > 0.0) {
-      /* at x_k: U_{k-1} has rho' = rhoprev e^Delta >= 1, D_k has rho <= 1 */
-      double t = rhoprev * eg;
-      double deficit = (t < INFINITY) ? Uprev * (t - 1.0) : INFINITY;
-      double surplus = Dk * (1.0 - rho);
-      if (deficit <= surplus) {
-        m[k] += Uprev;
-      } else {
-        double g = surplus / deficit;
-        m[k] += g * Uprev;
-        if (k > 0)
-          m[k - 1] += (1.0 - g) * Uprev;
-      }
-    }
-    Uprev = U;
-    rhoprev = rho;
+    size_t i = k + 1;
+    m[k] = (i < na ? A[i] * P[i] : 0.0) + (1.0 - A[i - 1]) * P[i - 1];
   }
   opt->inf = infm;
   /* Errors of the tail values only shift mass between neighbouring buckets
@@ -520,6 +539,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
 
   struct pld_dist *d = NULL;
   double *eps = NULL, *vals[2] = {NULL, NULL}, *work = NULL, *gbuf = NULL;
+  double *obuf = NULL;
   long *stack = NULL;
   if ((st = pld_dist_new(grid, &d)))
     return st;
@@ -531,7 +551,8 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   work = pld_malloc(nmax * sizeof(double));
   gbuf = pld_malloc(nmax * sizeof(double));
   stack = pld_malloc((nmax + 1) * sizeof(long));
-  if (!eps || !vals[0] || (ndir == 2 && !vals[1]) || !work || !gbuf || !stack) {
+  obuf = curve->tails ? pld_malloc(4 * nmax * sizeof(double)) : NULL;
+  if ((curve->tails && !obuf) || !eps || !vals[0] || (ndir == 2 && !vals[1]) || !work || !gbuf || !stack) {
     st = PLD_ENOMEM;
     goto fail;
   }
@@ -595,8 +616,10 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
           st = PLD_ECALLBACK;
           goto fail;
         }
-      build_optimistic_tails(work + 1, gbuf + 1, vals[dir], n, grid, infm[dir],
-                             curve->rel_err, &d->p[dir][PLD_OPTIMISTIC]);
+      if ((st = build_optimistic_tails(work + 1, gbuf + 1, vals[dir], n, grid,
+                                       infm[dir], curve->rel_err,
+                                       &d->p[dir][PLD_OPTIMISTIC], obuf)))
+        goto fail;
     }
   }
   if (ndir == 1)
@@ -607,6 +630,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   pld_free(vals[0]);
   pld_free(ndir == 2 ? vals[1] : NULL);
   pld_free(gbuf);
+  pld_free(obuf);
   pld_free(work);
   pld_free(stack);
   *out = d;
@@ -616,6 +640,7 @@ fail:
   pld_free(vals[0]);
   pld_free(ndir == 2 ? vals[1] : NULL);
   pld_free(gbuf);
+  pld_free(obuf);
   pld_free(work);
   pld_free(stack);
   pld_dist_free(d);

@@ -18,6 +18,7 @@
 #include "fft.h"
 #include <complex.h> /* after fftw3.h: keeps fftw_complex a double[2] */
 #include "internal.h"
+#include "numerics.h"
 
 #define U_ DBL_EPSILON
 /* Safety constant on the standard O(u log N) elementwise error of an FFT
@@ -348,25 +349,32 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
   double lg = log2((double)N) + 1.0;
   double efwd = FFT_KAPPA * U_ * lg * M; /* elementwise forward error */
   double sum_dy = 0.0, sum_y = 0.0;
+  /* Coefficients of z^T below e^-60 change no output by more than e^-60
+   * (inverse transform averages); they are dropped and that is booked. */
+  const double lcut = -60.0;
+  double dropped = 0.0;
+  double lefwd = log(efwd);
   for (size_t k = 0; k < nh; k++) {
     double re = f->X[k][0], im = f->X[k][1];
-    double rr = hypot(re, im);
+    double r2 = re * re + im * im;
     double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
-    double yr = 0.0, yi = 0.0, mag = 0.0;
-    if (rr > 0.0) {
-      mag = exp(Td * log(rr));
-      double ang = fmod(Td * atan2(im, re), 6.283185307179586476925);
-      yr = mag * cos(ang);
-      yi = mag * sin(ang);
+    double lr = 0.5 * log(r2);
+    /* error term T (|z| + e)^{T-1} e */
+    double lgrow = (Td - 1.0) * log(sqrt(r2) + efwd);
+    if (lgrow + log(Td) + lefwd > lcut)
+      sum_dy += w * Td * exp(lgrow) * efwd;
+    if (!(Td * lr > lcut)) {
+      f->X[k][0] = 0.0;
+      f->X[k][1] = 0.0;
+      dropped += w * exp(fmax(Td * lr, -745.0));
+      continue;
     }
-    /* |d(z^T)| <= T (|z|+e)^{T-1} e from the input error, plus the rounding
-     * of the power itself (relative ~ T u for the angle). */
-    double up = rr + efwd;
-    double grow = (up > 0.0) ? exp((Td - 1.0) * log(up)) : 0.0;
-    sum_dy += w * (Td * grow * efwd + FFT_KAPPA * U_ * Td * mag);
+    double mag = exp(Td * lr);
+    double ang = fmod(Td * atan2(im, re), 6.283185307179586476925);
+    f->X[k][0] = mag * cos(ang);
+    f->X[k][1] = mag * sin(ang);
+    sum_dy += w * FFT_KAPPA * U_ * Td * mag;
     sum_y += w * mag;
-    f->X[k][0] = yr;
-    f->X[k][1] = yi;
   }
   fftw_execute_dft_c2r(f->inv, f->X, f->x);
   double inv = 1.0 / (double)N;
@@ -377,7 +385,7 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
     double v = f->x[((size_t)base + j) % N] * inv;
     r.m[j] = v > 0.0 ? v : 0.0;
   }
-  double elem = (sum_dy + FFT_KAPPA * U_ * lg * sum_y) * inv;
+  double elem = (sum_dy + dropped + FFT_KAPPA * U_ * lg * sum_y) * inv;
   double fft_err = elem * (double)nw;
 
   /* The window holds the true in-window mass plus aliased tail mass (all
