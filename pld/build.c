@@ -565,7 +565,30 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     size_t n = (size_t)(ghi[dir] - glo[dir] + 1);
     for (size_t j = 0; j < n; j++)
       eps[j] = (double)(glo[dir] + (int64_t)j) * grid;
-    if (curve->delta(curve->ctx, dir, n, eps, vals[dir])) {
+    if (curve->tails) {
+      /* delta = p_gt - eq_gt from one evaluation; where that difference
+       * cancels badly (below 1e-6 of p_gt: relative error over 1e-10) the
+       * curve itself is asked. */
+      if (curve->tails(curve->ctx, dir, n, eps, work, gbuf)) {
+        st = PLD_ECALLBACK;
+        goto fail;
+      }
+      size_t nbad = 0;
+      for (size_t j = 0; j < n; j++) {
+        double v = work[j] - gbuf[j];
+        if (!(v >= 1e-6 * work[j]))
+          eps[nbad++] = eps[j], stack[nbad - 1] = (long)j;
+        vals[dir][j] = v;
+      }
+      if (nbad) {
+        if (curve->delta(curve->ctx, dir, nbad, eps, work)) {
+          st = PLD_ECALLBACK;
+          goto fail;
+        }
+        for (size_t t = 0; t < nbad; t++)
+          vals[dir][stack[t]] = work[t];
+      }
+    } else if (curve->delta(curve->ctx, dir, n, eps, vals[dir])) {
       st = PLD_ECALLBACK;
       goto fail;
     }

@@ -167,7 +167,7 @@ static double chernoff_edge(const struct coarse *c, double T, double logtau,
 #define EDGE(u) (sgn * (T * coarse_logmgf(c, sgn * exp(u)) - logtau) / exp(u))
   double x1 = b - gr * (b - a), x2 = a + gr * (b - a);
   double f1 = EDGE(x1), f2 = EDGE(x2);
-  for (int it = 0; it < 60; it++) {
+  for (int it = 0; it < 32; it++) {
     /* upper tail: minimise; lower tail: maximise (EDGE has the sign folded) */
     if ((sgn > 0) ? (f1 < f2) : (f1 > f2)) {
       b = x2;
@@ -236,17 +236,22 @@ static int sparse_power(const struct pld_pmf *a, uint64_t T, int rounding,
   return PLD_SUCCESS;
 }
 
-int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
-                          double tau, size_t max_grid, pld_workspace *ws,
-                          struct pld_pmf *out, size_t *fft_n)
+/* Window of the T-fold finite part and the Chernoff bounds on the mass
+ * outside it. */
+struct window {
+  int64_t wlo, whi, full_lo, full_hi;
+  double tau_lo, tau_hi;
+};
+
+static int use_sparse(const struct pld_pmf *a, uint64_t T, size_t max_grid)
 {
-  int st;
-  if (T == 1)
-    return pld_pmf_copy(a, out);
   size_t nz = count_nonzero(a);
-  if (nz <= 64 && (double)(a->n - 1) * (double)T + 1.0 <= (double)max_grid &&
-      (double)nz * (double)nz * 64.0 <= DIRECT_MAX_OPS * 64.0)
-    return sparse_power(a, T, rounding, tau, max_grid, ws, out, fft_n);
+  return nz <= 64 && (double)(a->n - 1) * (double)T + 1.0 <= (double)max_grid;
+}
+
+static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
+                       size_t max_grid, struct window *win)
+{
   double Td = (double)T;
   double M = mass_of(a);
   int64_t full_lo, full_hi;
@@ -254,8 +259,6 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
       __builtin_mul_overflow(a->offset + (int64_t)a->n - 1, (int64_t)T,
                              &full_hi))
     return PLD_ERANGE;
-
-  /* Window [wlo, whi] of the T-fold finite part. */
   int64_t wlo = full_lo, whi = full_hi;
   double tau_lo = 0.0, tau_hi = 0.0;
   if (M > 0.0 && a->n > 1 && (double)(full_hi - full_lo) + 1.0 > 4096.0) {
@@ -327,10 +330,26 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
   double span = (double)(whi - wlo) + 1.0;
   if (span > (double)max_grid)
     return PLD_ERANGE;
+  win->wlo = wlo;
+  win->whi = whi;
+  win->full_lo = full_lo;
+  win->full_hi = full_hi;
+  win->tau_lo = tau_lo;
+  win->tau_hi = tau_hi;
+  return PLD_SUCCESS;
+}
+
+/* The T-fold self-convolution on a window, with FFT length N >= window. */
+static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
+                     double tau, pld_workspace *ws, const struct window *win,
+                     size_t N, struct pld_pmf *out, size_t *fft_n)
+{
+  int st;
+  double Td = (double)T;
+  double M = mass_of(a);
+  int64_t wlo = win->wlo, whi = win->whi, full_lo = win->full_lo;
+  double tau_lo = win->tau_lo, tau_hi = win->tau_hi;
   size_t nw = (size_t)(whi - wlo + 1);
-  size_t N = pld_fft_good_size(nw);
-  if (N > max_grid)
-    return PLD_ERANGE;
   struct pld_fft *f;
   if ((st = pld_fft_get(ws, N, &f)))
     return st;
@@ -359,8 +378,10 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
     double r2 = re * re + im * im;
     double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
     double lr = 0.5 * log(r2);
-    /* error term T (|z| + e)^{T-1} e */
-    double lgrow = (Td - 1.0) * log(sqrt(r2) + efwd);
+    /* error term T (|z| + e)^{T-1} e, with log(|z| + e) <= log|z| + e/|z|
+     * when |z| > e and <= log(2e) otherwise */
+    double rr = sqrt(r2);
+    double lgrow = (Td - 1.0) * (rr > efwd ? lr + efwd / rr : lefwd + PLD_LN2);
     if (lgrow + log(Td) + lefwd > lcut)
       sum_dy += w * Td * exp(lgrow) * efwd;
     if (!(Td * lr > lcut)) {
@@ -425,6 +446,24 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
   return PLD_SUCCESS;
 }
 
+int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
+                          double tau, size_t max_grid, pld_workspace *ws,
+                          struct pld_pmf *out, size_t *fft_n)
+{
+  if (T == 1)
+    return pld_pmf_copy(a, out);
+  if (use_sparse(a, T, max_grid))
+    return sparse_power(a, T, rounding, tau, max_grid, ws, out, fft_n);
+  struct window win;
+  int st = self_window(a, T, tau, max_grid, &win);
+  if (st)
+    return st;
+  size_t N = pld_fft_good_size((size_t)(win.whi - win.wlo + 1));
+  if (N > max_grid)
+    return PLD_ERANGE;
+  return self_exec(a, T, rounding, tau, ws, &win, N, out, fft_n);
+}
+
 /* Apply op to every (direction, rounding) member; symmetric inputs compute
  * direction PQ only. */
 static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
@@ -448,15 +487,41 @@ static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
   if (b && b->fft_size > d->fft_size)
     d->fft_size = b->fft_size;
   int ndir = d->symmetric ? 1 : 2;
+  /* Self-composition: one FFT length for all members, so that one plan
+   * serves them all. */
+  struct window win[2][2];
+  int sparse[2][2];
+  size_t Ncommon = 0;
+  if (!b && T > 1)
+    for (int dir = 0; dir < ndir && !st; dir++)
+      for (int r = 0; r < 2 && !st; r++) {
+        const struct pld_pmf *m = &a->p[dir][r];
+        sparse[dir][r] = use_sparse(m, T, pp->max_grid);
+        if (sparse[dir][r])
+          continue;
+        st = self_window(m, T, pp->tail_mass, pp->max_grid, &win[dir][r]);
+        size_t nw = st ? 0 : (size_t)(win[dir][r].whi - win[dir][r].wlo + 1);
+        if (nw > Ncommon)
+          Ncommon = nw;
+      }
+  if (!st && Ncommon) {
+    Ncommon = pld_fft_good_size(Ncommon);
+    if (Ncommon > pp->max_grid)
+      st = PLD_ERANGE;
+  }
   for (int dir = 0; dir < ndir && !st; dir++)
     for (int r = 0; r < 2 && !st; r++) {
       if (b)
         st = pld_pmf_convolve(&a->p[dir][r], &b->p[dir][r], r, pp->tail_mass,
                               pp->max_grid, ws, &d->p[dir][r], &d->fft_size);
+      else if (T == 1)
+        st = pld_pmf_copy(&a->p[dir][r], &d->p[dir][r]);
+      else if (sparse[dir][r])
+        st = sparse_power(&a->p[dir][r], T, r, pp->tail_mass, pp->max_grid, ws,
+                          &d->p[dir][r], &d->fft_size);
       else
-        st = pld_pmf_self_convolve(&a->p[dir][r], T, r, pp->tail_mass,
-                                   pp->max_grid, ws, &d->p[dir][r],
-                                   &d->fft_size);
+        st = self_exec(&a->p[dir][r], T, r, pp->tail_mass, ws, &win[dir][r],
+                       Ncommon, &d->p[dir][r], &d->fft_size);
     }
   if (!st && ndir == 1)
     for (int r = 0; r < 2 && !st; r++)
