@@ -389,13 +389,13 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     double sd;
     if ((st = composed_spread(&p, pp, &sd)))
       goto done;
-    /* Start where the composed spread covers ~2000 grid points; the loop
+    /* Start where the composed spread covers ~3000 grid points; the loop
      * refines from there.  Point-mass losses have no spread: then the
      * events' own loss scales set the start. */
     double scale = 0.0;
     for (size_t i = 0; i < p.nother; i++)
       scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
-    grid = fmax(fmax(sd / 2000.0, 1e-4 * scale), 1e-7);
+    grid = fmax(fmax(sd / 3000.0, 1e-4 * scale), 1e-7);
   }
   pld_bound best = {0.0, INFINITY};
   if (q->kind != Q_EPS)
@@ -441,16 +441,17 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if (!(w < 0.9 * prev_w) && it >= 2)
       break; /* no longer improving: the floor is not the grid */
     prev_w = w;
-    /* The width shrinks at least linearly in the grid step; aim below the
-     * target with that assumption, at most 8x per step. */
+    /* Both roundings err to second order in the grid step (connect-the-dots
+     * and its dual), so the width shrinks about quadratically; aim a little
+     * below the target, by at most 8x per step. */
     double target = q->kind == Q_EPS
                         ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
                         : fmax(pp->accuracy * best.upper, DELTA_FLOOR);
-    double f = (isfinite(w) && w > 0.0) ? 0.7 * target / w : 0.125;
+    double f = (isfinite(w) && w > 0.0) ? sqrt(0.8 * target / w) : 0.125;
     if (f < 0.125)
       f = 0.125;
-    if (f > 0.5)
-      f = 0.5;
+    if (f > 0.7)
+      f = 0.7;
     grid *= f;
   }
   r.bound = best;

@@ -280,8 +280,9 @@ static void lower_hull(struct vals *v, double f0, long *stack)
  * cancellation for j <= jz, and d(inf). */
 static int build_direction(const double *d, const double *g, long jz, size_t n,
                            int64_t lo, double grid, double infm,
-                           double curve_rel, struct pld_pmf *pess,
-                           struct pld_pmf *opt, double *work, long *stack)
+                           double curve_rel, int want_opt,
+                           struct pld_pmf *pess, struct pld_pmf *opt,
+                           double *work, long *stack)
 {
   int st;
   if ((st = pld_pmf_alloc(pess, lo, n)) || (st = pld_pmf_alloc(opt, lo, n)))
@@ -317,6 +318,8 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
+  if (!want_opt)
+    return PLD_SUCCESS; /* the caller builds it from the loss tails */
   pess->rel = curve_rel + mass_rel + crel;
   pess->abs = cabs + abs_extra;
 
@@ -621,7 +624,8 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
       gbuf[j] = exp((double)(lo + j) * grid) * other;
     }
     if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, infm[dir],
-                              curve->rel_err, &d->p[dir][PLD_PESSIMISTIC],
+                              curve->rel_err, curve->tails == NULL,
+                              &d->p[dir][PLD_PESSIMISTIC],
                               &d->p[dir][PLD_OPTIMISTIC], work, stack)))
       goto fail;
     if (curve->tails) {

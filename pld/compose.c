@@ -361,8 +361,11 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
    * input is the wrapped linear one.  Index i of `a` sits at i mod N, so the
    * sum s = T*offset + k lands at k mod N. */
   memset(f->x, 0, N * sizeof(double));
-  for (size_t i = 0; i < a->n; i++)
-    f->x[i % N] += a->m[i];
+  for (size_t i = 0, p = 0; i < a->n; i++) {
+    f->x[p] += a->m[i];
+    if (++p == N)
+      p = 0;
+  }
   fftw_execute_dft_r2c(f->fwd, f->x, f->X);
   size_t nh = N / 2 + 1;
   double lg = log2((double)N) + 1.0;
@@ -387,7 +390,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
     if (!(Td * lr > lcut)) {
       f->X[k][0] = 0.0;
       f->X[k][1] = 0.0;
-      dropped += w * exp(fmax(Td * lr, -745.0));
+      dropped += w; /* each below e^lcut, scaled after the loop */
       continue;
     }
     double mag = exp(Td * lr);
@@ -406,7 +409,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
     double v = f->x[((size_t)base + j) % N] * inv;
     r.m[j] = v > 0.0 ? v : 0.0;
   }
-  double elem = (sum_dy + dropped + FFT_KAPPA * U_ * lg * sum_y) * inv;
+  double elem = (sum_dy + dropped * exp(lcut) + FFT_KAPPA * U_ * lg * sum_y) * inv;
   double fft_err = elem * (double)nw;
 
   /* The window holds the true in-window mass plus aliased tail mass (all

@@ -45,8 +45,11 @@ int pld_mech_gaussian_tails(void *ctx, int dir, size_t n, const double *eps,
       p_gt[i] = eq_gt[i] = 0.0;
       continue;
     }
+    double b = -0.5 * mu - eps[i] / mu;
     p_gt[i] = pld_ndtr(0.5 * mu - eps[i] / mu);
-    eq_gt[i] = exp(eps[i] + pld_log_ndtr(-0.5 * mu - eps[i] / mu));
+    /* direct product where neither factor can over- or underflow */
+    eq_gt[i] = (eps[i] < 700.0 && b > -37.0) ? exp(eps[i]) * pld_ndtr(b)
+                                              : exp(eps[i] + pld_log_ndtr(b));
   }
   return 0;
 }

@@ -99,9 +99,10 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
       double e1 = log1p(t);
       if (base_tails(b, 0, e1, &pb, &eqb))
         return 1;
-      /* Q_b[L_b > e1] = e^{-e1} eqb */
-      p_gt[i] = q * pb + (1.0 - q) * exp(-e1) * eqb;
-      eq_gt[i] = exp(e - e1) * eqb;
+      /* Q_b[L_b > e1] = e^{-e1} eqb, and e^{-e1} = 1/(1+t) */
+      double inv1t = 1.0 / (1.0 + t);
+      p_gt[i] = q * pb + (1.0 - q) * inv1t * eqb;
+      eq_gt[i] = (e < 700.0 ? exp(e) * inv1t : exp(e - e1)) * eqb;
     } else {
       if (q == 1.0) {
         if (base_tails(b, 1, e, &pb, &eqb))

@@ -10,7 +10,7 @@ void pld_params_default(pld_params *params)
   if (!params)
     return;
   params->discretization = 0.0;
-  params->accuracy = 1e-3;
+  params->accuracy = 2e-3;
   params->abs_accuracy = 1e-4;
   params->tail_mass = 1e-20;
   params->max_grid = (size_t)1 << 23;

@@ -102,7 +102,7 @@ typedef struct pld_curve {
 typedef struct pld_params {
   double discretization; /**< grid step Delta in nats; 0 = automatic (default) */
   double accuracy;       /**< automatic Delta: target relative bracket width
-                              (upper - lower) / upper, default 1e-3 */
+                              (upper - lower) / upper, default 2e-3 (0.2%) */
   double abs_accuracy;   /**< absolute floor of that target (epsilon in nats,
                               delta as probability), default 1e-4 for epsilon;
                               delta queries use max(accuracy * delta, 1e-12) */
