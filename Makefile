@@ -33,7 +33,8 @@ test: all
 	meson test -C $(BUILD) --print-errorlogs
 
 bench: all
-	./$(BUILD)/bench/bench_core
+	mkdir -p bench/results
+	./$(BUILD)/bench/bench_core bench/results/core.csv
 
 clean:
 	rm -rf $(BUILD)
