@@ -1,0 +1,483 @@
+/* pldkit tests: the accountant.
+ *
+ *  - canonical DP-SGD case (Poisson rate 256/60000, sigma 1.1, 14063 steps,
+ *    delta 1e-5): relative bracket width <= 0.5% at default parameters, both
+ *    ends in [1.5, 3.5], every lower below every upper across grids
+ *    (Delta = 2e-3 ... 1e-5), and the default upper within 0.2% of the
+ *    lower at Delta = 1e-5 (hence of the true eps);
+ *  - grouping: counts of identical mechanisms add up;
+ *  - a mixed list works and is consistent with bounds derived in the test
+ *    (monotonicity and basic composition of independent (eps_i, delta_i)
+ *    guarantees);
+ *  - tiny delta (1e-15) is bracketed, not floored (closed form: finite and
+ *    tight; discretized: contains the exact value, +inf upper accepted only
+ *    below 1e-10); eps = 0 and eps = +inf delta queries return the right
+ *    values;
+ *  - requested accuracy is honoured when met_accuracy says so.
+ * Exact values come from tests/ref.h (closed-form Gaussian in long double,
+ * exact atom composition for finite pairs).
+ */
+#include "ref.h"
+
+#include <time.h>
+
+#define SAME_REL 1e-12 /* identical computations: agree to 1e-12 relative */
+
+static double g_t0;
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static int start_timer(void **state) {
+  g_t0 = now();
+  return 0;
+}
+static int stop_timer(void **state) {
+  print_message("  (%.2f s)\n", now() - g_t0);
+  return 0;
+}
+
+static pld_accountant *new_acc(const pld_params *p) {
+  pld_accountant *a = NULL;
+  REQUIRE_OK(pld_accountant_alloc(p, &a));
+  return a;
+}
+
+static int same(double x, double y) {
+  return x == y || fabs(x - y) <= SAME_REL * fmax(fabs(x), fabs(y));
+}
+
+static void test_dpsgd(void **state) {
+  pld_mech *m = NULL;
+  REQUIRE_OK(pld_mech_poisson_gaussian(256.0 / 60000.0, 1.1, 1.0, &m));
+  pld_accountant *acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, m, 14063));
+  pld_result r;
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_epsilon(acc, 1e-5, &r));
+  double w = (r.bound.upper - r.bound.lower) / r.bound.upper;
+  print_message("DP-SGD default: eps in [%.6f, %.6f] (width %.3g%%), Delta %g, "
+                "grid %zu, fft %zu, %u refinements, met %d\n",
+                r.bound.lower, r.bound.upper, 100 * w, r.discretization,
+                r.grid_size, r.fft_size, r.refinements, r.met_accuracy);
+  EXPECT(r.bound.lower >= 1.5 && r.bound.upper <= 3.5 &&
+             r.bound.lower <= r.bound.upper,
+         "DP-SGD bracket [%.17g, %.17g] not within [1.5, 3.5]", r.bound.lower,
+         r.bound.upper);
+  /* issue target: (upper - lower)/upper <= 0.5% */
+  EXPECT(w <= 5e-3, "DP-SGD relative width %.4g > 0.5%%", w);
+  EXPECT(r.closed_form == 0, "DP-SGD answered in closed form?");
+  EXPECT(r.discretization > 0 && r.grid_size > 0 && r.refinements >= 1,
+         "result info: Delta %g grid %zu refinements %u", r.discretization,
+         r.grid_size, r.refinements);
+  /* with met_accuracy the default target must hold */
+  pld_params defp;
+  pld_params_default(&defp);
+  if (r.met_accuracy)
+    EXPECT(r.bound.upper - r.bound.lower <=
+               fmax(defp.accuracy * r.bound.upper, defp.abs_accuracy) *
+                   (1 + 1e-12),
+           "met_accuracy set but width %.3g (target %g relative, %g "
+           "absolute)", r.bound.upper - r.bound.lower, defp.accuracy,
+           defp.abs_accuracy);
+
+  /* fixed grids: every lower below every upper (cross-consistency) */
+  const double Ds[4] = {2e-3, 5e-4, 1e-4, 1e-5};
+  pld_bound all[5];
+  all[0] = r.bound;
+  for (int i = 0; i < 4; i++) {
+    pld_params p;
+    pld_params_default(&p);
+    p.discretization = Ds[i];
+    pld_accountant *a2 = new_acc(&p);
+    REQUIRE_OK(pld_accountant_add(a2, m, 14063));
+    pld_result r2;
+    memset(&r2, 0, sizeof r2);
+    REQUIRE_OK(pld_accountant_epsilon(a2, 1e-5, &r2));
+    EXPECT(r2.discretization == Ds[i], "fixed Delta %g reported as %g", Ds[i],
+           r2.discretization);
+    all[i + 1] = r2.bound;
+    print_message("DP-SGD Delta=%g: [%.6f, %.6f]\n", Ds[i], r2.bound.lower,
+                  r2.bound.upper);
+    /* same as composing explicitly and querying the PLD */
+    if (i == 0) {
+      pld_dist *d = NULL;
+      pld_bound b = {-7, -7};
+      REQUIRE_OK(pld_accountant_compose(a2, Ds[i], &d));
+      REQUIRE_OK(pld_dist_epsilon(d, 1e-5, &b));
+      EXPECT(same(b.lower, r2.bound.lower) && same(b.upper, r2.bound.upper),
+             "accountant_compose + dist_epsilon [%.17g, %.17g] vs "
+             "accountant_epsilon [%.17g, %.17g]", b.lower, b.upper,
+             r2.bound.lower, r2.bound.upper);
+      pld_dist_free(d);
+    }
+    pld_accountant_free(a2);
+  }
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++)
+      EXPECT(all[i].lower <= all[j].upper,
+             "DP-SGD: lower %.17g (run %d) above upper %.17g (run %d)",
+             all[i].lower, i, all[j].upper, j);
+  /* issue target: the default upper within 0.2% of the true eps; the true
+   * eps is at least the lower at Delta = 1e-5 */
+  EXPECT(r.bound.upper <= 1.002 * all[4].lower,
+         "DP-SGD: default upper %.17g more than 0.2%% above the fine lower "
+         "%.17g (Delta 1e-5)", r.bound.upper, all[4].lower);
+  pld_accountant_free(acc);
+  pld_mech_free(m);
+  EXPECT_DONE();
+}
+
+static void check_grouping(pld_mech *m, const char *what) {
+  pld_params p;
+  pld_params_default(&p);
+  p.discretization = 2e-3; /* fixed grid: identical work either way */
+  pld_accountant *a = new_acc(&p), *b = new_acc(&p), *c = new_acc(NULL),
+                 *d = new_acc(NULL);
+  pld_mech *m2 = NULL;
+  REQUIRE_OK(pld_mech_copy(m, &m2));
+  EXPECT(pld_mech_equal(m, m2), "%s: copy not equal", what);
+  REQUIRE_OK(pld_accountant_add(a, m, 3));
+  REQUIRE_OK(pld_accountant_add(a, m2, 4));
+  REQUIRE_OK(pld_accountant_add(b, m, 7));
+  REQUIRE_OK(pld_accountant_add(c, m, 3));
+  REQUIRE_OK(pld_accountant_add(c, m, 4));
+  REQUIRE_OK(pld_accountant_add(d, m, 7));
+  EXPECT(pld_accountant_size(a) == 1 && pld_accountant_size(b) == 1 &&
+             pld_accountant_size(c) == 1,
+         "%s: group sizes %zu %zu %zu", what, pld_accountant_size(a),
+         pld_accountant_size(b), pld_accountant_size(c));
+  pld_accountant *pairs[2][2] = {{a, b}, {c, d}};
+  for (int k = 0; k < 2; k++) {
+    pld_result x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    REQUIRE_OK(pld_accountant_epsilon(pairs[k][0], 1e-5, &x));
+    REQUIRE_OK(pld_accountant_epsilon(pairs[k][1], 1e-5, &y));
+    EXPECT(same(x.bound.lower, y.bound.lower) &&
+               same(x.bound.upper, y.bound.upper),
+           "%s (%s grid): 3+4 gives eps [%.17g, %.17g], 7 gives [%.17g, %.17g]",
+           what, k ? "auto" : "fixed", x.bound.lower, x.bound.upper,
+           y.bound.lower, y.bound.upper);
+    REQUIRE_OK(pld_accountant_delta(pairs[k][0], 1.0, &x));
+    REQUIRE_OK(pld_accountant_delta(pairs[k][1], 1.0, &y));
+    EXPECT(same(x.bound.lower, y.bound.lower) &&
+               same(x.bound.upper, y.bound.upper),
+           "%s (%s grid): 3+4 gives delta [%.17g, %.17g], 7 gives [%.17g, "
+           "%.17g]", what, k ? "auto" : "fixed", x.bound.lower, x.bound.upper,
+           y.bound.lower, y.bound.upper);
+  }
+  pld_accountant_free(a);
+  pld_accountant_free(b);
+  pld_accountant_free(c);
+  pld_accountant_free(d);
+  pld_mech_free(m2);
+}
+
+static void test_grouping(void **state) {
+  pld_mech *l = NULL, *pg = NULL, *l2 = NULL;
+  REQUIRE_OK(pld_mech_laplace(2.0, 1.0, &l));
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
+  check_grouping(l, "laplace(2)");
+  check_grouping(pg, "poisson-gaussian(0.1, 1)");
+  /* separately constructed identical mechanisms are one group too */
+  REQUIRE_OK(pld_mech_laplace(2.0, 1.0, &l2));
+  EXPECT(pld_mech_equal(l, l2) != 0, "laplace(2) != laplace(2)");
+  pld_accountant *a = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(a, l, 1));
+  REQUIRE_OK(pld_accountant_add(a, l2, 1));
+  REQUIRE_OK(pld_accountant_add(a, pg, 1));
+  EXPECT(pld_accountant_size(a) == 2, "size %zu, expected 2",
+         pld_accountant_size(a));
+  pld_accountant_free(a);
+  pld_mech_free(l);
+  pld_mech_free(l2);
+  pld_mech_free(pg);
+  EXPECT_DONE();
+}
+
+static void test_mixed(void **state) {
+  pld_mech *g = NULL, *l = NULL, *pg = NULL;
+  REQUIRE_OK(pld_mech_gaussian(2.0, 1.0, &g));
+  REQUIRE_OK(pld_mech_laplace(5.0, 1.0, &l));
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.01, 1.0, 1.0, &pg));
+  pld_accountant *acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, g, 10));
+  REQUIRE_OK(pld_accountant_add(acc, l, 5));
+  REQUIRE_OK(pld_accountant_add(acc, pg, 100));
+  EXPECT(pld_accountant_size(acc) == 3, "size %zu", pld_accountant_size(acc));
+  const double delta = 1e-5;
+  pld_result r;
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_epsilon(acc, delta, &r));
+  print_message("mixed: eps in [%.6f, %.6f], Delta %g, met %d\n", r.bound.lower,
+                r.bound.upper, r.discretization, r.met_accuracy);
+  EXPECT(isfinite(r.bound.upper) && r.bound.lower >= 0 &&
+             r.bound.lower <= r.bound.upper && r.closed_form == 0,
+         "mixed eps bracket [%.17g, %.17g] closed_form %d", r.bound.lower,
+         r.bound.upper, r.closed_form);
+  /* true eps of the mix >= true eps of its Gaussian part (closed form) */
+  long double eg = ref_gauss_epsilon(sqrtl(10.0L) / 2, delta);
+  EXPECT(r.bound.upper >= eg, "mixed upper %.17g < eps of its Gaussian part "
+         "alone %.17Lg", r.bound.upper, eg);
+  /* basic composition: the mix is (eG(d/2) + 5 * 1/5 + eP(d/2), d)-DP, with
+   * eP from the upper of the Poisson part alone; the upper must not exceed
+   * that. */
+  pld_accountant *ap = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(ap, pg, 100));
+  pld_result rp;
+  memset(&rp, 0, sizeof rp);
+  REQUIRE_OK(pld_accountant_epsilon(ap, delta / 2, &rp));
+  long double basic = ref_gauss_epsilon(sqrtl(10.0L) / 2, delta / 2) + 1.0L +
+                      rp.bound.upper;
+  EXPECT(r.bound.upper <= basic, "mixed upper %.17g above the basic "
+         "composition bound %.17Lg", r.bound.upper, basic);
+  pld_accountant_free(ap);
+
+  /* delta queries and the curve */
+  const double eps[5] = {0.0, 0.5, 1.0, 2.0, 4.0};
+  pld_bound cb[5];
+  pld_result info;
+  memset(&info, 0, sizeof info);
+  REQUIRE_OK(pld_accountant_curve(acc, 5, eps, cb, &info));
+  REQUIRE_OK(pld_accountant_curve(acc, 5, eps, cb, NULL)); /* info optional */
+  for (int i = 0; i < 5; i++) {
+    pld_result rd;
+    memset(&rd, 0, sizeof rd);
+    REQUIRE_OK(pld_accountant_delta(acc, eps[i], &rd));
+    EXPECT(rd.bound.lower >= 0 && rd.bound.lower <= rd.bound.upper &&
+               rd.bound.upper <= 1,
+           "mixed delta(%g) = [%.17g, %.17g]", eps[i], rd.bound.lower,
+           rd.bound.upper);
+    EXPECT(cb[i].lower >= 0 && cb[i].lower <= cb[i].upper && cb[i].upper <= 1,
+           "mixed curve(%g) = [%.17g, %.17g]", eps[i], cb[i].lower,
+           cb[i].upper);
+    EXPECT(fmax(rd.bound.lower, cb[i].lower) <= fmin(rd.bound.upper, cb[i].upper),
+           "mixed delta(%g): query [%.17g, %.17g] and curve [%.17g, %.17g] "
+           "do not overlap", eps[i], rd.bound.lower, rd.bound.upper,
+           cb[i].lower, cb[i].upper);
+    /* delta(eps) of the mix >= delta of the Gaussian part */
+    long double dg = ref_gauss_delta(sqrtl(10.0L) / 2, eps[i]);
+    EXPECT(rd.bound.upper >= dg * (1 - REF_ROUND),
+           "mixed delta_upper(%g) = %.17g below the Gaussian part's %.17Lg",
+           eps[i], rd.bound.upper, dg);
+    if (i > 0)
+      EXPECT(cb[i].upper <= cb[i - 1].upper && cb[i].lower <= cb[i - 1].lower,
+             "mixed curve not non-increasing at %g", eps[i]);
+  }
+  pld_accountant_free(acc);
+  pld_mech_free(g);
+  pld_mech_free(l);
+  pld_mech_free(pg);
+  EXPECT_DONE();
+}
+
+static void test_tiny_delta(void **state) {
+  /* Gaussian sigma = 1, T = 10: closed form */
+  pld_mech *g = NULL;
+  REQUIRE_OK(pld_mech_gaussian(1.0, 1.0, &g));
+  pld_accountant *acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, g, 10));
+  const long double mu = sqrtl(10.0L);
+  const double deltas[3] = {1e-15, 1e-20, 1e-30};
+  for (int i = 0; i < 3; i++) {
+    pld_result r;
+    memset(&r, 0, sizeof r);
+    REQUIRE_OK(pld_accountant_epsilon(acc, deltas[i], &r));
+    long double ex = ref_gauss_epsilon(mu, deltas[i]);
+    EXPECT(r.closed_form != 0, "gaussian T=10 not closed form");
+    EXPECT(isfinite(r.bound.upper) && ref_brackets(r.bound, ex),
+           "gaussian T=10 eps(%g) = [%.17g, %.17g], exact %.17Lg", deltas[i],
+           r.bound.lower, r.bound.upper, ex);
+    /* closed form: only the library's rounding, 1e-9 relative */
+    EXPECT(r.bound.upper - ex <= 1e-9L * ex && ex - r.bound.lower <= 1e-9L * ex,
+           "gaussian T=10 eps(%g) = [%.17g, %.17g] too wide around %.17Lg",
+           deltas[i], r.bound.lower, r.bound.upper, ex);
+  }
+  pld_accountant_free(acc);
+
+  /* Randomized response eps0 = 1, k = 2, T = 10, through the discretized
+   * path: exact value by atom composition.  At delta = 1e-15 the answer is
+   * just below the pure-DP bound 10.  It must be bracketed, not floored:
+   * the bracket contains the exact value, and a finite upper really
+   * certifies delta.  A floor may be reported honestly as upper = +inf,
+   * which we accept below 1e-10 (the library books ~1e-10 of absolute FFT
+   * slack on composed PLDs); from 1e-9 up the upper must be finite. */
+  const double z = exp(1.0) + 1.0;
+  const double p[2] = {exp(1.0) / z, 1.0 / z}, q[2] = {1.0 / z, exp(1.0) / z};
+  pld_mech *rr = NULL;
+  REQUIRE_OK(pld_mech_randomized_response(1.0, 2, &rr));
+  acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, rr, 10));
+  ref_atoms pq1 = ref_atoms_from_pair(2, p, q), qp1 = ref_atoms_from_pair(2, q, p);
+  ref_pair_atoms ex;
+  ex.pq = ref_atoms_self_compose(&pq1, 10);
+  ex.qp = ref_atoms_self_compose(&qp1, 10);
+  const double rdel[4] = {1e-3, 1e-9, 1e-12, 1e-15};
+  for (int i = 0; i < 4; i++) {
+    pld_result r;
+    memset(&r, 0, sizeof r);
+    REQUIRE_OK(pld_accountant_epsilon(acc, rdel[i], &r));
+    long double e = ref_invert(ref_pair_delta_cb, &ex, rdel[i]);
+    /* 1e-12 relative slack: exact value from double-precision atoms */
+    EXPECT(r.bound.lower <= e * (1 + 1e-12L) && r.bound.upper >= e * (1 - 1e-12L),
+           "RR(1,2)^10 eps(%g) = [%.17g, %.17g], exact %.17Lg", rdel[i],
+           r.bound.lower, r.bound.upper, e);
+    if (rdel[i] >= 1e-9)
+      EXPECT(isfinite(r.bound.upper), "RR(1,2)^10 eps(%g) = [%.17g, %.17g]: "
+             "no finite upper", rdel[i], r.bound.lower, r.bound.upper);
+    if (!isfinite(r.bound.upper)) {
+      print_message("note: RR(1,2)^10 eps(%g) = [%.17g, +inf] (exact %.17Lg)\n",
+                    rdel[i], r.bound.lower, e);
+      continue;
+    }
+    pld_result rd;
+    memset(&rd, 0, sizeof rd);
+    REQUIRE_OK(pld_accountant_delta(acc, r.bound.upper, &rd));
+    long double dex = ref_pair_delta_cb(&ex, r.bound.upper);
+    EXPECT(dex <= rdel[i] * (1 + 1e-9) && rd.bound.upper >= dex * (1 - 1e-12L),
+           "RR(1,2)^10: at eps_upper %.17g exact delta %.17Lg (target %g), "
+           "delta bracket [%.17g, %.17g]", r.bound.upper, dex, rdel[i],
+           rd.bound.lower, rd.bound.upper);
+  }
+  ref_atoms_free(&ex.pq);
+  ref_atoms_free(&ex.qp);
+  ref_atoms_free(&pq1);
+  ref_atoms_free(&qp1);
+  pld_accountant_free(acc);
+  pld_mech_free(rr);
+  pld_mech_free(g);
+  EXPECT_DONE();
+}
+
+static void test_delta_at_zero_and_infinity(void **state) {
+  /* Gaussian sigma = 1, T = 10 */
+  pld_mech *g = NULL;
+  REQUIRE_OK(pld_mech_gaussian(1.0, 1.0, &g));
+  pld_accountant *acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, g, 10));
+  pld_result r;
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_delta(acc, 0.0, &r));
+  long double d0 = 2 * ref_Phi(sqrtl(10.0L) / 2) - 1; /* delta(0) */
+  EXPECT(ref_brackets(r.bound, d0) && r.bound.upper - d0 <= 1e-9L * d0,
+         "gaussian T=10 delta(0) = [%.17g, %.17g], exact %.17Lg",
+         r.bound.lower, r.bound.upper, d0);
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_delta(acc, INFINITY, &r));
+  EXPECT(r.bound.lower == 0 && r.bound.upper == 0,
+         "gaussian delta(+inf) = [%.17g, %.17g], expected 0", r.bound.lower,
+         r.bound.upper);
+  pld_accountant_free(acc);
+
+  /* finite pair with mass where the other has none: p = {.5,.5,0},
+   * q = {.25,.5,.25}; direction QP puts 0.25 at +inf per step, so after 3
+   * steps the mass at +inf is 1 - 0.75^3 = 0.578125 */
+  const double p[3] = {0.5, 0.5, 0.0}, q[3] = {0.25, 0.5, 0.25};
+  pld_mech *f = NULL;
+  REQUIRE_OK(pld_mech_finite(3, p, q, &f));
+  acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, f, 3));
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_delta(acc, INFINITY, &r));
+  EXPECT(ref_brackets(r.bound, 0.578125L) && r.bound.upper - 0.578125 <= 1e-9,
+         "finite^3 delta(+inf) = [%.17g, %.17g], expected 0.578125",
+         r.bound.lower, r.bound.upper);
+  /* delta at eps = 0, exact by atoms */
+  ref_atoms pq1 = ref_atoms_from_pair(3, p, q), qp1 = ref_atoms_from_pair(3, q, p);
+  ref_pair_atoms ex;
+  ex.pq = ref_atoms_self_compose(&pq1, 3);
+  ex.qp = ref_atoms_self_compose(&qp1, 3);
+  long double e0 = ref_pair_delta_cb(&ex, 0.0L);
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_delta(acc, 0.0, &r));
+  EXPECT(r.bound.lower <= e0 + 1e-15L && r.bound.upper >= e0 - 1e-15L,
+         "finite^3 delta(0) = [%.17g, %.17g], exact %.17Lg", r.bound.lower,
+         r.bound.upper, e0);
+  /* eps(delta) below the mass at infinity is +inf */
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_epsilon(acc, 0.5, &r));
+  EXPECT(r.bound.upper == INFINITY, "finite^3 eps(0.5) = [%.17g, %.17g], "
+         "expected +inf (mass 0.578 at +inf)", r.bound.lower, r.bound.upper);
+  ref_atoms_free(&ex.pq);
+  ref_atoms_free(&ex.qp);
+  ref_atoms_free(&pq1);
+  ref_atoms_free(&qp1);
+  pld_accountant_free(acc);
+  pld_mech_free(f);
+
+  /* Poisson-Gaussian and Laplace: no mass at +inf (only booked tails) */
+  pld_mech *pg = NULL, *l = NULL;
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
+  REQUIRE_OK(pld_mech_laplace(1.0, 1.0, &l));
+  acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, pg, 20));
+  REQUIRE_OK(pld_accountant_add(acc, l, 2));
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_delta(acc, INFINITY, &r));
+  /* upper: only booked slack, at most REF_BOOK_ABS (1e-8, see ref.h) */
+  EXPECT(r.bound.lower == 0 && r.bound.upper >= 0 &&
+             r.bound.upper <= REF_BOOK_ABS,
+         "poisson-gaussian + laplace delta(+inf) = [%.17g, %.17g]",
+         r.bound.lower, r.bound.upper);
+  memset(&r, 0, sizeof r);
+  REQUIRE_OK(pld_accountant_delta(acc, 0.0, &r));
+  EXPECT(r.bound.lower > 0 && r.bound.lower <= r.bound.upper &&
+             r.bound.upper < 1,
+         "poisson-gaussian + laplace delta(0) = [%.17g, %.17g]", r.bound.lower,
+         r.bound.upper);
+  pld_accountant_free(acc);
+  pld_mech_free(pg);
+  pld_mech_free(l);
+  pld_mech_free(g);
+  EXPECT_DONE();
+}
+
+/* Requested accuracy: when met_accuracy is set, the width is within the
+ * target; brackets at different accuracies overlap. */
+static void test_accuracy_targets(void **state) {
+  pld_mech *pg = NULL;
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
+  const double accs[3] = {1e-2, 1e-3, 1e-4};
+  pld_bound b[3];
+  for (int i = 0; i < 3; i++) {
+    pld_params p;
+    pld_params_default(&p);
+    p.accuracy = accs[i];
+    pld_accountant *acc = new_acc(&p);
+    REQUIRE_OK(pld_accountant_add(acc, pg, 50));
+    pld_result r;
+    memset(&r, 0, sizeof r);
+    REQUIRE_OK(pld_accountant_epsilon(acc, 1e-6, &r));
+    b[i] = r.bound;
+    double w = r.bound.upper - r.bound.lower;
+    print_message("poisson-gaussian(0.1,1)^50 accuracy %g: [%.8f, %.8f] "
+                  "Delta %g met %d\n", accs[i], r.bound.lower, r.bound.upper,
+                  r.discretization, r.met_accuracy);
+    EXPECT(r.met_accuracy != 0, "accuracy %g not met (width %.3g)", accs[i], w);
+    if (r.met_accuracy)
+      EXPECT(w <= fmax(accs[i] * r.bound.upper, p.abs_accuracy) * (1 + 1e-12),
+             "accuracy %g: met_accuracy set but width %.3g at upper %.6g",
+             accs[i], w, r.bound.upper);
+    pld_accountant_free(acc);
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      EXPECT(b[i].lower <= b[j].upper, "accuracy runs %d/%d: lower %.17g > "
+             "upper %.17g", i, j, b[i].lower, b[j].upper);
+  pld_mech_free(pg);
+  EXPECT_DONE();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_dpsgd, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_grouping, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_mixed, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_tiny_delta, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_delta_at_zero_and_infinity, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_accuracy_targets, start_timer, stop_timer),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
