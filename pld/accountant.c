@@ -397,6 +397,14 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
     grid = fmax(fmax(sd / 3000.0, 1e-4 * scale), 1e-7);
   }
+  /* When every discretized event lives on one loss lattice, a grid step
+   * dividing it makes every PLD exact (no atom is split). */
+  double lattice = p.gauss ? 0.0 : pld_mech_curve(p.other[0]->m)->loss_lattice;
+  for (size_t i = 1; i < p.nother && lattice > 0.0; i++)
+    if (pld_mech_curve(p.other[i]->m)->loss_lattice != lattice)
+      lattice = 0.0;
+  if (!fixed && lattice > 0.0)
+    grid = lattice / ceil(lattice / grid - 1e-9);
   pld_bound best = {0.0, INFINITY};
   if (q->kind != Q_EPS)
     best.upper = 1.0;
@@ -453,6 +461,8 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if (f > 0.7)
       f = 0.7;
     grid *= f;
+    if (lattice > 0.0)
+      grid = lattice / ceil(lattice / grid - 1e-9);
   }
   r.bound = best;
   if (best.lower > best.upper)

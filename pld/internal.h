@@ -49,7 +49,8 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
                           struct pld_pmf *out, size_t *fft_n);
 
 /* query.c internals */
-double pld_pmf_delta(const struct pld_pmf *p, double delta_grid, double eps);
+double pld_pmf_delta(const struct pld_pmf *p, double delta_grid, double eps,
+                     int sgn);
 /* Variance and mean (in nats) of a pmf's finite part, normalised. */
 void pld_pmf_moments(const struct pld_pmf *p, double delta_grid, double *mean,
                      double *var);

@@ -106,6 +106,7 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
 int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
 {
   if (!curve || !out || !curve->delta || !(curve->rel_err >= 0.0) ||
+      !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) ||
       !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) ||
       !(curve->loss_scale > 0.0))
     return PLD_EINVAL;

@@ -188,6 +188,7 @@ int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
   if (!st) {
     (*out)->par[0] = eps0;
     (*out)->par[1] = (double)k;
+    (*out)->curve.loss_lattice = eps0; /* losses are -eps0, 0, eps0 */
   }
   return st;
 }
@@ -222,6 +223,7 @@ int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
   if (!st) {
     (*out)->par[0] = scale;
     (*out)->par[1] = (double)s;
+    (*out)->curve.loss_lattice = 1.0 / scale; /* (|k-s| - |k|)/scale */
   }
   return st;
 }
@@ -266,6 +268,8 @@ int pld_mech_discrete_gaussian(double sigma, int64_t s, pld_mech **out)
   if (!st) {
     (*out)->par[0] = sigma;
     (*out)->par[1] = (double)s;
+    /* (s^2 - 2ks)/(2 sigma^2) = (s - 2k) s/(2 sigma^2) */
+    (*out)->curve.loss_lattice = (double)s / (2.0 * sigma * sigma);
   }
   return st;
 }

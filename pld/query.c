@@ -16,13 +16,22 @@
 
 #define U_ DBL_EPSILON
 
-double pld_pmf_delta(const struct pld_pmf *p, double grid, double eps)
+/* Atom j sits at the real number (offset + j) Delta; its double is rounded
+ * the safe way for the member: up for pessimistic (sgn > 0), down for
+ * optimistic.  Near an atom the value is arbitrarily sensitive to that. */
+static double loss_at(const struct pld_pmf *p, size_t j, double grid, int sgn)
+{
+  double l = (double)(p->offset + (int64_t)j) * grid;
+  return l + (double)sgn * 4.0 * U_ * fabs(l);
+}
+
+double pld_pmf_delta(const struct pld_pmf *p, double grid, double eps, int sgn)
 {
   if (eps == INFINITY)
     return p->inf;
   double s = p->inf;
   for (size_t j = p->n; j-- > 0;) {
-    double l = (double)(p->offset + (int64_t)j) * grid;
+    double l = loss_at(p, j, grid, sgn);
     if (!(l > eps))
       break;
     s += p->m[j] * -expm1(eps - l);
@@ -86,8 +95,8 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
       lo = fmax(lo, po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_));
       continue;
     }
-    up = fmax(up, upper_of(pp, pld_pmf_delta(pp, d->delta, eps)));
-    lo = fmax(lo, lower_of(po, pld_pmf_delta(po, d->delta, eps)));
+    up = fmax(up, upper_of(pp, pld_pmf_delta(pp, d->delta, eps, +1)));
+    lo = fmax(lo, lower_of(po, pld_pmf_delta(po, d->delta, eps, -1)));
   }
   out->upper = up;
   out->lower = fmin(lo, up);
@@ -96,7 +105,8 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
 
 /* Smallest eps with the member's computed curve <= t (t > inf mass),
  * solved exactly piecewise; -inf if already below at every eps. */
-static double solve_eps(const struct pld_pmf *p, double grid, double t)
+static double solve_eps(const struct pld_pmf *p, double grid, double t,
+                        int sgn)
 {
   /* Walk down from the top: S = sum_{j >= k} m_j, W = sum_{j >= k} m_j
    * e^{l_k - l_j}; for eps in [l_{k-1}, l_k): delta = inf + S - e^{eps - l_k} W. */
@@ -105,7 +115,7 @@ static double solve_eps(const struct pld_pmf *p, double grid, double t)
   for (size_t k = p->n; k-- > 0;) {
     W = p->m[k] + eg * W;
     S += p->m[k];
-    double lk = (double)(p->offset + (int64_t)k) * grid;
+    double lk = loss_at(p, k, grid, sgn);
     /* value at l_{k-1} (bottom of this piece) */
     double at_bottom = S - eg * W;
     if (k == 0 || at_bottom > tt) {
@@ -137,7 +147,7 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
     if (!(t > pp->inf))
       eu = INFINITY;
     else {
-      eu = solve_eps(pp, d->delta, t);
+      eu = solve_eps(pp, d->delta, t, +1);
       /* round away from the optimistic side by a few ulps */
       eu = eu + 8.0 * U_ * fabs(eu) + 1e-300;
     }
@@ -147,7 +157,7 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
     if (!(tl > po->inf))
       el = INFINITY;
     else {
-      el = solve_eps(po, d->delta, tl);
+      el = solve_eps(po, d->delta, tl, -1);
       el = el - 8.0 * U_ * fabs(el);
     }
     up = fmax(up, eu);
@@ -171,7 +181,7 @@ static int cmp_desc(const void *x, const void *y)
 
 /* delta at sorted-descending epsilons in one sweep down the pmf. */
 static void sweep(const struct pld_pmf *p, double grid,
-                  const struct idx_eps *e, size_t n, double *vals)
+                  const struct idx_eps *e, size_t n, double *vals, int sgn)
 {
   size_t k = p->n; /* atoms with index >= k have been added */
   double S = 0.0, W = 0.0, eg = exp(-grid);
@@ -181,7 +191,7 @@ static void sweep(const struct pld_pmf *p, double grid,
       vals[q] = p->inf;
       continue;
     }
-    while (k > 0 && (double)(p->offset + (int64_t)k - 1) * grid > eps) {
+    while (k > 0 && loss_at(p, k - 1, grid, sgn) > eps) {
       k--;
       W = p->m[k] + eg * W;
       S += p->m[k];
@@ -190,7 +200,7 @@ static void sweep(const struct pld_pmf *p, double grid,
       vals[q] = p->inf;
       continue;
     }
-    double lk = (double)(p->offset + (int64_t)k) * grid;
+    double lk = loss_at(p, k, grid, sgn);
     vals[q] = p->inf + fmax(S - exp(eps - lk) * W, 0.0);
   }
 }
@@ -224,11 +234,11 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
   for (int dir = 0; dir < ndir_of(d); dir++) {
     const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
-    sweep(pp, d->delta, e, n, v);
+    sweep(pp, d->delta, e, n, v, +1);
     for (size_t q = 0; q < n; q++)
       hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp)
                                                           : upper_of(pp, v[q]));
-    sweep(po, d->delta, e, n, v);
+    sweep(po, d->delta, e, n, v, -1);
     for (size_t q = 0; q < n; q++)
       lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
                                         ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)

@@ -92,6 +92,9 @@ typedef struct pld_curve {
   double loss_scale;   /**< rough size of typical losses in nats (> 0); only a
                             starting point for range searches */
   pld_tails_fn tails;  /**< optional (may be NULL), same ctx and accuracy */
+  double loss_lattice; /**< if > 0, every finite loss (both directions) is an
+                            integer multiple of it: a grid step dividing it
+                            makes the PLD exact (0 = no such lattice) */
 } pld_curve;
 
 /* ------------------------------------------------------------------------ */
