@@ -661,18 +661,8 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     }
   }
   if (ndir == 1)
-    for (int r = 0; r < 2; r++)
-      if ((st = pld_pmf_copy(&d->p[0][r], &d->p[1][r])))
-        goto fail;
-  pld_free(eps);
-  pld_free(vals[0]);
-  pld_free(ndir == 2 ? vals[1] : NULL);
-  pld_free(gbuf);
-  pld_free(obuf);
-  pld_free(work);
-  pld_free(stack);
-  *out = d;
-  return PLD_SUCCESS;
+    for (int r = 0; r < 2 && !st; r++)
+      st = pld_pmf_copy(&d->p[0][r], &d->p[1][r]);
 fail:
   pld_free(eps);
   pld_free(vals[0]);
@@ -681,6 +671,10 @@ fail:
   pld_free(obuf);
   pld_free(work);
   pld_free(stack);
-  pld_dist_free(d);
-  return st;
+  if (st) {
+    pld_dist_free(d);
+    return st;
+  }
+  *out = d;
+  return PLD_SUCCESS;
 }

@@ -77,6 +77,20 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
   return PLD_SUCCESS;
 }
 
+/* Number of atoms with loss > e (losses sorted descending). */
+static size_t count_above(const double *L, size_t k, double e)
+{
+  size_t lo = 0, hi = k;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (L[mid] > e)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
                           double *delta)
 {
@@ -89,15 +103,7 @@ int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
       delta[i] = m->infmass[dir];
       continue;
     }
-    /* number of atoms with loss > e (losses sorted descending) */
-    size_t lo = 0, hi = k;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (L[mid] > e)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    size_t lo = count_above(L, k, e);
     double v = m->infmass[dir] + m->sp[dir][lo] - exp(e) * m->sq[dir][lo];
     delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
   }
@@ -117,14 +123,7 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
       eq_gt[i] = 0.0;
       continue;
     }
-    size_t lo = 0, hi = k;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (L[mid] > e)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    size_t lo = count_above(L, k, e);
     p_gt[i] = fmin(m->infmass[dir] + m->sp[dir][lo], 1.0);
     eq_gt[i] = m->sq[dir][lo] > 0.0 ? exp(e + log(m->sq[dir][lo])) : 0.0;
   }
