@@ -11,9 +11,19 @@
 #include "alloc.h"
 #include "internal.h"
 #include "numerics.h"
+#include <pldkit/select.h>
+
+/* An event group: a mechanism, or a random selection among member
+ * accountants (sel != NULL, m == NULL), run `count` times. */
+struct selection {
+  size_t n;
+  pld_accountant **members;
+  double *w;
+};
 
 struct group {
   pld_mech *m;
+  struct selection *sel;
   uint64_t count;
 };
 
@@ -42,47 +52,149 @@ int pld_accountant_alloc(const pld_params *params, pld_accountant **out)
   return PLD_SUCCESS;
 }
 
+static void selection_free(struct selection *s)
+{
+  if (!s)
+    return;
+  for (size_t i = 0; i < s->n; i++)
+    pld_accountant_free(s->members[i]);
+  pld_free(s->members);
+  pld_free(s->w);
+  pld_free(s);
+}
+
 void pld_accountant_free(pld_accountant *acc)
 {
   if (!acc)
     return;
-  for (size_t i = 0; i < acc->n; i++)
+  for (size_t i = 0; i < acc->n; i++) {
     pld_mech_free(acc->g[i].m);
+    selection_free(acc->g[i].sel);
+  }
   pld_free(acc->g);
   pld_free(acc);
 }
 
 size_t pld_accountant_size(const pld_accountant *acc) { return acc ? acc->n : 0; }
 
+static int reserve(pld_accountant *acc)
+{
+  if (acc->n < acc->cap)
+    return PLD_SUCCESS;
+  size_t nc = acc->cap ? 2 * acc->cap : 4;
+  struct group *ng = pld_malloc(nc * sizeof *ng);
+  if (!ng)
+    return PLD_ENOMEM;
+  if (acc->n)
+    memcpy(ng, acc->g, acc->n * sizeof *ng);
+  pld_free(acc->g);
+  acc->g = ng;
+  acc->cap = nc;
+  return PLD_SUCCESS;
+}
+
 int pld_accountant_add(pld_accountant *acc, const pld_mech *m, uint64_t count)
 {
   if (!acc || !m || count < 1 || count > ((uint64_t)1 << 53))
     return PLD_EINVAL;
   for (size_t i = 0; i < acc->n; i++)
-    if (pld_mech_equal(acc->g[i].m, m)) {
+    if (acc->g[i].m && pld_mech_equal(acc->g[i].m, m)) {
       if (acc->g[i].count + count > ((uint64_t)1 << 53))
         return PLD_ERANGE;
       acc->g[i].count += count;
       return PLD_SUCCESS;
     }
-  if (acc->n == acc->cap) {
-    size_t nc = acc->cap ? 2 * acc->cap : 4;
-    struct group *ng = pld_malloc(nc * sizeof *ng);
-    if (!ng)
-      return PLD_ENOMEM;
-    if (acc->n)
-      memcpy(ng, acc->g, acc->n * sizeof *ng);
-    pld_free(acc->g);
-    acc->g = ng;
-    acc->cap = nc;
-  }
-  pld_mech *c;
-  int st = pld_mech_copy(m, &c);
+  int st = reserve(acc);
   if (st)
     return st;
+  pld_mech *c;
+  if ((st = pld_mech_copy(m, &c)))
+    return st;
   acc->g[acc->n].m = c;
+  acc->g[acc->n].sel = NULL;
   acc->g[acc->n].count = count;
   acc->n++;
+  return PLD_SUCCESS;
+}
+
+static int selection_new(size_t n, const pld_accountant *const *members,
+                         const double *weights, struct selection **out)
+{
+  struct selection *s = pld_calloc(1, sizeof *s);
+  if (!s)
+    return PLD_ENOMEM;
+  s->members = pld_calloc(n, sizeof *s->members);
+  s->w = pld_malloc(n * sizeof(double));
+  if (!s->members || !s->w) {
+    selection_free(s);
+    return PLD_ENOMEM;
+  }
+  memcpy(s->w, weights, n * sizeof(double));
+  for (size_t i = 0; i < n; i++) {
+    int st = pld_accountant_copy(members[i], &s->members[i]);
+    if (st) {
+      selection_free(s);
+      return st;
+    }
+    s->n = i + 1;
+  }
+  *out = s;
+  return PLD_SUCCESS;
+}
+
+int pld_accountant_add_selection(pld_accountant *acc, size_t n,
+                                 const pld_accountant *const *members,
+                                 const double *weights, uint64_t count)
+{
+  if (!acc || n < 1 || n > 4096 || !members || !weights || count < 1 ||
+      count > ((uint64_t)1 << 53))
+    return PLD_EINVAL;
+  double sum = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!members[i] || !isfinite(weights[i]) || weights[i] < 0.0)
+      return PLD_EINVAL;
+    sum += weights[i];
+  }
+  if (fabs(sum - 1.0) > 1e-12)
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (members[i]->n == 0)
+      return PLD_EEMPTY;
+  int st = reserve(acc);
+  if (st)
+    return st;
+  struct selection *s;
+  if ((st = selection_new(n, members, weights, &s)))
+    return st;
+  acc->g[acc->n].m = NULL;
+  acc->g[acc->n].sel = s;
+  acc->g[acc->n].count = count;
+  acc->n++;
+  return PLD_SUCCESS;
+}
+
+int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
+{
+  if (!acc || !out)
+    return PLD_EINVAL;
+  pld_accountant *c;
+  int st = pld_accountant_alloc(&acc->params, &c);
+  if (st)
+    return st;
+  for (size_t i = 0; i < acc->n && !st; i++) {
+    const struct group *g = &acc->g[i];
+    if (g->m)
+      st = pld_accountant_add(c, g->m, g->count);
+    else
+      st = pld_accountant_add_selection(
+          c, g->sel->n, (const pld_accountant *const *)g->sel->members,
+          g->sel->w, g->count);
+  }
+  if (st) {
+    pld_accountant_free(c);
+    return st;
+  }
+  *out = c;
   return PLD_SUCCESS;
 }
 
@@ -100,7 +212,9 @@ static void plan_free(struct plan *p)
   pld_free(p->other);
 }
 
-static int plan_make(const pld_accountant *acc, struct plan *p)
+/* need_grid: the plan will be composed on a grid even if it is all
+ * Gaussian (otherwise an all-Gaussian plan is answered in closed form). */
+static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
 {
   memset(p, 0, sizeof *p);
   p->other = pld_malloc((acc->n ? acc->n : 1) * sizeof *p->other);
@@ -108,12 +222,12 @@ static int plan_make(const pld_accountant *acc, struct plan *p)
     return PLD_ENOMEM;
   for (size_t i = 0; i < acc->n; i++) {
     double mu;
-    if (pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS)
+    if (acc->g[i].m && pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS)
       p->mu2 += (double)acc->g[i].count * mu * mu;
     else
       p->other[p->nother++] = &acc->g[i];
   }
-  if (p->mu2 > 0.0 && p->nother > 0) {
+  if (p->mu2 > 0.0 && (p->nother > 0 || need_grid)) {
     /* only needed when it is discretized with other events */
     double mu = sqrt(p->mu2);
     if (!isfinite(mu) || mu > 1e6)
@@ -127,6 +241,24 @@ static int plan_make(const pld_accountant *acc, struct plan *p)
   return PLD_SUCCESS;
 }
 
+/* A selection's PLD: each member composed on the same grid, then mixed. */
+static int compose_selection(const struct selection *sel, double grid,
+                             pld_dist **out)
+{
+  pld_dist **d = pld_calloc(sel->n, sizeof *d);
+  if (!d)
+    return PLD_ENOMEM;
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < sel->n && !st; i++)
+    st = pld_accountant_compose(sel->members[i], grid, &d[i]);
+  if (!st)
+    st = pld_dist_mix(sel->n, (const pld_dist *const *)d, sel->w, out);
+  for (size_t i = 0; i < sel->n; i++)
+    pld_dist_free(d[i]);
+  pld_free(d);
+  return st;
+}
+
 static int compose_plan(const struct plan *p, const pld_params *pp,
                         double grid, pld_workspace *ws, pld_dist **out)
 {
@@ -135,9 +267,13 @@ static int compose_plan(const struct plan *p, const pld_params *pp,
   size_t total = p->nother + (p->gauss ? 1 : 0);
   for (size_t i = 0; i < total && !st; i++) {
     const pld_mech *m = i < p->nother ? p->other[i]->m : p->gauss;
+    const struct selection *sel = i < p->nother ? p->other[i]->sel : NULL;
     uint64_t cnt = i < p->nother ? p->other[i]->count : 1;
     pld_dist *one = NULL, *many = NULL;
-    st = pld_dist_from_curve(pld_mech_curve(m), grid, pp, &one);
+    if (sel)
+      st = compose_selection(sel, grid, &one);
+    else
+      st = pld_dist_from_curve(pld_mech_curve(m), grid, pp, &one);
     if (!st && cnt > 1) {
       st = pld_dist_self_compose(one, cnt, ws, &many);
       pld_dist_free(one);
@@ -173,7 +309,7 @@ int pld_accountant_compose(const pld_accountant *acc, double grid,
   if (acc->n == 0)
     return PLD_EEMPTY;
   struct plan p;
-  int st = plan_make(acc, &p);
+  int st = plan_make(acc, &p, 1);
   pld_workspace *ws = NULL;
   if (!st)
     st = pld_workspace_alloc(&acc->params, &ws);
@@ -186,10 +322,30 @@ int pld_accountant_compose(const pld_accountant *acc, double grid,
 
 /* Standard deviation (nats) of the composed loss, from coarse builds. */
 static int composed_spread(const struct plan *p, const pld_params *pp,
+                           double *sd);
+static int composed_spread(const struct plan *p, const pld_params *pp,
                            double *sd)
 {
   double var = p->mu2; /* Gaussian with mu: loss variance mu^2 */
   for (size_t i = 0; i < p->nother; i++) {
+    if (p->other[i]->sel) {
+      /* a rough start is enough: the largest member spread */
+      const struct selection *sel = p->other[i]->sel;
+      double vs = 0.0;
+      for (size_t k = 0; k < sel->n; k++) {
+        struct plan mp;
+        double sdk;
+        int st = plan_make(sel->members[k], &mp, 0);
+        if (!st)
+          st = composed_spread(&mp, pp, &sdk);
+        plan_free(&mp);
+        if (st)
+          return st;
+        vs = fmax(vs, sdk * sdk);
+      }
+      var += (double)p->other[i]->count * vs;
+      continue;
+    }
     const pld_curve *c = pld_mech_curve(p->other[i]->m);
     pld_dist *d = NULL;
     int st = PLD_ERANGE;
@@ -331,7 +487,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   if (acc->n == 0)
     return PLD_EEMPTY;
   struct plan p;
-  int st = plan_make(acc, &p);
+  int st = plan_make(acc, &p, 0);
   if (st) {
     plan_free(&p);
     return st;
@@ -394,14 +550,17 @@ static int run_query(const pld_accountant *acc, const struct query *q,
      * events' own loss scales set the start. */
     double scale = 0.0;
     for (size_t i = 0; i < p.nother; i++)
-      scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
+      if (p.other[i]->m)
+        scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
     grid = fmax(fmax(sd / 3000.0, 1e-4 * scale), 1e-7);
   }
   /* When every discretized event lives on one loss lattice, a grid step
    * dividing it makes every PLD exact (no atom is split). */
-  double lattice = p.gauss ? 0.0 : pld_mech_curve(p.other[0]->m)->loss_lattice;
+  double lattice = (p.gauss || !p.other[0]->m)
+                       ? 0.0
+                       : pld_mech_curve(p.other[0]->m)->loss_lattice;
   for (size_t i = 1; i < p.nother && lattice > 0.0; i++)
-    if (pld_mech_curve(p.other[i]->m)->loss_lattice != lattice)
+    if (!p.other[i]->m || pld_mech_curve(p.other[i]->m)->loss_lattice != lattice)
       lattice = 0.0;
   if (!fixed && lattice > 0.0)
     grid = lattice / ceil(lattice / grid - 1e-9);

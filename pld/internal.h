@@ -64,7 +64,10 @@ enum pld_mech_kind {
   PLD_MECH_LAPLACE,
   PLD_MECH_FINITE, /* also discrete Laplace/Gaussian, randomized response */
   PLD_MECH_POISSON,
-  PLD_MECH_USER
+  PLD_MECH_USER,
+  PLD_MECH_MIXTURE, /* Gaussian mixture pair */
+  PLD_MECH_WOR,     /* sampling without replacement (base: Poisson PQ) */
+  PLD_MECH_SELECT   /* random selection among member mechanisms */
 };
 
 struct pld_mech {
@@ -78,7 +81,11 @@ struct pld_mech {
   double *sp[2], *sq[2]; /* suffix sums of first / second argument masses */
   size_t nfin[2];
   double infmass[2];  /* mass of the first argument where the second is 0 */
-  struct pld_mech *base; /* Poisson: the base mechanism */
+  struct pld_mech *base; /* Poisson, WOR: the base mechanism */
+  double *arr;           /* kind-specific array (mixture: means, weights) */
+  size_t narr;
+  struct pld_mech **members; /* selection members (weights in arr) */
+  size_t nmembers;
   pld_curve curve;
 };
 
@@ -102,6 +109,9 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt);
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
                          const double *q);
+int pld_mech_mixture_setup(struct pld_mech *m);
+int pld_mech_select_setup(struct pld_mech *m);
+int pld_mech_wor_setup(struct pld_mech *m);
 struct pld_mech *pld_mech_new(int kind);
 
 #define PLD_BUILTIN_REL_ERR 1e-11

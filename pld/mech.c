@@ -29,6 +29,10 @@ void pld_mech_free(pld_mech *m)
     pld_free(m->sq[d]);
   }
   pld_mech_free(m->base);
+  pld_free(m->arr);
+  for (size_t i = 0; i < m->nmembers; i++)
+    pld_mech_free(m->members[i]);
+  pld_free(m->members);
   pld_free(m);
 }
 
@@ -51,6 +55,25 @@ int pld_mech_copy(const pld_mech *m, pld_mech **out)
     st = pld_mech_finite_init(c, m->n, m->p, m->q);
   if (!st && m->base)
     st = pld_mech_copy(m->base, &c->base);
+  if (!st && m->narr) {
+    c->arr = pld_malloc(m->narr * sizeof(double));
+    if (!c->arr)
+      st = PLD_ENOMEM;
+    else {
+      memcpy(c->arr, m->arr, m->narr * sizeof(double));
+      c->narr = m->narr;
+    }
+  }
+  if (!st && m->nmembers) {
+    c->members = pld_calloc(m->nmembers, sizeof *c->members);
+    if (!c->members)
+      st = PLD_ENOMEM;
+    for (size_t i = 0; !st && i < m->nmembers; i++) {
+      st = pld_mech_copy(m->members[i], &c->members[i]);
+      if (!st)
+        c->nmembers = i + 1;
+    }
+  }
   if (st) {
     pld_mech_free(c);
     return st;
@@ -98,7 +121,15 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
   if (a->kind == PLD_MECH_FINITE)
     return a->n == b->n && !memcmp(a->p, b->p, a->n * sizeof(double)) &&
            !memcmp(a->q, b->q, a->n * sizeof(double));
-  if (a->kind == PLD_MECH_POISSON)
+  if (a->narr != b->narr || (a->narr && memcmp(a->arr, b->arr,
+                                               a->narr * sizeof(double))))
+    return 0;
+  if (a->nmembers != b->nmembers)
+    return 0;
+  for (size_t i = 0; i < a->nmembers; i++)
+    if (!pld_mech_equal(a->members[i], b->members[i]))
+      return 0;
+  if (a->kind == PLD_MECH_POISSON || a->kind == PLD_MECH_WOR)
     return pld_mech_equal(a->base, b->base);
   return 1;
 }

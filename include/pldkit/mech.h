@@ -77,6 +77,51 @@ PLD_API PLD_NODISCARD int pld_mech_poisson_laplace(double q, double b,
                                                    double sensitivity,
                                                    pld_mech **out);
 
+/** A pair of one-dimensional Gaussian mixtures with a common sigma > 0:
+ *  P = sum_i p_weights[i] N(p_means[i], sigma^2) (np >= 1 components) and
+ *  Q = sum_j q_weights[j] N(q_means[j], sigma^2) (nq >= 1); weights >= 0
+ *  summing to 1 within 1e-9, means finite.  Both directions are exact: the
+ *  privacy loss need not be monotone, so every crossing of p - e^eps q is
+ *  located (exponential-sum root isolation by Rolle's theorem, see
+ *  pld/mech_mixture.c) and the hockey-stick integral is summed over the
+ *  intervals where it is positive.  Covers the one-sided mixture of
+ *  dp_accounting and the both-sides ("double") mixture.  Arrays are copied. */
+PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian(double sigma, size_t np,
+                                                    const double *p_means,
+                                                    const double *p_weights,
+                                                    size_t nq,
+                                                    const double *q_means,
+                                                    const double *q_weights,
+                                                    pld_mech **out);
+
+/** Gaussian mechanism on a batch of fixed size `batch` drawn without
+ *  replacement from `n` records (1 <= batch <= n), noise sigma > 0, under
+ *  REPLACE-ONE adjacency with L2 sensitivity `sensitivity` of the summed
+ *  query between neighbours (for sums of gradients clipped to norm C it is
+ *  2C).  With gamma = batch/n, Balle, Barthe and Gaboardi 2018 (Thm 10,
+ *  tight) give delta'(eps') <= gamma delta_G(eps) with e^eps' = 1 + gamma
+ *  (e^eps - 1) for eps' >= 0, in both orders of the neighbours; that is the
+ *  curve of the mixture pair ((1-gamma) N(0, sigma^2) + gamma N(sens,
+ *  sigma^2), N(0, sigma^2)) for eps >= 0.  For eps < 0 the curve follows from
+ *  H_x(P||Q) = 1 - x + x H_{1/x}(Q||P) with the same bound, which makes a
+ *  symmetric convex curve (with an atom at loss 0) that dominates the
+ *  mechanism in both directions. */
+PLD_API PLD_NODISCARD int pld_mech_wor_gaussian(uint64_t batch, uint64_t n,
+                                                double sigma,
+                                                double sensitivity,
+                                                pld_mech **out);
+
+/** Random selection of one of n >= 1 mechanisms, run once: member i with
+ *  probability weights[i] (>= 0, summing to 1 within 1e-12), the choice
+ *  visible.  Its curve in each direction is the weighted sum of the members'
+ *  curves (merging paper, Thm 5.2), and so are its loss tails.  The members
+ *  are copied.  For members that are themselves compositions, use
+ *  pld_dist_mix or pld_accountant_add_selection. */
+PLD_API PLD_NODISCARD int pld_mech_select(size_t n,
+                                          const pld_mech *const *members,
+                                          const double *weights,
+                                          pld_mech **out);
+
 /** A user mechanism given by its hockey-stick curve.  The struct is copied;
  *  the callback and its ctx must outlive the mechanism and every copy. */
 PLD_API PLD_NODISCARD int pld_mech_from_curve(const pld_curve *curve,

@@ -7,4 +7,5 @@
 #include <pldkit/pld.h>
 #include <pldkit/mech.h>
 #include <pldkit/accountant.h>
+#include <pldkit/select.h>
 #endif

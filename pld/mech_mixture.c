@@ -1,0 +1,507 @@
+/* pldkit: Gaussian mixture pairs, sampling without replacement, and random
+ * selection among mechanisms -- all through the curve door.
+ *
+ * Mixture pair.  With a common sigma (work in units of sigma), for
+ * F = sum a_i N(m_i, 1) and G = sum b_j N(n_j, 1),
+ *     f(y) - x g(y) = phi(y) E(y),  E(y) = sum_k w_k e^{lambda_k y},
+ * over the distinct means lambda_k, w_k = sum_{m_i = lambda_k} a_i e^{-m_i^2/2}
+ * - x sum_{n_j = lambda_k} b_j e^{-n_j^2/2}.  The loss log(f/g) need not be
+ * monotone in y, so the set {f > x g} can be any union of intervals.  Its
+ * end points are the real zeros of the exponential sum E, isolated exactly by
+ * Rolle's theorem: E e^{-lambda_1 y} has derivative sum_{k>=2} w_k (lambda_k -
+ * lambda_1) e^{(lambda_k - lambda_1) y}, an exponential sum with one term
+ * fewer, whose zeros (found recursively) cut the line into pieces on which E
+ * has at most one zero; the outer pieces end where one term dominates the
+ * others.  Every zero is then bracketed and bisected to machine precision.
+ * Everything is in log space: e^{-m^2/2} underflows for |m| > 38.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+#include "numerics.h"
+
+#define U_ DBL_EPSILON
+/* at most this many components in P and Q together; the root isolation
+ * recurses once per distinct mean with ~1.3 KB of stack per level */
+#define MIX_MAX_TERMS 64
+
+/* An exponential sum: sign[k] * exp(la[k] + lambda[k] * y). */
+struct esum {
+  size_t K;
+  double lam[MIX_MAX_TERMS], la[MIX_MAX_TERMS];
+  int sg[MIX_MAX_TERMS];
+};
+
+/* sign of the sum at y (0 if it vanishes to rounding) */
+static int esum_sign(const struct esum *e, double y)
+{
+  double lp = -INFINITY, ln = -INFINITY;
+  for (size_t k = 0; k < e->K; k++) {
+    double t = e->la[k] + e->lam[k] * y;
+    if (e->sg[k] > 0)
+      lp = pld_logaddexp(lp, t);
+    else
+      ln = pld_logaddexp(ln, t);
+  }
+  if (lp == ln)
+    return 0;
+  return lp > ln ? 1 : -1;
+}
+
+/* Bounds outside which the first (resp. last) term dominates the sum, so
+ * every zero lies in [*ylo, *yhi]. */
+static void esum_bounds(const struct esum *e, double *ylo, double *yhi)
+{
+  double K1 = log((double)(e->K - 1));
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t k = 1; k < e->K; k++) {
+    /* |w_0| e^{l_0 y} > (K-1) |w_k| e^{l_k y} for y below this */
+    double y0 = (e->la[0] - e->la[k] - K1) / (e->lam[k] - e->lam[0]);
+    lo = fmin(lo, y0);
+  }
+  for (size_t k = 0; k + 1 < e->K; k++) {
+    size_t L = e->K - 1;
+    double y1 = (e->la[k] - e->la[L] + K1) / (e->lam[L] - e->lam[k]);
+    hi = fmax(hi, y1);
+  }
+  *ylo = lo - 1.0;
+  *yhi = hi + 1.0;
+}
+
+/* Zeros of an exponential sum with distinct increasing exponents, sorted,
+ * appended to z (at most K - 1 of them). */
+static void esum_zeros(const struct esum *e, double *z, size_t *nz)
+{
+  *nz = 0;
+  if (e->K < 2)
+    return;
+  int allsame = 1;
+  for (size_t k = 1; k < e->K; k++)
+    if (e->sg[k] != e->sg[0])
+      allsame = 0;
+  if (allsame)
+    return;
+  double ylo, yhi;
+  esum_bounds(e, &ylo, &yhi);
+  /* derivative of E e^{-lambda_0 y}: terms 1..K-1, scaled by (lambda_k -
+   * lambda_0) > 0, exponents shifted by -lambda_0 */
+  struct esum d;
+  double dz[MIX_MAX_TERMS];
+  size_t ndz = 0;
+  d.K = e->K - 1;
+  for (size_t k = 1; k < e->K; k++) {
+    d.lam[k - 1] = e->lam[k] - e->lam[0];
+    d.la[k - 1] = e->la[k] + log(e->lam[k] - e->lam[0]);
+    d.sg[k - 1] = e->sg[k];
+  }
+  esum_zeros(&d, dz, &ndz);
+  double cuts[MIX_MAX_TERMS + 2];
+  size_t nc = 0;
+  cuts[nc++] = ylo;
+  for (size_t i = 0; i < ndz; i++)
+    if (dz[i] > ylo && dz[i] < yhi)
+      cuts[nc++] = dz[i];
+  cuts[nc++] = yhi;
+  for (size_t i = 0; i + 1 < nc; i++) {
+    double a = cuts[i], b = cuts[i + 1];
+    int sa = esum_sign(e, a), sb = esum_sign(e, b);
+    if (sa == 0) {
+      if (*nz == 0 || z[*nz - 1] != a)
+        z[(*nz)++] = a;
+      continue;
+    }
+    if (sb == 0 || sa == sb)
+      continue;
+    for (int it = 0; it < 200 && b - a > 4.0 * U_ * fmax(fabs(a), fabs(b)); it++) {
+      double mid = 0.5 * (a + b);
+      int sm = esum_sign(e, mid);
+      if (sm == 0) {
+        a = b = mid;
+        break;
+      }
+      if (sm == sa)
+        a = mid;
+      else
+        b = mid;
+    }
+    z[(*nz)++] = 0.5 * (a + b);
+  }
+}
+
+/* log of the N(m, 1) mass of (l, r), accurate in both tails */
+static double log_mass(double l, double r, double m)
+{
+  double a = l - m, b = r - m;
+  if (a == -INFINITY && b == INFINITY)
+    return 0.0;
+  if (a >= 0.0) /* both in the upper tail: difference of upper tails */
+    return pld_logsubexp(pld_log_ndtr(-a), b == INFINITY ? -INFINITY
+                                                          : pld_log_ndtr(-b));
+  if (b <= 0.0)
+    return pld_logsubexp(pld_log_ndtr(b), a == -INFINITY ? -INFINITY
+                                                          : pld_log_ndtr(a));
+  /* straddles the mean: 1 - lower tail - upper tail */
+  double t = (a == -INFINITY ? 0.0 : exp(pld_log_ndtr(a))) +
+             (b == INFINITY ? 0.0 : exp(pld_log_ndtr(-b)));
+  return log1p(-t);
+}
+
+/* P[L > eps] and e^eps Q[L > eps] for the direction (first = F, second = G),
+ * arrays: means (in sigma units) and log weights. */
+struct side {
+  size_t n;
+  const double *mean, *lw;
+};
+
+static void mixture_tails(const struct side *F, const struct side *G, double eps,
+                          double *p_gt, double *eq_gt)
+{
+  if (eps == INFINITY) {
+    *p_gt = *eq_gt = 0.0;
+    return;
+  }
+  struct esum e;
+  /* merge equal means: collect the distinct means first */
+  size_t K = 0;
+  double lpos[MIX_MAX_TERMS], lneg[MIX_MAX_TERMS];
+  for (size_t s = 0; s < 2; s++) {
+    const struct side *S = s ? G : F;
+    for (size_t i = 0; i < S->n; i++) {
+      if (S->lw[i] == -INFINITY)
+        continue;
+      double m = S->mean[i], t = S->lw[i] - 0.5 * m * m + (s ? eps : 0.0);
+      size_t k = 0;
+      while (k < K && e.lam[k] != m)
+        k++;
+      if (k == K) {
+        e.lam[K] = m;
+        lpos[K] = lneg[K] = -INFINITY;
+        K++;
+      }
+      if (s)
+        lneg[k] = pld_logaddexp(lneg[k], t);
+      else
+        lpos[k] = pld_logaddexp(lpos[k], t);
+    }
+  }
+  /* sort by exponent, drop vanishing coefficients */
+  size_t idx[MIX_MAX_TERMS];
+  for (size_t k = 0; k < K; k++)
+    idx[k] = k;
+  for (size_t i = 1; i < K; i++)
+    for (size_t j = i; j > 0 && e.lam[idx[j]] < e.lam[idx[j - 1]]; j--) {
+      size_t t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  struct esum s;
+  s.K = 0;
+  for (size_t i = 0; i < K; i++) {
+    size_t k = idx[i];
+    if (lpos[k] == lneg[k])
+      continue;
+    s.lam[s.K] = e.lam[k];
+    if (lpos[k] > lneg[k]) {
+      s.sg[s.K] = 1;
+      s.la[s.K] = pld_logsubexp(lpos[k], lneg[k]);
+    } else {
+      s.sg[s.K] = -1;
+      s.la[s.K] = pld_logsubexp(lneg[k], lpos[k]);
+    }
+    s.K++;
+  }
+  double z[MIX_MAX_TERMS];
+  size_t nz = 0;
+  esum_zeros(&s, z, &nz);
+  /* intervals between consecutive zeros where the sum is positive */
+  double lp = -INFINITY, lq = -INFINITY;
+  for (size_t i = 0; i <= nz; i++) {
+    double l = i == 0 ? -INFINITY : z[i - 1];
+    double r = i == nz ? INFINITY : z[i];
+    double mid = (l == -INFINITY) ? (r == INFINITY ? 0.0 : r - 1.0)
+                                  : (r == INFINITY ? l + 1.0 : 0.5 * (l + r));
+    if (s.K == 0 || esum_sign(&s, mid) <= 0)
+      continue;
+    for (size_t j = 0; j < F->n; j++)
+      if (F->lw[j] > -INFINITY)
+        lp = pld_logaddexp(lp, F->lw[j] + log_mass(l, r, F->mean[j]));
+    for (size_t j = 0; j < G->n; j++)
+      if (G->lw[j] > -INFINITY)
+        lq = pld_logaddexp(lq, G->lw[j] + log_mass(l, r, G->mean[j]));
+  }
+  *p_gt = fmin(exp(lp), 1.0);
+  *eq_gt = exp(fmin(eps + lq, 700.0));
+}
+
+/* arr layout: [np, nq, p means (scaled), p log weights, q means, q log w] */
+static void sides(const struct pld_mech *m, int dir, struct side *F,
+                  struct side *G)
+{
+  size_t np = (size_t)m->arr[0], nq = (size_t)m->arr[1];
+  struct side P = {np, m->arr + 2, m->arr + 2 + np};
+  struct side Q = {nq, m->arr + 2 + 2 * np, m->arr + 2 + 2 * np + nq};
+  *F = dir == PLD_DIR_PQ ? P : Q;
+  *G = dir == PLD_DIR_PQ ? Q : P;
+}
+
+static int mixture_tails_cb(void *ctx, int dir, size_t n, const double *eps,
+                            double *p_gt, double *eq_gt)
+{
+  struct side F, G;
+  sides(ctx, dir, &F, &G);
+  for (size_t i = 0; i < n; i++)
+    mixture_tails(&F, &G, eps[i], &p_gt[i], &eq_gt[i]);
+  return 0;
+}
+
+static int mixture_curve_cb(void *ctx, int dir, size_t n, const double *eps,
+                            double *delta)
+{
+  struct side F, G;
+  sides(ctx, dir, &F, &G);
+  for (size_t i = 0; i < n; i++) {
+    double p, eq;
+    mixture_tails(&F, &G, eps[i], &p, &eq);
+    double v = p - eq;
+    delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+  }
+  return 0;
+}
+
+static int check_weights(size_t n, const double *w, double tol)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(w[i]) || w[i] < 0.0)
+      return 0;
+    s += w[i];
+  }
+  return fabs(s - 1.0) <= tol;
+}
+
+int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
+                              const double *p_weights, size_t nq,
+                              const double *q_means, const double *q_weights,
+                              pld_mech **out)
+{
+  if (!out || !isfinite(sigma) || !(sigma > 0.0) || np < 1 || nq < 1 ||
+      np + nq > MIX_MAX_TERMS || !p_means || !p_weights || !q_means ||
+      !q_weights || !check_weights(np, p_weights, 1e-9) ||
+      !check_weights(nq, q_weights, 1e-9))
+    return PLD_EINVAL;
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < np + nq; i++) {
+    double m = i < np ? p_means[i] : q_means[i - np];
+    if (!isfinite(m) || !isfinite(m / sigma) || fabs(m / sigma) > 1e6)
+      return PLD_EINVAL;
+    lo = fmin(lo, m / sigma);
+    hi = fmax(hi, m / sigma);
+  }
+  struct pld_mech *m = pld_mech_new(PLD_MECH_MIXTURE);
+  if (!m)
+    return PLD_ENOMEM;
+  m->narr = 2 + 2 * (np + nq) + 1;
+  m->arr = pld_malloc(m->narr * sizeof(double));
+  if (!m->arr) {
+    pld_mech_free(m);
+    return PLD_ENOMEM;
+  }
+  m->arr[0] = (double)np;
+  m->arr[1] = (double)nq;
+  for (size_t i = 0; i < np; i++) {
+    m->arr[2 + i] = p_means[i] / sigma;
+    m->arr[2 + np + i] = log(p_weights[i]);
+  }
+  for (size_t j = 0; j < nq; j++) {
+    m->arr[2 + 2 * np + j] = q_means[j] / sigma;
+    m->arr[2 + 2 * np + nq + j] = log(q_weights[j]);
+  }
+  m->arr[m->narr - 1] = sigma; /* for equality only */
+  m->curve.delta = mixture_curve_cb;
+  m->curve.tails = mixture_tails_cb;
+  m->curve.rel_err = 1e-10;
+  double spread = hi - lo;
+  m->curve.loss_scale = fmax(spread * (1.0 + 0.5 * spread), 1e-6);
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+/* ---- sampling without replacement, replace-one (see mech.h) ---- */
+
+static int base_pq(const struct pld_mech *b, double e, double *d, double *p,
+                   double *eq)
+{
+  if (b->curve.tails(b->curve.ctx, PLD_DIR_PQ, 1, &e, p, eq))
+    return 1;
+  if (d && b->curve.delta(b->curve.ctx, PLD_DIR_PQ, 1, &e, d))
+    return 1;
+  return 0;
+}
+
+static int wor_tails_cb(void *ctx, int dir, size_t n, const double *eps,
+                        double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  (void)dir;
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i], p, eq;
+    if (e >= 0.0) { /* the Poisson pair's tails */
+      if (base_pq(m->base, e, NULL, &p, &eq))
+        return 1;
+      p_gt[i] = p;
+      eq_gt[i] = eq;
+    } else { /* mirrored through H_x = 1 - x + x H_{1/x} */
+      if (base_pq(m->base, -e, NULL, &p, &eq))
+        return 1;
+      double ex = exp(e);
+      p_gt[i] = 1.0 - ex * eq; /* 1 - Q[L > -eps] */
+      eq_gt[i] = ex * (1.0 - p);
+    }
+  }
+  return 0;
+}
+
+static int wor_curve_cb(void *ctx, int dir, size_t n, const double *eps,
+                        double *delta)
+{
+  const struct pld_mech *m = ctx;
+  (void)dir;
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i], d, p, eq;
+    if (base_pq(m->base, e >= 0.0 ? e : -e, &d, &p, &eq))
+      return 1;
+    delta[i] = e >= 0.0 ? d : fmin(1.0, -expm1(e) + exp(e) * d);
+  }
+  return 0;
+}
+
+int pld_mech_wor_gaussian(uint64_t batch, uint64_t n, double sigma,
+                          double sensitivity, pld_mech **out)
+{
+  if (!out || batch < 1 || n < 1 || batch > n || n > ((uint64_t)1 << 53))
+    return PLD_EINVAL;
+  double gamma = (double)batch / (double)n;
+  pld_mech *pois;
+  int st = pld_mech_poisson_gaussian(gamma, sigma, sensitivity, &pois);
+  if (st)
+    return st;
+  struct pld_mech *m = pld_mech_new(PLD_MECH_WOR);
+  if (!m) {
+    pld_mech_free(pois);
+    return PLD_ENOMEM;
+  }
+  m->base = pois;
+  m->par[0] = gamma;
+  m->curve.delta = wor_curve_cb;
+  m->curve.tails = wor_tails_cb;
+  m->curve.symmetric = 1;
+  m->curve.rel_err = 4.0 * pois->curve.rel_err;
+  m->curve.loss_scale = pois->curve.loss_scale;
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+/* ---- random selection among mechanisms ---- */
+
+static int select_curve_cb(void *ctx, int dir, size_t n, const double *eps,
+                           double *delta)
+{
+  const struct pld_mech *m = ctx;
+  double *tmp = pld_malloc((n ? n : 1) * sizeof(double));
+  if (!tmp)
+    return 1;
+  for (size_t i = 0; i < n; i++)
+    delta[i] = 0.0;
+  for (size_t k = 0; k < m->nmembers; k++) {
+    const pld_curve *c = &m->members[k]->curve;
+    if (c->delta(c->ctx, dir, n, eps, tmp)) {
+      pld_free(tmp);
+      return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+      delta[i] += m->arr[k] * tmp[i];
+  }
+  pld_free(tmp);
+  for (size_t i = 0; i < n; i++)
+    delta[i] = fmin(delta[i], 1.0);
+  return 0;
+}
+
+static int select_tails_cb(void *ctx, int dir, size_t n, const double *eps,
+                           double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  double *tp = pld_malloc((n ? n : 1) * 2 * sizeof(double));
+  if (!tp)
+    return 1;
+  for (size_t i = 0; i < n; i++)
+    p_gt[i] = eq_gt[i] = 0.0;
+  for (size_t k = 0; k < m->nmembers; k++) {
+    const pld_curve *c = &m->members[k]->curve;
+    if (c->tails(c->ctx, dir, n, eps, tp, tp + n)) {
+      pld_free(tp);
+      return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      p_gt[i] += m->arr[k] * tp[i];
+      eq_gt[i] += m->arr[k] * tp[n + i];
+    }
+  }
+  pld_free(tp);
+  for (size_t i = 0; i < n; i++)
+    p_gt[i] = fmin(p_gt[i], 1.0);
+  return 0;
+}
+
+int pld_mech_select(size_t n, const pld_mech *const *members,
+                    const double *weights, pld_mech **out)
+{
+  if (!out || n < 1 || n > 4096 || !members || !weights ||
+      !check_weights(n, weights, 1e-12))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!members[i])
+      return PLD_EINVAL;
+  struct pld_mech *m = pld_mech_new(PLD_MECH_SELECT);
+  if (!m)
+    return PLD_ENOMEM;
+  m->arr = pld_malloc(n * sizeof(double));
+  m->members = pld_calloc(n, sizeof *m->members);
+  if (!m->arr || !m->members) {
+    pld_mech_free(m);
+    return PLD_ENOMEM;
+  }
+  m->narr = n;
+  memcpy(m->arr, weights, n * sizeof(double));
+  int sym = 1, tails = 1;
+  double scale = 0.0, rel = 0.0, lattice = -1.0;
+  for (size_t i = 0; i < n; i++) {
+    int st = pld_mech_copy(members[i], &m->members[i]);
+    if (st) {
+      pld_mech_free(m);
+      return st;
+    }
+    m->nmembers = i + 1;
+    const pld_curve *c = &members[i]->curve;
+    sym &= c->symmetric != 0;
+    tails &= c->tails != NULL;
+    scale = fmax(scale, c->loss_scale);
+    rel = fmax(rel, c->rel_err);
+    if (lattice < 0.0)
+      lattice = c->loss_lattice;
+    else if (c->loss_lattice != lattice)
+      lattice = 0.0;
+  }
+  m->curve.delta = select_curve_cb;
+  m->curve.tails = tails ? select_tails_cb : NULL;
+  m->curve.symmetric = sym;
+  m->curve.rel_err = rel + 4.0 * (double)n * U_;
+  m->curve.loss_scale = scale;
+  m->curve.loss_lattice = lattice > 0.0 ? lattice : 0.0;
+  *out = m;
+  return PLD_SUCCESS;
+}

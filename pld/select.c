@@ -1,0 +1,173 @@
+/* pldkit: random selection of composed mechanisms (merging paper, Alg. 2 and
+ * Thm 5.2).
+ *
+ * Selecting member i with probability pi_i (the choice visible) gives, in
+ * each direction, the pi-mixture of the members' output pairs, whose loss
+ * distribution is the pi-mixture of the members' PLDs.  Mixing is linear in
+ * the hockey-stick curves, so mixing the pessimistic members dominates the
+ * truth and mixing the optimistic ones is dominated: the bracket survives,
+ * and the mixture composes further like any PLD.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+#include <pldkit/select.h>
+
+static int weights_ok(size_t n, const double *w)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(w[i]) || w[i] < 0.0)
+      return 0;
+    s += w[i];
+  }
+  return fabs(s - 1.0) <= 1e-12;
+}
+
+int pld_dist_mix(size_t n, const pld_dist *const *members,
+                 const double *weights, pld_dist **out)
+{
+  if (!out || n < 1 || !members || !weights || !weights_ok(n, weights))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!members[i])
+      return PLD_EINVAL;
+  double grid = members[0]->delta;
+  int sym = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (members[i]->delta != grid)
+      return PLD_EINCOMPAT;
+    sym &= members[i]->symmetric != 0;
+  }
+  struct pld_dist *d;
+  int st = pld_dist_new(grid, &d);
+  if (st)
+    return st;
+  d->symmetric = sym;
+  for (size_t i = 0; i < n; i++)
+    if (members[i]->fft_size > d->fft_size)
+      d->fft_size = members[i]->fft_size;
+  for (int dir = 0; dir < 2 && !st; dir++)
+    for (int r = 0; r < 2 && !st; r++) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (size_t i = 0; i < n; i++) {
+        const struct pld_pmf *p = &members[i]->p[dir][r];
+        if (weights[i] == 0.0)
+          continue;
+        if (p->offset < lo)
+          lo = p->offset;
+        if (p->offset + (int64_t)p->n - 1 > hi)
+          hi = p->offset + (int64_t)p->n - 1;
+      }
+      struct pld_pmf *o = &d->p[dir][r];
+      if ((st = pld_pmf_alloc(o, lo, (size_t)(hi - lo + 1))))
+        break;
+      for (size_t i = 0; i < n; i++) {
+        const struct pld_pmf *p = &members[i]->p[dir][r];
+        double w = weights[i];
+        if (w == 0.0)
+          continue;
+        for (size_t j = 0; j < p->n; j++)
+          o->m[(size_t)(p->offset - lo) + j] += w * p->m[j];
+        o->inf += w * p->inf;
+        /* a convex combination of curves each within rel * d + abs of its
+         * ideal is within max rel * d_ideal + sum w abs of the ideal mixture */
+        o->rel = fmax(o->rel, p->rel);
+        o->abs += w * p->abs;
+      }
+      o->rel += 4.0 * (double)n * 2.220446049250313e-16;
+    }
+  if (st) {
+    pld_dist_free(d);
+    return st;
+  }
+  *out = d;
+  return PLD_SUCCESS;
+}
+
+int pld_select_feasible(size_t n, const double *md, double delta,
+                        unsigned steps, double *out_weights, size_t cap,
+                        size_t *n_out)
+{
+  if (!md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 ||
+      !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < 2 * n; i++)
+    if (!(md[i] >= 0.0 && md[i] <= 1.0))
+      return PLD_EINVAL;
+  /* enumerate compositions k_1 + ... + k_n = steps */
+  size_t found = 0;
+  unsigned k[4] = {0, 0, 0, 0};
+  for (;;) {
+    unsigned used = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+      used += k[i];
+    if (used <= steps) {
+      k[n - 1] = steps - used;
+      double w[4], v[2] = {0.0, 0.0};
+      for (size_t i = 0; i < n; i++) {
+        w[i] = (double)k[i] / (double)steps;
+        v[0] += w[i] * md[2 * i];
+        v[1] += w[i] * md[2 * i + 1];
+      }
+      if (fmax(v[0], v[1]) <= delta) {
+        if (found < cap)
+          memcpy(out_weights + found * n, w, n * sizeof(double));
+        found++;
+      }
+    }
+    /* next tuple of the first n-1 counters */
+    size_t i = 0;
+    while (i + 1 < n) {
+      if (++k[i] <= steps)
+        break;
+      k[i] = 0;
+      i++;
+    }
+    if (i + 1 >= n)
+      break;
+  }
+  *n_out = found;
+  return PLD_SUCCESS;
+}
+
+int pld_select_max_weight(const double *md, double delta, double *pi0)
+{
+  if (!md || !pi0 || !(delta > 0.0 && delta < 1.0))
+    return PLD_EINVAL;
+  for (int i = 0; i < 4; i++)
+    if (!(md[i] >= 0.0 && md[i] <= 1.0))
+      return PLD_EINVAL;
+  /* per direction: pi u0 + (1 - pi) u1 <= delta, linear in pi */
+  double lo = 0.0, hi = 1.0;
+  for (int dir = 0; dir < 2; dir++) {
+    double u0 = md[dir], u1 = md[2 + dir];
+    if (u0 == u1) {
+      if (u0 > delta)
+        hi = -1.0;
+      continue;
+    }
+    double t = (delta - u1) / (u0 - u1); /* where the line crosses delta */
+    if (u0 > u1)
+      hi = fmin(hi, t);
+    else
+      lo = fmax(lo, t);
+  }
+  if (hi < lo || hi < 0.0) {
+    *pi0 = -1.0;
+    return PLD_SUCCESS;
+  }
+  /* round toward feasibility: step down until the exact check holds */
+  double p = fmin(hi, 1.0);
+  for (int it = 0; it < 64; it++) {
+    double v0 = p * md[0] + (1.0 - p) * md[2];
+    double v1 = p * md[1] + (1.0 - p) * md[3];
+    if (fmax(v0, v1) <= delta)
+      break;
+    p = nextafter(p, -1.0);
+  }
+  *pi0 = p < lo ? -1.0 : p;
+  return PLD_SUCCESS;
+}
