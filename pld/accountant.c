@@ -320,30 +320,42 @@ int pld_accountant_compose(const pld_accountant *acc, double grid,
   return st;
 }
 
-/* Standard deviation (nats) of the composed loss, from coarse builds. */
+/* What coarse probe builds tell about the composed loss: its spread and
+ * mean (nats), and the optimistic bias: the gap between the pessimistic and
+ * optimistic mean loss per run scales like Delta^2 (both roundings are
+ * second order), and summed over runs it predicts the bracket width in
+ * epsilon, so bias_coef * Delta^2 ~ width. */
+struct spread {
+  double sd, mean, bias_coef;
+};
+
 static int composed_spread(const struct plan *p, const pld_params *pp,
-                           double *sd);
+                           struct spread *out);
 static int composed_spread(const struct plan *p, const pld_params *pp,
-                           double *sd)
+                           struct spread *out)
 {
   double var = p->mu2; /* Gaussian with mu: loss variance mu^2 */
+  double mean_total = 0.5 * p->mu2, bias = 0.0;
   for (size_t i = 0; i < p->nother; i++) {
     if (p->other[i]->sel) {
       /* a rough start is enough: the largest member spread */
       const struct selection *sel = p->other[i]->sel;
       double vs = 0.0;
+      double ms = 0.0;
       for (size_t k = 0; k < sel->n; k++) {
         struct plan mp;
-        double sdk;
+        struct spread sk;
         int st = plan_make(sel->members[k], &mp, 0);
         if (!st)
-          st = composed_spread(&mp, pp, &sdk);
+          st = composed_spread(&mp, pp, &sk);
         plan_free(&mp);
         if (st)
           return st;
-        vs = fmax(vs, sdk * sdk);
+        vs = fmax(vs, sk.sd * sk.sd);
+        ms = fmax(ms, sk.mean);
       }
       var += (double)p->other[i]->count * vs;
+      mean_total += (double)p->other[i]->count * ms;
       continue;
     }
     const pld_curve *c = pld_mech_curve(p->other[i]->m);
@@ -363,18 +375,26 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
       pld_dist_free(d);
       return st;
     }
-    double v = 0.0;
+    double v = 0.0, mu = 0.0, gap = 0.0;
     for (int dir = 0; dir < 2; dir++) {
-      double mean, var1;
+      double mean, var1, mo, vo;
       pld_pmf_moments(&d->p[dir][PLD_PESSIMISTIC], d->delta, &mean, &var1);
+      pld_pmf_moments(&d->p[dir][PLD_OPTIMISTIC], d->delta, &mo, &vo);
       v = fmax(v, var1);
+      mu = fmax(mu, mean);
+      gap = fmax(gap, mean - mo);
     }
     if (v <= 0.0)
       v = d->delta * d->delta;
-    var += (double)p->other[i]->count * v;
+    double cnt = (double)p->other[i]->count;
+    var += cnt * v;
+    mean_total += cnt * mu;
+    bias += cnt * gap / (d->delta * d->delta);
     pld_dist_free(d);
   }
-  *sd = sqrt(var);
+  out->sd = sqrt(var);
+  out->mean = mean_total;
+  out->bias_coef = bias;
   return PLD_SUCCESS;
 }
 
@@ -542,9 +562,10 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   double grid = pp->discretization;
   int fixed = grid > 0.0;
   if (!fixed) {
-    double sd;
-    if ((st = composed_spread(&p, pp, &sd)))
+    struct spread sp;
+    if ((st = composed_spread(&p, pp, &sp)))
       goto done;
+    double sd = sp.sd;
     /* Start where the composed spread covers ~3000 grid points; the loop
      * refines from there.  Point-mass losses have no spread: then the
      * events' own loss scales set the start. */
@@ -552,7 +573,17 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     for (size_t i = 0; i < p.nother; i++)
       if (p.other[i]->m)
         scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
-    grid = fmax(fmax(sd / 3000.0, 1e-4 * scale), 1e-7);
+    grid = sd / 3000.0;
+    if (q->kind == Q_EPS && sp.bias_coef > 0.0) {
+      /* aim the predicted width (bias_coef grid^2) at twice the target (the
+       * prediction from the coarse probe overestimates by several times), for
+       * a rough estimate of the answer (Gaussian tail of the composed loss) */
+      double eps_est = fmax(sp.mean + sd * sqrt(2.0 * log(1.0 / q->x)), 1e-3);
+      double want = 2.0 * fmax(pp->accuracy * eps_est, pp->abs_accuracy);
+      double gb = sqrt(want / sp.bias_coef);
+      grid = fmin(fmax(gb, sd / 30000.0), sd / 300.0);
+    }
+    grid = fmax(fmax(grid, 1e-4 * scale), 1e-7);
   }
   /* When every discretized event lives on one loss lattice, a grid step
    * dividing it makes every PLD exact (no atom is split). */
@@ -567,7 +598,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   pld_bound best = {0.0, INFINITY};
   if (q->kind != Q_EPS)
     best.upper = 1.0;
-  double prev_w = INFINITY;
+  double prev_w = INFINITY, prev_grid = 0.0;
   for (unsigned it = 0; it < 12; it++) {
     pld_dist *d = NULL;
     st = compose_plan(&p, pp, grid, ws, &d);
@@ -605,9 +636,12 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       break;
     }
     double w = best.upper - best.lower;
-    if (!(w < 0.9 * prev_w) && it >= 2)
-      break; /* no longer improving: the floor is not the grid */
+    /* the width should fall about quadratically with the step; if it does
+     * not even fall linearly, the floor is not the grid any more */
+    if (it >= 1 && !(w < prev_w * (grid / prev_grid)))
+      break;
     prev_w = w;
+    prev_grid = grid;
     /* Both roundings err to second order in the grid step (connect-the-dots
      * and its dual), so the width shrinks about quadratically; aim a little
      * below the target, by at most 8x per step. */
