@@ -24,6 +24,7 @@ struct selection {
 struct group {
   pld_mech *m;
   struct selection *sel;
+  pld_dist *dist; /* a precomputed PLD (fixes the grid) */
   uint64_t count;
 };
 
@@ -70,6 +71,7 @@ void pld_accountant_free(pld_accountant *acc)
   for (size_t i = 0; i < acc->n; i++) {
     pld_mech_free(acc->g[i].m);
     selection_free(acc->g[i].sel);
+    pld_dist_free(acc->g[i].dist);
   }
   pld_free(acc->g);
   pld_free(acc);
@@ -112,6 +114,7 @@ int pld_accountant_add(pld_accountant *acc, const pld_mech *m, uint64_t count)
     return st;
   acc->g[acc->n].m = c;
   acc->g[acc->n].sel = NULL;
+  acc->g[acc->n].dist = NULL;
   acc->g[acc->n].count = count;
   acc->n++;
   return PLD_SUCCESS;
@@ -168,6 +171,43 @@ int pld_accountant_add_selection(pld_accountant *acc, size_t n,
     return st;
   acc->g[acc->n].m = NULL;
   acc->g[acc->n].sel = s;
+  acc->g[acc->n].dist = NULL;
+  acc->g[acc->n].count = count;
+  acc->n++;
+  return PLD_SUCCESS;
+}
+
+/* The grid fixed by precomputed PLDs (0 if none, -1 if they disagree). */
+static double fixed_grid(const pld_accountant *acc)
+{
+  double g = 0.0;
+  for (size_t i = 0; i < acc->n; i++)
+    if (acc->g[i].dist) {
+      if (g == 0.0)
+        g = acc->g[i].dist->delta;
+      else if (acc->g[i].dist->delta != g)
+        return -1.0;
+    }
+  return g;
+}
+
+int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
+                            uint64_t count)
+{
+  if (!acc || !d || count < 1 || count > ((uint64_t)1 << 53))
+    return PLD_EINVAL;
+  double g = fixed_grid(acc);
+  if (g != 0.0 && g != d->delta)
+    return PLD_EINCOMPAT;
+  int st = reserve(acc);
+  if (st)
+    return st;
+  pld_dist *c;
+  if ((st = pld_dist_copy(d, &c)))
+    return st;
+  acc->g[acc->n].m = NULL;
+  acc->g[acc->n].sel = NULL;
+  acc->g[acc->n].dist = c;
   acc->g[acc->n].count = count;
   acc->n++;
   return PLD_SUCCESS;
@@ -185,6 +225,8 @@ int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
     const struct group *g = &acc->g[i];
     if (g->m)
       st = pld_accountant_add(c, g->m, g->count);
+    else if (g->dist)
+      st = pld_accountant_add_dist(c, g->dist, g->count);
     else
       st = pld_accountant_add_selection(
           c, g->sel->n, (const pld_accountant *const *)g->sel->members,
@@ -270,8 +312,11 @@ static int compose_plan(const struct plan *p, const pld_params *pp,
     const struct selection *sel = i < p->nother ? p->other[i]->sel : NULL;
     uint64_t cnt = i < p->nother ? p->other[i]->count : 1;
     pld_dist *one = NULL, *many = NULL;
+    const pld_dist *fixed = i < p->nother ? p->other[i]->dist : NULL;
     if (sel)
       st = compose_selection(sel, grid, &one);
+    else if (fixed)
+      st = fixed->delta == grid ? pld_dist_copy(fixed, &one) : PLD_EINCOMPAT;
     else
       st = pld_dist_from_curve(pld_mech_curve(m), grid, pp, &one);
     if (!st && cnt > 1) {
@@ -358,6 +403,8 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
       mean_total += (double)p->other[i]->count * ms;
       continue;
     }
+    if (p->other[i]->dist)
+      continue; /* a fixed grid: the spread is not needed */
     const pld_curve *c = pld_mech_curve(p->other[i]->m);
     pld_dist *d = NULL;
     int st = PLD_ERANGE;
@@ -561,6 +608,15 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   }
   double grid = pp->discretization;
   int fixed = grid > 0.0;
+  double fg = fixed_grid(acc);
+  if (fg < 0.0 || (fg > 0.0 && fixed && grid != fg)) {
+    st = PLD_EINCOMPAT;
+    goto done;
+  }
+  if (fg > 0.0) {
+    grid = fg;
+    fixed = 1;
+  }
   if (!fixed) {
     struct spread sp;
     if ((st = composed_spread(&p, pp, &sp)))

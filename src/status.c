@@ -16,6 +16,9 @@ const char *pld_strerror(int status)
   case PLD_EFFT: return "FFTW could not create a plan";
   case PLD_ECALLBACK: return "A hockey-stick callback reported an error";
   case PLD_EUNSUPPORTED: return "The operation is not supported for this input";
+  case PLD_EFORMAT: return "The data is corrupt, truncated or not a pldkit PLD file";
+  case PLD_EVERSION: return "The PLD file has a format version this build cannot read";
+  case PLD_EIO: return "A file could not be opened, read or written";
   default: return "Unknown status code";
   }
 }

@@ -51,6 +51,16 @@ PLD_API void pld_accountant_free(pld_accountant *acc);
 PLD_API PLD_NODISCARD int pld_accountant_add(pld_accountant *acc,
                                              const pld_mech *m, uint64_t count);
 
+/** Append `count` >= 1 runs of an already computed PLD (e.g. a ledger
+ *  loaded with pld_dist_load), copied.  Its grid then fixes the
+ *  accountant's: every such PLD must share one Delta (PLD_EINCOMPAT
+ *  otherwise, also at query time if params->discretization differs), and
+ *  the automatic refinement is off.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_accountant_add_dist(pld_accountant *acc,
+                                                  const pld_dist *d,
+                                                  uint64_t count);
+
 /** Number of distinct event groups. */
 PLD_API size_t pld_accountant_size(const pld_accountant *acc);
 

@@ -230,6 +230,40 @@ typedef struct pld_pmf_view {
 PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
                                         int rounding, pld_pmf_view *out);
 
+/* ------------------------------------------------------------------------ */
+/* PLD files: a deployment's running ledger, saved and composed later.       */
+/*
+ * Format (version 1), every field little-endian, IEEE-754 binary64 doubles:
+ *   magic    8 bytes  "PLDKITv\0"
+ *   version  u32      1
+ *   flags    u32      bit 0: symmetric
+ *   grid     f64      Delta (nats)
+ *   fftsize  u64      largest FFT used (informational)
+ *   4 members, in the order (PQ, pessimistic), (PQ, optimistic),
+ *   (QP, pessimistic), (QP, optimistic), each:
+ *     offset i64, n u64, inf f64, rel f64, abs f64, masses n x f64
+ *   checksum u64      FNV-1a (64 bit) of every byte before it
+ * Loading checks the magic, version, sizes against the data length, every
+ * value's domain (finite, masses >= 0, 0 <= inf <= 1 + 1e-9, Delta in
+ * [1e-9, 1000]) and the checksum. */
+
+/** Serialise into a new buffer (free it with pld_buffer_free).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_dist_serialize(const pld_dist *d,
+                                             unsigned char **buf,
+                                             size_t *len);
+/** Parse a serialised PLD.  @return PLD_SUCCESS, PLD_EINVAL (NULL),
+ *  PLD_EFORMAT (corrupt, truncated, bad checksum), PLD_EVERSION,
+ *  PLD_ERANGE (arrays over 2^31 points), PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_dist_deserialize(const unsigned char *buf,
+                                               size_t len, pld_dist **out);
+/** Free a buffer from pld_dist_serialize.  NULL is a no-op. */
+PLD_API void pld_buffer_free(unsigned char *buf);
+/** Save to / load from a file (the same format).  @return as above, or
+ *  PLD_EIO when the file cannot be opened, read or written. */
+PLD_API PLD_NODISCARD int pld_dist_save(const pld_dist *d, const char *path);
+PLD_API PLD_NODISCARD int pld_dist_load(const char *path, pld_dist **out);
+
 #ifdef __cplusplus
 }
 #endif

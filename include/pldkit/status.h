@@ -34,7 +34,10 @@ enum pld_status {
   PLD_EEMPTY = 7,    /* an empty composition (no events) */
   PLD_EFFT = 8,      /* FFTW could not make a plan */
   PLD_ECALLBACK = 9, /* a user-supplied hockey-stick callback reported an error */
-  PLD_EUNSUPPORTED = 10 /* the operation is not defined for this input */
+  PLD_EUNSUPPORTED = 10, /* the operation is not defined for this input */
+  PLD_EFORMAT = 11,  /* data is corrupt, truncated or not in pldkit's format */
+  PLD_EVERSION = 12, /* a pldkit file of a format version this build cannot read */
+  PLD_EIO = 13       /* a file could not be opened, read or written */
 };
 
 /** One sentence describing a status code, with an uppercase first character and
