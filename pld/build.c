@@ -54,12 +54,17 @@
 static double grid_down(double e) { return e - 4.0 * U_ * fabs(e); }
 static double grid_up(double e) { return e + 4.0 * U_ * fabs(e); }
 
+/* A callback's failure: built-in mechanisms report running out of memory as
+ * PLD_ENOMEM, which passes through; anything else is PLD_ECALLBACK. */
+static int cb_status(int r) { return r == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK; }
+
 /* Evaluate one point of the curve through the callback. */
 static int curve_at(const pld_curve *c, int dir, double eps, double *out)
 {
   double v;
-  if (c->delta(c->ctx, dir, 1, &eps, &v))
-    return PLD_ECALLBACK;
+  int r = c->delta(c->ctx, dir, 1, &eps, &v);
+  if (r)
+    return cb_status(r);
   if (!(v >= -1e-12 && v <= 1.0 + 1e-12))
     return PLD_ECALLBACK;
   *out = fmin(fmax(v, 0.0), 1.0);
@@ -583,8 +588,9 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
       /* delta = p_gt - eq_gt from one evaluation; where that difference
        * cancels badly (below 1e-6 of p_gt: relative error over 1e-10) the
        * curve itself is asked. */
-      if (curve->tails(curve->ctx, dir, n, eps, work, gbuf)) {
-        st = PLD_ECALLBACK;
+      int r = curve->tails(curve->ctx, dir, n, eps, work, gbuf);
+      if (r) {
+        st = cb_status(r);
         goto fail;
       }
       size_t nbad = 0;
@@ -595,16 +601,20 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
         vals[dir][j] = v;
       }
       if (nbad) {
-        if (curve->delta(curve->ctx, dir, nbad, eps, work)) {
-          st = PLD_ECALLBACK;
+        int r2 = curve->delta(curve->ctx, dir, nbad, eps, work);
+        if (r2) {
+          st = cb_status(r2);
           goto fail;
         }
         for (size_t t = 0; t < nbad; t++)
           vals[dir][stack[t]] = work[t];
       }
-    } else if (curve->delta(curve->ctx, dir, n, eps, vals[dir])) {
-      st = PLD_ECALLBACK;
-      goto fail;
+    } else {
+      int r = curve->delta(curve->ctx, dir, n, eps, vals[dir]);
+      if (r) {
+        st = cb_status(r);
+        goto fail;
+      }
     }
     for (size_t j = 0; j < n; j++) {
       if (!(vals[dir][j] >= -1e-12 && vals[dir][j] <= 1.0 + 1e-12)) {
@@ -644,8 +654,9 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
        * grid point below the grid on */
       for (size_t j = 0; j <= n; j++)
         eps[j] = grid_up((double)(lo - 1 + (int64_t)j) * grid);
-      if (curve->tails(curve->ctx, dir, n + 1, eps, work, gbuf)) {
-        st = PLD_ECALLBACK;
+      int r = curve->tails(curve->ctx, dir, n + 1, eps, work, gbuf);
+      if (r) {
+        st = cb_status(r);
         goto fail;
       }
       for (size_t j = 0; j <= n; j++)

@@ -345,18 +345,19 @@ static int base_pq(const struct pld_mech *b, double e, double *d, double *p,
 static int wor_tails_cb(void *ctx, int dir, size_t n, const double *eps,
                         double *p_gt, double *eq_gt)
 {
+  int rc;
   const struct pld_mech *m = ctx;
   (void)dir;
   for (size_t i = 0; i < n; i++) {
     double e = eps[i], p, eq;
     if (e >= 0.0) { /* the Poisson pair's tails */
-      if (base_pq(m->base, e, NULL, &p, &eq))
-        return 1;
+      if ((rc = base_pq(m->base, e, NULL, &p, &eq)))
+        return rc;
       p_gt[i] = p;
       eq_gt[i] = eq;
     } else { /* mirrored through H_x = 1 - x + x H_{1/x} */
-      if (base_pq(m->base, -e, NULL, &p, &eq))
-        return 1;
+      if ((rc = base_pq(m->base, -e, NULL, &p, &eq)))
+        return rc;
       double ex = exp(e);
       p_gt[i] = 1.0 - ex * eq; /* 1 - Q[L > -eps] */
       eq_gt[i] = ex * (1.0 - p);
@@ -368,12 +369,13 @@ static int wor_tails_cb(void *ctx, int dir, size_t n, const double *eps,
 static int wor_curve_cb(void *ctx, int dir, size_t n, const double *eps,
                         double *delta)
 {
+  int rc;
   const struct pld_mech *m = ctx;
   (void)dir;
   for (size_t i = 0; i < n; i++) {
     double e = eps[i], d, p, eq;
-    if (base_pq(m->base, e >= 0.0 ? e : -e, &d, &p, &eq))
-      return 1;
+    if ((rc = base_pq(m->base, e >= 0.0 ? e : -e, &d, &p, &eq)))
+      return rc;
     delta[i] = e >= 0.0 ? d : fmin(1.0, -expm1(e) + exp(e) * d);
   }
   return 0;
@@ -413,14 +415,15 @@ static int select_curve_cb(void *ctx, int dir, size_t n, const double *eps,
   const struct pld_mech *m = ctx;
   double *tmp = pld_malloc((n ? n : 1) * sizeof(double));
   if (!tmp)
-    return 1;
+    return PLD_ENOMEM;
   for (size_t i = 0; i < n; i++)
     delta[i] = 0.0;
   for (size_t k = 0; k < m->nmembers; k++) {
     const pld_curve *c = &m->members[k]->curve;
-    if (c->delta(c->ctx, dir, n, eps, tmp)) {
+    int r = c->delta(c->ctx, dir, n, eps, tmp);
+    if (r) {
       pld_free(tmp);
-      return 1;
+      return r;
     }
     for (size_t i = 0; i < n; i++)
       delta[i] += m->arr[k] * tmp[i];
@@ -437,14 +440,15 @@ static int select_tails_cb(void *ctx, int dir, size_t n, const double *eps,
   const struct pld_mech *m = ctx;
   double *tp = pld_malloc((n ? n : 1) * 2 * sizeof(double));
   if (!tp)
-    return 1;
+    return PLD_ENOMEM;
   for (size_t i = 0; i < n; i++)
     p_gt[i] = eq_gt[i] = 0.0;
   for (size_t k = 0; k < m->nmembers; k++) {
     const pld_curve *c = &m->members[k]->curve;
-    if (c->tails(c->ctx, dir, n, eps, tp, tp + n)) {
+    int r = c->tails(c->ctx, dir, n, eps, tp, tp + n);
+    if (r) {
       pld_free(tp);
-      return 1;
+      return r;
     }
     for (size_t i = 0; i < n; i++) {
       p_gt[i] += m->arr[k] * tp[i];

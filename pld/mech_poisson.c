@@ -23,6 +23,7 @@ static int base_eval(const struct pld_mech *b, int dir, double e, double *v)
 int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta)
 {
+  int rc;
   const struct pld_mech *m = ctx;
   const struct pld_mech *b = m->base;
   double q = m->par[0], l1q = log1p(-q);
@@ -30,8 +31,8 @@ int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
     double e = eps[i], v;
     if (dir == PLD_DIR_PQ) {
       if (e == INFINITY) {
-        if (base_eval(b, 0, INFINITY, &v))
-          return 1;
+        if ((rc = base_eval(b, 0, INFINITY, &v)))
+          return rc;
         delta[i] = q * v;
         continue;
       }
@@ -40,13 +41,13 @@ int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
         delta[i] = -expm1(e);
         continue;
       }
-      if (base_eval(b, 0, log1p(t), &v))
-        return 1;
+      if ((rc = base_eval(b, 0, log1p(t), &v)))
+        return rc;
       delta[i] = q * v;
     } else {
       if (q == 1.0) {
-        if (base_eval(b, 1, e, &v))
-          return 1;
+        if ((rc = base_eval(b, 1, e, &v)))
+          return rc;
         delta[i] = v;
         continue;
       }
@@ -56,8 +57,8 @@ int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
       }
       double f = -expm1(e + l1q); /* 1 - (1-q) e^eps */
       double e2 = log(q) + e - log(f);
-      if (base_eval(b, 1, e2, &v))
-        return 1;
+      if ((rc = base_eval(b, 1, e2, &v)))
+        return rc;
       delta[i] = f * v;
     }
   }
@@ -77,6 +78,7 @@ static int base_tails(const struct pld_mech *b, int dir, double e, double *p,
 int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt)
 {
+  int rc;
   const struct pld_mech *m = ctx;
   const struct pld_mech *b = m->base;
   double q = m->par[0], l1q = log1p(-q);
@@ -84,8 +86,8 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
     double e = eps[i], pb, eqb;
     if (dir == PLD_DIR_PQ) {
       if (e == INFINITY) {
-        if (base_tails(b, 0, INFINITY, &pb, &eqb))
-          return 1;
+        if ((rc = base_tails(b, 0, INFINITY, &pb, &eqb)))
+          return rc;
         p_gt[i] = q * pb;
         eq_gt[i] = 0.0;
         continue;
@@ -97,16 +99,16 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
         continue;
       }
       double e1 = log1p(t);
-      if (base_tails(b, 0, e1, &pb, &eqb))
-        return 1;
+      if ((rc = base_tails(b, 0, e1, &pb, &eqb)))
+        return rc;
       /* Q_b[L_b > e1] = e^{-e1} eqb, and e^{-e1} = 1/(1+t) */
       double inv1t = 1.0 / (1.0 + t);
       p_gt[i] = q * pb + (1.0 - q) * inv1t * eqb;
       eq_gt[i] = (e < 700.0 ? exp(e) * inv1t : exp(e - e1)) * eqb;
     } else {
       if (q == 1.0) {
-        if (base_tails(b, 1, e, &pb, &eqb))
-          return 1;
+        if ((rc = base_tails(b, 1, e, &pb, &eqb)))
+          return rc;
         p_gt[i] = pb;
         eq_gt[i] = eqb;
         continue;
@@ -117,8 +119,8 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
       }
       double f = -expm1(e + l1q);
       double e2 = log(q) + e - log(f);
-      if (base_tails(b, 1, e2, &pb, &eqb))
-        return 1;
+      if ((rc = base_tails(b, 1, e2, &pb, &eqb)))
+        return rc;
       p_gt[i] = pb;
       eq_gt[i] = exp(e) * (1.0 - q) * pb + exp(e - e2) * q * eqb;
     }

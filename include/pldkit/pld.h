@@ -65,7 +65,8 @@ enum pld_rounding { PLD_PESSIMISTIC = 0, PLD_OPTIMISTIC = 1 };
  *  (dir == PLD_DIR_QP) for i < n.  eps[i] may be any finite real (negative
  *  too: the builder needs the whole curve) and +INFINITY, where the value is
  *  the mass P puts where Q has none.  Return 0 on success, non-zero on error
- *  (the builder then fails with PLD_ECALLBACK).  The values must be accurate
+ *  (the builder then fails with PLD_ECALLBACK, or with PLD_ENOMEM when the
+ *  callback returned PLD_ENOMEM).  The values must be accurate
  *  to a relative error of `rel_err` (see pld_curve). */
 typedef int (*pld_hockey_fn)(void *ctx, int dir, size_t n, const double *eps,
                              double *delta);
