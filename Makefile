@@ -5,7 +5,7 @@
 PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test bench clean
+.PHONY: all deps configure demo test bench fuzz clean
 
 all: configure
 	ninja -C $(BUILD)
@@ -47,5 +47,24 @@ bench: all
 	mkdir -p bench/results
 	./$(BUILD)/bench/bench_core bench/results/core.csv
 
+# Fuzzers (clang's libFuzzer with ASan+UBSan): each target runs for
+# FUZZ_SECONDS, adding what it finds to tests/fuzz/corpus/<target>.
+FUZZ_SECONDS ?= 60
+FUZZ := build-fuzz
+fuzz: deps
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)"; exit 1; }
+	@if [ ! -f $(FUZZ)/build.ninja ]; then CC=clang meson setup $(FUZZ) \
+	  --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false \
+	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
+	ninja -C $(FUZZ) libpldkit.a
+	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
+	  extra=""; [ $$t = event ] || [ $$t = config ] && extra="src/cli/events.c src/cli/output.c"; \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Isrc -Isrc/cli \
+	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
+	    $$(pkg-config --libs fftw3 gsl) -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \
+	  mkdir -p tests/fuzz/corpus/$$t; \
+	  $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 tests/fuzz/corpus/$$t || exit 1; \
+	done
+
 clean:
-	rm -rf $(BUILD) $(SAN)
+	rm -rf $(BUILD) $(SAN) $(FUZZ)
