@@ -36,7 +36,7 @@ static int gauss_cb(void *vctx, int dir, size_t n, const double *eps,
   gauss_ctx *c = vctx;
   c->calls++;
   if (c->fail_at && c->calls >= c->fail_at) return 1;
-  if (c->fail_dir >= 0 && dir == c->fail_dir) return 2;
+  if (c->fail_dir >= 0 && dir == c->fail_dir) return -2; /* any non-zero other than PLD_ENOMEM */
   if (dir != PLD_DIR_PQ && dir != PLD_DIR_QP) return 3;
   for (size_t i = 0; i < n; i++) {
     if (eps[i] < 0) c->saw_negative = 1;
@@ -54,7 +54,7 @@ static int gauss_tails_cb(void *vctx, int dir, size_t n, const double *eps,
   gauss_ctx *c = vctx;
   c->calls++;
   if (c->fail_at && c->calls >= c->fail_at) return 1;
-  if (c->fail_dir >= 0 && dir == c->fail_dir) return 2;
+  if (c->fail_dir >= 0 && dir == c->fail_dir) return -2; /* any non-zero other than PLD_ENOMEM */
   if (dir != PLD_DIR_PQ && dir != PLD_DIR_QP) return 3;
   for (size_t i = 0; i < n; i++) {
     long double e = eps[i], mu = c->mu;
@@ -81,7 +81,7 @@ static int pair_cb(void *vctx, int dir, size_t n, const double *eps,
   const ref_atoms *a = dir == PLD_DIR_PQ ? &c->pq : &c->qp;
   if (dir != PLD_DIR_PQ && dir != PLD_DIR_QP) return 1;
   for (size_t i = 0; i < n; i++) {
-    if (isnan(eps[i])) return 2;
+    if (isnan(eps[i])) return -2;
     if (isinf(eps[i]) && eps[i] < 0) {
       delta[i] = 1.0;
       continue;
@@ -98,7 +98,7 @@ static int pair_tails_cb(void *vctx, int dir, size_t n, const double *eps,
   const ref_atoms *a = dir == PLD_DIR_PQ ? &c->pq : &c->qp;
   if (dir != PLD_DIR_PQ && dir != PLD_DIR_QP) return 1;
   for (size_t i = 0; i < n; i++) {
-    if (isnan(eps[i])) return 2;
+    if (isnan(eps[i])) return -2;
     long double pg = 0, qg = 0;
     for (size_t j = 0; j < a->n; j++)
       if (a->a[j].loss > eps[i]) {

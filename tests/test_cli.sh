@@ -110,9 +110,9 @@ EOF
 expect_ok "--version" --version &&
   if grep -qE '^pldkit [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" && [ "$(wc -l <"$OUT")" -eq 1 ]; then ok; else bad "--version prints '$(cat "$OUT")'"; fi
 
-events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite"
-keys="sigma sensitivity b scale epsilon k q p count"
-for cmd in "" epsilon delta curve; do
+events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection"
+keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C"
+for cmd in "" epsilon delta curve calibrate; do
   if [ -z "$cmd" ]; then args=(--help); else args=("$cmd" --help); fi
   expect_ok "help ${args[*]}" "${args[@]}" || continue
   missing=""
@@ -123,9 +123,14 @@ for cmd in "" epsilon delta curve; do
     epsilon) opts="--delta" ;;
     delta) opts="--epsilon" ;;
     curve) opts="--epsilon-range" ;;
-    *) opts="--delta --epsilon --epsilon-range demo --version" ;;
+    calibrate) opts="--epsilon --delta --param --range --tolerance" ;;
+    *) opts="--delta --epsilon --epsilon-range --param --range --tolerance calibrate demo --version" ;;
   esac
   for w in $opts; do grep -qw -- "$w" "$OUT" || missing="$missing $w"; done
+  # The member-list grammar is documented wherever EVENTs are.
+  for w in "MEMBER LISTS" "weights=W1;...;Wn[,count=N][M1|M2|...|Mn]" "joined by '+'" "1e-12"; do
+    grep -qF -- "$w" "$OUT" || missing="$missing '$w'"
+  done
   if [ -z "$missing" ]; then ok; else bad "pldkit ${args[*]} does not mention:$missing"; fi
 done
 expect_ok "demo --help" demo --help
@@ -453,6 +458,255 @@ usage "unknown event" epsilon --delta 1e-5 "$(printf 'x%.0s' {1..5000}):a=1"
 expect_fail 1 "" epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 laplace:b=1,count=10
 
 # ---------------------------------------------------------------------------
+# Mixtures, sampling without replacement, random selection, random
+# participation, calibrate.
+
+# jsave NAME: keep the last JSON answer as $tmp/NAME.
+jsave() { cp "$OUT" "$tmp/$1"; }
+
+# jcmp DESCRIPTION A B PYTHON_EXPR: the saved answers a and b (parsed) satisfy
+# the expression; lo(x)/hi(x) read a bracket of either query.
+jcmp() {
+  local what=$1 fa=$tmp/$2 fb=$tmp/$3 expr=$4
+  if python3 - "$fa" "$fb" "$expr" <<'EOF'; then ok; else bad "$what: $expr"; fi
+import json, math, sys
+def num(x):
+    return math.inf if x == "inf" else float(x)
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+def lo(j):
+    return num(j["epsilon_lower"] if "epsilon_lower" in j else j["delta_lower"])
+def hi(j):
+    return num(j["epsilon_upper"] if "epsilon_upper" in j else j["delta_upper"])
+def overlap(a, b):  # equal within the brackets' widths
+    return lo(a) <= hi(b) and lo(b) <= hi(a)
+if not eval(sys.argv[3]):
+    print("  a: [%r, %r]  b: [%r, %r]" % (lo(a), hi(a), lo(b), hi(b)))
+    sys.exit(1)
+EOF
+}
+
+# same_bracket DESCRIPTION ARGS_A -- ARGS_B: both succeed with JSON, their
+# brackets overlap (equal within the widths) and each is ordered.
+same_bracket() {
+  local what=$1 a=() b=()
+  shift
+  while [ "$1" != -- ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  expect_ok "$what (a)" "${a[@]}" --json || return
+  jsave sa
+  expect_ok "$what (b)" "${b[@]}" --json || return
+  jsave sb
+  jcmp "$what" sa sb "lo(a) <= hi(a) and lo(b) <= hi(b) and overlap(a, b)"
+}
+
+# mixture-gaussian
+same_bracket "mixture with one component per side = gaussian" \
+  epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=2,p-weights=1,q-means=0,q-weights=1,count=5' -- \
+  epsilon --delta 1e-5 gaussian:sigma=1,sensitivity=2,count=5
+same_bracket "mixture with one component per side = gaussian (delta)" \
+  delta --epsilon 1 'mixture-gaussian:sigma=2,p-means=0,p-weights=1,q-means=1,q-weights=1' -- \
+  delta --epsilon 1 gaussian:sigma=2
+# Both directions are kept, so swapping P and Q changes nothing.
+same_bracket "mixture with P and Q swapped" \
+  epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0;3,p-weights=0.7;0.3,q-means=0;1,q-weights=0.5;0.5,count=3' -- \
+  epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,q-means=0;3,q-weights=0.7;0.3,count=3'
+if expect_ok "mixture text" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=-1;2,p-weights=0.5;0.5,q-means=0,q-weights=1'; then
+  if [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q '^epsilon in \[' "$OUT"; then ok; else bad "mixture text: '$(cat "$OUT")'"; fi
+fi
+
+# wor-gaussian: a batch of all n records is the plain Gaussian mechanism.
+same_bracket "wor-gaussian with batch = n = gaussian" \
+  epsilon --delta 1e-5 wor-gaussian:batch=7,n=7,sigma=2,sensitivity=2,count=10 -- \
+  epsilon --delta 1e-5 gaussian:sigma=2,sensitivity=2,count=10
+if expect_ok "wor-gaussian json" epsilon --delta 1e-5 --json wor-gaussian:batch=256,n=60000,sigma=1.1,sensitivity=2,count=500; then
+  jcheck "wor-gaussian json" "$(printf "$common" epsilon) and 0 < num(j['epsilon_lower']) <= num(j['epsilon_upper']) < math.inf"
+fi
+
+# random-selection
+RS='random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|gaussian:sigma=8,count=10]'
+if expect_ok "random-selection json" epsilon --delta 1e-5 --json "$RS"; then
+  jcheck "random-selection json" "$(printf "$common" epsilon) and 0 < num(j['epsilon_lower']) <= num(j['epsilon_upper']) < math.inf and j['events'] == ['$RS']"
+fi
+same_bracket "random-selection with weights 1;0 = its first member" \
+  epsilon --delta 1e-5 'random-selection:weights=1;0[poisson-gaussian:q=0.01,sigma=1,count=100|laplace:b=1]' -- \
+  epsilon --delta 1e-5 poisson-gaussian:q=0.01,sigma=1,count=100
+# On a fixed grid the two PLDs are the same numbers, up to rounding.
+expect_ok "random-selection 1;0 fixed grid" epsilon --delta 1e-5 --discretization 1e-3 --json 'random-selection:weights=1;0[poisson-gaussian:q=0.01,sigma=1,count=100|laplace:b=1]' && jsave fa
+expect_ok "its member, fixed grid" epsilon --delta 1e-5 --discretization 1e-3 --json poisson-gaussian:q=0.01,sigma=1,count=100 && jsave fb
+jcmp "random-selection 1;0 = member on a fixed grid" fa fb "abs(lo(a) - lo(b)) <= 1e-9 * lo(b) and abs(hi(a) - hi(b)) <= 1e-9 * hi(b)"
+same_bracket "random-selection of two identical members = the member" \
+  epsilon --delta 1e-5 'random-selection:weights=0.4;0.6[laplace:b=2,count=5|laplace:b=2,count=5]' -- \
+  epsilon --delta 1e-5 laplace:b=2,count=5
+same_bracket "random-selection, count=2 = the selection twice" \
+  epsilon --delta 1e-5 'random-selection:weights=0.5;0.5,count=2[laplace:b=2|gaussian:sigma=3]' -- \
+  epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[laplace:b=2|gaussian:sigma=3]' 'random-selection:weights=0.5;0.5[laplace:b=2|gaussian:sigma=3]'
+same_bracket "'+' in one argument = two arguments" \
+  epsilon --delta 1e-5 'gaussian:sigma=3,count=4+laplace:b=2' -- \
+  epsilon --delta 1e-5 gaussian:sigma=3,count=4 laplace:b=2
+# The selection's delta lies between its members' (it is their average).
+expect_ok "member 1" delta --epsilon 1 --json laplace:b=1,count=2 && jsave m1
+expect_ok "member 2" delta --epsilon 1 --json gaussian:sigma=4 && jsave m2
+expect_ok "selection of both" delta --epsilon 1 --json 'random-selection:weights=0.5;0.5[laplace:b=1,count=2|gaussian:sigma=4]' && jsave m12
+jcmp "selection delta between its members'" m12 m1 "lo(a) <= hi(b)"
+jcmp "selection delta between its members' (2)" m12 m2 "hi(a) >= lo(b)"
+if expect_ok "nested selection, '+' in members, 1e+1 stays a number" epsilon --delta 1e-5 --json \
+  'random-selection:weights=0.25;0.75[gaussian:sigma=2,count=10+laplace:b=3|random-selection:weights=0.5;0.5[gaussian:sigma=1e+1|poisson-gaussian:q=0.1,sigma=1,count=5]]'; then
+  jcheck "nested selection" "0 < num(j['epsilon_lower']) <= num(j['epsilon_upper']) < math.inf"
+fi
+if expect_ok "random-selection text" epsilon --delta 1e-5 "$RS"; then
+  if [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q '^epsilon in \[' "$OUT"; then ok; else bad "random-selection text: '$(cat "$OUT")'"; fi
+fi
+
+# random-participation
+same_bracket "random-participation analysis=cs = poisson-gaussian at q = p q" \
+  epsilon --delta 1e-5 random-participation:p=0.1,q=0.02,d=10,C=1.5,sigma=1.2,analysis=cs,count=50 -- \
+  epsilon --delta 1e-5 "poisson-gaussian:q=$(python3 -c 'print(repr(0.1 * 0.02))'),sigma=1.2,sensitivity=1.5,count=50"
+same_bracket "random-participation wcs with p = 1 = poisson-gaussian" \
+  delta --epsilon 0.5 random-participation:p=1,q=0.05,d=10,C=1,sigma=0.8,count=20 -- \
+  delta --epsilon 0.5 poisson-gaussian:q=0.05,sigma=0.8,count=20
+# One WCS round: delta = p * delta of the q-subsampled Gaussian (eps >= 0).
+expect_ok "wcs round" delta --epsilon 0.3 --json random-participation:p=0.2,q=0.1,d=5,C=1,sigma=1 && jsave wcs
+expect_ok "its subsampled Gaussian" delta --epsilon 0.3 --json poisson-gaussian:q=0.1,sigma=1 && jsave pg
+jcmp "wcs round = p * subsampled Gaussian" wcs pg "lo(a) <= 0.2 * hi(b) * (1 + 1e-9) and 0.2 * lo(b) <= hi(a) * (1 + 1e-9)"
+expect_ok "wcs composed" delta --epsilon 1 --json random-participation:p=0.1,q=0.1,d=5,C=1,sigma=1,count=100 && jsave wcs100
+expect_ok "cs composed" delta --epsilon 1 --json random-participation:p=0.1,q=0.1,d=5,C=1,sigma=1,count=100,analysis=cs && jsave cs100
+jcmp "cs <= wcs" cs100 wcs100 "lo(a) <= hi(b) and lo(a) <= hi(a) and lo(b) <= hi(b)"
+if expect_ok "cs carries a warning" delta --epsilon 1 --json random-participation:p=0.1,q=0.1,d=5,C=1,sigma=1,analysis=cs; then
+  jcheck "cs warning" "'lower limit' in j['warning'] and 'warning' in j"
+fi
+
+# thm41 and ols: closed-form single rounds (when compiled in).
+TH='random-participation:p=0.1,q=0.001,d=1000,C=1,sigma=0.646,analysis=thm41'
+run delta --epsilon 0.015 --json "$TH"
+if [ "$rc" -eq 2 ] && grep -qF "not available in this build" "$ERR"; then
+  ok
+  usage "not available in this build" epsilon --delta 1e-6 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=ols
+else
+  if expect_ok "thm41 delta json" delta --epsilon 0.015 --json "$TH"; then
+    # The paper's scenario 6.2: Theorem 4.1 falls below cs, so not certified.
+    jcheck "thm41 below cs is not certified" "j['certified'] is False and j['below_cs'] is True and j['analysis'] == 'thm41' and 0 <= num(j['delta_lower']) <= num(j['delta_upper']) < num(j['cs_delta'])"
+  fi
+  if expect_ok "thm41 text" delta --epsilon 0.015 "$TH"; then
+    if grep -q 'certified: no' "$OUT"; then ok; else bad "thm41 text: '$(cat "$OUT")'"; fi
+  fi
+  # Paper scenario 6.1, OLS at sigma = 22.4 gives epsilon ~ 0.015 at 1e-6.
+  if expect_ok "ols epsilon json" epsilon --delta 1e-6 --json random-participation:p=0.001,q=0.1,d=30,C=1,sigma=22.4,analysis=ols; then
+    jcheck "ols is certified" "j['certified'] is True and abs(num(j['epsilon_upper']) / 0.015 - 1) < 0.01 and num(j['epsilon_lower']) <= num(j['epsilon_upper'])"
+  fi
+  usage "do not compose" delta --epsilon 1 "${TH},count=2"
+  usage "only EVENT" delta --epsilon 1 "$TH" gaussian:sigma=1
+  usage "only EVENT" delta --epsilon 1 gaussian:sigma=1 "$TH"
+  usage "cannot be a member" delta --epsilon 1 "random-selection:weights=1[$TH]"
+  usage "'pldkit epsilon' and 'pldkit delta'" curve "$TH"
+  usage "'pldkit epsilon' and 'pldkit delta'" calibrate --epsilon 1 --delta 1e-6 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=?,analysis=ols
+fi
+
+# calibrate
+CAL=poisson-gaussian:q=0.01,sigma=?,count=200
+if expect_ok "calibrate json" calibrate --epsilon 1 --delta 1e-5 --tolerance 0.002 --json "$CAL"; then
+  jcheck "calibrate json" "j['query'] == 'calibrate' and j['param'] == 'sigma' and num(j['epsilon_upper']) <= 1 and num(j['epsilon_lower']) <= num(j['epsilon_upper']) and num(j['target_epsilon']) == 1 and num(j['delta']) == 1e-5 and 0 < num(j['value_fail']) < num(j['value']) and (num(j['value']) - num(j['value_fail'])) <= 0.002 * num(j['value']) and j['evaluations'] >= 2 and num(j['seconds']) >= 0 and isinstance(j['closed_form'], bool) and num(j['discretization']) > 0 and j['events'] == ['$CAL']"
+  jsave cal
+  read -r v vless <<<"$(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["value"]; print(repr(v), repr(v * (1 - 0.002)))' "$tmp/cal")"
+  # The value itself meets the target, and the value less the tolerance does
+  # not.
+  if expect_ok "epsilon at the calibrated value" epsilon --delta 1e-5 --json "poisson-gaussian:q=0.01,sigma=$v,count=200"; then
+    jcheck "the calibrated value meets the target" "num(j['epsilon_upper']) <= 1"
+  fi
+  if expect_ok "epsilon below the calibrated value" epsilon --delta 1e-5 --json "poisson-gaussian:q=0.01,sigma=$vless,count=200"; then
+    jcheck "the calibrated value less the tolerance misses the target" "num(j['epsilon_upper']) > 1"
+  fi
+fi
+if expect_ok "calibrate text, --param" calibrate --epsilon 2 --delta 1e-6 --param b 'laplace:b=?,count=3' gaussian:sigma=5; then
+  if [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q '^b = .* meets epsilon <= 2 at delta = 1e-06' "$OUT"; then ok; else bad "calibrate text: '$(cat "$OUT")'"; fi
+fi
+if expect_ok "calibrate inside a selection" calibrate --epsilon 1 --delta 1e-5 --json 'random-selection:weights=0.5;0.5[gaussian:sigma=?|laplace:b=1]'; then
+  jcheck "calibrate inside a selection" "num(j['epsilon_upper']) <= 1 and num(j['value_fail']) < num(j['value'])"
+fi
+if expect_ok "calibrate --range, bottom already meets" calibrate --epsilon 1 --delta 1e-5 --range 30:40 --json gaussian:sigma=?,count=10; then
+  jcheck "calibrate --range bottom" "num(j['value']) == 30 and j['value_fail'] is None and num(j['epsilon_upper']) <= 1"
+fi
+if expect_ok "calibrate --range" calibrate --epsilon 1 --delta 1e-5 --range 2:20 --json gaussian:sigma=?,count=10; then
+  jcheck "calibrate --range" "2 <= num(j['value_fail']) < num(j['value']) <= 20 and num(j['epsilon_upper']) <= 1 and num(j['range_lo']) == 2"
+fi
+expect_fail 1 "--range" calibrate --epsilon 1 --delta 1e-5 --range 1:2 gaussian:sigma=?,count=10
+
+# Bad input, new events.
+for v in '0.3;0.6' '0.5;0.5000001' '1;1'; do
+  usage "sum to 1" epsilon --delta 1e-5 "random-selection:weights=$v[gaussian:sigma=1|laplace:b=1]"
+done
+usage "negative" epsilon --delta 1e-5 'random-selection:weights=-0.5;1.5[gaussian:sigma=1|laplace:b=1]'
+usage "above 1" epsilon --delta 1e-5 'random-selection:weights=1.5;-0.5[gaussian:sigma=1|laplace:b=1]'
+usage "'x'" epsilon --delta 1e-5 'random-selection:weights=x;1[gaussian:sigma=1|laplace:b=1]'
+usage "empty entry" epsilon --delta 1e-5 'random-selection:weights=0.5;;0.5[gaussian:sigma=1|laplace:b=1]'
+usage "2 weights but 3 members" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=1|laplace:b=2]'
+usage "3 weights but 2 members" epsilon --delta 1e-5 'random-selection:weights=0.2;0.3;0.5[gaussian:sigma=1|laplace:b=1]'
+usage "empty member list '[]'" epsilon --delta 1e-5 'random-selection:weights=1[]'
+usage "member 2 of 3" epsilon --delta 1e-5 'random-selection:weights=0.2;0.3;0.5[gaussian:sigma=1||laplace:b=1]'
+usage "member 2 of 2" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|]'
+usage "member 1 of 2" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[|gaussian:sigma=1]'
+usage "never closed" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=1'
+usage "never closed" epsilon --delta 1e-5 'random-selection:weights=1[random-selection:weights=1[gaussian:sigma=1]'
+usage "no '[' before it" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=1]]'
+usage "no '[' before it" epsilon --delta 1e-5 'gaussian:sigma=1]'
+usage "after the ']'" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=1],count=2'
+usage "no member list" epsilon --delta 1e-5 'random-selection:weights=1'
+usage "takes no member list" epsilon --delta 1e-5 'gaussian:sigma=1[laplace:b=1]'
+usage "outside brackets" epsilon --delta 1e-5 'gaussian:sigma=1|laplace:b=1'
+usage "'weights'" epsilon --delta 1e-5 'random-selection[gaussian:sigma=1]'
+usage "empty EVENT" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[+gaussian:sigma=1|laplace:b=1]'
+usage "empty EVENT" epsilon --delta 1e-5 '+gaussian:sigma=1'
+usage "sigma='1+'" epsilon --delta 1e-5 'gaussian:sigma=1++laplace:b=1'
+usage "sigma='0'" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=0|laplace:b=1]'
+usage "unknown event 'gauss'" epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gauss:sigma=1|laplace:b=1]'
+deep='gaussian:sigma=1'
+for _ in $(seq 33); do deep="random-selection:weights=1[$deep]"; done
+usage "deeper than 32" epsilon --delta 1e-5 "$deep"
+
+usage "2 entries but p-weights has 1" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0;1,p-weights=1,q-means=0,q-weights=1'
+usage "q-weights sum to" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0,p-weights=1,q-means=0;1,q-weights=0.5;0.4'
+usage "negative" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0;1,p-weights=-0.5;1.5,q-means=0,q-weights=1'
+usage "'p-means' has an empty value" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=,p-weights=1,q-means=0,q-weights=1'
+usage "'nan'" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=nan,p-weights=1,q-means=0,q-weights=1'
+usage "'q-means'" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0,p-weights=1,q-weights=1'
+usage "sigma='0'" epsilon --delta 1e-5 'mixture-gaussian:sigma=0,p-means=0,p-weights=1,q-means=1,q-weights=1'
+
+usage "larger than n" epsilon --delta 1e-5 wor-gaussian:batch=11,n=10,sigma=1
+usage "batch='0'" epsilon --delta 1e-5 wor-gaussian:batch=0,n=10,sigma=1
+usage "n='2.5'" epsilon --delta 1e-5 wor-gaussian:batch=1,n=2.5,sigma=1
+usage "sensitivity='0'" epsilon --delta 1e-5 wor-gaussian:batch=1,n=2,sigma=1,sensitivity=0
+usage "'n'" epsilon --delta 1e-5 wor-gaussian:batch=1,sigma=1
+
+P='q=0.1,d=5,C=1,sigma=1'
+for v in 0 -0.1 1.5 abc; do usage "p='$v'" epsilon --delta 1e-5 "random-participation:p=$v,$P"; done
+for v in 0 -0.1 1.0001; do usage "q='$v'" epsilon --delta 1e-5 "random-participation:p=0.1,q=$v,d=5,C=1,sigma=1"; done
+for v in 0 -3 2.5; do usage "d='$v'" epsilon --delta 1e-5 "random-participation:p=0.1,q=0.1,d=$v,C=1,sigma=1"; done
+usage "C='0'" epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,d=5,C=0,sigma=1
+usage "sigma='-1'" epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,d=5,C=1,sigma=-1
+usage "one of wcs, cs, thm41, ols" epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,d=5,C=1,sigma=1,analysis=best
+usage "'d'" epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,C=1,sigma=1
+
+# calibrate: the '?' and the options.
+usage "no '?'" calibrate --epsilon 1 --delta 1e-5 gaussian:sigma=1
+usage "a second '?'" calibrate --epsilon 1 --delta 1e-5 gaussian:sigma=? laplace:b=?
+usage "a second '?'" calibrate --epsilon 1 --delta 1e-5 'mixture-gaussian:sigma=?,p-means=0,p-weights=1,q-means=1,q-weights=1+gaussian:sigma=?'
+usage "--param b does not match" calibrate --epsilon 1 --delta 1e-5 --param b gaussian:sigma=?
+usage "not a noise key" calibrate --epsilon 1 --delta 1e-5 --param q gaussian:sigma=?
+usage "not for q" calibrate --epsilon 1 --delta 1e-5 poisson-gaussian:q=?,sigma=1
+usage "not for count" calibrate --epsilon 1 --delta 1e-5 gaussian:sigma=1,count=?
+usage "only allowed in 'pldkit calibrate'" epsilon --delta 1e-5 gaussian:sigma=?
+usage "'?5'" calibrate --epsilon 1 --delta 1e-5 gaussian:sigma=?5
+usage "missing --epsilon" calibrate --delta 1e-5 gaussian:sigma=?
+usage "missing --delta" calibrate --epsilon 1 gaussian:sigma=?
+usage "EVENT" calibrate --epsilon 1 --delta 1e-5
+for v in 2 0:2 3:2 a:2 1:b 1:2:3 ""; do usage "--range" calibrate --epsilon 1 --delta 1e-5 --range "$v" gaussian:sigma=?; done
+for v in 0 1 -0.1 abc; do usage "--tolerance" calibrate --epsilon 1 --delta 1e-5 --tolerance "$v" gaussian:sigma=?; done
+for v in -1 inf abc; do usage "--epsilon" calibrate --epsilon "$v" --delta 1e-5 gaussian:sigma=?; done
+for v in 0 1 abc; do usage "--delta" calibrate --epsilon 1 --delta "$v" gaussian:sigma=?; done
+usage "'--epsilon-range'" calibrate --epsilon 1 --delta 1e-5 --epsilon-range 0:1:3 gaussian:sigma=?
+usage "'--param'" epsilon --delta 1e-5 --param sigma gaussian:sigma=1
+
+# ---------------------------------------------------------------------------
 # Optional: memory errors and leaks on good and bad paths.
 
 if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
@@ -468,6 +722,14 @@ if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; 
   vg epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 laplace:b=1
   vg demo
   vg --help
+  vg epsilon --delta 1e-5 'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10+laplace:b=3|random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=2]]'
+  vg epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=0]'
+  vg epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=1'
+  vg calibrate --epsilon 1 --delta 1e-5 --json 'random-selection:weights=0.5;0.5[gaussian:sigma=?|laplace:b=1]'
+  vg calibrate --epsilon 1 --delta 1e-5 --range 1:2 gaussian:sigma=?,count=10
+  vg delta --epsilon 0.5 'mixture-gaussian:sigma=1,p-means=0;2,p-weights=0.5;0.5,q-means=1,q-weights=1' wor-gaussian:batch=3,n=10,sigma=1
+  vg epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,count=10
+  vg epsilon --delta 1e-6 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=ols
 fi
 
 echo "$pass passed, $fail failed"

@@ -4,9 +4,14 @@
  * keys (domain, whether required, default, meaning, all of which also feed
  * --help) and a one-line adapter to its constructor in <pldkit/mech.h>.  A new
  * event is one table entry plus, if it needs them, an adapter and a
- * cross-key check.  Events whose values have more structure (bracketed member
- * lists) will need a VALUE grammar richer than "up to the next ','"; the
- * item splitting in parse_items is the one place to extend.
+ * cross-key check.
+ *
+ * Structure above the key=value items (events.h has the grammar): an
+ * argument is a LIST of EVENTs joined by '+'; random-selection carries a
+ * bracketed list of members, each a LIST again.  Brackets are checked for
+ * balance once per argument (pld_cli_parse_event); below that, parse_list
+ * splits on '+' and parse_one splits one EVENT into its head (name and
+ * items, never containing a bracket) and its member list.
  */
 #include "events.h"
 
@@ -19,36 +24,60 @@
 #include <string.h>
 
 #include <pldkit/mech.h>
+#include <pldkit/select.h>
 
 #include "output.h"
 
-#define MAX_KEYS 4
-#define QUOTE_LEN 96
+/* The closed-form participation analyses (thm41, ols) need
+ * <pldkit/participation.h> and its implementation pld/participation.c (found
+ * through the include path that has pld/, the same test meson.build makes
+ * with fs.exists); without them analysis=thm41|ols is refused as "not
+ * available in this build". */
+#if defined(__has_include)
+#if __has_include(<pldkit/participation.h>) && __has_include("participation.c")
+#define HAVE_PARTICIPATION 1
+#endif
+#endif
+#ifndef HAVE_PARTICIPATION
+#define HAVE_PARTICIPATION 0
+#endif
+#if HAVE_PARTICIPATION
+#include <pldkit/participation.h>
+#endif
+
+#define MAX_KEYS 6
+#define QUOTE_LEN PLD_CLI_QUOTE_LEN
 
 enum domain {
   DOM_POSITIVE,    /* finite, > 0 */
+  DOM_NOISE,       /* finite, > 0, a noise parameter (calibrate may solve) */
   DOM_NONNEGATIVE, /* finite, >= 0 */
   DOM_RATE,        /* (0, 1] */
   DOM_INT_GE1,     /* integer >= 1 */
   DOM_INT_GE2,     /* integer >= 2 */
-  DOM_PROB_LIST    /* ';'-separated values in [0, 1] */
+  DOM_PROB_LIST,   /* ';'-separated values in [0, 1] summing to 1 (1e-9) */
+  DOM_WEIGHT_LIST, /* ';'-separated values in [0, 1] summing to 1 (1e-12) */
+  DOM_REAL_LIST,   /* ';'-separated finite values */
+  DOM_CHOICE       /* one word of key_spec.choices ('|'-separated) */
 };
 
 struct key_spec {
   const char *name;
   enum domain dom;
   int required;
-  double def; /* used when !required */
+  double def; /* used when !required (DOM_CHOICE: the index) */
   const char *meaning;
+  const char *choices; /* DOM_CHOICE only: "a|b|c" */
 };
 
-/* A parsed value; `real` is also set for integer keys. */
+/* A parsed value; `real` is also set for integer keys, `integer` is the
+ * index for DOM_CHOICE. */
 struct value {
   int present;
   double real;
   int64_t integer;
-  size_t len;   /* DOM_PROB_LIST */
-  double *list; /* DOM_PROB_LIST, owned */
+  size_t len;   /* lists */
+  double *list; /* lists, owned */
 };
 
 /* Build the mechanism from values given in the order of the spec's keys;
@@ -58,11 +87,26 @@ typedef int (*build_fn)(const struct value *v, pld_mech **out);
 /* Checks that involve several keys; returns non-zero and fills why. */
 typedef int (*check_fn)(const struct value *v, char *why, size_t n);
 
+/* Non-zero if these values make a closed-form single-round answer rather
+ * than a mechanism (random-participation with analysis thm41 or ols). */
+typedef int (*closed_fn)(const struct value *v);
+
+/* A warning that goes with the answer for these values, or NULL. */
+typedef const char *(*note_fn)(const struct value *v);
+
+enum kind {
+  KIND_MECH,     /* build() gives a mechanism, added with its count */
+  KIND_SELECTION /* takes a bracketed member list (random-selection) */
+};
+
 struct event_spec {
   const char *name;
   const char *summary;
-  build_fn build;
-  check_fn check; /* may be NULL */
+  enum kind kind;
+  build_fn build;   /* KIND_MECH */
+  check_fn check;   /* may be NULL */
+  closed_fn closed; /* may be NULL */
+  note_fn note;     /* may be NULL */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
 
@@ -109,10 +153,80 @@ static int build_finite(const struct value *v, pld_mech **out)
   return pld_mech_finite(v[0].len, v[0].list, v[1].list, out);
 }
 
+static int build_mixture_gaussian(const struct value *v, pld_mech **out)
+{
+  return pld_mech_mixture_gaussian(v[0].real, v[1].len, v[1].list, v[2].list,
+                                   v[3].len, v[3].list, v[4].list, out);
+}
+
+static int build_wor_gaussian(const struct value *v, pld_mech **out)
+{
+  return pld_mech_wor_gaussian((uint64_t)v[0].integer, (uint64_t)v[1].integer,
+                               v[2].real, v[3].real, out);
+}
+
+/* random-participation: keys p, q, d, C, sigma, analysis. */
+enum { AN_WCS, AN_CS, AN_THM41, AN_OLS };
+#define ANALYSES "wcs|cs|thm41|ols"
+
+static int build_participation(const struct value *v, pld_mech **out)
+{
+  double p = v[0].real, q = v[1].real, C = v[3].real, sigma = v[4].real;
+  if (v[5].integer == AN_CS) /* centralized sampling at rate p q */
+    return pld_mech_poisson_gaussian(p * q, sigma, C, out);
+  /* WCS: the participation bit is visible, so the round is the selection
+   * "nothing (loss 0) with probability 1 - p, the q-subsampled Gaussian with
+   * probability p". */
+  static const double one = 1.0;
+  pld_mech *m[2] = {NULL, NULL};
+  double w[2] = {1.0 - p, p};
+  int st = pld_mech_finite(1, &one, &one, &m[0]);
+  if (st == PLD_SUCCESS)
+    st = pld_mech_poisson_gaussian(q, sigma, C, &m[1]);
+  if (st == PLD_SUCCESS)
+    st = pld_mech_select(2, (const pld_mech *const *)m, w, out);
+  pld_mech_free(m[0]);
+  pld_mech_free(m[1]);
+  return st;
+}
+
+static int closed_participation(const struct value *v)
+{
+  return v[5].integer == AN_THM41 || v[5].integer == AN_OLS;
+}
+
+static const char *note_participation(const struct value *v)
+{
+  if (v[5].integer != AN_CS)
+    return NULL;
+  return "random-participation with analysis=cs is centralized sampling at "
+         "rate p*q: a lower limit of the true worst case, not a guarantee "
+         "for random participation (analysis=wcs is)";
+}
+
 /* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
  * that the CLI rejects with a precise message what the library would reject
  * with a bare PLD_EINVAL. */
 #define FINITE_SUM_TOL 1e-9
+/* select.h: selection weights sum to 1 within 1e-12. */
+#define SELECT_SUM_TOL 1e-12
+
+/* Non-zero (and why filled) if list v does not sum to 1 within tol. */
+static int bad_sum(const struct value *v, const char *name, double tol,
+                   const char *rule, char *why, size_t n)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < v->len; i++)
+    s += v->list[i];
+  if (fabs(s - 1.0) <= tol)
+    return 0;
+  char sum[40];
+  pld_cli_fmt(sum, sizeof sum, s, 17);
+  size_t len = strlen(name);
+  snprintf(why, n, "%s %s to %s (%s)", name,
+           len && name[len - 1] == 's' ? "sum" : "sums", sum, rule);
+  return 1;
+}
 
 static int check_finite(const struct value *v, char *why, size_t n)
 {
@@ -121,66 +235,171 @@ static int check_finite(const struct value *v, char *why, size_t n)
              "(p has %zu, q has %zu)", v[0].len, v[1].len);
     return 1;
   }
-  for (int k = 0; k < 2; k++) {
-    double s = 0.0;
-    for (size_t i = 0; i < v[k].len; i++)
-      s += v[k].list[i];
-    if (!(fabs(s - 1.0) <= FINITE_SUM_TOL)) {
-      char sum[40];
-      pld_cli_fmt(sum, sizeof sum, s, 12);
-      snprintf(why, n, "%s sums to %s (the entries of p and of q must each "
-               "sum to 1 within 1e-9)", k ? "q" : "p", sum);
+  for (int k = 0; k < 2; k++)
+    if (bad_sum(&v[k], k ? "q" : "p", FINITE_SUM_TOL,
+                "the entries of p and of q must each sum to 1 within 1e-9",
+                why, n))
+      return 1;
+  return 0;
+}
+
+static int check_mixture(const struct value *v, char *why, size_t n)
+{
+  for (int s = 0; s < 2; s++) {
+    const struct value *means = &v[1 + 2 * s], *weights = &v[2 + 2 * s];
+    const char *side = s ? "q" : "p";
+    if (means->len != weights->len) {
+      snprintf(why, n, "%s-means has %zu entries but %s-weights has %zu "
+               "(one weight per component)", side, means->len, side,
+               weights->len);
       return 1;
     }
+    char name[16];
+    snprintf(name, sizeof name, "%s-weights", side);
+    if (bad_sum(weights, name, FINITE_SUM_TOL,
+                "the weights of each side must sum to 1 within 1e-9", why, n))
+      return 1;
   }
   return 0;
+}
+
+static int check_wor(const struct value *v, char *why, size_t n)
+{
+  if (v[0].integer > v[1].integer) {
+    snprintf(why, n, "batch=%lld is larger than n=%lld (1 <= batch <= n)",
+             (long long)v[0].integer, (long long)v[1].integer);
+    return 1;
+  }
+  return 0;
+}
+
+static int check_selection(const struct value *v, char *why, size_t n)
+{
+  return bad_sum(&v[0], "weights", SELECT_SUM_TOL,
+                 "the weights must sum to 1 within 1e-12", why, n);
 }
 
 /* ------------------------------------------------------------------------ */
 /* The table.                                                                */
 
 static const struct event_spec events[] = {
-  {"gaussian", "Gaussian mechanism: N(0, sigma^2) noise on a query",
-   build_gaussian, NULL,
-   {{"sigma", DOM_POSITIVE, 1, 0, "noise standard deviation"},
-    {"sensitivity", DOM_POSITIVE, 0, 1, "L2 sensitivity of the query"}}},
-  {"laplace", "Laplace mechanism: Laplace(b) noise on a query",
-   build_laplace, NULL,
-   {{"b", DOM_POSITIVE, 1, 0, "noise scale"},
-    {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity of the query"}}},
-  {"discrete-laplace",
-   "discrete Laplace mechanism: integer noise, P(k) ~ exp(-|k|/scale)",
-   build_discrete_laplace, NULL,
-   {{"scale", DOM_POSITIVE, 1, 0, "noise scale"},
-    {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
-  {"discrete-gaussian",
-   "discrete Gaussian mechanism: integer noise, P(k) ~ exp(-k^2/(2 sigma^2))",
-   build_discrete_gaussian, NULL,
-   {{"sigma", DOM_POSITIVE, 1, 0, "noise parameter"},
-    {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
-  {"randomized-response",
-   "k-ary randomized response, replace-one adjacency: report the true value "
-   "with probability e^epsilon/(e^epsilon+k-1), else another one uniformly",
-   build_randomized_response, NULL,
-   {{"epsilon", DOM_NONNEGATIVE, 1, 0, "epsilon0 of one response (nats)"},
-    {"k", DOM_INT_GE2, 1, 0, "number of possible values"}}},
-  {"poisson-gaussian",
-   "Poisson-subsampled Gaussian (DP-SGD step), add/remove adjacency",
-   build_poisson_gaussian, NULL,
-   {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
-    {"sigma", DOM_POSITIVE, 1, 0, "noise standard deviation"},
-    {"sensitivity", DOM_POSITIVE, 0, 1, "L2 sensitivity (clipping norm)"}}},
-  {"poisson-laplace", "Poisson-subsampled Laplace, add/remove adjacency",
-   build_poisson_laplace, NULL,
-   {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
-    {"b", DOM_POSITIVE, 1, 0, "noise scale"},
-    {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity"}}},
-  {"finite",
-   "an arbitrary pair of finite output distributions P (with the record) "
-   "and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
-   build_finite, check_finite,
-   {{"p", DOM_PROB_LIST, 1, 0, "probabilities of the outcomes under P"},
-    {"q", DOM_PROB_LIST, 1, 0, "probabilities of the same outcomes under Q"}}},
+  {.name = "gaussian",
+   .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
+   .build = build_gaussian,
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity of the query"}}},
+  {.name = "laplace",
+   .summary = "Laplace mechanism: Laplace(b) noise on a query",
+   .build = build_laplace,
+   .keys = {{"b", DOM_NOISE, 1, 0, "noise scale"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L1 sensitivity of the query"}}},
+  {.name = "discrete-laplace",
+   .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
+              "exp(-|k|/scale)",
+   .build = build_discrete_laplace,
+   .keys = {{"scale", DOM_NOISE, 1, 0, "noise scale"},
+            {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
+  {.name = "discrete-gaussian",
+   .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
+              "exp(-k^2/(2 sigma^2))",
+   .build = build_discrete_gaussian,
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter"},
+            {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
+  {.name = "randomized-response",
+   .summary = "k-ary randomized response, replace-one adjacency: report the "
+              "true value with probability e^epsilon/(e^epsilon+k-1), else "
+              "another one uniformly",
+   .build = build_randomized_response,
+   .keys = {{"epsilon", DOM_NONNEGATIVE, 1, 0,
+             "epsilon0 of one response (nats)"},
+            {"k", DOM_INT_GE2, 1, 0, "number of possible values"}}},
+  {.name = "poisson-gaussian",
+   .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
+              "adjacency",
+   .build = build_poisson_gaussian,
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity (clipping norm)"}}},
+  {.name = "poisson-laplace",
+   .summary = "Poisson-subsampled Laplace, add/remove adjacency",
+   .build = build_poisson_laplace,
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
+            {"b", DOM_NOISE, 1, 0, "noise scale"},
+            {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity"}}},
+  {.name = "finite",
+   .summary = "an arbitrary pair of finite output distributions P (with the "
+              "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
+   .build = build_finite,
+   .check = check_finite,
+   .keys = {{"p", DOM_PROB_LIST, 1, 0,
+             "probabilities of the outcomes under P"},
+            {"q", DOM_PROB_LIST, 1, 0,
+             "probabilities of the same outcomes under Q"}}},
+  {.name = "mixture-gaussian",
+   .summary = "a pair of one-dimensional Gaussian mixtures with a common "
+              "sigma, P = sum_i a_i N(mu_i, sigma^2) and Q = sum_j b_j "
+              "N(nu_j, sigma^2), both directions exact, e.g. "
+              "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,"
+              "q-means=0,q-weights=1",
+   .build = build_mixture_gaussian,
+   .check = check_mixture,
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "common standard deviation"},
+            {"p-means", DOM_REAL_LIST, 1, 0, "component means mu_i of P"},
+            {"p-weights", DOM_PROB_LIST, 1, 0,
+             "component weights a_i of P, one per mean"},
+            {"q-means", DOM_REAL_LIST, 1, 0, "component means nu_j of Q"},
+            {"q-weights", DOM_PROB_LIST, 1, 0,
+             "component weights b_j of Q, one per mean"}}},
+  {.name = "wor-gaussian",
+   .summary = "Gaussian mechanism on a batch of fixed size drawn without "
+              "replacement from n records, REPLACE-ONE adjacency (one record "
+              "is replaced by another), both directions",
+   .build = build_wor_gaussian,
+   .check = check_wor,
+   .keys = {{"batch", DOM_INT_GE1, 1, 0, "batch size, at most n"},
+            {"n", DOM_INT_GE1, 1, 0, "number of records"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity of the summed query between replace-one "
+             "neighbours (for sums of gradients clipped to norm C it is "
+             "2C)"}}},
+  {.name = "random-participation",
+   .summary = "one round of federated DP-SGD with random client "
+              "participation: each client joins with probability p, samples "
+              "each of its d records with probability q, the server adds "
+              "N(0, sigma^2) to the sum of gradients clipped to norm C.  "
+              "analysis=wcs (the certified one): the participation bit is "
+              "visible, the round is \"loss 0 with probability 1-p, the "
+              "q-subsampled Gaussian with probability p\", composable; cs: "
+              "centralized sampling at rate p*q, the certified LOWER limit "
+              "of the true worst case (not a guarantee); thm41 (Theorem "
+              "4.1 of the paper, reported as not certified where it falls "
+              "below cs) and ols (only local sampling): closed-form single "
+              "rounds, for epsilon and delta queries with count=1 only",
+   .build = build_participation,
+   .closed = closed_participation,
+   .note = note_participation,
+   .keys = {{"p", DOM_RATE, 1, 0, "client participation probability"},
+            {"q", DOM_RATE, 1, 0, "record sampling rate within a client"},
+            {"d", DOM_INT_GE1, 1, 0,
+             "records of the client other than the protected one (the "
+             "paper's d; used by thm41 only)"},
+            {"C", DOM_POSITIVE, 1, 0, "clipping norm of one gradient"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
+             ANALYSES}}},
+  {.name = "random-selection",
+   .summary = "random selection of one of n member event lists, member i "
+              "with probability w_i, the choice visible (model merging paper "
+              "Thm 5.2): random-selection:weights=W1;...;Wn[,count=N]"
+              "[MEMBER1|...|MEMBERn], see MEMBER LISTS below",
+   .kind = KIND_SELECTION,
+   .check = check_selection,
+   .keys = {{"weights", DOM_WEIGHT_LIST, 1, 0,
+             "selection probabilities, one per member, in order"}}},
 };
 
 #define N_EVENTS (sizeof events / sizeof events[0])
@@ -189,6 +408,8 @@ static const char *domain_text(enum domain d)
 {
   switch (d) {
   case DOM_POSITIVE:
+    return "> 0";
+  case DOM_NOISE:
     return "> 0";
   case DOM_NONNEGATIVE:
     return ">= 0";
@@ -200,8 +421,52 @@ static const char *domain_text(enum domain d)
     return "an integer >= 2";
   case DOM_PROB_LIST:
     return "';'-separated probabilities in [0, 1] summing to 1";
+  case DOM_WEIGHT_LIST:
+    return "';'-separated probabilities in [0, 1] summing to 1 within 1e-12";
+  case DOM_REAL_LIST:
+    return "';'-separated finite numbers";
+  case DOM_CHOICE:
+    return "one of";
   }
   return "?";
+}
+
+/* The domain as a phrase, with the choices spelled out. */
+static void domain_phrase(const struct key_spec *ks, char *buf, size_t n)
+{
+  if (ks->dom != DOM_CHOICE) {
+    snprintf(buf, n, "%s", domain_text(ks->dom));
+    return;
+  }
+  size_t o = (size_t)snprintf(buf, n, "one of ");
+  for (const char *c = ks->choices; *c && o + 3 < n; c++) {
+    if (*c == '|') {
+      buf[o++] = ',';
+      buf[o++] = ' ';
+    } else {
+      buf[o++] = *c;
+    }
+  }
+  buf[o < n ? o : n - 1] = '\0';
+}
+
+/* The i-th word of a DOM_CHOICE key into buf. */
+static const char *choice_name(const struct key_spec *ks, int64_t i, char *buf,
+                               size_t n)
+{
+  const char *c = ks->choices;
+  for (int64_t k = 0; k < i && c; k++) {
+    c = strchr(c, '|');
+    if (c)
+      c++;
+  }
+  if (c == NULL) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  size_t w = strcspn(c, "|");
+  snprintf(buf, n, "%.*s", (int)w, c);
+  return buf;
 }
 
 static size_t n_keys(const struct event_spec *e)
@@ -214,7 +479,7 @@ static size_t n_keys(const struct event_spec *e)
 
 void pld_cli_events_help(FILE *f)
 {
-  char head[32], text[256];
+  char head[32], text[400], dom[96];
   fputs("EVENTS (NAME:key=value,key=value,...; several EVENTs compose):\n", f);
   for (size_t i = 0; i < N_EVENTS; i++) {
     const struct event_spec *e = &events[i];
@@ -225,11 +490,15 @@ void pld_cli_events_help(FILE *f)
       char def[48];
       if (ks->required)
         snprintf(def, sizeof def, "required");
+      else if (ks->dom == DOM_CHOICE)
+        snprintf(def, sizeof def, "default %s",
+                 choice_name(ks, (int64_t)ks->def, head, sizeof head));
       else
         snprintf(def, sizeof def, "default %g", ks->def);
+      domain_phrase(ks, dom, sizeof dom);
       snprintf(head, sizeof head, "      %s", ks->name);
-      snprintf(text, sizeof text, "%s; %s, %s", ks->meaning, def,
-               domain_text(ks->dom));
+      snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
+               ks->dom == DOM_NOISE ? " (or ? in calibrate)" : "");
       pld_cli_wrap(f, head, 20, text);
     }
   }
@@ -237,6 +506,66 @@ void pld_cli_events_help(FILE *f)
   pld_cli_wrap(f, "      count", 20,
                "number of runs, composed with itself; default 1, an integer "
                "from 1 to 2^53");
+  fputs("\nMEMBER LISTS and '+':\n", f);
+  pld_cli_wrap(f, "", 2,
+               "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
+               "runs member Mi with probability Wi (the choice is visible; "
+               "there must be exactly one weight per member, each >= 0, "
+               "summing to 1 within 1e-12).  The member list is in brackets, "
+               "at the end of the event, members separated by '|'.  Each "
+               "member is one or more EVENTs joined by '+', composed on their "
+               "own before the selection, e.g. "
+               "[gaussian:sigma=2,count=10+laplace:b=3|gaussian:sigma=8]; a "
+               "member may itself be a random-selection (nesting up to 32 "
+               "levels).  count=N, before '[', composes the whole selection "
+               "N times.  A '+' joins EVENTs only when a letter follows it "
+               "(1e+5 stays a number), and an EVENT argument may itself be "
+               "several EVENTs joined by '+'.  Quote such arguments in the "
+               "shell: ';', '|', '[' and ']' are special there.  Example: "
+               "pldkit epsilon --delta 1e-5 "
+               "'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|"
+               "gaussian:sigma=8,count=10]'");
+}
+
+const char *pld_cli_noise_keys(void)
+{
+  static char buf[128];
+  if (buf[0])
+    return buf;
+  size_t o = 0;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    for (size_t k = 0; k < n_keys(&events[i]); k++) {
+      const struct key_spec *ks = &events[i].keys[k];
+      if (ks->dom != DOM_NOISE)
+        continue;
+      /* Once per name. */
+      int dup = 0;
+      for (size_t j = 0; j <= i && !dup; j++)
+        for (size_t l = 0; l < n_keys(&events[j]) && !dup; l++) {
+          if (j == i && l == k)
+            break;
+          dup = events[j].keys[l].dom == DOM_NOISE &&
+                strcmp(events[j].keys[l].name, ks->name) == 0;
+        }
+      if (dup)
+        continue;
+      int w = snprintf(buf + o, sizeof buf - o, "%s%s", o ? ", " : "",
+                       ks->name);
+      if (w < 0 || (size_t)w >= sizeof buf - o)
+        return buf;
+      o += (size_t)w;
+    }
+  return buf;
+}
+
+int pld_cli_is_noise_key(const char *name)
+{
+  for (size_t i = 0; i < N_EVENTS; i++)
+    for (size_t k = 0; k < n_keys(&events[i]); k++)
+      if (events[i].keys[k].dom == DOM_NOISE &&
+          strcmp(events[i].keys[k].name, name) == 0)
+        return 1;
+  return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -281,6 +610,13 @@ int pld_cli_parse_int(const char *s, long long lo, long long hi,
 /* ------------------------------------------------------------------------ */
 /* The parser.                                                               */
 
+/* One parse of one argument. */
+struct pstate {
+  pld_cli_parse *ctx;
+  char *err;
+  size_t errlen;
+};
+
 static const struct event_spec *find_event(const char *name)
 {
   for (size_t i = 0; i < N_EVENTS; i++)
@@ -318,30 +654,80 @@ static int in_domain(enum domain d, double x)
 {
   switch (d) {
   case DOM_POSITIVE:
+  case DOM_NOISE:
     return x > 0;
   case DOM_NONNEGATIVE:
     return x >= 0;
   case DOM_RATE:
     return x > 0 && x <= 1;
   case DOM_PROB_LIST:
+  case DOM_WEIGHT_LIST:
     return x >= 0 && x <= 1;
+  case DOM_REAL_LIST:
+    return 1;
   case DOM_INT_GE1:
     return x >= 1;
   case DOM_INT_GE2:
     return x >= 2;
+  case DOM_CHOICE:
+    return 0;
   }
   return 0;
 }
 
+/* Why x is outside a list domain, for messages. */
+static const char *list_range_text(enum domain d, double x)
+{
+  if ((d == DOM_PROB_LIST || d == DOM_WEIGHT_LIST) && x < 0)
+    return "negative";
+  if ((d == DOM_PROB_LIST || d == DOM_WEIGHT_LIST) && x > 1)
+    return "above 1";
+  return "out of range";
+}
+
+/* The calibrate marker KEY=?: check it is allowed here and record it.
+ * Returns a pld_cli_rc; on success *val points at the substituted text. */
+static int take_marker(struct pstate *ps, const struct key_spec *ks,
+                       const char *qev, const char **val)
+{
+  pld_cli_parse *c = ps->ctx;
+  if (c->subst == NULL) {
+    snprintf(ps->err, ps->errlen, "%s=? in event %s: '?' marks the value to "
+             "solve for and is only allowed in 'pldkit calibrate' (%s must "
+             "be %s)", ks->name, qev, ks->name, domain_text(DOM_POSITIVE));
+    return PLD_CLI_EUSAGE;
+  }
+  if (ks->dom != DOM_NOISE) {
+    snprintf(ps->err, ps->errlen, "%s=? in event %s: calibrate solves only "
+             "for a noise parameter (one of %s), not for %s", ks->name, qev,
+             pld_cli_noise_keys(), ks->name);
+    return PLD_CLI_EUSAGE;
+  }
+  if (c->marks > 0) {
+    snprintf(ps->err, ps->errlen, "a second '?' (%s=? in event %s): "
+             "calibrate solves for exactly one value, and %s=? in event %s "
+             "already marks it", ks->name, qev, c->mark_key, c->mark_where);
+    return PLD_CLI_EUSAGE;
+  }
+  c->marks++;
+  snprintf(c->mark_key, sizeof c->mark_key, "%s", ks->name);
+  snprintf(c->mark_where, sizeof c->mark_where, "%s", qev);
+  *val = c->subst;
+  return PLD_CLI_OK;
+}
+
 /* Parse `val` for key `ks` into *v.  `qev` is the quoted event text for
  * messages.  Returns a pld_cli_rc. */
-static int parse_value(const struct key_spec *ks, char *val, struct value *v,
-                       const char *qev, char *err, size_t errlen)
+static int parse_value(struct pstate *ps, const struct key_spec *ks,
+                       char *val, struct value *v, const char *qev)
 {
-  char qv[QUOTE_LEN];
+  char qv[QUOTE_LEN], dom[96];
+  char *err = ps->err;
+  size_t errlen = ps->errlen;
+  domain_phrase(ks, dom, sizeof dom);
   if (*val == '\0') {
     snprintf(err, errlen, "key '%s' has an empty value in event %s "
-             "(%s must be %s)", ks->name, qev, ks->name, domain_text(ks->dom));
+             "(%s must be %s)", ks->name, qev, ks->name, dom);
     return PLD_CLI_EUSAGE;
   }
   switch (ks->dom) {
@@ -354,14 +740,34 @@ static int parse_value(const struct key_spec *ks, char *val, struct value *v,
       snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
                ks->name, pld_cli_quote(qv, sizeof qv, val), qev,
                r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
-               ks->name, domain_text(ks->dom));
+               ks->name, dom);
       return PLD_CLI_EUSAGE;
     }
     v->integer = (int64_t)x;
     v->real = (double)x;
     break;
   }
-  case DOM_PROB_LIST: {
+  case DOM_CHOICE: {
+    char word[32];
+    int64_t i = 0;
+    for (;; i++) {
+      choice_name(ks, i, word, sizeof word);
+      if (strcmp(word, "?") == 0) {
+        snprintf(err, errlen, "%s=%s in event %s is not a known value (%s "
+                 "must be %s)", ks->name, pld_cli_quote(qv, sizeof qv, val),
+                 qev, ks->name, dom);
+        return PLD_CLI_EUSAGE;
+      }
+      if (strcmp(word, val) == 0)
+        break;
+    }
+    v->integer = i;
+    v->real = (double)i;
+    break;
+  }
+  case DOM_PROB_LIST:
+  case DOM_WEIGHT_LIST:
+  case DOM_REAL_LIST: {
     size_t n = 1;
     for (const char *p = val; *p; p++)
       n += *p == ';';
@@ -379,16 +785,16 @@ static int parse_value(const struct key_spec *ks, char *val, struct value *v,
       double x;
       if (*item == '\0') {
         snprintf(err, errlen, "%s has an empty entry (number %zu) in event "
-                 "%s (%s must be %s)", ks->name, i + 1, qev, ks->name,
-                 domain_text(ks->dom));
+                 "%s (%s must be %s)", ks->name, i + 1, qev, ks->name, dom);
         return PLD_CLI_EUSAGE;
       }
       if (pld_cli_parse_double(item, &x) != 0 || !in_domain(ks->dom, x)) {
         snprintf(err, errlen, "%s entry %s in event %s is %s (%s must be %s)",
                  ks->name, pld_cli_quote(qv, sizeof qv, item), qev,
-                 pld_cli_parse_double(item, &x) != 0 ? "not a finite number"
-                                                     : "out of range",
-                 ks->name, domain_text(ks->dom));
+                 pld_cli_parse_double(item, &x) != 0
+                     ? "not a finite number"
+                     : list_range_text(ks->dom, x),
+                 ks->name, dom);
         return PLD_CLI_EUSAGE;
       }
       v->list[i] = x;
@@ -400,12 +806,18 @@ static int parse_value(const struct key_spec *ks, char *val, struct value *v,
   }
   default: {
     double x;
-    if (pld_cli_parse_double(val, &x) != 0 || !in_domain(ks->dom, x)) {
+    const char *s = val;
+    if (strcmp(val, "?") == 0) {
+      int rc = take_marker(ps, ks, qev, &s);
+      if (rc != PLD_CLI_OK)
+        return rc;
+    }
+    if (pld_cli_parse_double(s, &x) != 0 || !in_domain(ks->dom, x)) {
       snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
-               ks->name, pld_cli_quote(qv, sizeof qv, val), qev,
-               pld_cli_parse_double(val, &x) != 0 ? "not a finite number"
-                                                  : "out of range",
-               ks->name, domain_text(ks->dom));
+               ks->name, pld_cli_quote(qv, sizeof qv, s), qev,
+               pld_cli_parse_double(s, &x) != 0 ? "not a finite number"
+                                                : "out of range",
+               ks->name, dom);
       return PLD_CLI_EUSAGE;
     }
     v->real = x;
@@ -416,11 +828,17 @@ static int parse_value(const struct key_spec *ks, char *val, struct value *v,
   return PLD_CLI_OK;
 }
 
-static int parse_count(char *val, uint64_t *count, const char *qev, char *err,
-                       size_t errlen)
+static int parse_count(struct pstate *ps, char *val, uint64_t *count,
+                       const char *qev)
 {
   char qv[QUOTE_LEN];
   long long x = 0;
+  if (strcmp(val, "?") == 0 && ps->ctx->subst) {
+    snprintf(ps->err, ps->errlen, "count=? in event %s: calibrate solves "
+             "only for a noise parameter (one of %s), not for count", qev,
+             pld_cli_noise_keys());
+    return PLD_CLI_EUSAGE;
+  }
   int r = *val ? pld_cli_parse_int(val, 1, (long long)PLD_CLI_MAX_COUNT, &x)
                : -1;
   if (r == PLD_CLI_INT_OK) {
@@ -428,23 +846,26 @@ static int parse_count(char *val, uint64_t *count, const char *qev, char *err,
     return PLD_CLI_OK;
   }
   if (r < 0)
-    snprintf(err, errlen, "key 'count' has an empty value in event %s "
-             "(count must be an integer from 1 to 2^53 = %llu)", qev,
+    snprintf(ps->err, ps->errlen, "key 'count' has an empty value in event "
+             "%s (count must be an integer from 1 to 2^53 = %llu)", qev,
              PLD_CLI_MAX_COUNT);
   else
-    snprintf(err, errlen, "count=%s in event %s is %s (count must be an "
-             "integer from 1 to 2^53 = %llu)", pld_cli_quote(qv, sizeof qv, val),
-             qev, r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
+    snprintf(ps->err, ps->errlen, "count=%s in event %s is %s (count must be "
+             "an integer from 1 to 2^53 = %llu)",
+             pld_cli_quote(qv, sizeof qv, val), qev,
+             r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
              PLD_CLI_MAX_COUNT);
   return PLD_CLI_EUSAGE;
 }
 
 /* Parse the key=value items after the ':'.  `items` is modified in place. */
-static int parse_items(const struct event_spec *e, char *items,
-                       struct value *vals, uint64_t *count, const char *qev,
-                       char *err, size_t errlen)
+static int parse_items(struct pstate *ps, const struct event_spec *e,
+                       char *items, struct value *vals, uint64_t *count,
+                       const char *qev)
 {
   char qk[QUOTE_LEN], allowed[160];
+  char *err = ps->err;
+  size_t errlen = ps->errlen;
   int have_count = 0;
   list_keys(e, allowed, sizeof allowed);
   if (*items == '\0') {
@@ -477,7 +898,7 @@ static int parse_items(const struct event_spec *e, char *items,
         return PLD_CLI_EUSAGE;
       }
       have_count = 1;
-      rc = parse_count(val, count, qev, err, errlen);
+      rc = parse_count(ps, val, count, qev);
     } else {
       size_t k = 0, nk = n_keys(e);
       while (k < nk && strcmp(e->keys[k].name, item) != 0)
@@ -492,7 +913,7 @@ static int parse_items(const struct event_spec *e, char *items,
                  e->keys[k].name, qev);
         return PLD_CLI_EUSAGE;
       }
-      rc = parse_value(&e->keys[k], val, &vals[k], qev, err, errlen);
+      rc = parse_value(ps, &e->keys[k], val, &vals[k], qev);
     }
     if (rc != PLD_CLI_OK)
       return rc;
@@ -501,67 +922,245 @@ static int parse_items(const struct event_spec *e, char *items,
   return PLD_CLI_OK;
 }
 
-int pld_cli_parse_event(const char *text, pld_accountant *acc, char *err,
-                        size_t errlen)
+/* The next `sep` at bracket depth 0 of s, or NULL.  A '+' counts only when a
+ * letter follows it (so that 1e+5 stays a number). */
+static char *find_sep(char *s, char sep)
 {
-  char dummy[8], qev[QUOTE_LEN], names[200], why[200];
+  int depth = 0;
+  for (char *p = s; *p; p++) {
+    if (*p == '[')
+      depth++;
+    else if (*p == ']')
+      depth--;
+    else if (depth == 0 && *p == sep &&
+             (sep != '+' || isalpha((unsigned char)p[1])))
+      return p;
+  }
+  return NULL;
+}
+
+static int parse_list(struct pstate *ps, char *text, pld_accountant *acc,
+                      unsigned depth);
+
+/* The members of a selection: `body` is the text inside the brackets. */
+static int parse_members(struct pstate *ps, const struct event_spec *e,
+                         const struct value *vals, uint64_t count, char *body,
+                         pld_accountant *acc, unsigned depth, const char *qev)
+{
+  size_t n = 1;
+  for (char *p = find_sep(body, '|'); p; p = find_sep(p + 1, '|'))
+    n++;
+  if (*body == '\0') {
+    snprintf(ps->err, ps->errlen, "event %s has an empty member list '[]' "
+             "(expected [EVENT|EVENT|...], one member per weight)", qev);
+    return PLD_CLI_EUSAGE;
+  }
+  if (depth + 1 >= PLD_CLI_MAX_DEPTH) {
+    snprintf(ps->err, ps->errlen, "event %s nests random-selection deeper "
+             "than %d levels", qev, PLD_CLI_MAX_DEPTH);
+    return PLD_CLI_EUSAGE;
+  }
+  /* Empty members and the count first, before any work on them. */
+  {
+    size_t i = 0;
+    char *m = body;
+    for (;;) {
+      char *bar = find_sep(m, '|');
+      if (bar == m || (bar == NULL && *m == '\0')) {
+        snprintf(ps->err, ps->errlen, "member %zu of %zu in event %s is "
+                 "empty (each member is one or more EVENTs joined by '+', "
+                 "members are separated by '|')", i + 1, n, qev);
+        return PLD_CLI_EUSAGE;
+      }
+      if (bar == NULL)
+        break;
+      m = bar + 1;
+      i++;
+    }
+  }
+  if (vals[0].len != n) {
+    snprintf(ps->err, ps->errlen, "event %s has %zu weight%s but %zu "
+             "member%s (%s needs one weight per member, in order)", qev,
+             vals[0].len, vals[0].len == 1 ? "" : "s", n, n == 1 ? "" : "s",
+             e->name);
+    return PLD_CLI_EUSAGE;
+  }
+
+  pld_accountant **members = calloc(n, sizeof *members);
+  int rc = PLD_CLI_OK;
+  if (members == NULL) {
+    snprintf(ps->err, ps->errlen, "%s (while reading the members of event "
+             "%s)", pld_strerror(PLD_ENOMEM), qev);
+    return PLD_CLI_EFAIL;
+  }
+  char *m = body;
+  for (size_t i = 0; i < n && rc == PLD_CLI_OK; i++) {
+    char *bar = find_sep(m, '|');
+    if (bar)
+      *bar = '\0';
+    if (acc) {
+      int st = pld_accountant_alloc(ps->ctx->params, &members[i]);
+      if (st != PLD_SUCCESS) {
+        snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
+                 "event %s)", pld_strerror(st), i + 1, qev);
+        rc = PLD_CLI_EFAIL;
+        break;
+      }
+    }
+    rc = parse_list(ps, m, members[i], depth + 1);
+    m = bar ? bar + 1 : NULL;
+  }
+  if (rc == PLD_CLI_OK && acc) {
+    int st = pld_accountant_add_selection(
+        acc, n, (const pld_accountant *const *)members, vals[0].list, count);
+    if (st != PLD_SUCCESS) {
+      if (st == PLD_EINVAL || st == PLD_EEMPTY) {
+        snprintf(ps->err, ps->errlen, "event %s was rejected by the "
+                 "library: %s", qev, pld_strerror(st));
+        rc = PLD_CLI_EUSAGE;
+      } else {
+        snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
+                 pld_strerror(st), qev);
+        rc = PLD_CLI_EFAIL;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    pld_accountant_free(members[i]);
+  free(members);
+  return rc;
+}
+
+/* Record a closed-form event in the context (checks where it may be). */
+static int take_closed(struct pstate *ps, const struct event_spec *e,
+                       const struct value *vals, uint64_t count,
+                       unsigned depth, const char *qev)
+{
+  char an[32];
+  const struct key_spec *ks = &e->keys[5];
+  choice_name(ks, vals[5].integer, an, sizeof an);
+  if (!HAVE_PARTICIPATION) {
+    snprintf(ps->err, ps->errlen, "analysis=%s in event %s is not available "
+             "in this build (the closed-form participation analyses thm41 "
+             "and ols are not compiled in; wcs and cs are)", an, qev);
+    return PLD_CLI_EUSAGE;
+  }
+  if (depth > 0) {
+    snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
+             "single-round answer, not a mechanism: it cannot be a member of "
+             "random-selection (use analysis=wcs or cs)", an, qev);
+    return PLD_CLI_EUSAGE;
+  }
+  if (count != 1) {
+    snprintf(ps->err, ps->errlen, "count=%llu in event %s: analysis=%s is "
+             "a closed-form single-round answer, and thm41 and ols do not "
+             "compose (count must be 1; analysis=wcs composes over rounds)",
+             (unsigned long long)count, qev, an);
+    return PLD_CLI_EUSAGE;
+  }
+  if (ps->ctx->closed.present || ps->ctx->top_events > 0) {
+    snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
+             "single-round answer, and thm41 and ols do not compose: it must "
+             "be the only EVENT (analysis=wcs composes)", an, qev);
+    return PLD_CLI_EUSAGE;
+  }
+  pld_cli_closed *c = &ps->ctx->closed;
+  c->present = 1;
+  c->analysis = (int)vals[5].integer;
+  c->p = vals[0].real;
+  c->q = vals[1].real;
+  c->d = (long long)vals[2].integer;
+  c->C = vals[3].real;
+  c->sigma = vals[4].real;
+  c->count = (unsigned long long)count;
+  snprintf(c->where, sizeof c->where, "%s", qev);
+  return PLD_CLI_OK;
+}
+
+/* Parse one EVENT (brackets balanced) and add it to acc (NULL: validate). */
+static int parse_one(struct pstate *ps, char *text, pld_accountant *acc,
+                     unsigned depth)
+{
+  char qev[QUOTE_LEN], names[320], why[240];
   struct value vals[MAX_KEYS];
   const struct event_spec *e = NULL;
   pld_mech *mech = NULL;
   uint64_t count = 1;
-  char *buf = NULL;
+  char *body = NULL;
+  char *err = ps->err;
+  size_t errlen = ps->errlen;
   int rc = PLD_CLI_EUSAGE;
 
-  if (err == NULL || errlen == 0) {
-    err = dummy;
-    errlen = sizeof dummy;
-  }
-  err[0] = '\0';
   memset(vals, 0, sizeof vals);
-  if (text == NULL) {
-    snprintf(err, errlen, "no EVENT text");
-    return PLD_CLI_EUSAGE;
-  }
   pld_cli_quote(qev, sizeof qev, text);
   list_event_names(names, sizeof names);
 
-  size_t len = strlen(text);
-  buf = malloc(len + 1);
-  if (buf == NULL) {
-    snprintf(err, errlen, "%s (while reading event %s)",
-             pld_strerror(PLD_ENOMEM), qev);
-    return PLD_CLI_EFAIL;
+  /* The member list: from the first '[' to its matching ']', which must end
+   * the event. */
+  char *open = strchr(text, '[');
+  if (open) {
+    int d = 0;
+    char *close = open;
+    for (; *close; close++) {
+      d += *close == '[';
+      d -= *close == ']';
+      if (d == 0)
+        break;
+    }
+    if (*close != ']' || close[1] != '\0') {
+      char qt[QUOTE_LEN];
+      snprintf(err, errlen, "event %s has text %s after the ']' that closes "
+               "its member list (the member list must end the event; count=N "
+               "goes before '[')", qev,
+               pld_cli_quote(qt, sizeof qt, *close ? close + 1 : close));
+      goto done;
+    }
+    *open = '\0';
+    *close = '\0';
+    body = open + 1;
   }
-  memcpy(buf, text, len + 1);
 
-  char *items = strchr(buf, ':');
+  char *items = strchr(text, ':');
   if (items)
     *items++ = '\0';
-  if (*buf == '\0') {
+  if (*text == '\0') {
     snprintf(err, errlen, "event %s has no name (expected NAME:key=value,... "
              "with NAME one of %s)", qev, names);
     goto done;
   }
-  e = find_event(buf);
+  e = find_event(text);
   if (e == NULL) {
     char qn[QUOTE_LEN];
     snprintf(err, errlen, "unknown event %s in %s (allowed: %s)",
-             pld_cli_quote(qn, sizeof qn, buf), qev, names);
+             pld_cli_quote(qn, sizeof qn, text), qev, names);
+    goto done;
+  }
+  if (body && e->kind != KIND_SELECTION) {
+    snprintf(err, errlen, "event %s: %s takes no member list '[...]' (only "
+             "random-selection does)", qev, e->name);
+    goto done;
+  }
+  if (!body && e->kind == KIND_SELECTION) {
+    snprintf(err, errlen, "event %s has no member list: write %s:weights="
+             "W1;W2[EVENT|EVENT] (members in brackets, separated by '|')",
+             qev, e->name);
     goto done;
   }
   if (items) {
-    rc = parse_items(e, items, vals, &count, qev, err, errlen);
+    rc = parse_items(ps, e, items, vals, &count, qev);
     if (rc != PLD_CLI_OK)
       goto done;
   }
   rc = PLD_CLI_EUSAGE;
   for (size_t k = 0; k < n_keys(e); k++) {
     const struct key_spec *ks = &e->keys[k];
+    char dom[96];
     if (vals[k].present)
       continue;
     if (ks->required) {
+      domain_phrase(ks, dom, sizeof dom);
       snprintf(err, errlen, "event %s is missing the required key '%s' "
-               "(%s, %s)", qev, ks->name, ks->meaning, domain_text(ks->dom));
+               "(%s, %s)", qev, ks->name, ks->meaning, dom);
       goto done;
     }
     vals[k].real = ks->def;
@@ -570,6 +1169,24 @@ int pld_cli_parse_event(const char *text, pld_accountant *acc, char *err,
   if (e->check && e->check(vals, why, sizeof why)) {
     snprintf(err, errlen, "event %s: %s", qev, why);
     goto done;
+  }
+
+  if (e->closed && e->closed(vals)) {
+    rc = take_closed(ps, e, vals, count, depth, qev);
+    goto done_counted;
+  }
+  if (depth == 0 && ps->ctx->closed.present) {
+    snprintf(err, errlen, "event %s cannot be composed with the closed-form "
+             "single-round answer %s (it must be the only EVENT)", qev,
+             ps->ctx->closed.where);
+    goto done;
+  }
+
+  if (e->note && e->note(vals))
+    ps->ctx->note = e->note(vals);
+  if (e->kind == KIND_SELECTION) {
+    rc = parse_members(ps, e, vals, count, body, acc, depth, qev);
+    goto done_counted;
   }
 
   int st = e->build(vals, &mech);
@@ -597,10 +1214,251 @@ int pld_cli_parse_event(const char *text, pld_accountant *acc, char *err,
   }
   rc = PLD_CLI_OK;
 
+done_counted:
+  if (rc == PLD_CLI_OK && depth == 0)
+    ps->ctx->top_events++;
 done:
   pld_mech_free(mech);
   for (size_t k = 0; k < MAX_KEYS; k++)
     free(vals[k].list);
+  return rc;
+}
+
+/* A LIST: EVENTs joined by '+' (brackets balanced). */
+static int parse_list(struct pstate *ps, char *text, pld_accountant *acc,
+                      unsigned depth)
+{
+  char ql[QUOTE_LEN];
+  pld_cli_quote(ql, sizeof ql, text);
+  for (char *ev = text;;) {
+    char *plus = find_sep(ev, '+');
+    if (plus)
+      *plus = '\0';
+    if (*ev == '\0' && (plus || ev != text)) {
+      snprintf(ps->err, ps->errlen, "an empty EVENT %s '+' in %s (EVENTs "
+               "are joined by '+', e.g. gaussian:sigma=2+laplace:b=3)",
+               plus ? "before" : "after", ql);
+      return PLD_CLI_EUSAGE;
+    }
+    int rc = parse_one(ps, ev, acc, depth);
+    if (rc != PLD_CLI_OK)
+      return rc;
+    if (plus == NULL)
+      return PLD_CLI_OK;
+    ev = plus + 1;
+  }
+}
+
+/* Brackets balanced and '|' only inside them.  Returns a pld_cli_rc. */
+static int check_brackets(const char *text, const char *qtext, char *err,
+                          size_t errlen)
+{
+  int depth = 0;
+  size_t last_open = 0;
+  for (size_t i = 0; text[i]; i++) {
+    char c = text[i];
+    if (c == '[') {
+      if (depth == 0)
+        last_open = i;
+      depth++;
+    } else if (c == ']') {
+      if (depth == 0) {
+        snprintf(err, errlen, "unbalanced brackets in %s: the ']' at "
+                 "character %zu has no '[' before it", qtext, i + 1);
+        return PLD_CLI_EUSAGE;
+      }
+      depth--;
+    } else if (c == '|' && depth == 0) {
+      snprintf(err, errlen, "the '|' at character %zu of %s is outside "
+               "brackets ('|' separates the members of "
+               "random-selection:weights=...[MEMBER|MEMBER])", i + 1, qtext);
+      return PLD_CLI_EUSAGE;
+    }
+  }
+  if (depth > 0) {
+    snprintf(err, errlen, "unbalanced brackets in %s: %d '[' never closed "
+             "(the outermost one at character %zu)", qtext, depth,
+             last_open + 1);
+    return PLD_CLI_EUSAGE;
+  }
+  return PLD_CLI_OK;
+}
+
+int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
+                        pld_accountant *acc, char *err, size_t errlen)
+{
+  char dummy[8], qtext[QUOTE_LEN];
+  pld_cli_parse local;
+  struct pstate ps;
+
+  if (err == NULL || errlen == 0) {
+    err = dummy;
+    errlen = sizeof dummy;
+  }
+  err[0] = '\0';
+  if (ctx == NULL) {
+    memset(&local, 0, sizeof local);
+    ctx = &local;
+  }
+  if (text == NULL) {
+    snprintf(err, errlen, "no EVENT text");
+    return PLD_CLI_EUSAGE;
+  }
+  ps.ctx = ctx;
+  ps.err = err;
+  ps.errlen = errlen;
+  pld_cli_quote(qtext, sizeof qtext, text);
+  int rc = check_brackets(text, qtext, err, errlen);
+  if (rc != PLD_CLI_OK)
+    return rc;
+
+  size_t len = strlen(text);
+  char *buf = malloc(len + 1);
+  if (buf == NULL) {
+    snprintf(err, errlen, "%s (while reading event %s)",
+             pld_strerror(PLD_ENOMEM), qtext);
+    return PLD_CLI_EFAIL;
+  }
+  memcpy(buf, text, len + 1);
+  rc = parse_list(&ps, buf, acc, 0);
   free(buf);
   return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Closed-form single-round answers.                                         */
+
+int pld_cli_have_closed(void) { return HAVE_PARTICIPATION; }
+
+const char *pld_cli_closed_name(const pld_cli_closed *c)
+{
+  static const char *const names[] = {"wcs", "cs", "thm41", "ols"};
+  return c->analysis >= 0 && c->analysis < 4 ? names[c->analysis] : "?";
+}
+
+#if HAVE_PARTICIPATION
+/* The delta bracket of a closed-form analysis at eps, with its flags. */
+static int closed_delta(const pld_cli_closed *c, double eps,
+                        pld_cli_closed_answer *a)
+{
+  pld_participation_params par;
+  par.p = c->p;
+  par.q = c->q;
+  par.d = (int64_t)c->d;
+  par.clip = c->C;
+  par.sigma = c->sigma;
+  a->evaluations++;
+  if (c->analysis == AN_OLS) {
+    a->certified = 1;
+    a->below_cs = 0;
+    a->cs_delta = NAN;
+    a->lower_limit = NAN;
+    return pld_participation_delta(&par, PLD_PARTICIPATION_OLS, eps,
+                                   &a->bound);
+  }
+  pld_participation_thm41 t;
+  int st = pld_participation_thm41_delta(&par, eps, &t);
+  if (st != PLD_SUCCESS)
+    return st;
+  a->bound.lower = fmax(0.0, t.delta - t.delta_err);
+  a->bound.upper = fmin(1.0, t.delta + t.delta_err);
+  a->certified = t.certified;
+  a->below_cs = t.below_cs;
+  a->cs_delta = t.cs_delta;
+  a->lower_limit = t.lower_limit;
+  return PLD_SUCCESS;
+}
+
+/* epsilon(delta) of a closed form: the smallest eps >= 0 whose delta
+ * (upper end of the bracket for which == 1, lower end for which == 0) is
+ * <= target, by doubling then bisection to a relative 1e-12.  The upper
+ * answer is an eps where the upper delta was evaluated to meet the target.
+ * *flags receives the evaluation at the answer. */
+static int closed_epsilon(const pld_cli_closed *c, double target, int which,
+                          double *eps_out, pld_cli_closed_answer *flags,
+                          unsigned *evals)
+{
+  pld_cli_closed_answer a, at;
+  memset(&a, 0, sizeof a);
+  double lo = 0.0, hi = 0.0;
+  int st = closed_delta(c, 0.0, &a);
+#define MEETS(x) ((which ? (x).bound.upper : (x).bound.lower) <= target)
+  if (st != PLD_SUCCESS)
+    return st;
+  at = a;
+  if (!MEETS(a)) {
+    hi = 1.0;
+    for (;;) {
+      st = closed_delta(c, hi, &a);
+      if (st != PLD_SUCCESS)
+        return st;
+      if (MEETS(a))
+        break;
+      lo = hi;
+      hi *= 2.0;
+      if (hi > 1e6) { /* no finite epsilon meets it */
+        *eps_out = INFINITY;
+        *flags = a;
+        *evals += a.evaluations;
+        return PLD_SUCCESS;
+      }
+    }
+    at = a;
+    while (hi - lo > 1e-12 * hi) {
+      double mid = 0.5 * (lo + hi);
+      st = closed_delta(c, mid, &a);
+      if (st != PLD_SUCCESS)
+        return st;
+      if (MEETS(a)) {
+        hi = mid;
+        at = a;
+      } else {
+        lo = mid;
+      }
+    }
+  }
+#undef MEETS
+  *eps_out = which ? hi : lo;
+  *flags = at;
+  *evals += a.evaluations;
+  return PLD_SUCCESS;
+}
+#endif
+
+int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
+                         pld_cli_closed_answer *out, char *err,
+                         size_t errlen)
+{
+#if HAVE_PARTICIPATION
+  pld_cli_closed_answer a;
+  int st;
+  memset(&a, 0, sizeof a);
+  if (want_delta) {
+    st = closed_delta(c, x, &a);
+  } else {
+    pld_cli_closed_answer lo_flags;
+    double eps_lo = 0.0, eps_hi = 0.0;
+    unsigned evals = 0;
+    st = closed_epsilon(c, x, 1, &eps_hi, &a, &evals);
+    if (st == PLD_SUCCESS)
+      st = closed_epsilon(c, x, 0, &eps_lo, &lo_flags, &evals);
+    a.bound.lower = eps_lo;
+    a.bound.upper = eps_hi;
+    a.evaluations = evals;
+  }
+  if (st != PLD_SUCCESS) {
+    snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
+             pld_strerror(st), pld_cli_closed_name(c), c->where);
+    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+  }
+  *out = a;
+  return PLD_CLI_OK;
+#else
+  (void)want_delta;
+  (void)x;
+  (void)out;
+  snprintf(err, errlen, "analysis=%s in event %s is not available in this "
+           "build", pld_cli_closed_name(c), c->where);
+  return PLD_CLI_EUSAGE;
+#endif
 }

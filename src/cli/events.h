@@ -1,11 +1,15 @@
 /* pldkit CLI: the EVENT grammar.
  *
- *   EVENT := NAME [ ':' ITEM { ',' ITEM } ]
- *   ITEM  := KEY '=' VALUE
+ *   LIST   := EVENT { '+' EVENT }
+ *   EVENT  := NAME [ ':' ITEM { ',' ITEM } ] [ '[' LIST { '|' LIST } ']' ]
+ *   ITEM   := KEY '=' VALUE
  *
  * NAME and KEY come from one table in events.c (the only place to touch when
  * an event is added); every event also takes `count=N` (self-composition).
- * List values (finite:p=0.5;0.5) are ';'-separated.
+ * List values (finite:p=0.5;0.5) are ';'-separated.  Only random-selection
+ * takes the bracketed member list; each member is a LIST, composed on its
+ * own, and members nest.  A '+' separates events only at bracket depth 0 of
+ * its LIST and when a letter follows it, so that 1e+5 stays a number.
  */
 #ifndef PLDKIT_CLI_EVENTS_H
 #define PLDKIT_CLI_EVENTS_H
@@ -26,20 +30,84 @@ enum pld_cli_rc {
  * count is exactly representable as a double, so no caller can rely on it. */
 #define PLD_CLI_MAX_COUNT 9007199254740992ULL
 
-/** Parse one EVENT, build its mechanism and add it with its count to `acc`.
- *  With acc == NULL the event is only validated (the mechanism is still built,
+/* Deepest nesting of random-selection member lists. */
+#define PLD_CLI_MAX_DEPTH 32
+
+#define PLD_CLI_QUOTE_LEN 96
+
+/* A single-round closed-form answer (random-participation with
+ * analysis=thm41 or ols): not a mechanism, so it is not added to an
+ * accountant; the caller answers it with pld_cli_closed_query. */
+typedef struct pld_cli_closed {
+  int present;
+  int analysis; /* index into the analysis choices */
+  double p, q, C, sigma;
+  long long d;
+  unsigned long long count;
+  char where[PLD_CLI_QUOTE_LEN]; /* the quoted event, for messages */
+} pld_cli_closed;
+
+/* State shared by the parses of one command line (all its EVENTs). */
+typedef struct pld_cli_parse {
+  /* in */
+  const pld_params *params; /* grid parameters of member accountants
+                               (random-selection); NULL means defaults */
+  const char *subst;        /* calibrate: the value text that replaces the
+                               one KEY=? marker; NULL: '?' is an error */
+  /* out, accumulated over calls (zero the struct to start) */
+  unsigned marks;                     /* KEY=? markers seen */
+  char mark_key[32];                  /* the key of the marker */
+  char mark_where[PLD_CLI_QUOTE_LEN]; /* the quoted event holding it */
+  unsigned top_events;                /* events at the top level */
+  const char *note;                   /* a warning for the answer, or NULL
+                                         (static text) */
+  pld_cli_closed closed;              /* a closed-form event, if any */
+} pld_cli_parse;
+
+/** Parse one command-line EVENT argument (a LIST), build its mechanisms and
+ *  add them with their counts to `acc`.
+ *  With acc == NULL the text is only validated (mechanisms are still built,
  *  so that the library's own checks run too, then freed); this is how the CLI
  *  validates all input before computing anything, and what a fuzzer calls.
+ *  ctx may be NULL (defaults, no '?').
  *  On failure err receives one line (no "pldkit: " prefix, no newline) that
  *  names the bad token and what is allowed.  err may be NULL.
  *  @return PLD_CLI_OK, PLD_CLI_EUSAGE (bad text) or PLD_CLI_EFAIL (the
  *  library failed, e.g. out of memory). */
-int pld_cli_parse_event(const char *text, pld_accountant *acc, char *err,
-                        size_t errlen);
+int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
+                        pld_accountant *acc, char *err, size_t errlen);
 
-/** Write the list of events with every key, its meaning, domain and default
- *  (part of every --help). */
+/** Write the list of events with every key, its meaning, domain and default,
+ *  and the grammar of member lists (part of every --help). */
 void pld_cli_events_help(FILE *f);
+
+/** The names of the keys that calibrate may solve for (noise parameters),
+ *  comma-separated, e.g. "sigma, b, scale". */
+const char *pld_cli_noise_keys(void);
+/** Non-zero if `name` is one of them. */
+int pld_cli_is_noise_key(const char *name);
+
+/** Whether the closed-form participation analyses are compiled in. */
+int pld_cli_have_closed(void);
+/** Name of a closed-form analysis (pld_cli_closed.analysis). */
+const char *pld_cli_closed_name(const pld_cli_closed *c);
+
+/** The answer to a closed-form event. */
+typedef struct pld_cli_closed_answer {
+  pld_bound bound;  /* the delta or epsilon bracket (booked rounding error) */
+  int certified;    /* the library certifies bound.upper */
+  int below_cs;     /* thm41: its delta is below CS's (so not a bound) */
+  double cs_delta;  /* thm41: CS's delta at the epsilon used, else NAN */
+  double lower_limit; /* thm41: pldkit's certified lower limit of the true
+                         worst-case delta there, else NAN */
+  unsigned evaluations; /* closed-form evaluations made */
+} pld_cli_closed_answer;
+
+/** Answer a closed-form event: want_delta ? delta(x) : epsilon(x).
+ *  On failure err gets one line.  @return a pld_cli_rc. */
+int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
+                         pld_cli_closed_answer *out, char *err,
+                         size_t errlen);
 
 /* Strict number parsing shared with the option parser: the whole token must
  * be consumed, no leading blanks, and the value must be finite. */

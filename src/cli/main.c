@@ -18,25 +18,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h> /* isatty */
 
 #include <pldkit/pldkit.h>
 
 #include "events.h"
 #include "output.h"
 
-enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_DEMO, N_CMDS };
+enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
+           N_CMDS };
 
 static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
-                                              "demo"};
+                                              "calibrate", "demo"};
+#define CMD_LIST "epsilon, delta, curve, calibrate, demo"
 
 #define ON(c) (1u << (c))
-#define QUERY_CMDS (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CURVE))
+/* Subcommands that take EVENTs. */
+#define QUERY_CMDS                                                            \
+  (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CURVE) | ON(CMD_CALIBRATE))
 #define ALL_CMDS (QUERY_CMDS | ON(CMD_DEMO))
 
 enum opt_id {
   OPT_DELTA,
   OPT_EPSILON,
   OPT_RANGE,
+  OPT_TARGET_EPSILON,
+  OPT_TARGET_DELTA,
+  OPT_PARAM,
+  OPT_PARAM_RANGE,
+  OPT_TOLERANCE,
   OPT_DISCRETIZATION,
   OPT_ACCURACY,
   OPT_TAIL_MASS,
@@ -56,12 +66,28 @@ struct option_spec {
 
 static const struct option_spec options[] = {
   {"--delta", "D", ON(CMD_EPSILON), OPT_DELTA,
-   "target delta; the answer is epsilon(D)", "a number in (0, 1)"},
+   "epsilon: the target delta; the answer is epsilon(D)",
+   "a number in (0, 1)"},
   {"--epsilon", "E", ON(CMD_DELTA), OPT_EPSILON,
-   "target epsilon in nats; the answer is delta(E)", "a finite number >= 0"},
+   "delta: the target epsilon in nats; the answer is delta(E)",
+   "a finite number >= 0"},
   {"--epsilon-range", "LO:HI:N", ON(CMD_CURVE), OPT_RANGE,
    "N evenly spaced epsilons from LO to HI (nats)",
    "LO >= 0, HI > LO, N an integer in [2, 1000000]"},
+  {"--epsilon", "E", ON(CMD_CALIBRATE), OPT_TARGET_EPSILON,
+   "calibrate: the target epsilon in nats", "a finite number >= 0"},
+  {"--delta", "D", ON(CMD_CALIBRATE), OPT_TARGET_DELTA,
+   "calibrate: the target delta", "a number in (0, 1)"},
+  {"--param", "NAME", ON(CMD_CALIBRATE), OPT_PARAM,
+   "calibrate: the key to solve for; it must be the key that holds '?'",
+   NULL /* the noise keys, from the event table: see option_default */},
+  {"--range", "LO:HI", ON(CMD_CALIBRATE), OPT_PARAM_RANGE,
+   "calibrate: search the parameter in [LO, HI] only (without it: from 1 "
+   "by doubling or halving, between 1e-12 and 1e12)",
+   "0 < LO < HI, finite"},
+  {"--tolerance", "REL", ON(CMD_CALIBRATE), OPT_TOLERANCE,
+   "calibrate: stop when the failing and the passing value are within REL "
+   "of each other (relative)", "a number in (0, 1)"},
   {"--discretization", "X", ALL_CMDS, OPT_DISCRETIZATION,
    "fix the grid step Delta (nats) instead of choosing it from --accuracy",
    "a finite number > 0"},
@@ -97,6 +123,11 @@ static const struct option_spec options[] = {
 #define DEMO_STEPS 14063
 #define DEMO_DELTA 1e-5
 
+/* calibrate's defaults: the search starts at 1 (typical noise scales are of
+ * that order) and stops at a relative bracket of 1e-3. */
+#define CAL_START 1.0
+#define CAL_TOLERANCE 1e-3
+
 struct cli {
   enum cmd cmd;
   int json;
@@ -104,9 +135,13 @@ struct cli {
   double delta, epsilon;
   double range_lo, range_hi;
   size_t range_n;
+  char param[32];           /* calibrate: --param, or the key holding '?' */
+  double cal_lo, cal_hi;    /* calibrate: --range (0, 0 if not given) */
+  double tolerance;         /* calibrate: --tolerance */
   pld_params params;
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
+  pld_cli_parse parse; /* what the validation pass found */
 };
 
 #define ERRLEN 1024
@@ -121,10 +156,22 @@ static void option_default(const struct option_spec *o, const pld_params *d,
   switch (o->id) {
   case OPT_DELTA:
   case OPT_EPSILON:
+  case OPT_TARGET_EPSILON:
+  case OPT_TARGET_DELTA:
     snprintf(buf, n, "required");
     break;
   case OPT_RANGE:
     snprintf(buf, n, "default %g:%g:%d", RANGE_LO, RANGE_HI, RANGE_N);
+    break;
+  case OPT_PARAM:
+    snprintf(buf, n, "default the key that holds '?'; one of %s",
+             pld_cli_noise_keys());
+    break;
+  case OPT_PARAM_RANGE:
+    snprintf(buf, n, "default none");
+    break;
+  case OPT_TOLERANCE:
+    snprintf(buf, n, "default %g", CAL_TOLERANCE);
     break;
   case OPT_DISCRETIZATION:
     snprintf(buf, n, "default automatic");
@@ -164,11 +211,20 @@ static void options_help(FILE *f, unsigned cmds)
     snprintf(head, sizeof head, "  %s%s%s", o->name, o->metavar ? " " : "",
              o->metavar ? o->metavar : "");
     option_default(o, &d, def, sizeof def);
+    /* "calibrate: ..." tells the options of the same name apart in the main
+     * help; a subcommand's own help needs no such prefix. */
+    const char *meaning = o->meaning;
+    for (size_t k = 0; k < N_CMDS; k++) {
+      size_t n = strlen(cmd_names[k]);
+      if (cmds == ON(k) && strncmp(meaning, cmd_names[k], n) == 0 &&
+          strncmp(meaning + n, ": ", 2) == 0)
+        meaning += n + 2;
+    }
     if (def[0] || o->allowed)
-      snprintf(text, sizeof text, "%s (%s%s%s)", o->meaning, def,
+      snprintf(text, sizeof text, "%s (%s%s%s)", meaning, def,
                def[0] && o->allowed ? "; " : "", o->allowed ? o->allowed : "");
     else
-      snprintf(text, sizeof text, "%s", o->meaning);
+      snprintf(text, sizeof text, "%s", meaning);
     pld_cli_wrap(f, head, 27, text);
   }
 }
@@ -201,6 +257,11 @@ static void main_help(FILE *f)
           "      the smallest delta such that they are (E, delta)-DP\n"
           "  pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n"
           "      delta(epsilon) as CSV: epsilon,delta_lower,delta_upper\n"
+          "  pldkit calibrate --epsilon E --delta D [--param NAME] "
+          "[--range LO:HI]\n"
+          "                   [--tolerance REL] [OPTIONS] EVENT...\n"
+          "      the smallest noise value (the one key given as KEY=?, e.g. "
+          "sigma=?)\n      such that the EVENTs are (E, D)-DP\n"
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit --help | --version\n"
@@ -234,6 +295,29 @@ static void cmd_help(FILE *f, enum cmd c)
           "spaced\nepsilons as CSV with the header "
           "epsilon,delta_lower,delta_upper\n(with --json: one object with the "
           "arrays epsilon, delta_lower, delta_upper).\n\n", f);
+    break;
+  case CMD_CALIBRATE:
+    fputs("Usage: pldkit calibrate --epsilon E --delta D [--param NAME] "
+          "[--range LO:HI]\n"
+          "                        [--tolerance REL] [OPTIONS] EVENT...\n\n"
+          "Find the smallest value of one noise parameter such that the "
+          "composition of\nthe EVENTs is (E, D)-DP by the CERTIFIED upper "
+          "epsilon, so that the answer is\nnever over budget.  Mark the "
+          "parameter with '?' in exactly one place, e.g.\n"
+          "  pldkit calibrate --epsilon 1 --delta 1e-5 "
+          "poisson-gaussian:q=0.01,sigma=?,count=1000\n"
+          "Every evaluation puts a value in place of '?' and accounts the "
+          "whole EVENT list\nafresh.  The search brackets the threshold by "
+          "doubling or halving (within\n--range if given), then bisects "
+          "until the passing and the failing value are\nwithin --tolerance "
+          "of each other; it assumes that epsilon does not grow with\nthe "
+          "noise.  The answer is the value, the epsilon bracket at it, the "
+          "largest value\nfound to fail (just below it), the number of "
+          "evaluations and the time.  With\n--json: one object with query, "
+          "param, value, value_fail (null if none was\nfound), "
+          "epsilon_upper, epsilon_lower, delta, target_epsilon, tolerance, "
+          "evaluations,\nseconds and the discretization fields.  On a "
+          "terminal, progress is shown on\nstderr.\n\n", f);
     break;
   case CMD_DEMO:
     {
@@ -361,16 +445,71 @@ static int range_value(struct cli *c, const struct option_spec *o,
   return rc;
 }
 
+/* calibrate's --range LO:HI. */
+static int param_range_value(struct cli *c, const struct option_spec *o,
+                             const char *val)
+{
+  char q[QLEN];
+  const char *colon = strchr(val, ':');
+  char lo[64];
+  if (colon == NULL || strchr(colon + 1, ':') != NULL ||
+      (size_t)(colon - val) >= sizeof lo) {
+    pld_cli_error("%s value %s is not of the form LO:HI (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, val), o->allowed);
+    return PLD_CLI_EUSAGE;
+  }
+  memcpy(lo, val, (size_t)(colon - val));
+  lo[colon - val] = '\0';
+  if (pld_cli_parse_double(lo, &c->cal_lo) != 0) {
+    pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, lo), o->allowed);
+    return PLD_CLI_EUSAGE;
+  }
+  if (pld_cli_parse_double(colon + 1, &c->cal_hi) != 0) {
+    pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, colon + 1), o->allowed);
+    return PLD_CLI_EUSAGE;
+  }
+  if (!(c->cal_lo > 0)) {
+    pld_cli_error("%s: LO %s is not positive (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, lo), o->allowed);
+    return PLD_CLI_EUSAGE;
+  }
+  if (!(c->cal_hi > c->cal_lo)) {
+    pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
+                  pld_cli_quote(q, sizeof q, colon + 1), o->allowed);
+    return PLD_CLI_EUSAGE;
+  }
+  return PLD_CLI_OK;
+}
+
 static int set_option(struct cli *c, const struct option_spec *o,
                       const char *val)
 {
   switch (o->id) {
   case OPT_DELTA:
+  case OPT_TARGET_DELTA:
     return real_value(o, val, 0.0, 1, 1.0, 1, &c->delta);
   case OPT_EPSILON:
+  case OPT_TARGET_EPSILON:
     return real_value(o, val, 0.0, 0, HUGE_VAL, 1, &c->epsilon);
   case OPT_RANGE:
     return range_value(c, o, val);
+  case OPT_PARAM: {
+    char q[QLEN];
+    if (!pld_cli_is_noise_key(val)) {
+      pld_cli_error("%s value %s is %s (NAME must be a noise key: one of "
+                    "%s)", o->name, pld_cli_quote(q, sizeof q, val),
+                    *val ? "not a noise key" : "empty", pld_cli_noise_keys());
+      return PLD_CLI_EUSAGE;
+    }
+    snprintf(c->param, sizeof c->param, "%s", val);
+    return PLD_CLI_OK;
+  }
+  case OPT_PARAM_RANGE:
+    return param_range_value(c, o, val);
+  case OPT_TOLERANCE:
+    return real_value(o, val, 0.0, 1, 1.0, 1, &c->tolerance);
   case OPT_DISCRETIZATION:
     return real_value(o, val, 0.0, 1, HUGE_VAL, 1, &c->params.discretization);
   case OPT_ACCURACY:
@@ -397,16 +536,26 @@ static int set_option(struct cli *c, const struct option_spec *o,
   return PLD_CLI_EUSAGE;
 }
 
-static const struct option_spec *find_option(const char *name, size_t len)
+/* The option of that name for subcommand `cmd_bit`, else the first of that
+ * name (the caller then says it does not apply), else NULL. */
+static const struct option_spec *find_option(const char *name, size_t len,
+                                             unsigned cmd_bit)
 {
+  const struct option_spec *any = NULL;
   if (len == 2 && strncmp(name, "-h", 2) == 0) {
     name = "--help";
     len = 6;
   }
   for (size_t i = 0; i < N_OPTIONS; i++)
     if (strlen(options[i].name) == len &&
-        strncmp(options[i].name, name, len) == 0)
-      return &options[i];
+        strncmp(options[i].name, name, len) == 0) {
+      if (options[i].cmds & cmd_bit)
+        return &options[i];
+      if (any == NULL)
+        any = &options[i];
+    }
+  if (any)
+    return any;
   return NULL;
 }
 
@@ -419,6 +568,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
   int only_events = 0;
 
   list_options(ON(c->cmd), allowed, sizeof allowed);
+  memset(&c->parse, 0, sizeof c->parse);
+  /* calibrate: validate with a valid stand-in for the one '?'. */
+  c->parse.subst = c->cmd == CMD_CALIBRATE ? "1" : NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!only_events && a[0] == '-') {
@@ -428,7 +580,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
       }
       const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
       size_t len = eq ? (size_t)(eq - a) : strlen(a);
-      const struct option_spec *o = find_option(a, len);
+      const struct option_spec *o = find_option(a, len, ON(c->cmd));
       if (o == NULL) {
         /* Show only the option name: its value may be long. */
         char name[QLEN];
@@ -473,12 +625,52 @@ static int parse_args(struct cli *c, int argc, char **argv)
                     pld_cli_quote(q, sizeof q, a));
       return PLD_CLI_EUSAGE;
     }
-    int rc = pld_cli_parse_event(a, NULL, err, sizeof err);
+    int rc = pld_cli_parse_event(a, &c->parse, NULL, err, sizeof err);
     if (rc != PLD_CLI_OK) {
       pld_cli_error("%s", err);
       return rc;
     }
     c->events[c->n_events++] = a;
+  }
+
+  if (c->cmd == CMD_CALIBRATE) {
+    if (!(c->seen & ON(OPT_TARGET_EPSILON))) {
+      pld_cli_error("missing --epsilon E for 'pldkit calibrate' (the target "
+                    "epsilon, a finite number >= 0, e.g. --epsilon 1)");
+      return PLD_CLI_EUSAGE;
+    }
+    if (!(c->seen & ON(OPT_TARGET_DELTA))) {
+      pld_cli_error("missing --delta D for 'pldkit calibrate' (the target "
+                    "delta, a number in (0, 1), e.g. --delta 1e-5)");
+      return PLD_CLI_EUSAGE;
+    }
+    if (c->n_events > 0 && c->parse.marks == 0) {
+      pld_cli_error("no '?' in the EVENTs of 'pldkit calibrate': mark the "
+                    "one value to solve for as KEY=?, e.g. "
+                    "poisson-gaussian:q=0.01,sigma=?,count=1000 (KEY one of "
+                    "%s)", pld_cli_noise_keys());
+      return PLD_CLI_EUSAGE;
+    }
+    if (c->n_events > 0 && c->param[0] &&
+        strcmp(c->param, c->parse.mark_key) != 0) {
+      pld_cli_error("--param %s does not match the key that holds '?' "
+                    "(%s=? in event %s); give --param %s or move the '?'",
+                    c->param, c->parse.mark_key, c->parse.mark_where,
+                    c->parse.mark_key);
+      return PLD_CLI_EUSAGE;
+    }
+    snprintf(c->param, sizeof c->param, "%s", c->parse.mark_key);
+    if (c->tolerance == 0)
+      c->tolerance = CAL_TOLERANCE;
+  }
+  if (c->parse.closed.present && c->cmd != CMD_EPSILON &&
+      c->cmd != CMD_DELTA) {
+    pld_cli_error("analysis=%s in event %s is a closed-form single-round "
+                  "answer: only 'pldkit epsilon' and 'pldkit delta' can ask "
+                  "it (analysis=wcs works everywhere)",
+                  pld_cli_closed_name(&c->parse.closed),
+                  c->parse.closed.where);
+    return PLD_CLI_EUSAGE;
   }
 
   if (c->cmd == CMD_EPSILON && !(c->seen & ON(OPT_DELTA))) {
@@ -523,10 +715,19 @@ static double now(void)
 }
 
 struct answer {
-  pld_result res; /* for curves, res.bound is unused */
+  pld_result res; /* for curves, res.bound is unused; for calibrate, the
+                     bracket at the calibrated value */
   double *eps;    /* curve only */
   pld_bound *curve;
   double seconds;
+  /* closed-form single round (random-participation thm41/ols) */
+  int closed;
+  pld_cli_closed_answer ca;
+  /* calibrate */
+  double value;      /* the calibrated value */
+  double value_fail; /* the largest value found to fail; valid if has_fail */
+  int has_fail;
+  unsigned evaluations;
 };
 
 static void answer_free(struct answer *a)
@@ -552,6 +753,203 @@ static const char *hint(int st)
   }
 }
 
+/* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
+ * calibrate (NULL elsewhere).  On failure err holds the message. */
+static int build_accountant(const struct cli *c, const char *subst,
+                            pld_accountant **out, char *err, size_t errlen)
+{
+  pld_cli_parse pc;
+  pld_accountant *acc = NULL;
+  memset(&pc, 0, sizeof pc);
+  pc.params = &c->params;
+  pc.subst = subst;
+  int st = pld_accountant_alloc(&c->params, &acc);
+  if (st != PLD_SUCCESS) {
+    snprintf(err, errlen, "%s (while creating the accountant)",
+             pld_strerror(st));
+    return PLD_CLI_EFAIL;
+  }
+  for (size_t i = 0; i < c->n_events; i++) {
+    int rc = pld_cli_parse_event(c->events[i], &pc, acc, err, errlen);
+    if (rc != PLD_CLI_OK) {
+      pld_accountant_free(acc);
+      return rc;
+    }
+  }
+  *out = acc;
+  return PLD_CLI_OK;
+}
+
+/* ---- calibrate ---------------------------------------------------------- */
+
+struct cal_ctx {
+  const struct cli *c;
+  char err[ERRLEN + 96]; /* the build callback's failure, if any */
+  int err_rc;
+  double last;      /* the value last built (after clamping to --range) */
+  unsigned own;     /* evaluations made here, outside pld_calibrate */
+  int tty;          /* progress on stderr */
+  int width;        /* width of the progress line on screen */
+};
+
+static double cal_clamp(const struct cli *c, double x)
+{
+  if (c->cal_hi > 0) {
+    if (x > c->cal_hi)
+      x = c->cal_hi;
+    if (x < c->cal_lo)
+      x = c->cal_lo;
+  }
+  return x;
+}
+
+static int cal_build(double x, void *vk, pld_accountant **out)
+{
+  struct cal_ctx *k = vk;
+  char val[40], msg[ERRLEN];
+  x = cal_clamp(k->c, x);
+  k->last = x;
+  pld_cli_fmt_exact(val, sizeof val, x);
+  int rc = build_accountant(k->c, val, out, msg, sizeof msg);
+  if (rc != PLD_CLI_OK) {
+    snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
+    k->err_rc = rc;
+    return PLD_ECALLBACK;
+  }
+  return PLD_SUCCESS;
+}
+
+static void cal_progress(void *vk, unsigned n, double x, double eps_upper)
+{
+  struct cal_ctx *k = vk;
+  char val[40], eps[40], line[160];
+  (void)x; /* k->last is what was built */
+  if (!k->tty)
+    return;
+  pld_cli_fmt(val, sizeof val, k->last, 10);
+  pld_cli_fmt(eps, sizeof eps, eps_upper, 6);
+  int w = snprintf(line, sizeof line, "calibrate: evaluation %u: %s = %s, "
+                   "epsilon <= %s", n + k->own, k->c->param, val, eps);
+  if (w < 0)
+    return;
+  fprintf(stderr, "\r%-*s", k->width > w ? k->width : w, line);
+  if (w > k->width)
+    k->width = w;
+  fflush(stderr);
+}
+
+static void cal_progress_clear(struct cal_ctx *k)
+{
+  if (k->tty && k->width > 0) {
+    fprintf(stderr, "\r%*s\r", k->width, "");
+    fflush(stderr);
+    k->width = 0;
+  }
+}
+
+/* One evaluation made here (the ends of --range). */
+static int cal_eval(struct cal_ctx *k, double x, pld_result *r)
+{
+  pld_accountant *acc = NULL;
+  int st = cal_build(x, k, &acc);
+  if (st != PLD_SUCCESS)
+    return st;
+  st = pld_accountant_epsilon(acc, k->c->delta, r);
+  pld_accountant_free(acc);
+  if (st != PLD_SUCCESS)
+    return st;
+  k->own++;
+  cal_progress(k, 0, x, r->bound.upper);
+  return PLD_SUCCESS;
+}
+
+/* Report a failed calibration (after the progress line is cleared). */
+static int cal_fail(const struct cal_ctx *k, int st)
+{
+  char v[40], e[40], d[40];
+  const struct cli *c = k->c;
+  pld_cli_fmt_exact(v, sizeof v, k->last);
+  pld_cli_fmt_exact(e, sizeof e, c->epsilon);
+  pld_cli_fmt_exact(d, sizeof d, c->delta);
+  if (st == PLD_ECALLBACK && k->err[0]) {
+    pld_cli_error("calibrate: %s", k->err);
+    return PLD_CLI_EFAIL;
+  }
+  if (st == PLD_ETOL) {
+    pld_cli_error("calibrate: no value of %s up to %g meets epsilon <= %s at "
+                  "delta = %s (the last tried, %s = %s, does not; the target "
+                  "may be out of reach for these EVENTs)", c->param,
+                  1e12 * CAL_START, e, d, c->param, v);
+    return PLD_CLI_EFAIL;
+  }
+  pld_cli_error("%s (while calibrating %s, at %s = %s)%s", pld_strerror(st),
+                c->param, c->param, v, hint(st));
+  return PLD_CLI_EFAIL;
+}
+
+static int compute_calibrate(const struct cli *c, struct answer *a)
+{
+  struct cal_ctx k;
+  pld_calibration cal;
+  double start = CAL_START;
+  int st;
+
+  memset(&k, 0, sizeof k);
+  memset(&cal, 0, sizeof cal);
+  k.c = c;
+  k.tty = isatty(2);
+  if (c->cal_hi > 0) {
+    /* The ends of --range first: HI must meet the target (else there is no
+     * answer in the range) and if LO already does, LO is the answer. */
+    pld_result r;
+    st = cal_eval(&k, c->cal_hi, &r);
+    if (st != PLD_SUCCESS) {
+      cal_progress_clear(&k);
+      return cal_fail(&k, st);
+    }
+    if (!(r.bound.upper <= c->epsilon)) {
+      char hi[40], e[40], d[40], lo[40], up[40];
+      cal_progress_clear(&k);
+      pld_cli_fmt_exact(hi, sizeof hi, c->cal_hi);
+      pld_cli_fmt_exact(e, sizeof e, c->epsilon);
+      pld_cli_fmt_exact(d, sizeof d, c->delta);
+      pld_cli_fmt_bracket(lo, up, sizeof lo, r.bound.lower, r.bound.upper);
+      pld_cli_error("calibrate: no value of %s in --range meets epsilon <= "
+                    "%s at delta = %s: even %s = %s gives epsilon in [%s, "
+                    "%s]", c->param, e, d, c->param, hi, lo, up);
+      return PLD_CLI_EFAIL;
+    }
+    st = cal_eval(&k, c->cal_lo, &r);
+    if (st != PLD_SUCCESS) {
+      cal_progress_clear(&k);
+      return cal_fail(&k, st);
+    }
+    if (r.bound.upper <= c->epsilon) {
+      a->value = c->cal_lo;
+      a->res = r;
+      a->has_fail = 0;
+      a->evaluations = k.own;
+      cal_progress_clear(&k);
+      return PLD_CLI_OK;
+    }
+    start = sqrt(c->cal_lo * c->cal_hi);
+  }
+  st = pld_calibrate(cal_build, &k, c->epsilon, c->delta, start, c->tolerance,
+                     cal_progress, &k, &cal);
+  cal_progress_clear(&k);
+  if (st != PLD_SUCCESS)
+    return cal_fail(&k, st);
+  /* With --range, values beyond it were built at its ends. */
+  a->value = cal_clamp(c, cal.param);
+  a->res = cal.at_param;
+  a->has_fail = cal.param_fail > 0;
+  a->value_fail = cal_clamp(c, cal.param_fail);
+  a->evaluations = cal.evaluations + k.own;
+  return PLD_CLI_OK;
+}
+
+/* ---- the other queries -------------------------------------------------- */
+
 static int compute(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN], in[64];
@@ -575,20 +973,32 @@ static int compute(const struct cli *c, struct answer *a)
   }
 
   double t0 = now();
-  st = pld_accountant_alloc(&c->params, &acc);
-  if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while creating the accountant)", pld_strerror(st));
-    answer_free(a);
-    return PLD_CLI_EFAIL;
+  if (c->cmd == CMD_CALIBRATE) {
+    int rc = compute_calibrate(c, a);
+    a->seconds = now() - t0;
+    return rc;
   }
-  for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_cli_parse_event(c->events[i], acc, err, sizeof err);
+  if (c->parse.closed.present) {
+    int want_delta = c->cmd == CMD_DELTA;
+    int rc = pld_cli_closed_query(&c->parse.closed, want_delta,
+                                  want_delta ? c->epsilon : c->delta, &a->ca,
+                                  err, sizeof err);
+    a->seconds = now() - t0;
     if (rc != PLD_CLI_OK) {
       pld_cli_error("%s", err);
-      pld_accountant_free(acc);
-      answer_free(a);
       return rc;
     }
+    a->closed = 1;
+    a->res.bound = a->ca.bound;
+    a->res.closed_form = 1;
+    a->res.met_accuracy = 1;
+    return PLD_CLI_OK;
+  }
+  int rc = build_accountant(c, NULL, &acc, err, sizeof err);
+  if (rc != PLD_CLI_OK) {
+    pld_cli_error("%s", err);
+    answer_free(a);
+    return rc;
   }
   switch (c->cmd) {
   case CMD_DELTA:
@@ -628,6 +1038,21 @@ static void how_text(const pld_result *r, char *buf, size_t n)
              r->grid_size);
 }
 
+static void json_grid_fields(pld_cli_json *j, const struct cli *c,
+                             const struct answer *a)
+{
+  const pld_result *r = &a->res;
+  pld_cli_json_number(j, "discretization", r->discretization);
+  pld_cli_json_uint(j, "grid_size", r->grid_size);
+  pld_cli_json_uint(j, "fft_size", r->fft_size);
+  pld_cli_json_uint(j, "refinements", r->refinements);
+  pld_cli_json_bool(j, "closed_form", r->closed_form);
+  pld_cli_json_bool(j, "met_accuracy", r->met_accuracy);
+  pld_cli_json_number(j, "accuracy", c->params.accuracy);
+  pld_cli_json_number(j, "tail_mass", c->params.tail_mass);
+  pld_cli_json_uint(j, "max_grid", c->params.max_grid);
+}
+
 static void print_json(const struct cli *c, const struct answer *a)
 {
   pld_cli_json j;
@@ -646,6 +1071,25 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_bounds(&j, "delta_lower", c->range_n, a->curve, 0);
     pld_cli_json_bounds(&j, "delta_upper", c->range_n, a->curve, 1);
     break;
+  case CMD_CALIBRATE:
+    pld_cli_json_string(&j, "query", "calibrate");
+    pld_cli_json_string(&j, "param", c->param);
+    pld_cli_json_number(&j, "value", a->value);
+    if (a->has_fail)
+      pld_cli_json_number(&j, "value_fail", a->value_fail);
+    else
+      pld_cli_json_null(&j, "value_fail");
+    pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
+    pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
+    pld_cli_json_number(&j, "delta", c->delta);
+    pld_cli_json_number(&j, "target_epsilon", c->epsilon);
+    pld_cli_json_number(&j, "tolerance", c->tolerance);
+    if (c->cal_hi > 0) {
+      pld_cli_json_number(&j, "range_lo", c->cal_lo);
+      pld_cli_json_number(&j, "range_hi", c->cal_hi);
+    }
+    pld_cli_json_uint(&j, "evaluations", a->evaluations);
+    break;
   default:
     pld_cli_json_string(&j, "query", "epsilon");
     pld_cli_json_number(&j, "delta", c->delta);
@@ -653,16 +1097,23 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
     break;
   }
-  pld_cli_json_string(&j, "certified", "upper");
-  pld_cli_json_number(&j, "discretization", r->discretization);
-  pld_cli_json_uint(&j, "grid_size", r->grid_size);
-  pld_cli_json_uint(&j, "fft_size", r->fft_size);
-  pld_cli_json_uint(&j, "refinements", r->refinements);
-  pld_cli_json_bool(&j, "closed_form", r->closed_form);
-  pld_cli_json_bool(&j, "met_accuracy", r->met_accuracy);
-  pld_cli_json_number(&j, "accuracy", c->params.accuracy);
-  pld_cli_json_number(&j, "tail_mass", c->params.tail_mass);
-  pld_cli_json_uint(&j, "max_grid", c->params.max_grid);
+  if (a->closed) {
+    pld_cli_json_bool(&j, "certified", a->ca.certified);
+    pld_cli_json_string(&j, "analysis",
+                        pld_cli_closed_name(&c->parse.closed));
+    pld_cli_json_bool(&j, "single_round", 1);
+    if (c->parse.closed.analysis == 2) { /* thm41 */
+      pld_cli_json_bool(&j, "below_cs", a->ca.below_cs);
+      pld_cli_json_number(&j, "cs_delta", a->ca.cs_delta);
+      pld_cli_json_number(&j, "lower_limit", a->ca.lower_limit);
+    }
+    pld_cli_json_uint(&j, "evaluations", a->ca.evaluations);
+  } else {
+    pld_cli_json_string(&j, "certified", "upper");
+  }
+  if (c->parse.note)
+    pld_cli_json_string(&j, "warning", c->parse.note);
+  json_grid_fields(&j, c, a);
   pld_cli_json_number(&j, "seconds", a->seconds);
   pld_cli_json_strings(&j, "events", c->n_events, c->events);
   if (c->cmd == CMD_DEMO)
@@ -671,11 +1122,77 @@ static void print_json(const struct cli *c, const struct answer *a)
   pld_cli_json_close(&j);
 }
 
+static void print_closed_text(const struct cli *c, const struct answer *a)
+{
+  char lo[40], hi[40], in[40], cs[40], ll[40];
+  const pld_cli_closed_answer *ca = &a->ca;
+  const char *an = pld_cli_closed_name(&c->parse.closed);
+  int thm41 = c->parse.closed.analysis == 2;
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, ca->bound.lower, ca->bound.upper);
+  if (c->cmd == CMD_DELTA) {
+    pld_cli_fmt_exact(in, sizeof in, c->epsilon);
+    printf("delta in [%s, %s] at epsilon = %s", lo, hi, in);
+  } else {
+    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    printf("epsilon in [%s, %s] at delta = %s", lo, hi, in);
+  }
+  printf(" (analysis=%s, %s as stated, closed form, one round; ", an,
+         thm41 ? "Theorem 4.1" : "Theorem 5.1");
+  if (ca->certified && !thm41)
+    printf("certified: yes, upper is a certified bound");
+  else if (ca->certified)
+    printf("certified: yes, meaning that no dataset checked has a larger "
+           "delta; not a proof, the theorem's proof is invalid");
+  else if (ca->below_cs)
+    printf("certified: no, it falls below cs, the exact delta of another "
+           "dataset, so it is no valid bound");
+  else
+    printf("certified: no, a concrete dataset has a larger delta");
+  if (thm41) {
+    pld_cli_fmt(cs, sizeof cs, ca->cs_delta, 6);
+    pld_cli_fmt(ll, sizeof ll, ca->lower_limit, 6);
+    printf("; cs delta %s, certified lower limit %s", cs, ll);
+  }
+  printf("), %.3g s\n", a->seconds);
+}
+
+static void print_calibrate_text(const struct cli *c, const struct answer *a)
+{
+  const pld_result *r = &a->res;
+  char v[40], f[40], e[40], d[40], lo[40], hi[40], how[96];
+  pld_cli_fmt_exact(v, sizeof v, a->value);
+  pld_cli_fmt_exact(e, sizeof e, c->epsilon);
+  pld_cli_fmt_exact(d, sizeof d, c->delta);
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  how_text(r, how, sizeof how);
+  printf("%s = %s meets epsilon <= %s at delta = %s by the certified bound: "
+         "epsilon in [%s, %s] at it; ", c->param, v, e, d, lo, hi);
+  if (a->has_fail) {
+    pld_cli_fmt_exact(f, sizeof f, a->value_fail);
+    printf("%s = %s does not", c->param, f);
+  } else if (c->cal_hi > 0) {
+    printf("it is the bottom of --range");
+  } else {
+    printf("every smaller value tried (down to %g) met it too",
+           1e-12 * CAL_START);
+  }
+  printf("; %u evaluations; %s, %.3g s%s\n", a->evaluations, how, a->seconds,
+         r->met_accuracy ? "" : "; requested accuracy not met");
+}
+
 static void print_text(const struct cli *c, const struct answer *a)
 {
   const pld_result *r = &a->res;
   char lo[40], hi[40], in[40], how[96];
 
+  if (a->closed) {
+    print_closed_text(c, a);
+    return;
+  }
+  if (c->cmd == CMD_CALIBRATE) {
+    print_calibrate_text(c, a);
+    return;
+  }
   if (c->cmd == CMD_CURVE) {
     puts("epsilon,delta_lower,delta_upper");
     for (size_t i = 0; i < c->range_n; i++) {
@@ -750,6 +1267,9 @@ static int run(const struct cli *c)
     print_demo(c, &a);
   else
     print_text(c, &a);
+  /* A second line after the answer (not in a CSV: --json carries it). */
+  if (!c->json && c->parse.note && c->cmd != CMD_CURVE)
+    printf("warning: %s\n", c->parse.note);
   answer_free(&a);
   return PLD_CLI_OK;
 }
@@ -771,8 +1291,8 @@ static int dispatch(int argc, char **argv)
 {
   char q[QLEN];
   if (argc < 2) {
-    pld_cli_error("missing command (expected epsilon, delta, curve, demo, "
-                  "--help or --version)");
+    pld_cli_error("missing command (expected " CMD_LIST ", --help or "
+                  "--version)");
     return PLD_CLI_EUSAGE;
   }
   const char *sub = argv[1];
@@ -796,8 +1316,8 @@ static int dispatch(int argc, char **argv)
   while (k < N_CMDS && strcmp(sub, cmd_names[k]) != 0)
     k++;
   if (k == N_CMDS) {
-    pld_cli_error("unknown command %s (expected epsilon, delta, curve, demo, "
-                  "--help or --version)", pld_cli_quote(q, sizeof q, sub));
+    pld_cli_error("unknown command %s (expected " CMD_LIST ", --help or "
+                  "--version)", pld_cli_quote(q, sizeof q, sub));
     return PLD_CLI_EUSAGE;
   }
   c.cmd = (enum cmd)k;
@@ -828,7 +1348,7 @@ static int dispatch(int argc, char **argv)
              DEMO_STEPS);
     c.delta = DEMO_DELTA;
     c.events[c.n_events++] = demo_event;
-    rc = pld_cli_parse_event(demo_event, NULL, err, sizeof err);
+    rc = pld_cli_parse_event(demo_event, NULL, NULL, err, sizeof err);
     if (rc != PLD_CLI_OK)
       pld_cli_error("%s", err);
   }

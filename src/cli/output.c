@@ -250,3 +250,9 @@ void pld_cli_json_strings(pld_cli_json *j, const char *key, size_t n,
   }
   fputc(']', j->f);
 }
+
+void pld_cli_json_null(pld_cli_json *j, const char *key)
+{
+  json_key(j, key);
+  fputs("null", j->f);
+}

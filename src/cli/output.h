@@ -51,6 +51,7 @@ void pld_cli_json_number(pld_cli_json *j, const char *key, double value);
 void pld_cli_json_uint(pld_cli_json *j, const char *key,
                        unsigned long long value);
 void pld_cli_json_bool(pld_cli_json *j, const char *key, int value);
+void pld_cli_json_null(pld_cli_json *j, const char *key);
 void pld_cli_json_numbers(pld_cli_json *j, const char *key, size_t n,
                           const double *x);
 /** The lower (which == 0) or upper (which != 0) ends of n brackets. */
