@@ -331,10 +331,10 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
-  if (!want_opt)
-    return PLD_SUCCESS; /* the caller builds it from the loss tails */
   pess->rel = curve_rel + mass_rel + crel;
   pess->abs = cabs + abs_extra;
+  if (!want_opt)
+    return PLD_SUCCESS; /* the caller builds it from the loss tails */
 
   /* Optimistic: grid values lowered by the chord-gap bounds, then hull.
    * Slopes (times the interval width) in the form of the interval's right
