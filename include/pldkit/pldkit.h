@@ -8,4 +8,5 @@
 #include <pldkit/mech.h>
 #include <pldkit/accountant.h>
 #include <pldkit/select.h>
+#include <pldkit/rdp.h>
 #endif

@@ -1,0 +1,292 @@
+/* pldkit RDP backend: random selection among private models (the
+ * model-merging paper, "DP model merging": Thm 5.1 and Alg. 1).
+ *
+ * Thm 5.1: releasing member i with probability w_i is
+ *   (alpha, log(sum_i w_i e^{(alpha-1) eps_i(alpha)}) / (alpha-1))-RDP.
+ * Proof (App. C): Hoelder's inequality gives pointwise
+ * (sum w_i p_i)^alpha (sum w_i q_i)^(1-alpha) <= sum w_i p_i^alpha q_i^(1-alpha),
+ * which integrates to the bound; it applies to each ordered pair of
+ * neighbours, so a member curve that covers both directions gives an RS
+ * curve that covers both.
+ *
+ * Alg. 1 accepts a weight vector if the converted eps(delta') is <= eps'.
+ * Here "converted" is always pldkit's certified conversion (rounded upward),
+ * so every accepted vector is certified.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include <pldkit/rdp.h>
+
+#include "alloc.h"
+#include "numerics.h"
+
+#define U_ DBL_EPSILON
+#define MAX_GRID ((size_t)1 << 24)
+
+/* eps_RS at every order into vals[0..n_orders); weights already checked.
+ * log(sum w_i e^{a_i}) - log(sum w_i), a_i = (alpha-1) eps_i: the weights are
+ * normalised by their computed sum, i.e. the bound is that of the
+ * distribution w / sum(w), which is the selection actually meant.  Error:
+ * a_i errs by <= u |a_i|, each exp and addition by <= u relative, the logs by
+ * an ulp: 4u (max|a_i| + N + 2) with a factor 2 to spare, then divided by
+ * alpha - 1. */
+static void rs_values(const pld_rdp_curve *const *members, const double *w,
+                      size_t N, const double *orders, size_t n_orders,
+                      double *vals)
+{
+  double wsum = 0.0;
+  for (size_t i = 0; i < N; i++)
+    wsum += w[i];
+  double lw = log(wsum);
+  for (size_t k = 0; k < n_orders; k++) {
+    double am1 = orders[k] - 1.0;
+    double amax = -INFINITY, vmax = 0.0;
+    int inf = 0;
+    for (size_t i = 0; i < N; i++) {
+      if (!(w[i] > 0.0))
+        continue;
+      double v = pld_rdp_curve_values(members[i])[k];
+      if (v == INFINITY)
+        inf = 1;
+      double a = am1 * v;
+      if (a > amax)
+        amax = a;
+      if (v > vmax)
+        vmax = v;
+    }
+    if (inf) {
+      vals[k] = INFINITY;
+      continue;
+    }
+    double s = 0.0;
+    for (size_t i = 0; i < N; i++) {
+      if (!(w[i] > 0.0))
+        continue;
+      s += w[i] * exp(am1 * pld_rdp_curve_values(members[i])[k] - amax);
+    }
+    double l = amax + log(s) - lw;
+    double err = 8.0 * U_ * (fabs(amax) + fabs(log(s)) + fabs(lw) + (double)N + 2.0);
+    double v = (l + err) / am1;
+    v = nextafter(fmax(v, 0.0), INFINITY);
+    /* log-sum-exp never exceeds its largest term: the exact bound is
+     * <= max eps_i, so the cap loses nothing. */
+    vals[k] = fmin(v, vmax);
+  }
+}
+
+static int check_members(const pld_rdp_curve *const *members, size_t N,
+                         const pld_rdp_curve *ref)
+{
+  for (size_t i = 0; i < N; i++)
+    if (!members[i])
+      return PLD_EINVAL;
+  for (size_t i = 0; i < N; i++)
+    if (!pld_rdp_curve_same_orders(members[i], ref))
+      return PLD_EINCOMPAT;
+  return PLD_SUCCESS;
+}
+
+static int check_weights(const double *w, size_t N)
+{
+  double s = 0.0;
+  for (size_t i = 0; i < N; i++) {
+    if (!isfinite(w[i]) || !(w[i] >= 0.0))
+      return PLD_EINVAL;
+    s += w[i];
+  }
+  return fabs(s - 1.0) <= 1e-12 ? PLD_SUCCESS : PLD_EINVAL;
+}
+
+int pld_rdp_random_selection(const pld_rdp_curve *const *members,
+                             const double *weights, size_t n,
+                             pld_rdp_curve *out)
+{
+  if (!members || !weights || !out || n == 0)
+    return PLD_EINVAL;
+  int st = check_members(members, n, out);
+  if (st)
+    return st;
+  if ((st = check_weights(weights, n)))
+    return st;
+  size_t no = pld_rdp_curve_size(out);
+  double *vals = pld_malloc(no * sizeof(double));
+  if (!vals)
+    return PLD_ENOMEM;
+  /* computed into a buffer first: out may be one of the members */
+  rs_values(members, weights, n, pld_rdp_curve_orders(out), no, vals);
+  st = pld_rdp_curve_set(out, vals);
+  pld_free(vals);
+  return st;
+}
+
+/* Certified eps(delta) of the selection with weights w, via a scratch
+ * curve. */
+static int rs_eps(const pld_rdp_curve *const *members, const double *w,
+                  size_t N, pld_rdp_curve *scratch, double *vals, double delta,
+                  int method, double *eps)
+{
+  rs_values(members, w, N, pld_rdp_curve_orders(scratch),
+            pld_rdp_curve_size(scratch), vals);
+  int st = pld_rdp_curve_set(scratch, vals);
+  pld_rdp_result r;
+  if (!st)
+    st = pld_rdp_epsilon(scratch, delta, method, &r);
+  if (!st)
+    *eps = r.value;
+  return st;
+}
+
+static int valid_query(double target, double delta, int method)
+{
+  return isfinite(target) && target >= 0.0 && delta > 0.0 && delta < 1.0 &&
+         (method == PLD_RDP_BEST || method == PLD_RDP_CLASSIC ||
+          method == PLD_RDP_IMPROVED);
+}
+
+int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
+                          double target_epsilon, double delta, int method,
+                          double *weight)
+{
+  if (!a || !b || !weight || !valid_query(target_epsilon, delta, method))
+    return PLD_EINVAL;
+  if (!pld_rdp_curve_same_orders(a, b))
+    return PLD_EINCOMPAT;
+  const pld_rdp_curve *m[2] = {a, b};
+  pld_rdp_curve *scratch = NULL;
+  size_t no = pld_rdp_curve_size(a);
+  double *vals = pld_malloc(no * sizeof(double));
+  int st = vals ? pld_rdp_curve_copy(a, &scratch) : PLD_ENOMEM;
+  double e, w[2], lo = 0.0, hi = 1.0, result = 0.0;
+  if (st)
+    goto done;
+  w[0] = 0.0;
+  w[1] = 1.0;
+  if ((st = rs_eps(m, w, 2, scratch, vals, delta, method, &e)))
+    goto done;
+  if (e <= target_epsilon) {
+    result = 1.0;
+    goto done;
+  }
+  w[0] = 1.0;
+  w[1] = 0.0;
+  if ((st = rs_eps(m, w, 2, scratch, vals, delta, method, &e)))
+    goto done;
+  if (!(e <= target_epsilon)) {
+    st = PLD_ETOL;
+    goto done;
+  }
+  /* Invariant: lo is certified feasible, hi is not.  The true eps(w) is
+   * concave in w (min over orders of log((1-w)A + wB)/(alpha-1) + const),
+   * so with eps(0) <= target < eps(1) the feasible set is [0, w*]. */
+  while (hi - lo > 1e-12) {
+    double mid = 0.5 * (lo + hi);
+    w[0] = 1.0 - mid;
+    w[1] = mid;
+    if ((st = rs_eps(m, w, 2, scratch, vals, delta, method, &e)))
+      goto done;
+    if (e <= target_epsilon)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  result = lo;
+done:
+  pld_rdp_curve_free(scratch);
+  pld_free(vals);
+  if (!st)
+    *weight = result;
+  return st;
+}
+
+int pld_rdp_rs_grid_size(size_t n, unsigned resolution, size_t *size)
+{
+  if (!size || n < 1 || n > 4 || resolution < 1)
+    return PLD_EINVAL;
+  /* C(res + n - 1, n - 1), built as a product of exact binomials */
+  double c = 1.0;
+  for (size_t i = 1; i < n; i++)
+    c = c * ((double)resolution + (double)i) / (double)i;
+  if (c > (double)MAX_GRID)
+    return PLD_ERANGE;
+  *size = (size_t)(c + 0.5);
+  return PLD_SUCCESS;
+}
+
+int pld_rdp_rs_feasible_grid(const pld_rdp_curve *const *members, size_t n,
+                             unsigned resolution, double target_epsilon,
+                             double delta, int method, double *weights_out,
+                             size_t capacity, size_t *count)
+{
+  if (!members || !weights_out || !count ||
+      !valid_query(target_epsilon, delta, method))
+    return PLD_EINVAL;
+  size_t total;
+  int st = pld_rdp_rs_grid_size(n, resolution, &total);
+  if (st)
+    return st;
+  if (!members[0])
+    return PLD_EINVAL;
+  if ((st = check_members(members, n, members[0])))
+    return st;
+  if (capacity < total)
+    return PLD_ERANGE;
+  size_t no = pld_rdp_curve_size(members[0]);
+  pld_rdp_curve *scratch = NULL;
+  double *vals = pld_malloc(no * sizeof(double));
+  if (!vals)
+    return PLD_ENOMEM;
+  if ((st = pld_rdp_curve_copy(members[0], &scratch))) {
+    pld_free(vals);
+    return st;
+  }
+  /* k[0..n): k[0] from resolution down, each next coordinate likewise
+   * over what is left, the last takes the remainder (odometer). */
+  unsigned k[4] = {resolution, 0, 0, 0};
+  size_t found = 0;
+  double w[4];
+  for (;;) {
+    unsigned used = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+      used += k[i];
+    k[n - 1] = resolution - used;
+    for (size_t i = 0; i < n; i++)
+      w[i] = (double)k[i] / (double)resolution;
+    double e;
+    if ((st = rs_eps(members, w, n, scratch, vals, delta, method, &e)))
+      break;
+    if (e <= target_epsilon) {
+      memcpy(weights_out + found * n, w, n * sizeof(double));
+      found++;
+    }
+    /* advance: the rightmost free coordinate (index < n-1) that can move
+     * takes one unit from the remainder or is reset and carries left */
+    size_t j = n - 1;
+    int done = 1;
+    while (j-- > 0) {
+      unsigned left = resolution;
+      for (size_t i = 0; i < j; i++)
+        left -= k[i];
+      /* order: k[j] descending; when it reaches 0, carry */
+      if (k[j] > 0) {
+        k[j]--;
+        /* the coordinates right of j restart at their maximum */
+        unsigned rest = left - k[j];
+        for (size_t i = j + 1; i + 1 < n; i++) {
+          k[i] = rest;
+          rest = 0;
+        }
+        done = 0;
+        break;
+      }
+    }
+    if (done)
+      break;
+  }
+  pld_rdp_curve_free(scratch);
+  pld_free(vals);
+  if (!st)
+    *count = found;
+  return st;
+}
