@@ -407,15 +407,21 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
       continue; /* a fixed grid: the spread is not needed */
     const pld_curve *c = pld_mech_curve(p->other[i]->m);
     pld_dist *d = NULL;
-    int st = PLD_ERANGE;
-    /* try progressively finer probes until the grid resolves the loss */
-    for (double g = c->loss_scale / 8.0; st == PLD_ERANGE || st == 0; g /= 8.0) {
-      pld_dist_free(d);
-      d = NULL;
-      st = pld_dist_from_curve(c, g, pp, &d);
-      if (st == PLD_SUCCESS && pld_dist_grid_size(d) >= 64)
+    int st = PLD_SUCCESS;
+    /* Progressively finer probes until the grid resolves the loss; the last
+     * successful one is kept (a loss far below 1e-6 nats needs no more). */
+    for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
+      pld_dist *t = NULL;
+      st = pld_dist_from_curve(c, g, pp, &t);
+      if (st) {
+        pld_dist_free(t);
+        if (d && st == PLD_ERANGE)
+          st = PLD_SUCCESS; /* finer does not fit: the coarser one will do */
         break;
-      if (g < 1e-8)
+      }
+      pld_dist_free(d);
+      d = t;
+      if (pld_dist_grid_size(d) >= 64 || g < 1e-8)
         break;
     }
     if (st) {
