@@ -9,4 +9,5 @@
 #include <pldkit/accountant.h>
 #include <pldkit/select.h>
 #include <pldkit/rdp.h>
+#include <pldkit/rdp_papers.h>
 #endif

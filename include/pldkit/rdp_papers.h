@@ -1,0 +1,465 @@
+/* pldkit: the papers' RDP and closed-form bounds.
+ *
+ * Three papers, each checked against independent computations (see
+ * docs/papers-rdp.md for paper vs pldkit, with numbers):
+ *
+ *  - Dong, Chen, Ozgur, "Leveraging randomness in model and data
+ *    partitioning for privacy amplification" (model splitting, dropout,
+ *    Balanced Iteration Subsampling, "the splitting paper");
+ *  - Hu, Mahloujifar, Smith, Chaudhuri, Guo, "Privacy amplification for the
+ *    Gaussian mechanism via bounded support" ("the bounded-support paper");
+ *  - MS-PAFL, "Model-splitting privacy-amplified federated learning"
+ *    (closed forms, kept as baselines).
+ *
+ * Everything here is a pure function of its arguments: per-order scalar
+ * RDP values (orders alpha > 1, values in nats), Fisher information, and
+ * (epsilon, delta) closed forms.  Nothing allocates visibly, prints, aborts
+ * or touches a global handler.  Every function returns an int from enum
+ * pld_status and writes its outputs only on success.  Bad input (NaN, +-inf,
+ * alpha <= 1, d < 1, k < 1, k > d, sigma <= 0, c <= 0, a <= 0, NULL, ...)
+ * gives PLD_EINVAL.
+ *
+ * Soundness.  A value documented as a "bound" is never below the quantity
+ * it bounds (up to the stated floating-point margin, which is added, not
+ * subtracted).  Values that reproduce a paper's formula but are NOT valid
+ * bounds are named *_paper and say so; they exist for comparison only.
+ * Where nothing sound can be computed, +INFINITY is returned (a valid RDP
+ * value).
+ *
+ * Thread safety: all functions are reentrant.
+ */
+#ifndef PLDKIT_RDP_PAPERS_H
+#define PLDKIT_RDP_PAPERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pldkit/mech.h>
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* Model splitting, dropout, Balanced Iteration Subsampling (splitting      */
+/* paper, Thm 3.1).                                                          */
+/*                                                                           */
+/* The pair.  S_{d,k} = binary vectors of length d with k ones,              */
+/*   P = (1/C(d,k)) sum_{mu in S_{d,k}} N(c mu, sigma^2 I_d),                */
+/*   Q = N(0, sigma^2 I_d).                                                  */
+/* "Forward" is D_alpha(P||Q), "reverse" D_alpha(Q||P).  With s = c/sigma:   */
+/*  - model splitting into d disjoint submodels, one per example (Thm 3.4):  */
+/*    k = 1; dropout with rate 1/2 (Cor. 3.7): d = 2, k = 1;                 */
+/*  - Balanced Iteration Subsampling (Thm 3.8): d = T iterations, each       */
+/*    example used in exactly k of them; the pair describes the WHOLE run    */
+/*    of T iterations (do not compose it T times).                           */
+/* The reduction of a training step (or run) to this pair is the paper's     */
+/* (App. A.9, A.12).  pldkit adds one proven step the paper only asserts:    */
+/* the worst case over per-block shift norms <= c is at norm c, in both      */
+/* directions, because the per-coordinate kernel x_i -> l_i x_i +            */
+/* sqrt(1 - l_i^2) sigma z_i (0 <= l_i <= 1) maps N(0, sigma^2 I) to itself  */
+/* and N(c e_i) to N(l_i c e_i), so smaller norms are a post-processing.     */
+/*                                                                           */
+/* What is proven about each term:                                           */
+/*  - eq. (2), first term, read with the inner sum over the tuple positions  */
+/*    i != j (ERRATA), IS the exact forward divergence (Lemma 3.12).         */
+/*    pldkit evaluates it exactly at integer orders (k = 1: a polynomial     */
+/*    power; k > 1: an exact dynamic program over row fill levels, capped).  */
+/*  - eq. (3), first term (Cor. 3.14, no 1/(alpha-1) factor, ERRATA), is a   */
+/*    proven upper bound on the forward divergence at integer alpha >= 2     */
+/*    (Lemma 3.13, re-derived: Jensen given the tuple's histogram).          */
+/*  - the second term of eqs. (1)-(3) (Lemma 3.15 + Cor. 3.17 + Cor. 3.19)   */
+/*    is NOT a bound on the reverse divergence: Lemma 3.15 is exact, but     */
+/*    Lemma 3.18 is false (d = 2, k = 1, c = sigma = 1, alpha = 8: exact     */
+/*    2.145547, paper 2.116362).  Its validity condition                     */
+/*    alpha e^v + 1 - alpha > 0, v = c^2 k (d-k)/(sigma^2 d^2) >= 0, always  */
+/*    holds (it equals 1 + alpha (e^v - 1) >= 1).                            */
+/*  - the sound reverse: k = 1 and k = d - 1 exactly, by a one-dimensional   */
+/*    reduction (Gamma-function identity, see rdp/rdp_splitting.c) and a     */
+/*    spectrally convergent quadrature with an a-posteriori error check;     */
+/*    other k by a proven group decomposition (a uniform k-subset is a       */
+/*    mixture, over random partitions into k groups, of "one per group",     */
+/*    whose pair is a product of k disjoint-splitting pairs; joint           */
+/*    quasi-convexity), never above the no-amplification Gaussian value      */
+/*    alpha s^2 k / 2.                                                       */
+/*  - fractional orders: (alpha - 1) D_alpha is convex in alpha and 0 at 1,  */
+/*    so integer-order values interpolate to a bound in between.             */
+/* ======================================================================== */
+
+/** How a sound term was obtained. */
+enum pld_rdp_split_method {
+  PLD_SPLIT_EXACT = 0,    /**< the exact divergence (sum or quadrature) */
+  PLD_SPLIT_EQ3 = 1,      /**< eq. (3) first term (Cor. 3.14) */
+  PLD_SPLIT_GROUPS = 2,   /**< group decomposition into k disjoint splits */
+  PLD_SPLIT_GAUSSIAN = 3  /**< no amplification, alpha c^2 k / (2 sigma^2) */
+};
+
+/** All terms of Thm 3.1 at one order, paper and sound side by side. */
+typedef struct pld_rdp_split_terms {
+  double forward_exact;  /**< eq. (2) first term = exact D_alpha(P||Q); NAN if
+                              not computed (cost cap) */
+  double forward_eq3;    /**< eq. (3) first term (Cor. 3.14), a bound */
+  double reverse_paper;  /**< second term of eqs. (1)-(3): NOT a bound */
+  double reverse_exact;  /**< exact D_alpha(Q||P) (k = 1, d - 1 or d); NAN
+                              otherwise */
+  double forward;        /**< sound forward value used */
+  double reverse;        /**< sound reverse value used */
+  double epsilon;        /**< max(forward, reverse): the sound RDP value */
+  double epsilon_paper;  /**< the paper's epsilon: max(eq. (2) or, if not
+                              computed, eq. (3) first term, reverse_paper) */
+  int forward_method;    /**< enum pld_rdp_split_method */
+  int reverse_method;    /**< enum pld_rdp_split_method */
+} pld_rdp_split_terms;
+
+/** Eq. (2), first term, as corrected: the exact forward divergence
+ *  D_alpha(P||Q) (Lemma 3.12).  Domain: alpha > 1, 1 <= k <= d, sigma > 0,
+ *  c > 0.  Exact at integer alpha; at fractional alpha the convex
+ *  interpolation of the neighbouring integer orders (an upper bound).
+ *  Cost: min(k, d-k) <= 1: O(alpha^2 log d); otherwise an exact dynamic
+ *  program whose work is bounded by 3e6 steps, beyond which PLD_ERANGE.
+ *  Orders above 2048 give PLD_ERANGE.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_rdp_split_forward_exact(double alpha, int64_t d,
+                                                      int64_t k, double sigma,
+                                                      double c, double *eps);
+
+/** Eq. (3), first term (Cor. 3.14):
+ *    log( sum_l C(k,l) C(d-k,k-l) / C(d,k) * exp(alpha c^2 l / (2 sigma^2)) )
+ *  a proven upper bound on D_alpha(P||Q) at integer alpha >= 2; fractional
+ *  alpha uses the convex interpolation of ceil/floor values.  Cost O(k).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
+                                                    int64_t k, double sigma,
+                                                    double c, double *eps);
+
+/** The paper's reverse term (second entry of eqs. (1)-(3)):
+ *    alpha c^2 k^2/(2 sigma^2 d) + 1/(2(alpha-1)) [alpha c^2 k(d-k)/(sigma^2 d)
+ *       - d log(alpha e^v + 1 - alpha)],  v = c^2 k(d-k)/(sigma^2 d^2),
+ *  +INFINITY where alpha e^v + 1 - alpha <= 0 (never, for valid input).
+ *  NOT a bound on D_alpha(Q||P) (ERRATA; see the section comment).  For
+ *  comparison only.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
+                                                      int64_t k, double sigma,
+                                                      double c, double *eps);
+
+/** The exact reverse divergence D_alpha(Q||P) for k in {1, d-1, d}, any real
+ *  alpha > 1, by the one-dimensional reduction and quadrature described in
+ *  rdp/rdp_splitting.c.  The value returned includes an added margin: the
+ *  a-posteriori quadrature error estimate (the design step against half of
+ *  it) plus 1e-11 relative in the moment; not a formal interval certificate.  Cost: about 1e5-1e7
+ *  exponentials (grows like c/sigma).  Other k: PLD_EUNSUPPORTED.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ENOMEM, PLD_ETOL
+ *  (quadrature self-check failed). */
+PLD_API PLD_NODISCARD int pld_rdp_split_reverse_exact(double alpha, int64_t d,
+                                                      int64_t k, double sigma,
+                                                      double c, double *eps);
+
+/** Thm 3.1 at one order: every term, and the sound epsilon = max(forward,
+ *  reverse) where forward is the exact eq. (2) when affordable, else the
+ *  smaller of eq. (3) and the group bound, and reverse is exact for k in
+ *  {1, d-1, d}, else the group bound (both capped by the Gaussian value).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ETOL. */
+PLD_API PLD_NODISCARD int pld_rdp_model_splitting(double alpha, int64_t d,
+                                                  int64_t k, double sigma,
+                                                  double c,
+                                                  pld_rdp_split_terms *out);
+
+/** The sound epsilon of pld_rdp_model_splitting at n orders (each > 1), with
+ *  the quadrature tables shared between orders (much faster than n scalar
+ *  calls).  eps[i] belongs to orders[i].
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ETOL. */
+PLD_API PLD_NODISCARD int pld_rdp_model_splitting_curve(size_t n,
+                                                        const double *orders,
+                                                        int64_t d, int64_t k,
+                                                        double sigma, double c,
+                                                        double *eps);
+
+/** Dropout with rate 1/2 (Cor. 3.7): the sound epsilon of d = 2, k = 1.
+ *  @return as pld_rdp_model_splitting. */
+PLD_API PLD_NODISCARD int pld_rdp_dropout(double alpha, double sigma, double c,
+                                          double *eps);
+
+/** Partial model splitting (Sec. 3.2.2): a split part with clipping norm
+ *  c_split routed to k of d blocks (k = 1 for disjoint submodels) and a
+ *  shared part with its own clipping norm c_shared >= 0, same noise sigma:
+ *    epsilon = sound splitting epsilon(d, k, c_split) + alpha c_shared^2 /
+ *  (2 sigma^2).  Adding is sound even though the shared gradient may depend
+ *  on the submodel drawn: release the split part first; given it, the
+ *  shared part is a mixture of Gaussians with shifts of norm <= c_shared,
+ *  whose divergence to (and from) N(0) is at most the Gaussian value by
+ *  joint quasi-convexity; the chain rule of adaptive RDP composition adds.
+ *  @return as pld_rdp_model_splitting. */
+PLD_API PLD_NODISCARD int pld_rdp_partial_splitting(double alpha, int64_t d,
+                                                    int64_t k, double sigma,
+                                                    double c_split,
+                                                    double c_shared,
+                                                    double *eps);
+
+/** Balanced Iteration Subsampling (Thm 3.8): T iterations, each example in
+ *  exactly k of them (1 <= k <= T), Gaussian noise sigma, sensitivity c.
+ *  The terms describe the whole run.  Same as
+ *  pld_rdp_model_splitting(alpha, T, k, ...). */
+PLD_API PLD_NODISCARD int pld_rdp_bis(double alpha, int64_t T, int64_t k,
+                                      double sigma, double c,
+                                      pld_rdp_split_terms *out);
+
+/** Remark 3.10: `epochs` >= 1 sequential runs of Balanced Iteration
+ *  Subsampling with T iterations and k participations each, composed:
+ *  epochs * (sound epsilon of one run).  @return as pld_rdp_bis. */
+PLD_API PLD_NODISCARD int pld_rdp_bis_epochs(double alpha, int64_t T,
+                                             int64_t k, int64_t epochs,
+                                             double sigma, double c,
+                                             double *eps);
+
+/** Both directions of one RDP pair. */
+typedef struct pld_rdp_pair_terms {
+  double forward;  /**< D_alpha(P||Q), P = the dataset holding the record */
+  double reverse;  /**< D_alpha(Q||P) */
+  double epsilon;  /**< max of the two */
+} pld_rdp_pair_terms;
+
+/** Figure 1: Poisson subsampling (rate gamma in (0, 1]) combined with
+ *  disjoint model splitting into d >= 1 submodels.  pldkit's reading (the
+ *  paper does not spell it out): one step is the exact pair
+ *    Q = N(0, sigma^2 I_d),
+ *    P = (1 - gamma) N(0, sigma^2 I_d) + (gamma/d) sum_i N(c e_i, sigma^2 I_d)
+ *  (the record is sampled, then routed to one submodel, independently), in
+ *  both directions; steps compose by adding RDP.  Forward: exact at integer
+ *  alpha (binomial mixture of the splitting moments, Lemma 3.12), convex
+ *  interpolation at fractional alpha.  Reverse: exact by the same quadrature
+ *  as pld_rdp_split_reverse_exact.  d = 1 is the Poisson-subsampled Gaussian
+ *  (Thm 3.11).  Orders above 2048 give PLD_ERANGE.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM, PLD_ETOL. */
+PLD_API PLD_NODISCARD int pld_rdp_poisson_split(double alpha, double gamma,
+                                                int64_t d, double sigma,
+                                                double c,
+                                                pld_rdp_pair_terms *out);
+
+/* ======================================================================== */
+/* Bounded-support Gaussian (bounded-support paper).                         */
+/*                                                                           */
+/* Support [-a, a].  Rectified N^R(theta): N(theta, sigma^2) clipped to      */
+/* [-a, a] (point masses Phi((-a-theta)/sigma) at -a, Phi((theta-a)/sigma)   */
+/* at a).  Truncated N^T(theta): N(theta, sigma^2) conditioned on (-a, a).   */
+/* Per-instance RDP of the pair (N^B(theta), N^B(theta + c)) at a fixed      */
+/* location theta and neighbouring shift c (either sign).                    */
+/*  - eq. (5) (rectified) is correct as printed and exact here;              */
+/*  - eq. (6) (truncated) is misprinted: pldkit uses the derivation of       */
+/*    App. B, D = alpha c^2/(2 sigma^2) + log(Delta(theta+c)/Delta(theta))   */
+/*    + 1/(alpha-1) log(Delta(theta+(1-alpha)c)/Delta(theta)), with          */
+/*    Delta(x) = Phi((a-x)/sigma) - Phi((-a-x)/sigma);                       */
+/*  - both directions, and the neighbour set |shift| <= C: both families     */
+/*    have monotone likelihood ratio and a score increasing in the output,   */
+/*    so by Chebyshev's covariance inequality each direction is              */
+/*    non-decreasing in |shift| (proof in rdp/rdp_bounded.c); the sup over   */
+/*    |shift| <= C is at shift = +C or -C.  Algorithm 1 of the paper only    */
+/*    evaluates +C (ERRATA).                                                 */
+/* ======================================================================== */
+
+/** Bounded-support families. */
+enum pld_bounded_kind {
+  PLD_BOUNDED_RECTIFIED = 0, /**< clipped to [-a, a], point masses at +-a */
+  PLD_BOUNDED_TRUNCATED = 1  /**< conditioned on (-a, a) */
+};
+
+/** D_alpha(N^B(theta1, sigma^2, [-a,a]) || N^B(theta2, sigma^2, [-a,a])),
+ *  one direction, exact (eq. (5) / corrected eq. (6)), evaluated in log space
+ *  (accurate for large alpha and far-out locations).  Domain: alpha > 1,
+ *  finite thetas, a > 0, sigma > 0.  Cost O(1).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_div(int kind, double alpha,
+                                                       double theta1,
+                                                       double theta2, double a,
+                                                       double sigma,
+                                                       double *div);
+
+/** Per-instance RDP at location theta and shift c != 0 (any sign): the max
+ *  of both directions.  Never above the Gaussian alpha c^2/(2 sigma^2)
+ *  (Thm 4.9).  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian(int kind, double alpha,
+                                                   double theta, double a,
+                                                   double sigma, double c,
+                                                   double *eps);
+
+/** Per-instance RDP over the neighbour set |shift| <= C (C > 0): the max of
+ *  both directions at shifts +C and -C, which is the sup over the set (see
+ *  the section comment).  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_sup(int kind, double alpha,
+                                                       double theta, double a,
+                                                       double sigma, double C,
+                                                       double *eps);
+
+/** Eq. (6) exactly as printed, log(Delta(theta+c)/Delta(theta) *
+ *  (Delta((1-alpha)(c+theta))/Delta(theta))^(1-alpha)) + alpha c^2/(2
+ *  sigma^2): WRONG (does not match numerical integration); for comparison
+ *  only.  May be +-INFINITY.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_truncated_gaussian_eq6_paper(
+    double alpha, double theta, double a, double sigma, double c, double *val);
+
+/** Prop. 5.1 with the neighbour set of L_inf-clipped contributions: a
+ *  product of n coordinates with locations theta[0..n), support [-a, a]^n,
+ *  per-coordinate shifts |s_j| <= C.  Returns
+ *    max over direction of sum_j max_{s_j = +-C} D_j,
+ *  the exact sup over the neighbour set (Prop. 5.1 adds per-coordinate
+ *  divergences; one direction is shared by all coordinates).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_vec(int kind, double alpha,
+                                                       size_t n,
+                                                       const double *theta,
+                                                       double a, double sigma,
+                                                       double C, double *eps);
+
+/** Algorithm 1 flags. */
+enum pld_alg1_flags {
+  PLD_ALG1_SOUND = 0,  /**< shifts +-C, both directions (default) */
+  PLD_ALG1_PAPER = 1   /**< the paper's: shift +C, forward direction only
+                            (not a per-instance guarantee over the
+                            neighbour set; for comparison) */
+};
+
+/** Algorithm 1: per-coordinate RDP and FIL for a vector g_sum[0..n) of
+ *  summed L_inf-clipped gradients (clipping C, noise sigma, support [-a,a]).
+ *  eps_coord[j] = max over (sign, direction) of coordinate j's divergence
+ *  (PLD_ALG1_PAPER: forward at +C only); eta_coord[j] = the FIL eta^B of
+ *  coordinate j (per unit Jacobian; per-example FIL is
+ *  ||eta^T grad_x g(x)||^2 as in line 8); *eps_total = the sound vector
+ *  value of pld_rdp_bounded_gaussian_vec (PLD_ALG1_PAPER: sum of
+ *  eps_coord).  eps_coord or eta_coord may be NULL.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_alg1(
+    int kind, unsigned flags, double alpha, size_t n, const double *g_sum,
+    double a, double sigma, double C, double *eps_coord, double *eta_coord,
+    double *eps_total);
+
+/** Fisher information loss eta = sqrt(I(theta)) of one coordinate (per unit
+ *  Jacobian, units 1/sigma): truncated, eq. (3) (correct as printed: the
+ *  truncated normal's variance / sigma^4); rectified, eq. (4) corrected:
+ *    I = (1/sigma^2)[phi(A)^2/Phi(A) + phi(B)^2/Phi(-B) + Phi(B) - Phi(A)
+ *        + A phi(A) - B phi(B)],  A = (-a-theta)/sigma, B = (a-theta)/sigma
+ *  (the paper prints Phi((theta-b)/sigma) - Phi((theta-a)/sigma), the
+ *  negative of the interior mass).  Never above the Gaussian 1/sigma
+ *  (Thm 4.2).  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_fil_bounded_gaussian(int kind, double theta,
+                                                   double a, double sigma,
+                                                   double *eta);
+
+/** Eq. (4) exactly as printed, returned as eta^2 (it can be negative):
+ *  for comparison only.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_fil_rectified_gaussian_eq4_paper(double theta,
+                                                               double a,
+                                                               double sigma,
+                                                               double *eta2);
+
+/** FIL of the stochastic sign sign(theta + N(0, sigma^2)):
+ *  eta = phi(theta/sigma) / (sigma sqrt(Phi(theta/sigma) Phi(-theta/sigma))),
+ *  in log space for large |theta|.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_fil_stochastic_sign(double theta, double sigma,
+                                                  double *eta);
+
+/** The exact per-instance privacy-loss distribution of the rectified pair
+ *  P = N^R(theta, sigma^2, [-a, a]), Q = N^R(theta + c, sigma^2, [-a, a])
+ *  (theta finite, a > 0, sigma > 0, c != 0 finite) as a PLD mechanism:
+ *  its hockey-stick curve in both directions and its loss tails, exact
+ *  (point masses included).  The loss is monotone in the output, so
+ *    delta(eps) = max(0, 1 - e^eps, Phi(x) - e^eps Phi(x - c/sigma)),
+ *    x = clamp(c/(2 sigma) - eps sigma/c, (-a-theta)/sigma, (a-theta)/sigma)
+ *  (for c > 0; c < 0 by reflection): equal to the plain Gaussian's whenever
+ *  the Gaussian's optimal threshold falls inside the support (ERRATA).
+ *  The mechanism owns its parameters (copies and frees with pld_mech_copy
+ *  and pld_mech_free).  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_rectified_gaussian(double theta, double a,
+                                                      double sigma, double c,
+                                                      pld_mech **out);
+
+/* ======================================================================== */
+/* MS-PAFL closed forms (baselines).  epsilon, delta in nats / probability.  */
+/* `certified` is 1 when the value is a proven (epsilon, delta) guarantee    */
+/* under the stated assumptions, 0 when it is the paper's number only.       */
+/* For a tight analysis of the same protocol use the PLD backend: Poisson     */
+/* rate p*q subsampled Gaussian (pld_mech_poisson_gaussian) with noise       */
+/* multiplier sigma/s from pld_mspafl_lemma1_sigma, composed T times.        */
+/* ======================================================================== */
+
+/** An (epsilon, delta) closed form and whether it is certified. */
+typedef struct pld_mspafl_bound {
+  double epsilon;  /**< nats, may be +INFINITY */
+  double delta;    /**< in [0, 1] */
+  int certified;   /**< 1: a proven guarantee; 0: the paper's value only */
+} pld_mspafl_bound;
+
+/** Lemma 1 (Dwork & Roth Thm 3.22): sigma = s sqrt(2 log(1.25/delta))/eps
+ *  for an L2 sensitivity s > 0, eps > 0, delta in (0, 1).  The theorem is
+ *  proven for eps < 1 only; *certified is 1 iff the exact Gaussian curve
+ *  (Balle & Wang 2018) at this sigma has delta(eps) <= delta, checked here.
+ *  *certified may be NULL.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_lemma1_sigma(double eps, double delta,
+                                                  double s, double *sigma,
+                                                  int *certified);
+
+/** Eq. (11): the data subsampling ratio for batches of Qb = `draws` records
+ *  out of n >= 1 (draws <= n without replacement): q = draws/n (WOR) or
+ *  1 - (1 - 1/n)^draws (WR).  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n,
+                                                    int with_replacement,
+                                                    double *q);
+
+/** Thm 1: a mechanism (eps_l, delta_l)-DP, eps_l in (0, 1], run on a subsample
+ *  with ratio q in (0, 1] is (2 q eps_l, q delta_l)-DP.  Certified without
+ *  replacement (Balle, Barthe, Gaboardi 2018: log(1 + q(e^eps - 1)) <=
+ *  2 q eps for eps <= 1); not with replacement (a record drawn several
+ *  times needs group privacy, which q delta_l ignores).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_thm1(double eps_l, double delta_l,
+                                          double q, int with_replacement,
+                                          pld_mspafl_bound *out);
+
+/** Thm 2: client check-in with probabilities p[i] in (0, 1] and subsampling
+ *  ratios q[i] in (0, 1] for N >= 1 clients:
+ *    eps = max_i log(1 + p_i/(1-delta') (e^{2 q_i eps_l} - 1)),
+ *    delta = max_i delta' + p_i q_i delta_l/(1-delta'),
+ *  delta' = 2 exp(-2 beta^2 N), beta > 0, eps_l in (0, 1].  If delta' >= 1
+ *  the answer is the trivial (+INFINITY, 1).  Not certified: the
+ *  amplification assumes the server cannot see who checked in (ERRATA).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_thm2(size_t N, const double *p,
+                                          const double *q, double eps_l,
+                                          double delta_l, double beta,
+                                          pld_mspafl_bound *out);
+
+/** Cor. 1: Thm 2 with p_i = p, q_i = q for N clients.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_cor1(uint64_t N, double p, double q,
+                                          double eps_l, double delta_l,
+                                          double beta, pld_mspafl_bound *out);
+
+/** Thm 3 with the constant c0 > 0 REQUIRED from the caller (the paper does
+ *  not give it): eps = c0 q eps_l sqrt(p T / (1 - q)), p in (0, 1], q in
+ *  (0, 1), T >= 1.  Never certified: App. C's derivation is flawed and, with
+ *  the c0 of its eq. (C.8), the value lies below the exact epsilon when
+ *  p >~ 0.5 (p = 1, q = 0.2, eps_l = 1, T = 1000: 3.49 vs about 6.11).
+ *  out->delta is set to NAN (the theorem states none).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_thm3(double c0, double q, double eps_l,
+                                          double p, uint64_t T,
+                                          pld_mspafl_bound *out);
+
+/** The constant implied by App. C, eq. (C.8): c0 = sqrt(log(1/delta_l) /
+ *  log(1.25/delta_l)) / (2 clip), delta_l in (0, 0.8), clip > 0.  Only to
+ *  reproduce the paper's numbers.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_thm3_c0_appendix(double delta_l,
+                                                      double clip, double *c0);
+
+/** Thm 4 (advanced composition, Dwork, Rothblum, Vadhan 2010): T >= 1 rounds
+ *  each (eps_r, delta_r)-DP (eps_r >= 0, delta_r in [0, 1]) are
+ *  (sqrt(2 T log(1/dt)) eps_r + T eps_r (e^eps_r - 1), T delta_r + dt)-DP
+ *  for dt in (0, 1].  Certified (delta capped at 1).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_mspafl_thm4(double eps_r, double delta_r,
+                                          uint64_t T, double delta_tilde,
+                                          pld_mspafl_bound *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/* pldkit: the exact per-instance PLD of the rectified Gaussian pair
+ * (bounded-support paper, beyond the paper's RDP analysis).
+ *
+ * P = N^R(theta, sigma^2, [-a, a]), Q = N^R(theta + c, sigma^2, [-a, a]).
+ * Work in units of sigma with a shift mu = |c|/sigma > 0 (c < 0 is the mirror
+ * image under y -> -y, which maps [-a, a] to itself).  For the pair
+ * (N^R(t1), N^R(t1 + mu)) with l = (-a - t1), u = (a - t1) (standardized):
+ *  - interior loss log(p/q)(z) = mu (mu/2 - z), decreasing in z;
+ *  - atom at -a: loss L_lo = log Phi(l) - log Phi(l - mu) (the largest);
+ *  - atom at +a: loss L_hi = log Phi(-u) - log Phi(mu - u) (the smallest).
+ * The loss is monotone in the output, so the optimal tests are the lower
+ * sets {Y <= y}, with P-mass Phi((y - t1)) for y in [-a, a) and 1 for the
+ * whole support, and
+ *   delta(eps) = max(0, 1 - e^eps, Phi(x) - e^eps Phi(x - mu)),
+ *   x = clamp(mu/2 - eps/mu, l, u),
+ * since Phi(x) - e^eps Phi(x - mu) is unimodal in x with its maximum at
+ * mu/2 - eps/mu.  When that point lies in (l, u) this is exactly the plain
+ * Gaussian's delta (ERRATA: RDP can show amplification where (eps, delta)
+ * shows none).  The tails follow from the same lower sets.
+ *
+ * A built-in mechanism like the others: its parameters live in m->par and
+ * its curve's context is the mechanism itself.
+ */
+#include <math.h>
+
+#include <pldkit/rdp_papers.h>
+
+#include "internal.h"
+#include "numerics.h"
+
+
+/* par[0] = theta/sigma, par[1] = a/sigma, par[2] = c/sigma (signed). */
+
+/* Standardized pair of direction dir: (l, u, mu) with mu > 0. */
+static void dir_params(const struct pld_mech *m, int dir, double *l, double *u,
+                       double *mu)
+{
+  double th = m->par[0], A = m->par[1], c = m->par[2];
+  double t1, sh;
+  if (dir == PLD_DIR_PQ) {
+    t1 = th;
+    sh = c;
+  } else {
+    t1 = th + c;
+    sh = -c;
+  }
+  if (sh < 0.0) { /* mirror: N^R(t) -> N^R(-t), shift -> -shift */
+    t1 = -t1;
+    sh = -sh;
+  }
+  *l = -A - t1;
+  *u = A - t1;
+  *mu = sh;
+}
+
+static double clampd(double x, double lo, double hi)
+{
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* Phi(x) - e^eps Phi(x - mu), >= 0 part, in log space. */
+static double hs_at(double x, double mu, double eps)
+{
+  double la = pld_log_ndtr(x), lb = eps + pld_log_ndtr(x - mu);
+  if (!(lb < la))
+    return 0.0;
+  return exp(la) * -expm1(lb - la);
+}
+
+static int rect_curve(void *ctx, int dir, size_t n, const double *eps,
+                      double *delta)
+{
+  const struct pld_mech *m = ctx;
+  double l, u, mu;
+  dir_params(m, dir, &l, &u, &mu);
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i];
+    if (e == INFINITY) { /* same support, every atom has positive mass */
+      delta[i] = 0.0;
+      continue;
+    }
+    double x = clampd(0.5 * mu - e / mu, l, u);
+    double v = hs_at(x, mu, e);
+    if (e < 0.0)
+      v = fmax(v, -expm1(e));
+    delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+  }
+  return 0;
+}
+
+static int rect_tails(void *ctx, int dir, size_t n, const double *eps,
+                      double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  double l, u, mu;
+  dir_params(m, dir, &l, &u, &mu);
+  double L_lo = pld_log_ndtr(l) - pld_log_ndtr(l - mu);
+  double L_hi = pld_log_ndtr(-u) - pld_log_ndtr(mu - u);
+  for (size_t i = 0; i < n; i++) {
+    double e = eps[i];
+    if (e >= L_lo || e == INFINITY) {
+      p_gt[i] = eq_gt[i] = 0.0;
+      continue;
+    }
+    if (e < L_hi) { /* every outcome has loss > eps */
+      p_gt[i] = 1.0;
+      eq_gt[i] = exp(e);
+      continue;
+    }
+    double x = clampd(0.5 * mu - e / mu, l, u);
+    p_gt[i] = pld_ndtr(x);
+    eq_gt[i] = exp(e + pld_log_ndtr(x - mu));
+  }
+  return 0;
+}
+
+int pld_mech_rectified_gaussian(double theta, double a, double sigma, double c,
+                                pld_mech **out)
+{
+  if (!out || !isfinite(theta) || !isfinite(a) || !(a > 0.0) ||
+      !isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || c == 0.0)
+    return PLD_EINVAL;
+  double th = theta / sigma, A = a / sigma, mu = c / sigma;
+  if (!isfinite(th) || !isfinite(A) || !isfinite(mu) || !isfinite(th + mu) ||
+      fabs(mu) < 1e-12 || fabs(mu) > 1e6 || !(A > 0.0))
+    return PLD_EINVAL;
+  double am = fabs(mu);
+  struct pld_mech *m = pld_mech_new(PLD_MECH_BOUNDED);
+  if (!m)
+    return PLD_ENOMEM;
+  m->par[0] = th;
+  m->par[1] = A;
+  m->par[2] = mu;
+  m->curve.delta = rect_curve;
+  m->curve.tails = rect_tails;
+  m->curve.symmetric = 0;
+  m->curve.loss_scale = am * (1.0 + 0.5 * am); /* at most the Gaussian's */
+  *out = m;
+  return PLD_SUCCESS;
+}

@@ -1,0 +1,175 @@
+/* pldkit: MS-PAFL closed forms (baselines), with what is and is not proven.
+ *
+ *  Lemma 1  sigma = s sqrt(2 log(1.25/delta)) / eps (Dwork & Roth Thm 3.22,
+ *           proven for eps < 1).  We check the result against the exact
+ *           Gaussian curve (Balle & Wang 2018, Thm 8),
+ *             delta_G(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu),
+ *           mu = s/sigma, and certify iff delta_G(eps) <= delta.
+ *  Thm 1    (2 q eps, q delta) for eps <= 1: the tight amplification of
+ *           sampling without replacement is log(1 + q(e^eps - 1)) (Balle,
+ *           Barthe, Gaboardi 2018), and log(1 + q(e^eps - 1)) <= q(e^eps - 1)
+ *           <= 2 q eps because e^eps - 1 <= 2 eps for eps <= 1.25.  With
+ *           replacement a record may be drawn several times; q delta ignores
+ *           the group-privacy cost, so that case is not certified.
+ *  Thm 2    client check-in, delta' = 2 exp(-2 beta^2 N) (Hoeffding).  The
+ *  Cor. 1   amplification by p needs the server not to learn who checked in
+ *           (ERRATA: if it does, client sampling gives it nothing), so the
+ *           value is reported, not certified.
+ *  Thm 3    c0 q eps sqrt(p T/(1-q)), with c0 unspecified in the paper.  App.
+ *           C divides the log-moment by s^2 (8x too small), weights
+ *           participation by p instead of p^2, and (C.8) is stated as a lower
+ *           bound; with the c0 that (C.8) implies the value is below the
+ *           exact epsilon for p >~ 0.5.  Exposed with c0 required, never
+ *           certified.
+ *  Thm 4    advanced composition (Dwork, Rothblum, Vadhan 2010): certified.
+ */
+#include <math.h>
+
+#include <pldkit/rdp_papers.h>
+
+#include "numerics.h"
+
+/* exact Gaussian delta(eps), mu = sensitivity/sigma, log space */
+static double gauss_delta(double mu, double eps)
+{
+  double a = 0.5 * mu - eps / mu, b = -0.5 * mu - eps / mu;
+  double la = pld_log_ndtr(a), lb = eps + pld_log_ndtr(b);
+  if (!(lb < la))
+    return 0.0;
+  return exp(la) * -expm1(lb - la);
+}
+
+int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
+                            int *certified)
+{
+  if (!sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) ||
+      !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))
+    return PLD_EINVAL;
+  double r = s * sqrt(2.0 * log(1.25 / delta)) / eps;
+  if (!isfinite(r) || !(r > 0.0))
+    return PLD_EINVAL;
+  if (certified)
+    *certified = gauss_delta(s / r, eps) <= delta;
+  *sigma = r;
+  return PLD_SUCCESS;
+}
+
+int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n, int with_replacement,
+                              double *q)
+{
+  if (!q || n == 0 || draws == 0 || (!with_replacement && draws > n))
+    return PLD_EINVAL;
+  double r;
+  if (with_replacement)
+    r = -expm1((double)draws * log1p(-1.0 / (double)n));
+  else
+    r = (double)draws / (double)n;
+  *q = r;
+  return PLD_SUCCESS;
+}
+
+static int bad_local(double eps_l, double delta_l)
+{
+  return !isfinite(eps_l) || !(eps_l > 0.0) || !(eps_l <= 1.0) ||
+         !isfinite(delta_l) || !(delta_l >= 0.0) || !(delta_l < 1.0);
+}
+
+int pld_mspafl_thm1(double eps_l, double delta_l, double q,
+                    int with_replacement, pld_mspafl_bound *out)
+{
+  if (!out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) ||
+      !(q <= 1.0))
+    return PLD_EINVAL;
+  out->epsilon = 2.0 * q * eps_l;
+  out->delta = q * delta_l;
+  out->certified = !with_replacement;
+  return PLD_SUCCESS;
+}
+
+int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
+                    double delta_l, double beta, pld_mspafl_bound *out)
+{
+  if (!out || !p || !q || N == 0 || bad_local(eps_l, delta_l) ||
+      !isfinite(beta) || !(beta > 0.0))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < N; i++)
+    if (!isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) ||
+        !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))
+      return PLD_EINVAL;
+  double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
+  if (!(dp < 1.0)) {
+    out->epsilon = INFINITY;
+    out->delta = 1.0;
+    out->certified = 0;
+    return PLD_SUCCESS;
+  }
+  double e = 0.0, d = 0.0;
+  for (size_t i = 0; i < N; i++) {
+    e = fmax(e, log1p(p[i] / (1.0 - dp) * expm1(2.0 * q[i] * eps_l)));
+    d = fmax(d, dp + p[i] * q[i] * delta_l / (1.0 - dp));
+  }
+  out->epsilon = e;
+  out->delta = d > 1.0 ? 1.0 : d;
+  out->certified = 0;
+  return PLD_SUCCESS;
+}
+
+int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
+                    double delta_l, double beta, pld_mspafl_bound *out)
+{
+  if (!out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) ||
+      !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) ||
+      !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return PLD_EINVAL;
+  double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
+  if (!(dp < 1.0)) {
+    out->epsilon = INFINITY;
+    out->delta = 1.0;
+    out->certified = 0;
+    return PLD_SUCCESS;
+  }
+  double d = dp + p * q * delta_l / (1.0 - dp);
+  out->epsilon = log1p(p / (1.0 - dp) * expm1(2.0 * q * eps_l));
+  out->delta = d > 1.0 ? 1.0 : d;
+  out->certified = 0;
+  return PLD_SUCCESS;
+}
+
+int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
+                    pld_mspafl_bound *out)
+{
+  if (!out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) ||
+      !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) ||
+      !(p > 0.0) || !(p <= 1.0) || T == 0)
+    return PLD_EINVAL;
+  out->epsilon = c0 * q * eps_l * sqrt(p * (double)T / (1.0 - q));
+  out->delta = NAN;
+  out->certified = 0;
+  return PLD_SUCCESS;
+}
+
+int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
+{
+  if (!c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) ||
+      !isfinite(clip) || !(clip > 0.0))
+    return PLD_EINVAL;
+  *c0 = sqrt(log(1.0 / delta_l) / log(1.25 / delta_l)) / (2.0 * clip);
+  return PLD_SUCCESS;
+}
+
+int pld_mspafl_thm4(double eps_r, double delta_r, uint64_t T,
+                    double delta_tilde, pld_mspafl_bound *out)
+{
+  if (!out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) ||
+      !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 ||
+      !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))
+    return PLD_EINVAL;
+  double Td = (double)T;
+  double e = sqrt(2.0 * Td * log(1.0 / delta_tilde)) * eps_r +
+             Td * eps_r * expm1(eps_r);
+  double d = Td * delta_r + delta_tilde;
+  out->epsilon = e;
+  out->delta = d > 1.0 ? 1.0 : d;
+  out->certified = 1;
+  return PLD_SUCCESS;
+}
