@@ -28,31 +28,6 @@ struct pld_rdp_curve {
 /* ------------------------------------------------------------------------ */
 /* Directed rounding.                                                         */
 
-/* a * b rounded toward +inf (a, b >= 0; inf allowed): fma gives the exact
- * residual of the rounded product. */
-static double mul_up(double a, double b)
-{
-  double p = a * b;
-  if (!isfinite(p) || p == 0.0)
-    return p;
-  if (fma(a, b, -p) > 0.0)
-    p = nextafter(p, INFINITY);
-  return p;
-}
-
-/* a + b rounded toward +inf (Knuth's TwoSum gives the exact error). */
-static double add_up(double a, double b)
-{
-  double s = a + b;
-  if (!isfinite(s))
-    return s;
-  double bb = s - a;
-  double err = (a - (s - bb)) + (b - bb);
-  if (err > 0.0)
-    s = nextafter(s, INFINITY);
-  return s;
-}
-
 /* count as a double not below count. */
 static double count_up(uint64_t count)
 {
@@ -192,7 +167,7 @@ int pld_rdp_curve_add_values(pld_rdp_curve *c, const double *values,
       return PLD_EINVAL;
   double cu = count_up(count);
   for (size_t i = 0; i < c->n; i++)
-    c->values[i] = add_up(c->values[i], mul_up(values[i], cu));
+    c->values[i] = pld_add_up(c->values[i], pld_mul_up(values[i], cu));
   return PLD_SUCCESS;
 }
 

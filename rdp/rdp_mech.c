@@ -36,43 +36,6 @@
 /* ------------------------------------------------------------------------ */
 /* Directed rounding and small helpers.                                       */
 
-static double mul_up(double a, double b)
-{
-  double p = a * b;
-  if (!isfinite(p) || p == 0.0)
-    return p;
-  if (fma(a, b, -p) > 0.0)
-    p = nextafter(p, INFINITY);
-  return p;
-}
-
-static double mul_down(double a, double b)
-{
-  double p = a * b;
-  if (!isfinite(p) || p == 0.0)
-    return p;
-  if (fma(a, b, -p) < 0.0)
-    p = nextafter(p, 0.0);
-  return p;
-}
-
-/* a / b rounded up / down, for a, b > 0 finite: a - q b is exact by fma. */
-static double div_up(double a, double b)
-{
-  double q = a / b;
-  if (isfinite(q) && q > 0.0 && fma(-q, b, a) > 0.0)
-    q = nextafter(q, INFINITY);
-  return q;
-}
-
-static double div_down(double a, double b)
-{
-  double q = a / b;
-  if (isfinite(q) && q > 0.0 && fma(-q, b, a) < 0.0)
-    q = nextafter(q, 0.0);
-  return q;
-}
-
 /* log(expm1(x)) for x > 0, accurate to a few ulps of max(1, x). */
 static double log_expm1(double x)
 {
@@ -157,15 +120,15 @@ static int add_mechanism(pld_rdp_curve *c, order_fn f, const void *ctx,
 /* s^2 / (2 sigma^2) rounded up. */
 static double half_ratio_sq_up(double sens, double sigma)
 {
-  double x = div_up(sens, sigma);
-  double r = mul_up(mul_up(x, x), 0.5);
+  double x = pld_div_up(sens, sigma);
+  double r = pld_mul_up(pld_mul_up(x, x), 0.5);
   /* an underflow to 0 would round the wrong way */
   return r > 0.0 ? r : nextafter(0.0, 1.0);
 }
 
 static int gauss_order(const void *ctx, double a, double *val)
 {
-  *val = mul_up(a, *(const double *)ctx);
+  *val = pld_mul_up(a, *(const double *)ctx);
   return PLD_SUCCESS;
 }
 
@@ -217,7 +180,7 @@ int pld_rdp_add_laplace(pld_rdp_curve *c, double b, double sensitivity,
   if (!c || !positive_finite(b) || !positive_finite(sensitivity) ||
       count == 0)
     return PLD_EINVAL;
-  double t = div_up(sensitivity, b);
+  double t = pld_div_up(sensitivity, b);
   if (!isfinite(t))
     return PLD_EINVAL;
   return add_mechanism(c, laplace_order, &t, count);
@@ -396,7 +359,7 @@ static double sgm_big(const sgm *g, double a)
 {
   /* joint convexity of (P, Q) -> int p^a q^(1-a): for both directions
    * A <= (1 - q) + q e^{a(a-1)h} */
-  double x = mul_up(mul_up(a, a - 1.0), g->h);
+  double x = pld_mul_up(pld_mul_up(a, a - 1.0), g->h);
   double l = pld_logaddexp(g->L1q, g->Lq + x);
   double err = 8.0 * U_ * (fabs(g->L1q) + fabs(g->Lq) + x + fabs(l) + 1.0);
   return bump(l / (a - 1.0), err / (a - 1.0));
@@ -409,7 +372,7 @@ static int sgm_order(const void *ctx, double a, double *val)
    * value is an upper bound (subsampling is a mixture, D_alpha is jointly
    * quasi-convex) and avoids infinities in the split point below. */
   if (g->q == 1.0 || g->z > 1e100) {
-    *val = mul_up(a, g->h);
+    *val = pld_mul_up(a, g->h);
     return PLD_SUCCESS;
   }
   if (a > BIG_ORDER) {
@@ -448,10 +411,10 @@ int pld_rdp_add_poisson_gaussian(pld_rdp_curve *c, double q, double sigma,
     return PLD_EINVAL;
   sgm g;
   g.q = q;
-  g.z = div_down(sigma, sensitivity);
+  g.z = pld_div_down(sigma, sensitivity);
   if (!positive_finite(g.z))
     return PLD_EINVAL;
-  g.h = div_up(0.5, mul_down(g.z, g.z));
+  g.h = pld_div_up(0.5, pld_mul_down(g.z, g.z));
   if (g.h == 0.0) /* z^2 overflowed: 1/(2 z^2) is below the smallest double */
     g.h = nextafter(0.0, 1.0);
   if (!positive_finite(g.h))
@@ -503,7 +466,7 @@ static double wor_K(const wor *w, double k)
 static int wor_order(const void *ctx, double a, double *val)
 {
   const wor *w = ctx;
-  double cap = mul_up(a, w->r); /* the unsampled Gaussian */
+  double cap = pld_mul_up(a, w->r); /* the unsampled Gaussian */
   if (a > BIG_ORDER) {
     *val = cap;
     return PLD_SUCCESS;
@@ -537,7 +500,7 @@ int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
     bu = nextafter(bu, INFINITY);
   if (n > ((uint64_t)1 << 53))
     nd = nextafter(nd, 0.0);
-  double g = fmin(div_up(bu, nd), 1.0);
+  double g = fmin(pld_div_up(bu, nd), 1.0);
   w.Lg = log(g);
   w.Lg = w.Lg + 2.0 * U_ * fabs(w.Lg); /* log rounded up */
   if (w.Lg > 0.0)

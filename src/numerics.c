@@ -117,3 +117,53 @@ int pld_root_bracket(pld_scalar_fn f, void *ctx, double lo, double hi,
   *hi_out = hi;
   return (hi - lo <= xtol) ? 0 : 2;
 }
+
+double pld_mul_up(double a, double b)
+{
+  double p = a * b;
+  if (!isfinite(p) || p == 0.0)
+    return p;
+  if (fma(a, b, -p) > 0.0)
+    p = nextafter(p, INFINITY);
+  return p;
+}
+
+double pld_mul_down(double a, double b)
+{
+  double p = a * b;
+  if (!isfinite(p) || p == 0.0)
+    return p;
+  if (fma(a, b, -p) < 0.0)
+    p = nextafter(p, 0.0);
+  return p;
+}
+
+/* a - q b is exact by fma for a, b > 0 finite */
+double pld_div_up(double a, double b)
+{
+  double q = a / b;
+  if (isfinite(q) && q > 0.0 && fma(-q, b, a) > 0.0)
+    q = nextafter(q, INFINITY);
+  return q;
+}
+
+double pld_div_down(double a, double b)
+{
+  double q = a / b;
+  if (isfinite(q) && q > 0.0 && fma(-q, b, a) < 0.0)
+    q = nextafter(q, 0.0);
+  return q;
+}
+
+/* Knuth's TwoSum gives the exact error of the rounded sum. */
+double pld_add_up(double a, double b)
+{
+  double s = a + b;
+  if (!isfinite(s))
+    return s;
+  double bb = s - a;
+  double err = (a - (s - bb)) + (b - bb);
+  if (err > 0.0)
+    s = nextafter(s, INFINITY);
+  return s;
+}

@@ -22,6 +22,15 @@ double pld_log1mexp(double x);
 /* log(exp(a) - exp(b)) for a >= b (returns -inf when a == b). */
 double pld_logsubexp(double a, double b);
 
+/* Directed rounding for non-negative operands (products, quotients) and
+ * sums: the exact residual (fma, TwoSum) decides whether to step one ulp
+ * toward the safe side.  Infinite or zero results pass unchanged. */
+double pld_mul_up(double a, double b);
+double pld_mul_down(double a, double b);
+double pld_div_up(double a, double b);
+double pld_div_down(double a, double b);
+double pld_add_up(double a, double b);
+
 /* Bracketed root of a monotone-in-sign function f on [lo, hi] with f(lo),
  * f(hi) of opposite signs (or one zero).  Brent-Dekker with a bisection
  * fallback; stops when the bracket is below xtol.  Returns 0 and sets
