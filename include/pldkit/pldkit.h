@@ -10,4 +10,5 @@
 #include <pldkit/select.h>
 #include <pldkit/rdp.h>
 #include <pldkit/rdp_papers.h>
+#include <pldkit/participation.h>
 #endif
