@@ -1,0 +1,416 @@
+"""Loading libpldkit and declaring its C API for ctypes.
+
+Every function used by the package is declared here with its argtypes and
+restype, so that a wrong argument type fails in Python (ctypes.ArgumentError)
+before anything reaches C.  Opaque C types get distinct pointer types, so a
+PLD cannot be passed where a mechanism is expected.
+
+The library is looked up in this order:
+
+1. the environment variable PLDKIT_LIBRARY (a path to libpldkit.so);
+2. the build tree of a checkout: ../../build/libpldkit.so relative to this
+   package (python/pldkit/ inside the repository);
+3. ctypes.util.find_library('pldkit'), then 'libpldkit.so.0' (the installed
+   library, found by the dynamic loader).
+"""
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int64,
+                    c_long, c_size_t, c_uint, c_uint64, c_ubyte, c_void_p)
+
+from .errors import LibraryNotFound
+
+# --------------------------------------------------------------------------
+# Status codes (include/pldkit/status.h; part of the ABI, never renumbered).
+
+PLD_SUCCESS = 0
+PLD_EINVAL = 1
+PLD_ENOMEM = 2
+PLD_ERANGE = 3
+PLD_EINCOMPAT = 4
+PLD_EMAXITER = 5
+PLD_ETOL = 6
+PLD_EEMPTY = 7
+PLD_EFFT = 8
+PLD_ECALLBACK = 9
+PLD_EUNSUPPORTED = 10
+PLD_EFORMAT = 11
+PLD_EVERSION = 12
+PLD_EIO = 13
+
+PLD_DIR_PQ = 0
+PLD_DIR_QP = 1
+PLD_PESSIMISTIC = 0
+PLD_OPTIMISTIC = 1
+
+PLD_RDP_BEST = 0
+PLD_RDP_CLASSIC = 1
+PLD_RDP_IMPROVED = 2
+
+
+# --------------------------------------------------------------------------
+# Opaque types and structs (layouts mirror the public headers).
+
+class _Mech(Structure):
+    pass
+
+
+class _Dist(Structure):
+    pass
+
+
+class _Accountant(Structure):
+    pass
+
+
+class _Workspace(Structure):
+    pass
+
+
+class _RdpCurve(Structure):
+    pass
+
+
+MechPtr = POINTER(_Mech)
+DistPtr = POINTER(_Dist)
+AccPtr = POINTER(_Accountant)
+WorkspacePtr = POINTER(_Workspace)
+RdpPtr = POINTER(_RdpCurve)
+
+
+class Bound(Structure):
+    _fields_ = [("lower", c_double), ("upper", c_double)]
+
+
+class Params(Structure):
+    _fields_ = [("discretization", c_double),
+                ("accuracy", c_double),
+                ("abs_accuracy", c_double),
+                ("tail_mass", c_double),
+                ("max_grid", c_size_t),
+                ("fftw_flags", c_uint)]
+
+
+class Result(Structure):
+    _fields_ = [("bound", Bound),
+                ("discretization", c_double),
+                ("grid_size", c_size_t),
+                ("fft_size", c_size_t),
+                ("refinements", c_uint),
+                ("closed_form", c_int),
+                ("met_accuracy", c_int)]
+
+
+class PmfView(Structure):
+    _fields_ = [("offset", c_int64),
+                ("size", c_size_t),
+                ("masses", POINTER(c_double)),
+                ("inf_mass", c_double),
+                ("rel_err", c_double),
+                ("abs_err", c_double)]
+
+
+HockeyFn = ctypes.CFUNCTYPE(c_int, c_void_p, c_int, c_size_t,
+                            POINTER(c_double), POINTER(c_double))
+TailsFn = ctypes.CFUNCTYPE(c_int, c_void_p, c_int, c_size_t,
+                           POINTER(c_double), POINTER(c_double),
+                           POINTER(c_double))
+
+
+class Curve(Structure):
+    _fields_ = [("delta", HockeyFn),
+                ("ctx", c_void_p),
+                ("rel_err", c_double),
+                ("symmetric", c_int),
+                ("loss_scale", c_double),
+                ("tails", TailsFn),
+                ("loss_lattice", c_double)]
+
+
+class Calibration(Structure):
+    _fields_ = [("param", c_double),
+                ("param_fail", c_double),
+                ("at_param", Result),
+                ("evaluations", c_uint)]
+
+
+BuildFn = ctypes.CFUNCTYPE(c_int, c_double, c_void_p, POINTER(AccPtr))
+ProgressFn = ctypes.CFUNCTYPE(None, c_void_p, c_uint, c_double, c_double)
+
+
+class RdpResult(Structure):
+    _fields_ = [("value", c_double),
+                ("order", c_double),
+                ("index", c_size_t),
+                ("method", c_int),
+                ("at_edge", c_int)]
+
+
+class ParticipationParams(Structure):
+    _fields_ = [("p", c_double),
+                ("q", c_double),
+                ("d", c_int64),
+                ("clip", c_double),
+                ("sigma", c_double)]
+
+
+class ParticipationCalibration(Structure):
+    _fields_ = [("sigma", c_double),
+                ("sigma_below", c_double),
+                ("delta", c_double),
+                ("at_floor", c_int),
+                ("certified", c_int),
+                ("below_cs", c_int)]
+
+
+class SplitTerms(Structure):
+    _fields_ = [("forward_exact", c_double),
+                ("forward_eq3", c_double),
+                ("reverse_paper", c_double),
+                ("reverse_exact", c_double),
+                ("forward", c_double),
+                ("reverse", c_double),
+                ("epsilon", c_double),
+                ("epsilon_paper", c_double),
+                ("forward_method", c_int),
+                ("reverse_method", c_int)]
+
+
+class PairTerms(Structure):
+    _fields_ = [("forward", c_double),
+                ("reverse", c_double),
+                ("epsilon", c_double)]
+
+
+PD = POINTER(c_double)
+
+# name: (restype, [argtypes]).  A status-returning function has restype c_int.
+_CORE = {
+    # status.h / version.h
+    "pld_strerror": (c_char_p, [c_int]),
+    "pld_version_string": (c_char_p, []),
+    "pld_version_number": (c_uint, []),
+    # pld.h
+    "pld_params_default": (None, [POINTER(Params)]),
+    "pld_params_validate": (c_int, [POINTER(Params)]),
+    "pld_dist_from_curve": (c_int, [POINTER(Curve), c_double,
+                                    POINTER(Params), POINTER(DistPtr)]),
+    "pld_dist_identity": (c_int, [c_double, POINTER(DistPtr)]),
+    "pld_dist_copy": (c_int, [DistPtr, POINTER(DistPtr)]),
+    "pld_dist_free": (None, [DistPtr]),
+    "pld_dist_compose": (c_int, [DistPtr, DistPtr, WorkspacePtr,
+                                 POINTER(DistPtr)]),
+    "pld_dist_self_compose": (c_int, [DistPtr, c_uint64, WorkspacePtr,
+                                      POINTER(DistPtr)]),
+    "pld_dist_delta": (c_int, [DistPtr, c_double, POINTER(Bound)]),
+    "pld_dist_epsilon": (c_int, [DistPtr, c_double, POINTER(Bound)]),
+    "pld_dist_curve": (c_int, [DistPtr, c_size_t, PD, POINTER(Bound)]),
+    "pld_dist_discretization": (c_double, [DistPtr]),
+    "pld_dist_grid_size": (c_size_t, [DistPtr]),
+    "pld_dist_fft_size": (c_size_t, [DistPtr]),
+    "pld_dist_view": (c_int, [DistPtr, c_int, c_int, POINTER(PmfView)]),
+    "pld_dist_serialize": (c_int, [DistPtr, POINTER(POINTER(c_ubyte)),
+                                   POINTER(c_size_t)]),
+    "pld_dist_deserialize": (c_int, [POINTER(c_ubyte), c_size_t,
+                                     POINTER(DistPtr)]),
+    "pld_buffer_free": (None, [POINTER(c_ubyte)]),
+    "pld_dist_save": (c_int, [DistPtr, c_char_p]),
+    "pld_dist_load": (c_int, [c_char_p, POINTER(DistPtr)]),
+    # mech.h
+    "pld_mech_gaussian": (c_int, [c_double, c_double, POINTER(MechPtr)]),
+    "pld_mech_laplace": (c_int, [c_double, c_double, POINTER(MechPtr)]),
+    "pld_mech_discrete_laplace": (c_int, [c_double, c_int64,
+                                          POINTER(MechPtr)]),
+    "pld_mech_discrete_gaussian": (c_int, [c_double, c_int64,
+                                           POINTER(MechPtr)]),
+    "pld_mech_randomized_response": (c_int, [c_double, c_int64,
+                                             POINTER(MechPtr)]),
+    "pld_mech_finite": (c_int, [c_size_t, PD, PD, POINTER(MechPtr)]),
+    "pld_mech_poisson": (c_int, [MechPtr, c_double, POINTER(MechPtr)]),
+    "pld_mech_poisson_gaussian": (c_int, [c_double, c_double, c_double,
+                                          POINTER(MechPtr)]),
+    "pld_mech_poisson_laplace": (c_int, [c_double, c_double, c_double,
+                                         POINTER(MechPtr)]),
+    "pld_mech_mixture_gaussian": (c_int, [c_double, c_size_t, PD, PD,
+                                          c_size_t, PD, PD,
+                                          POINTER(MechPtr)]),
+    "pld_mech_wor_gaussian": (c_int, [c_uint64, c_uint64, c_double, c_double,
+                                      POINTER(MechPtr)]),
+    "pld_mech_select": (c_int, [c_size_t, POINTER(MechPtr), PD,
+                                POINTER(MechPtr)]),
+    "pld_mech_from_curve": (c_int, [POINTER(Curve), POINTER(MechPtr)]),
+    "pld_mech_copy": (c_int, [MechPtr, POINTER(MechPtr)]),
+    "pld_mech_free": (None, [MechPtr]),
+    "pld_mech_curve": (POINTER(Curve), [MechPtr]),
+    "pld_mech_delta": (c_int, [MechPtr, c_int, c_double, PD]),
+    "pld_mech_gaussian_mu": (c_int, [MechPtr, PD]),
+    "pld_mech_equal": (c_int, [MechPtr, MechPtr]),
+    # accountant.h
+    "pld_accountant_alloc": (c_int, [POINTER(Params), POINTER(AccPtr)]),
+    "pld_accountant_free": (None, [AccPtr]),
+    "pld_accountant_add": (c_int, [AccPtr, MechPtr, c_uint64]),
+    "pld_accountant_add_dist": (c_int, [AccPtr, DistPtr, c_uint64]),
+    "pld_accountant_size": (c_size_t, [AccPtr]),
+    "pld_accountant_epsilon": (c_int, [AccPtr, c_double, POINTER(Result)]),
+    "pld_accountant_delta": (c_int, [AccPtr, c_double, POINTER(Result)]),
+    "pld_accountant_curve": (c_int, [AccPtr, c_size_t, PD, POINTER(Bound),
+                                     POINTER(Result)]),
+    "pld_accountant_compose": (c_int, [AccPtr, c_double, POINTER(DistPtr)]),
+    # select.h
+    "pld_dist_mix": (c_int, [c_size_t, POINTER(DistPtr), PD,
+                             POINTER(DistPtr)]),
+    "pld_accountant_add_selection": (c_int, [AccPtr, c_size_t,
+                                             POINTER(AccPtr), PD, c_uint64]),
+    "pld_accountant_copy": (c_int, [AccPtr, POINTER(AccPtr)]),
+    "pld_select_feasible": (c_int, [c_size_t, PD, c_double, c_uint, PD,
+                                    c_size_t, POINTER(c_size_t)]),
+    "pld_select_max_weight": (c_int, [PD, c_double, PD]),
+    "pld_calibrate": (c_int, [BuildFn, c_void_p, c_double, c_double,
+                              c_double, c_double, ProgressFn, c_void_p,
+                              POINTER(Calibration)]),
+}
+
+# Optional parts: bound when every symbol of the part is exported.
+_OPTIONAL = {
+    "rdp": {
+        "pld_rdp_curve_alloc": (c_int, [PD, c_size_t, POINTER(RdpPtr)]),
+        "pld_rdp_curve_alloc_default": (c_int, [POINTER(RdpPtr)]),
+        "pld_rdp_curve_free": (None, [RdpPtr]),
+        "pld_rdp_curve_copy": (c_int, [RdpPtr, POINTER(RdpPtr)]),
+        "pld_rdp_curve_size": (c_size_t, [RdpPtr]),
+        "pld_rdp_curve_orders": (PD, [RdpPtr]),
+        "pld_rdp_curve_values": (PD, [RdpPtr]),
+        "pld_rdp_curve_same_orders": (c_int, [RdpPtr, RdpPtr]),
+        "pld_rdp_curve_set": (c_int, [RdpPtr, PD]),
+        "pld_rdp_curve_add_values": (c_int, [RdpPtr, PD, c_uint64]),
+        "pld_rdp_curve_compose": (c_int, [RdpPtr, RdpPtr, c_uint64]),
+        "pld_rdp_add_gaussian": (c_int, [RdpPtr, c_double, c_double,
+                                         c_uint64]),
+        "pld_rdp_add_laplace": (c_int, [RdpPtr, c_double, c_double,
+                                        c_uint64]),
+        "pld_rdp_add_randomized_response": (c_int, [RdpPtr, c_double,
+                                                    c_int64, c_uint64]),
+        "pld_rdp_add_poisson_gaussian": (c_int, [RdpPtr, c_double, c_double,
+                                                 c_double, c_uint64]),
+        "pld_rdp_add_wor_gaussian": (c_int, [RdpPtr, c_uint64, c_uint64,
+                                             c_double, c_double, c_uint64]),
+        "pld_rdp_epsilon": (c_int, [RdpPtr, c_double, c_int,
+                                    POINTER(RdpResult)]),
+        "pld_rdp_delta": (c_int, [RdpPtr, c_double, c_int,
+                                  POINTER(RdpResult)]),
+        "pld_rdp_random_selection": (c_int, [POINTER(RdpPtr), PD, c_size_t,
+                                             RdpPtr]),
+        "pld_rdp_rs_max_weight": (c_int, [RdpPtr, RdpPtr, c_double, c_double,
+                                          c_int, PD]),
+        "pld_rdp_rs_grid_size": (c_int, [c_size_t, c_uint,
+                                         POINTER(c_size_t)]),
+        "pld_rdp_rs_feasible_grid": (c_int, [POINTER(RdpPtr), c_size_t,
+                                             c_uint, c_double, c_double,
+                                             c_int, PD, c_size_t,
+                                             POINTER(c_size_t)]),
+    },
+    "rdp_of_pld": {
+        "pld_rdp_of_pld": (c_int, [DistPtr, RdpPtr]),
+        "pld_rdp_of_pld_lower": (c_int, [DistPtr, RdpPtr]),
+    },
+    "participation": {
+        "pld_participation_epsilon_prime": (c_int, [c_double, c_double, PD]),
+        "pld_participation_delta": (c_int, [POINTER(ParticipationParams),
+                                            c_int, c_double, POINTER(Bound)]),
+        "pld_participation_calibrate": (
+            c_int, [POINTER(ParticipationParams), c_int, c_double, c_double,
+                    POINTER(ParticipationCalibration)]),
+    },
+    # rdp_papers.h: the sound entry points only (the *_paper formulas, the
+    # FIL and the MS-PAFL baselines are not bound).
+    "rdp_papers": {
+        "pld_rdp_model_splitting": (c_int, [c_double, c_int64, c_int64,
+                                            c_double, c_double,
+                                            POINTER(SplitTerms)]),
+        "pld_rdp_model_splitting_curve": (c_int, [c_size_t, PD, c_int64,
+                                                  c_int64, c_double, c_double,
+                                                  PD]),
+        "pld_rdp_dropout": (c_int, [c_double, c_double, c_double, PD]),
+        "pld_rdp_partial_splitting": (c_int, [c_double, c_int64, c_int64,
+                                              c_double, c_double, c_double,
+                                              PD]),
+        "pld_rdp_bis_epochs": (c_int, [c_double, c_int64, c_int64, c_int64,
+                                       c_double, c_double, PD]),
+        "pld_rdp_poisson_split": (c_int, [c_double, c_double, c_int64,
+                                          c_double, c_double,
+                                          POINTER(PairTerms)]),
+        "pld_rdp_bounded_gaussian_sup": (c_int, [c_int, c_double, c_double,
+                                                 c_double, c_double, c_double,
+                                                 PD]),
+        "pld_mech_rectified_gaussian": (c_int, [c_double, c_double, c_double,
+                                                c_double, POINTER(MechPtr)]),
+    },
+    # Test hooks of src/alloc.c (exported, not in a public header).
+    "alloc_hooks": {
+        "pld_test_fail_allocation": (None, [c_long]),
+        "pld_test_allocation_count": (c_long, []),
+    },
+}
+
+
+def _candidates():
+    env = os.environ.get("PLDKIT_LIBRARY")
+    if env:
+        return [env], True
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    tree = os.path.normpath(os.path.join(here, "..", "..", "build",
+                                         "libpldkit.so"))
+    if os.path.exists(tree):
+        out.append(tree)
+    found = ctypes.util.find_library("pldkit")
+    if found:
+        out.append(found)
+    out.append("libpldkit.so.0")
+    return out, False
+
+
+def _load():
+    names, from_env = _candidates()
+    errors = []
+    for name in names:
+        try:
+            return ctypes.CDLL(name), name
+        except OSError as e:
+            errors.append("%s: %s" % (name, e))
+            if from_env:
+                break
+    hint = ("set PLDKIT_LIBRARY to the path of libpldkit.so" if not from_env
+            else "PLDKIT_LIBRARY points to a library that cannot be loaded")
+    raise LibraryNotFound("cannot load libpldkit (%s); tried: %s"
+                          % (hint, "; ".join(errors)))
+
+
+lib, path = _load()
+available = {}  # part name -> bool
+
+
+def _declare(table):
+    for name, (restype, argtypes) in table.items():
+        f = getattr(lib, name)
+        f.restype = restype
+        f.argtypes = argtypes
+
+
+_declare(_CORE)
+for _part, _table in _OPTIONAL.items():
+    try:
+        for _name in _table:
+            getattr(lib, _name)
+    except AttributeError:
+        available[_part] = False
+        continue
+    _declare(_table)
+    available[_part] = True
+
+
+def strerror(status):
+    """pld_strerror(status) as a str."""
+    return lib.pld_strerror(int(status)).decode("utf-8", "replace")

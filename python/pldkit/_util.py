@@ -1,0 +1,228 @@
+"""Helpers shared by the modules: status checks, argument conversion,
+owned handles."""
+
+import ctypes
+import math
+import numbers
+import operator
+from ctypes import POINTER, c_double
+
+from . import _lib
+from .errors import error_class
+
+try:  # numpy is optional
+    import numpy as _np
+except ImportError:  # pragma: no cover - depends on the environment
+    _np = None
+
+
+def numpy():
+    """The numpy module, or None if it is not importable (or hidden by a
+    test through sys.modules['numpy'] = None)."""
+    import sys
+    if _np is None or sys.modules.get("numpy", _np) is None:
+        return None
+    return _np
+
+
+def raise_status(status, function, detail=None):
+    cls = error_class(status)
+    raise cls(_lib.strerror(status), code=status, function=function,
+              detail=detail)
+
+
+def check(status, function, detail=None):
+    """Raise the PldkitError subclass of `status` if it is not PLD_SUCCESS."""
+    if status != 0:
+        raise_status(status, function, detail)
+
+
+def invalid(function, detail):
+    """An InvalidArgument raised by the binding itself (with the library's
+    message for PLD_EINVAL, so that it reads like the library's own)."""
+    raise_status(_lib.PLD_EINVAL, function, detail)
+
+
+def real(x, name, function):
+    """A float from a real number (int, float, numpy scalar); NaN and
+    infinities pass through (the library decides).  Strings, None, bools
+    and complex numbers raise TypeError."""
+    if isinstance(x, numbers.Real) and not isinstance(x, bool):
+        return float(x)
+    if (x is None or isinstance(x, (str, bytes, bool, numbers.Complex))
+            or not hasattr(x, "__float__")):
+        raise TypeError("%s: %s must be a real number, not %s"
+                        % (function, name, type(x).__name__))
+    return float(x)
+
+
+def integer(x, name, function, lo, hi):
+    """An int from an integral value (int, numpy integer, or a float with an
+    integral value), checked against [lo, hi] so that it cannot wrap
+    around in a fixed-width C type."""
+    if isinstance(x, bool):
+        raise TypeError("%s: %s must be an integer, not bool" % (function, name))
+    try:
+        v = operator.index(x)
+    except TypeError:
+        if isinstance(x, numbers.Real) and not isinstance(x, (str, bytes)):
+            f = float(x)
+            if math.isfinite(f) and f == math.floor(f):
+                v = int(f)
+            else:
+                invalid(function, "%s must be an integer, got %r" % (name, x))
+        else:
+            raise TypeError("%s: %s must be an integer, not %s"
+                            % (function, name, type(x).__name__)) from None
+    if v < lo or v > hi:
+        invalid(function, "%s = %d is outside [%d, %d]" % (name, v, lo, hi))
+    return v
+
+
+INT64_MAX = 2 ** 63 - 1
+UINT64_MAX = 2 ** 64 - 1
+
+
+def count(x, function):
+    """A composition count for a uint64_t argument: an integer >= 1."""
+    return integer(x, "count", function, 1, UINT64_MAX)
+
+
+class DoubleArray(object):
+    """A contiguous C double array built from a sequence or a numpy array,
+    kept alive as long as this object is."""
+
+    __slots__ = ("keep", "ptr", "n", "is_numpy")
+
+    def __init__(self, values, name, function):
+        np = numpy()
+        self.is_numpy = np is not None and isinstance(values, np.ndarray)
+        if np is not None and (self.is_numpy or _is_numpy_like(values, np)):
+            try:
+                arr = np.ascontiguousarray(values, dtype=np.float64)
+            except (TypeError, ValueError) as e:
+                raise TypeError("%s: %s must be real numbers (%s)"
+                                % (function, name, e)) from None
+            if arr.ndim != 1:
+                arr = arr.reshape(-1) if arr.ndim == 0 else arr
+                if arr.ndim != 1:
+                    raise TypeError("%s: %s must be one-dimensional"
+                                    % (function, name))
+            self.keep = arr
+            self.n = arr.shape[0]
+            self.ptr = arr.ctypes.data_as(POINTER(c_double))
+            return
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            if isinstance(values, numbers.Real) and not isinstance(values, bool):
+                values = [values]
+            else:
+                raise TypeError("%s: %s must be a sequence of real numbers, "
+                                "not %s" % (function, name,
+                                            type(values).__name__))
+        vals = [real(v, name + " element", function) for v in values]
+        self.n = len(vals)
+        self.keep = (c_double * max(self.n, 1))(*vals)
+        self.ptr = ctypes.cast(self.keep, POINTER(c_double))
+
+
+def _is_numpy_like(values, np):
+    return isinstance(values, np.generic)
+
+
+def to_list_or_array(pointer, n, want_numpy):
+    """Copy n doubles from a C pointer into a list (or a numpy array)."""
+    np = numpy()
+    if want_numpy and np is not None:
+        if n == 0:
+            return np.empty(0)
+        return np.ctypeslib.as_array(pointer, shape=(n,)).copy()
+    return [float(pointer[i]) for i in range(n)]
+
+
+class Handle(object):
+    """An owned pointer to an opaque libpldkit object.
+
+    Freed exactly once: by close() (also called by ``with`` and by the
+    garbage collector through __del__).  Using a closed object raises
+    ValueError.  Subclasses set _free to the library's _free function."""
+
+    __slots__ = ("_ptr", "__weakref__")
+    _free = None
+    _kind = "object"
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+
+    @property
+    def _p(self):
+        p = self._ptr
+        if p is None:
+            raise ValueError("this pldkit %s has been closed" % self._kind)
+        return p
+
+    @property
+    def closed(self):
+        """True once the C object has been freed."""
+        return self._ptr is None
+
+    def close(self):
+        """Free the C object now (idempotent)."""
+        p = self._ptr
+        if p is not None:
+            self._ptr = None
+            type(self)._free(p)
+
+    def __enter__(self):
+        return self
+
+    # copy.copy / copy.deepcopy must never duplicate the owned pointer (two
+    # owners would free it twice): they make a deep C-level copy instead.
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def copy(self):
+        raise TypeError("this pldkit %s cannot be copied" % self._kind)
+
+    def __reduce__(self):
+        raise TypeError("this pldkit %s cannot be pickled" % self._kind)
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
+
+
+def make_params(function, discretization=None, accuracy=None,
+                abs_accuracy=None, tail_mass=None, max_grid=None):
+    """A validated pld_params: the library's defaults with the given knobs
+    replaced (None keeps the default)."""
+    p = _lib.Params()
+    _lib.lib.pld_params_default(ctypes.byref(p))
+    if discretization is not None:
+        p.discretization = real(discretization, "discretization", function)
+    if accuracy is not None:
+        p.accuracy = real(accuracy, "accuracy", function)
+    if abs_accuracy is not None:
+        p.abs_accuracy = real(abs_accuracy, "abs_accuracy", function)
+    if tail_mass is not None:
+        p.tail_mass = real(tail_mass, "tail_mass", function)
+    if max_grid is not None:
+        p.max_grid = integer(max_grid, "max_grid", function, 0,
+                             2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1)
+    check(_lib.lib.pld_params_validate(ctypes.byref(p)), "pld_params_validate",
+          function)
+    return p
+
+
+def params_dict(p):
+    return {"discretization": p.discretization, "accuracy": p.accuracy,
+            "abs_accuracy": p.abs_accuracy, "tail_mass": p.tail_mass,
+            "max_grid": int(p.max_grid)}
