@@ -661,12 +661,22 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   if (q->kind != Q_EPS)
     best.upper = 1.0;
   double prev_w = INFINITY, prev_grid = 0.0;
+  unsigned coarsen = 0;
   for (unsigned it = 0; it < 12; it++) {
     pld_dist *d = NULL;
     st = compose_plan(&p, pp, grid, ws, &d);
-    if (st == PLD_ERANGE && it > 0) { /* finest grid that fits: keep best */
+    if (st == PLD_ERANGE && r.refinements > 0) { /* finest grid that fits */
       st = PLD_SUCCESS;
       break;
+    }
+    if (st == PLD_ERANGE && !fixed && coarsen < 8) {
+      /* not even the first grid fits the memory cap (a tiny sampling rate
+       * needs a fine step over a long tail): coarsen; the bracket stays
+       * certified, only wider, and met_accuracy says so */
+      grid *= 4.0;
+      coarsen++;
+      it--;
+      continue;
     }
     if (st)
       goto done;
