@@ -2,7 +2,7 @@
 # fresh Debian 12 machine (installing missing packages as root), configure
 # build/, compile, and run the demo or the test suite.
 
-PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev valgrind
+PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
 .PHONY: all deps configure demo test bench fuzz clean
