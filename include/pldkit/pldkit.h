@@ -11,4 +11,5 @@
 #include <pldkit/rdp.h>
 #include <pldkit/rdp_papers.h>
 #include <pldkit/participation.h>
+#include <pldkit/merge.h>
 #endif

@@ -1,0 +1,288 @@
+/* pldkit: accounting for merged DP-SGD models ("DP model merging" paper:
+ * random selection (RS, Sec. 5), linear combination (LC, Sec. 6), the
+ * joint-release and advanced-composition baselines (Thm 6.1, Prop. 7.1) and
+ * the mean-estimation case study (Sec. 4.1)).
+ *
+ * Conventions as everywhere in pldkit: every fallible call returns a
+ * pld_status; on failure outputs are untouched (an RDP curve gets nothing
+ * added); nothing prints or aborts; epsilons in nats.
+ *
+ * A run is one DP-SGD training: per step, Poisson sampling with rate q,
+ * clipping to L2 norm `clip` (C), Gaussian noise of standard deviation
+ * sigma * C (sigma is the noise MULTIPLIER), learning rate `lr` (eta), for
+ * `steps` (T) steps.  Adjacency is add/remove; both directions are always
+ * accounted.
+ */
+#ifndef PLDKIT_MERGE_H
+#define PLDKIT_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pldkit/accountant.h>
+#include <pldkit/mech.h>
+#include <pldkit/pld.h>
+#include <pldkit/rdp.h>
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One DP-SGD run.  Domain: q in (0, 1], sigma > 0, clip > 0, lr > 0, all
+ *  finite; steps >= 1. */
+typedef struct pld_merge_run {
+  double q;       /**< Poisson sampling rate */
+  double sigma;   /**< noise multiplier (noise std = sigma * clip) */
+  double clip;    /**< clipping norm C */
+  double lr;      /**< learning rate eta */
+  uint64_t steps; /**< number of steps T */
+} pld_merge_run;
+
+/** Cap on the number of runs of the LC accountants: the LC surrogate has 2^n
+ *  mixture components (one per subset of the runs) and pldkit's mixture
+ *  constructor takes at most 64; n <= 5 keeps 32. */
+#define PLD_MERGE_MAX_RUNS 5
+
+/** Methods of the planner primitives. */
+enum pld_merge_method {
+  PLD_MERGE_RS_PLD = 0, /**< random selection, PLDs (Thm 5.2) */
+  PLD_MERGE_RS_RDP = 1, /**< random selection, RDP (Thm 5.1) */
+  PLD_MERGE_LC_PLD = 2, /**< linear combination, surrogate PLD (Thm 6.4) */
+  PLD_MERGE_LC_RDP = 3  /**< linear combination, RDP (Thm 6.2, both dirs) */
+};
+
+/* ------------------------------------------------------------------------ */
+/* RDP of Gaussian mixtures (rdp/rdp_mixture.c).                             */
+
+/** c += count * max(D_alpha(P||Q), D_alpha(Q||P)) at every order of c, for
+ *  P = sum_k weights[k] N(means[k], s^2) and Q = N(0, s^2).
+ *
+ *  This is the exact per-step LC RDP of Thm 6.2 (with Delta_J = means,
+ *  rho_J = weights, s = s_lambda): the sum over gamma in N_alpha of eq. (9)
+ *  equals E_{Z~N(0,1)}[(sum_J rho_J e^{Z D_J - D_J^2/2})^alpha], D_J =
+ *  Delta_J / s (expand the power multinomially and use e^{m^2/2} =
+ *  E[e^{mZ}] for each B(gamma)), i.e. e^{(alpha-1) D_alpha(P||Q)}.  So
+ *  both directions are one-dimensional integrals, valid for every real
+ *  alpha > 1 and any number of components (no enumeration over gamma).
+ *  The reverse direction is needed (ERRATA: Thm 6.2 bounds only P||Q).
+ *
+ *  Method: trapezoid rule in log space (see rdp/rdp_mixture.c): tails
+ *  beyond the integration window are bounded rigorously (Jensen + Gaussian
+ *  tail integrals) and added; the floating-point error of every term is
+ *  bounded and added; the discretization error of the trapezoid rule is NOT
+ *  rigorously bounded -- it is estimated by comparing steps h and 2h, and 4x
+ *  that estimate plus 1e-13 relative is added as a safety margin.  Values are
+ *  then rounded upward.
+ *
+ *  Domain: s > 0 finite; n >= 1 (n <= 4096); weights >= 0 summing to 1
+ *  within 1e-9; means finite; count >= 1.  Cost: per order and direction
+ *  a coarse scan of the window (~ alpha max|mean|/s cells) plus a fine
+ *  trapezoid only where the integrand matters, each point O(n) exps; about
+ *  25 ms for n = 8 on the default grid (157 orders up to 1024) at
+ *  max|mean|/s ~ 2.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER (window could
+ *  not be made wide enough). */
+PLD_API PLD_NODISCARD int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c,
+                                                       double s, size_t n,
+                                                       const double *weights,
+                                                       const double *means,
+                                                       uint64_t count);
+
+/** c += count * max(D_alpha(P||Q), D_alpha(Q||P)) for two general Gaussian
+ *  mixtures with per-component standard deviations: P = sum_k pw[k]
+ *  N(pm[k], ps[k]^2) (np >= 1), Q = sum_j qw[j] N(qm[j], qs[j]^2) (nq >= 1).
+ *  Weights >= 0 summing to 1 within 1e-9, means finite, sds > 0 finite;
+ *  components of weight 0 are ignored.  Same quadrature and margins as
+ *  pld_rdp_add_mixture_gaussian (with unequal sds the step h is chosen from
+ *  a curvature heuristic; the h-vs-2h margin covers it, not rigorously).
+ *  When the divergence is infinite (alpha / ps_max^2 <= (alpha-1) /
+ *  qs_max^2 in either direction) the value is +INFINITY.
+ *  Used for the exact RDP of random selection in mean estimation (Sec. 4.1).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
+PLD_API PLD_NODISCARD int pld_rdp_add_mixture_pair(
+    pld_rdp_curve *c, size_t np, const double *pw, const double *pm,
+    const double *ps, size_t nq, const double *qw, const double *qm,
+    const double *qs, uint64_t count);
+
+/* ------------------------------------------------------------------------ */
+/* Linear combination (pld/merge.c).                                         */
+
+/** The LC surrogate accountant (Thm 6.4, Cor. 6.5, Alg. 4) for the merged
+ *  model theta = sum_i lambda_i theta_i of n runs.
+ *  Runs are aligned to T = max T_i by virtual steps (Sec. 6.2): at step t
+ *  the active runs are those with T_i >= t; an inactive run contributes
+ *  nothing (q = 0, no shift, no noise).  Per active set A (at most n
+ *  distinct sets, as runs end in order of T_i) the step is the pair
+ *    P = sum_{J subset A} rho_J N(Delta_J, s^2),   Q = N(0, s^2),
+ *  rho_J = prod_{i in J} q_i prod_{i in A\J} (1 - q_i), w_i = lambda_i
+ *  lr_i clip_i, Delta_J = sum_{i in J} w_i, s^2 = sum_{i in A}
+ *  (lambda_i lr_i sigma_i clip_i)^2, built with pld_mech_mixture_gaussian
+ *  (equal means merged) and added to a new accountant (params copied, NULL
+ *  = defaults) with count = number of steps of that type.  Runs with
+ *  lambda_i = 0 drop out; a step type whose active runs all have lambda 0
+ *  releases nothing and is skipped.
+ *  Domain: 1 <= n <= PLD_MERGE_MAX_RUNS; every run valid (see
+ *  pld_merge_run); lambda_i >= 0 finite, sum within 1e-12 of 1.
+ *  The caller frees *out with pld_accountant_free.  Cost: n mechanism
+ *  constructions; the queries cost n FFT self-compositions.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EEMPTY (cannot happen
+ *  for valid input: some lambda_i > 0). */
+PLD_API PLD_NODISCARD int pld_merge_lc_accountant(const pld_merge_run *runs,
+                                                  size_t n,
+                                                  const double *lambda,
+                                                  const pld_params *params,
+                                                  pld_accountant **out);
+
+/** The LC RDP (Thm 6.2 per step type, both directions, via
+ *  pld_rdp_add_mixture_gaussian) added to c at c's orders; same step types
+ *  and domain as pld_merge_lc_accountant.  Cost: n mixture-RDP evaluations.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
+PLD_API PLD_NODISCARD int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n,
+                                           const double *lambda,
+                                           pld_rdp_curve *c);
+
+/* ------------------------------------------------------------------------ */
+/* Baselines.                                                                */
+
+/** Joint release of all n runs (Thm 6.1, PLD): run i is
+ *  pld_mech_poisson_gaussian(q_i, sigma_i, 1) (the noise multiplier is
+ *  relative to clip_i, so sensitivity 1) composed T_i times, all in one new
+ *  accountant.  Domain: n >= 1 (no cap), runs valid.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_merge_joint_accountant(const pld_merge_run *runs,
+                                                     size_t n,
+                                                     const pld_params *params,
+                                                     pld_accountant **out);
+
+/** Joint release, RDP (Thm 6.1, eq. 7): c += sum_i T_i eps_i(alpha) with
+ *  eps_i from pld_rdp_add_poisson_gaussian(q_i, sigma_i, 1).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
+PLD_API PLD_NODISCARD int pld_merge_joint_rdp(const pld_merge_run *runs,
+                                              size_t n, pld_rdp_curve *c);
+
+/** Random selection of one of the n trained models (Thm 5.2, PLD): one new
+ *  accountant holding one selection event among the runs' composed
+ *  accountants, run i with probability pi[i] (>= 0, summing to 1 within
+ *  1e-12).  Domain: 1 <= n <= 64, runs valid.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_merge_rs_accountant(const pld_merge_run *runs,
+                                                  size_t n, const double *pi,
+                                                  const pld_params *params,
+                                                  pld_accountant **out);
+
+/** Random selection, RDP (Thm 5.1 via pld_rdp_random_selection over the
+ *  runs' composed Poisson-Gaussian curves on c's orders): c += eps_RS.
+ *  Domain as pld_merge_rs_accountant.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
+PLD_API PLD_NODISCARD int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n,
+                                           const double *pi, pld_rdp_curve *c);
+
+/** Advanced composition (Dwork, Rothblum, Vadhan 2010, Thm III.3, as used in
+ *  Prop. 7.1) of n mechanisms, mechanism i (eps_i, delta_i)-DP.  For
+ *  heterogeneous eps we implement DRV's proof (Azuma on the summed privacy
+ *  losses, each in [-eps_i, eps_i] with mean <= eps_i (e^{eps_i} - 1)) with
+ *  per-mechanism bounds; Rogers, Roth, Ullman, Vadhan 2016 (Thm 3.5) even
+ *  halve the second term, so this is valid and slightly conservative:
+ *    eps_out   = sqrt(2 log(1/delta0) sum_i eps_i^2)
+ *                + sum_i eps_i (e^{eps_i} - 1),
+ *    delta_out = sum_i delta_i + delta0,
+ *  which for identical eps_i = eps is eps sqrt(2 n log(1/delta0)) + n eps
+ *  (e^eps - 1), the paper's formula.  Rounded upward.  Domain: n >= 1,
+ *  eps_i >= 0 finite, delta_i in [0, 1], delta0 in (0, 1).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_merge_advanced_composition(
+    const double *eps_i, const double *delta_i, size_t n, double delta0,
+    double *eps_out, double *delta_out);
+
+/* ------------------------------------------------------------------------ */
+/* Mean estimation (Sec. 4.1, Lemma 4.1, Thm 4.2).                           */
+
+/** LC of two Gaussian estimates: the released lambda x1 + (1-lambda) x2 is
+ *  exactly N(mu, sigma_LC^2), sigma_LC^2 = lambda^2 sigma1^2 + (1-lambda)^2
+ *  sigma2^2, and both estimates shift by Delta between neighbours, so the
+ *  combination shifts by Delta: pld_mech_gaussian(sigma_LC, Delta).
+ *  Its RDP is alpha Delta^2 / (2 sigma_LC^2) (Lemma 4.1), available through
+ *  pld_rdp_add_gaussian(c, sigma_LC, Delta, 1).  Domain: sigma1, sigma2,
+ *  Delta > 0 finite, lambda in [0, 1].
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_merge_mean_lc_mech(double sigma1, double sigma2,
+                                                 double lambda, double Delta,
+                                                 pld_mech **out);
+
+/** sigma_LC(lambda) = sqrt(lambda^2 sigma1^2 + (1-lambda)^2 sigma2^2)
+ *  (rounded up: a larger sigma would be optimistic, so callers that need a
+ *  certified bound should use pld_merge_mean_lc_mech); same domain.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_merge_mean_sigma_lc(double sigma1, double sigma2,
+                                                  double lambda,
+                                                  double *sigma_lc);
+
+/** Exact RDP of RS in mean estimation: c += max over both directions of
+ *  D_alpha for P = pi N(0, sigma1^2) + (1-pi) N(0, sigma2^2) and Q = pi
+ *  N(Delta, sigma1^2) + (1-pi) N(Delta, sigma2^2)
+ *  (pld_rdp_add_mixture_pair).  pi in [0, 1]; same domain otherwise.
+ *  @return as pld_rdp_add_mixture_pair. */
+PLD_API PLD_NODISCARD int pld_merge_mean_rs_rdp(double sigma1, double sigma2,
+                                                double pi, double Delta,
+                                                pld_rdp_curve *c);
+
+/** PLD mechanism of two Gaussian mixtures with per-component sds (pld/
+ *  mech_mixture_general.c): P = sum_k pw[k] N(pm[k], ps[k]^2), Q = sum_j
+ *  qw[j] N(qm[j], qs[j]^2); np, nq >= 1, np + nq <= 64; weights >= 0
+ *  summing to 1 within 1e-9; means finite; sds > 0 finite, |mean/sd| <=
+ *  1e6.  Both directions, with loss tails.  The crossings of f - e^eps g are
+ *  found by a scan of step min sd / 16 plus bisection; two crossings closer
+ *  than the step could be missed, so the curve carries rel_err = 1e-8 as a
+ *  documented safety margin (not a rigorous bound).  Cost per curve point
+ *  O(window / step * (np + nq)), window ~ 30 max sd + a term growing like
+ *  sqrt(|eps|).  Arrays are copied.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian_general(
+    size_t np, const double *pw, const double *pm, const double *ps,
+    size_t nq, const double *qw, const double *qm, const double *qs,
+    pld_mech **out);
+
+/** The exact RS pair of mean estimation as a PLD mechanism: P = pi N(0,
+ *  sigma1^2) + (1-pi) N(0, sigma2^2), Q = pi N(Delta, sigma1^2) + (1-pi)
+ *  N(Delta, sigma2^2) (pld_mech_mixture_gaussian_general).  Domain as
+ *  pld_merge_mean_rs_rdp.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_merge_mean_rs_mech(double sigma1, double sigma2,
+                                                 double pi, double Delta,
+                                                 pld_mech **out);
+
+/* ------------------------------------------------------------------------ */
+/* Planner primitives.                                                       */
+
+/** eps(delta) certified upper bound of a merge: method one of
+ *  pld_merge_method; weights = lambda (LC) or pi (RS), n runs (n <= 5 for
+ *  LC, <= 64 for RS); delta in (0, 1); params (NULL = defaults) for the PLD
+ *  methods; the RDP methods use the default order grid and the best
+ *  conversion.  *eps_upper may be +INFINITY.
+ *  @return PLD_SUCCESS, PLD_EINVAL, and the codes of the accountants. */
+PLD_API PLD_NODISCARD int pld_merge_epsilon(const pld_merge_run *runs,
+                                            size_t n, const double *weights,
+                                            int method, double delta,
+                                            const pld_params *params,
+                                            double *eps_upper);
+
+/** For n = 2 runs: the largest weight w0 in [0, 1] on run 0 (weights (w0,
+ *  1 - w0)) whose certified eps(delta) (pld_merge_epsilon) is <= eps.  Put
+ *  the LESS private run at index 0: the search assumes feasibility at w0 = 0
+ *  and that the certified eps grows with w0 (true for RS, whose curve is
+ *  linear/log-sum-exp in the weight; for LC it is the typical case, not a
+ *  theorem -- the returned w0 itself is always verified feasible).
+ *  Bisection until the bracket is within 1e-4 relative (of its upper end;
+ *  absolute floor 1e-12: RS frontiers often sit at tiny weights); *w0 = 1 if w0 = 1 is feasible, -1 if w0 = 0 is not.
+ *  Cost ~15-40 evaluations of pld_merge_epsilon.
+ *  @return PLD_SUCCESS, PLD_EINVAL, and the codes of pld_merge_epsilon. */
+PLD_API PLD_NODISCARD int pld_merge_max_weight(const pld_merge_run *runs,
+                                               int method, double eps,
+                                               double delta,
+                                               const pld_params *params,
+                                               double *w0);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,488 @@
+/* pldkit: accounting for merged DP-SGD models ("DP model merging" paper).
+ *
+ *  - LC surrogate (Thm 6.4, Cor. 6.5, Alg. 4; RDP: Thm 6.2 / Alg. 3 with
+ *    both directions, see ERRATA): per step the one-dimensional pair
+ *    P = sum_J rho_J N(Delta_J, s^2) vs Q = N(0, s^2), eq. (11).
+ *  - Virtual steps (Sec. 6.2): a run past its T_i contributes nothing.
+ *  - Baselines: joint release (Thm 6.1), RS (Thm 5.1, 5.2), advanced
+ *    composition (Prop. 7.1, Dwork-Rothblum-Vadhan 2010 Thm III.3).
+ *  - Mean estimation (Sec. 4.1, Lemma 4.1).
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include <pldkit/merge.h>
+#include <pldkit/select.h>
+
+#include "alloc.h"
+#include "numerics.h"
+
+#define U_ DBL_EPSILON
+#define RS_MAX 64
+
+static int run_ok(const pld_merge_run *r)
+{
+  return isfinite(r->q) && r->q > 0.0 && r->q <= 1.0 && isfinite(r->sigma) &&
+         r->sigma > 0.0 && isfinite(r->clip) && r->clip > 0.0 &&
+         isfinite(r->lr) && r->lr > 0.0 && r->steps >= 1;
+}
+
+static int check_runs(const pld_merge_run *runs, size_t n, size_t cap)
+{
+  if (!runs || n < 1 || n > cap) return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!run_ok(&runs[i])) return PLD_EINVAL;
+  return PLD_SUCCESS;
+}
+
+static int check_simplex(const double *w, size_t n)
+{
+  if (!w) return PLD_EINVAL;
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(w[i]) || w[i] < 0.0) return PLD_EINVAL;
+    s += w[i];
+  }
+  return fabs(s - 1.0) <= 1e-12 ? PLD_SUCCESS : PLD_EINVAL;
+}
+
+/* One LC step type: the runs with steps >= t_min and lambda > 0 are active.
+ * Fills the merged mixture (means ascending by subset index, equal means
+ * merged) and s.  Returns the number of components (0: nothing released). */
+typedef struct lc_step {
+  size_t k;
+  double s;
+  double means[1u << PLD_MERGE_MAX_RUNS];
+  double weights[1u << PLD_MERGE_MAX_RUNS];
+} lc_step;
+
+static void lc_build(const pld_merge_run *runs, size_t n, const double *lambda,
+                     uint64_t t_min, lc_step *out)
+{
+  size_t act[PLD_MERGE_MAX_RUNS], na = 0;
+  double s2 = 0.0;
+  for (size_t i = 0; i < n; i++)
+    if (runs[i].steps >= t_min && lambda[i] > 0.0) {
+      act[na++] = i;
+      /* s^2 = sum (lambda eta sigma C)^2 (Sec. 6, before Thm 6.2), rounded
+       * DOWN: a smaller noise is pessimistic. */
+      double e = pld_mul_down(pld_mul_down(lambda[i], runs[i].lr),
+                              pld_mul_down(runs[i].sigma, runs[i].clip));
+      double e2 = pld_mul_down(e, e);
+      double t = s2 + e2;
+      /* round the sum down: step back if it rounded up */
+      if (t - s2 > e2) t = nextafter(t, 0.0);
+      s2 = t;
+    }
+  out->k = 0;
+  out->s = sqrt(s2);
+  if (out->s * out->s > s2) out->s = nextafter(out->s, 0.0);
+  if (na == 0) return;
+  size_t nj = (size_t)1 << na;
+  for (size_t J = 0; J < nj; J++) {
+    /* rho_J = prod_{i in J} q_i prod_{i notin J} (1 - q_i);
+     * Delta_J = sum_{i in J} lambda_i eta_i C_i (eq. before Thm 6.2).
+     * Delta_J is rounded up and s down (scaling every shift up, or s down,
+     * is pessimistic: the other pair is a post-processing by added noise);
+     * rounding the Delta_J independently and rho_J to nearest moves the
+     * pair by a few ulps, far inside the mixture curve's rel_err 1e-10 and
+     * the RDP quadrature's 1e-13 margin. */
+    double rho = 1.0, d = 0.0;
+    for (size_t b = 0; b < na; b++) {
+      const pld_merge_run *r = &runs[act[b]];
+      if (J & ((size_t)1 << b)) {
+        rho *= r->q;
+        d = pld_add_up(d, pld_mul_up(pld_mul_up(lambda[act[b]], r->lr),
+                                     r->clip));
+      } else {
+        rho *= 1.0 - r->q;
+      }
+    }
+    if (!(rho > 0.0)) continue;
+    size_t m;
+    for (m = 0; m < out->k; m++)
+      if (out->means[m] == d) break;
+    if (m == out->k) {
+      out->means[m] = d;
+      out->weights[m] = 0.0;
+      out->k++;
+    }
+    out->weights[m] += rho;
+  }
+}
+
+/* Distinct step types: thresholds t_min in the sorted distinct T_i; type
+ * with threshold T_(k) covers steps T_(k-1)+1 .. T_(k). */
+static size_t step_types(const pld_merge_run *runs, size_t n, uint64_t *ts)
+{
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j;
+    for (j = 0; j < m; j++)
+      if (ts[j] == runs[i].steps) break;
+    if (j == m) ts[m++] = runs[i].steps;
+  }
+  for (size_t i = 1; i < m; i++)
+    for (size_t j = i; j > 0 && ts[j - 1] > ts[j]; j--) {
+      uint64_t t = ts[j];
+      ts[j] = ts[j - 1];
+      ts[j - 1] = t;
+    }
+  return m;
+}
+
+int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
+                            const double *lambda, const pld_params *params,
+                            pld_accountant **out)
+{
+  if (!out) return PLD_EINVAL;
+  int st = check_runs(runs, n, PLD_MERGE_MAX_RUNS);
+  if (st == PLD_SUCCESS) st = check_simplex(lambda, n);
+  if (st != PLD_SUCCESS) return st;
+  pld_accountant *acc = NULL;
+  st = pld_accountant_alloc(params, &acc);
+  if (st != PLD_SUCCESS) return st;
+  uint64_t ts[PLD_MERGE_MAX_RUNS];
+  size_t m = step_types(runs, n, ts);
+  uint64_t prev = 0;
+  size_t added = 0;
+  for (size_t k = 0; k < m && st == PLD_SUCCESS; k++) {
+    lc_step S;
+    lc_build(runs, n, lambda, ts[k], &S);
+    uint64_t cnt = ts[k] - prev;
+    prev = ts[k];
+    if (S.k == 0) continue;
+    if (S.k == 1 && S.means[0] == 0.0) continue; /* releases nothing */
+    if (!(S.s > 0.0)) {
+      st = PLD_EINVAL;
+      break;
+    }
+    double qm = 0.0, qw = 1.0;
+    pld_mech *mech = NULL;
+    st = pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+                                   &mech);
+    if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
+    pld_mech_free(mech);
+    added++;
+  }
+  if (st == PLD_SUCCESS && added == 0) st = PLD_EEMPTY;
+  if (st != PLD_SUCCESS) {
+    pld_accountant_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
+                     pld_rdp_curve *c)
+{
+  if (!c) return PLD_EINVAL;
+  int st = check_runs(runs, n, PLD_MERGE_MAX_RUNS);
+  if (st == PLD_SUCCESS) st = check_simplex(lambda, n);
+  if (st != PLD_SUCCESS) return st;
+  /* accumulate in a copy so that c is untouched on failure */
+  pld_rdp_curve *tmp = NULL;
+  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+                           &tmp);
+  if (st != PLD_SUCCESS) return st;
+  uint64_t ts[PLD_MERGE_MAX_RUNS];
+  size_t m = step_types(runs, n, ts);
+  uint64_t prev = 0;
+  for (size_t k = 0; k < m && st == PLD_SUCCESS; k++) {
+    lc_step S;
+    lc_build(runs, n, lambda, ts[k], &S);
+    uint64_t cnt = ts[k] - prev;
+    prev = ts[k];
+    if (S.k == 0 || (S.k == 1 && S.means[0] == 0.0)) continue;
+    double wsum = 0.0;
+    for (size_t j = 0; j < S.k; j++) wsum += S.weights[j];
+    for (size_t j = 0; j < S.k; j++) S.weights[j] /= wsum;
+    st = pld_rdp_add_mixture_gaussian(tmp, S.s, S.k, S.weights, S.means, cnt);
+  }
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
+  pld_rdp_curve_free(tmp);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int member_accountant(const pld_merge_run *r, const pld_params *params,
+                             pld_accountant **out)
+{
+  pld_accountant *a = NULL;
+  pld_mech *m = NULL;
+  int st = pld_accountant_alloc(params, &a);
+  if (st == PLD_SUCCESS) st = pld_mech_poisson_gaussian(r->q, r->sigma, 1.0, &m);
+  if (st == PLD_SUCCESS) st = pld_accountant_add(a, m, r->steps);
+  pld_mech_free(m);
+  if (st != PLD_SUCCESS) {
+    pld_accountant_free(a);
+    return st;
+  }
+  *out = a;
+  return PLD_SUCCESS;
+}
+
+int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
+                               const pld_params *params, pld_accountant **out)
+{
+  if (!out) return PLD_EINVAL;
+  int st = check_runs(runs, n, (size_t)-1);
+  if (st != PLD_SUCCESS) return st;
+  pld_accountant *acc = NULL;
+  st = pld_accountant_alloc(params, &acc);
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
+    pld_mech *m = NULL;
+    st = pld_mech_poisson_gaussian(runs[i].q, runs[i].sigma, 1.0, &m);
+    if (st == PLD_SUCCESS) st = pld_accountant_add(acc, m, runs[i].steps);
+    pld_mech_free(m);
+  }
+  if (st != PLD_SUCCESS) {
+    pld_accountant_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+int pld_merge_joint_rdp(const pld_merge_run *runs, size_t n, pld_rdp_curve *c)
+{
+  if (!c) return PLD_EINVAL;
+  int st = check_runs(runs, n, (size_t)-1);
+  if (st != PLD_SUCCESS) return st;
+  pld_rdp_curve *tmp = NULL;
+  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+                           &tmp);
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
+    st = pld_rdp_add_poisson_gaussian(tmp, runs[i].q, runs[i].sigma, 1.0,
+                                      runs[i].steps);
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
+  pld_rdp_curve_free(tmp);
+  return st;
+}
+
+int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
+                            const double *pi, const pld_params *params,
+                            pld_accountant **out)
+{
+  if (!out) return PLD_EINVAL;
+  int st = check_runs(runs, n, RS_MAX);
+  if (st == PLD_SUCCESS) st = check_simplex(pi, n);
+  if (st != PLD_SUCCESS) return st;
+  pld_accountant *mem[RS_MAX] = {0};
+  pld_accountant *acc = NULL;
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
+    st = member_accountant(&runs[i], params, &mem[i]);
+  if (st == PLD_SUCCESS) st = pld_accountant_alloc(params, &acc);
+  if (st == PLD_SUCCESS)
+    st = pld_accountant_add_selection(
+        acc, n, (const pld_accountant *const *)mem, pi, 1);
+  for (size_t i = 0; i < n; i++) pld_accountant_free(mem[i]);
+  if (st != PLD_SUCCESS) {
+    pld_accountant_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
+                     pld_rdp_curve *c)
+{
+  if (!c) return PLD_EINVAL;
+  int st = check_runs(runs, n, RS_MAX);
+  if (st == PLD_SUCCESS) st = check_simplex(pi, n);
+  if (st != PLD_SUCCESS) return st;
+  pld_rdp_curve *mem[RS_MAX] = {0};
+  pld_rdp_curve *tmp = NULL;
+  const double *ord = pld_rdp_curve_orders(c);
+  size_t no = pld_rdp_curve_size(c);
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
+    st = pld_rdp_curve_alloc(ord, no, &mem[i]);
+    if (st == PLD_SUCCESS)
+      st = pld_rdp_add_poisson_gaussian(mem[i], runs[i].q, runs[i].sigma, 1.0,
+                                        runs[i].steps);
+  }
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_alloc(ord, no, &tmp);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_random_selection((const pld_rdp_curve *const *)mem, pi, n,
+                                  tmp);
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
+  for (size_t i = 0; i < n; i++) pld_rdp_curve_free(mem[i]);
+  pld_rdp_curve_free(tmp);
+  return st;
+}
+
+int pld_merge_advanced_composition(const double *eps_i, const double *delta_i,
+                                   size_t n, double delta0, double *eps_out,
+                                   double *delta_out)
+{
+  if (!eps_i || !delta_i || n < 1 || !eps_out || !delta_out ||
+      !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) ||
+        delta_i[i] < 0.0 || delta_i[i] > 1.0)
+      return PLD_EINVAL;
+  /* eps = sqrt(2 log(1/delta0) sum eps_i^2) + sum eps_i (e^{eps_i} - 1);
+   * every operation rounded up (log and expm1 by a relative 4u pad). */
+  double s2 = 0.0, lin = 0.0, ds = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    s2 = pld_add_up(s2, pld_mul_up(eps_i[i], eps_i[i]));
+    double em = expm1(eps_i[i]);
+    em = em * (1.0 + 4.0 * U_);
+    lin = pld_add_up(lin, pld_mul_up(eps_i[i], em));
+    ds = pld_add_up(ds, delta_i[i]);
+  }
+  double L = -log(delta0) * (1.0 + 4.0 * U_);
+  double r = pld_mul_up(pld_mul_up(2.0, L), s2);
+  double sq = sqrt(r);
+  sq = nextafter(sq, INFINITY);
+  double e = pld_add_up(sq, lin);
+  double d = pld_add_up(ds, delta0);
+  if (d > 1.0) d = 1.0;
+  *eps_out = e;
+  *delta_out = d;
+  return PLD_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int mean_ok(double s1, double s2, double w, double D)
+{
+  return isfinite(s1) && s1 > 0.0 && isfinite(s2) && s2 > 0.0 &&
+         isfinite(w) && w >= 0.0 && w <= 1.0 && isfinite(D) && D > 0.0;
+}
+
+/* sigma_LC rounded DOWN (pessimistic for the mechanism). */
+static double sigma_lc_down(double s1, double s2, double l)
+{
+  double a = pld_mul_down(l, s1), b = pld_mul_down(1.0 - l, s2);
+  double v = pld_mul_down(a, a), w = pld_mul_down(b, b);
+  double t = v + w;
+  if (t - v > w) t = nextafter(t, 0.0);
+  double s = sqrt(t);
+  if (s * s > t) s = nextafter(s, 0.0);
+  return s;
+}
+
+int pld_merge_mean_lc_mech(double sigma1, double sigma2, double lambda,
+                           double Delta, pld_mech **out)
+{
+  if (!out || !mean_ok(sigma1, sigma2, lambda, Delta)) return PLD_EINVAL;
+  double s = sigma_lc_down(sigma1, sigma2, lambda);
+  if (!(s > 0.0)) return PLD_EINVAL;
+  return pld_mech_gaussian(s, Delta, out);
+}
+
+int pld_merge_mean_sigma_lc(double sigma1, double sigma2, double lambda,
+                            double *sigma_lc)
+{
+  if (!sigma_lc || !mean_ok(sigma1, sigma2, lambda, 1.0)) return PLD_EINVAL;
+  double a = pld_mul_up(lambda, sigma1), b = pld_mul_up(1.0 - lambda, sigma2);
+  double t = pld_add_up(pld_mul_up(a, a), pld_mul_up(b, b));
+  *sigma_lc = nextafter(sqrt(t), INFINITY);
+  return PLD_SUCCESS;
+}
+
+int pld_merge_mean_rs_rdp(double sigma1, double sigma2, double pi,
+                          double Delta, pld_rdp_curve *c)
+{
+  if (!c || !mean_ok(sigma1, sigma2, pi, Delta)) return PLD_EINVAL;
+  double w[2] = {pi, 1.0 - pi}, m0[2] = {0.0, 0.0}, m1[2] = {Delta, Delta};
+  double sd[2] = {sigma1, sigma2};
+  return pld_rdp_add_mixture_pair(c, 2, w, m0, sd, 2, w, m1, sd, 1);
+}
+
+int pld_merge_mean_rs_mech(double sigma1, double sigma2, double pi,
+                           double Delta, pld_mech **out)
+{
+  if (!out || !mean_ok(sigma1, sigma2, pi, Delta)) return PLD_EINVAL;
+  double w[2] = {pi, 1.0 - pi}, m0[2] = {0.0, 0.0}, m1[2] = {Delta, Delta};
+  double sd[2] = {sigma1, sigma2};
+  return pld_mech_mixture_gaussian_general(2, w, m0, sd, 2, w, m1, sd, out);
+}
+
+/* ------------------------------------------------------------------------ */
+
+int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
+                      const double *weights, int method, double delta,
+                      const pld_params *params, double *eps_upper)
+{
+  if (!eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))
+    return PLD_EINVAL;
+  int st;
+  double e = 0.0;
+  if (method == PLD_MERGE_RS_PLD || method == PLD_MERGE_LC_PLD) {
+    pld_accountant *acc = NULL;
+    st = method == PLD_MERGE_RS_PLD
+             ? pld_merge_rs_accountant(runs, n, weights, params, &acc)
+             : pld_merge_lc_accountant(runs, n, weights, params, &acc);
+    if (st != PLD_SUCCESS) return st;
+    pld_result r;
+    st = pld_accountant_epsilon(acc, delta, &r);
+    pld_accountant_free(acc);
+    if (st != PLD_SUCCESS) return st;
+    e = r.bound.upper;
+  } else if (method == PLD_MERGE_RS_RDP || method == PLD_MERGE_LC_RDP) {
+    pld_rdp_curve *c = NULL;
+    st = pld_rdp_curve_alloc_default(&c);
+    if (st != PLD_SUCCESS) return st;
+    st = method == PLD_MERGE_RS_RDP ? pld_merge_rs_rdp(runs, n, weights, c)
+                                    : pld_merge_lc_rdp(runs, n, weights, c);
+    pld_rdp_result r;
+    if (st == PLD_SUCCESS) st = pld_rdp_epsilon(c, delta, PLD_RDP_BEST, &r);
+    pld_rdp_curve_free(c);
+    if (st != PLD_SUCCESS) return st;
+    e = r.value;
+  } else {
+    return PLD_EINVAL;
+  }
+  *eps_upper = e;
+  return PLD_SUCCESS;
+}
+
+/* weight w on run 0: (w, 1 - w); exact endpoints avoid rounding off the
+ * simplex. */
+static int eps_at(const pld_merge_run *runs, int method, double w,
+                  double delta, const pld_params *params, double *e)
+{
+  double wt[2] = {w, 1.0 - w};
+  return pld_merge_epsilon(runs, 2, wt, method, delta, params, e);
+}
+
+int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
+                         double delta, const pld_params *params, double *w0)
+{
+  if (!w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 ||
+      method > PLD_MERGE_LC_RDP)
+    return PLD_EINVAL;
+  double e;
+  int st = eps_at(runs, method, 1.0, delta, params, &e);
+  if (st != PLD_SUCCESS) return st;
+  if (e <= eps) {
+    *w0 = 1.0;
+    return PLD_SUCCESS;
+  }
+  st = eps_at(runs, method, 0.0, delta, params, &e);
+  if (st != PLD_SUCCESS) return st;
+  if (!(e <= eps)) {
+    *w0 = -1.0;
+    return PLD_SUCCESS;
+  }
+  double lo = 0.0, hi = 1.0; /* lo feasible (verified), hi infeasible */
+  /* relative tolerance: RS frontiers often sit at tiny weights */
+  while (hi - lo > 1e-4 * hi && hi - lo > 1e-12) {
+    double mid = 0.5 * (lo + hi);
+    st = eps_at(runs, method, mid, delta, params, &e);
+    if (st != PLD_SUCCESS) return st;
+    if (e <= eps)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *w0 = lo;
+  return PLD_SUCCESS;
+}
