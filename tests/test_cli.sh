@@ -110,8 +110,8 @@ EOF
 expect_ok "--version" --version &&
   if grep -qE '^pldkit [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" && [ "$(wc -l <"$OUT")" -eq 1 ]; then ok; else bad "--version prints '$(cat "$OUT")'"; fi
 
-events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection"
-keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C"
+events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration bounded-gaussian"
+keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C T c theta a kind rectified truncated"
 for cmd in "" epsilon delta curve calibrate; do
   if [ -z "$cmd" ]; then args=(--help); else args=("$cmd" --help); fi
   expect_ok "help ${args[*]}" "${args[@]}" || continue
@@ -120,11 +120,11 @@ for cmd in "" epsilon delta curve calibrate; do
     grep -qw -- "$w" "$OUT" || missing="$missing $w"
   done
   case $cmd in
-    epsilon) opts="--delta" ;;
-    delta) opts="--epsilon" ;;
+    epsilon) opts="--delta --backend --orders --rdp-conversion" ;;
+    delta) opts="--epsilon --backend --orders --rdp-conversion" ;;
     curve) opts="--epsilon-range" ;;
     calibrate) opts="--epsilon --delta --param --range --tolerance" ;;
-    *) opts="--delta --epsilon --epsilon-range --param --range --tolerance calibrate demo --version" ;;
+    *) opts="--delta --epsilon --epsilon-range --param --range --tolerance calibrate demo rdp-curve --backend --orders --rdp-conversion --version" ;;
   esac
   for w in $opts; do grep -qw -- "$w" "$OUT" || missing="$missing $w"; done
   # The member-list grammar is documented wherever EVENTs are.
@@ -133,6 +133,18 @@ for cmd in "" epsilon delta curve calibrate; do
   done
   if [ -z "$missing" ]; then ok; else bad "pldkit ${args[*]} does not mention:$missing"; fi
 done
+# rdp-curve: the events, the bridge and its own options (no --accuracy).
+if expect_ok "rdp-curve --help" rdp-curve --help; then
+  missing=""
+  for w in $events $keys --orders --discretization --json --tail-mass --max-grid default required order,epsilon; do
+    grep -qw -- "$w" "$OUT" || missing="$missing $w"
+  done
+  for w in "RDP BACKEND" "bridge is conservative" "MEMBER LISTS"; do
+    grep -qF -- "$w" "$OUT" || missing="$missing '$w'"
+  done
+  if grep -qw -- --accuracy "$OUT"; then missing="$missing (mentions --accuracy)"; fi
+  if [ -z "$missing" ]; then ok; else bad "pldkit rdp-curve --help does not mention:$missing"; fi
+fi
 expect_ok "demo --help" demo --help
 expect_ok "-h" -h
 expect_ok "help wins over other arguments" epsilon --delta 7 --help
@@ -707,6 +719,219 @@ usage "'--epsilon-range'" calibrate --epsilon 1 --delta 1e-5 --epsilon-range 0:1
 usage "'--param'" epsilon --delta 1e-5 --param sigma gaussian:sigma=1
 
 # ---------------------------------------------------------------------------
+# The RDP backend (--backend rdp|both, rdp-curve) and the events of the
+# papers (model-splitting, balanced-iteration, bounded-gaussian).  Model
+# splitting costs up to a second on the 157 default orders, so those checks
+# use a few --orders.
+
+# The default grid and the conversions, written out here from issue 4 and
+# rdp.h, independently of the library.
+rdp_gaussian_eps() { # SIGMA SENSITIVITY COUNT DELTA METHOD -> "eps order"
+  python3 - "$@" <<'EOF'
+import math, sys
+sigma, sens, T, delta = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+method = sys.argv[5]
+orders = [k / 10 for k in range(11, 110)] + list(range(11, 65)) + [128, 256, 512, 1024]
+assert len(orders) == 157
+best = (math.inf, None)
+for a in orders:
+    r = T * a * sens ** 2 / (2 * sigma ** 2)
+    if method == "improved":
+        e = r + math.log1p(-1 / a) - (math.log(delta) + math.log(a)) / (a - 1)
+    else:
+        e = r + math.log(1 / delta) / (a - 1)
+    best = min(best, (max(e, 0.0), a))
+print(repr(best[0]), repr(float(best[1])))
+EOF
+}
+for m in improved classic; do
+  read -r want order <<<"$(rdp_gaussian_eps 3 2 50 1e-5 $m)"
+  conv=$m
+  [ $m = improved ] && conv=best # best is improved at every order
+  if expect_ok "rdp gaussian epsilon ($m)" epsilon --delta 1e-5 --backend rdp --rdp-conversion $conv --json gaussian:sigma=3,sensitivity=2,count=50; then
+    jcheck "rdp gaussian epsilon ($m) = min over the default orders ($want at $order)" \
+      "j['backend'] == 'rdp' and $want <= num(j['rdp_epsilon']) <= $want * (1 + 1e-12) and j['epsilon_upper'] == j['rdp_epsilon'] and j['epsilon_lower'] is None and num(j['rdp_order']) == $order and j['rdp_conversion'] == '$conv' and j['rdp_conversion_used'] == '$m' and j['rdp_at_edge'] is False and j['rdp_orders'] == 157 and num(j['rdp_order_min']) == 1.1 and num(j['rdp_order_max']) == 1024 and j['rdp_bridged'] == 0 and j['certified'] == 'upper'"
+    jsave rdp_$m
+  fi
+done
+jcmp "improved conversion <= classic" rdp_improved rdp_classic "hi(a) <= hi(b)"
+# delta(epsilon) is the mirror query: delta at the epsilon just found.
+E=$(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["rdp_epsilon"]))' "$tmp/rdp_improved")
+if expect_ok "rdp delta at the rdp epsilon" delta --epsilon "$E" --backend rdp --json gaussian:sigma=3,sensitivity=2,count=50; then
+  jcheck "rdp delta(epsilon(1e-5)) = 1e-5" "abs(num(j['rdp_delta']) / 1e-5 - 1) < 1e-6 and j['delta_upper'] == j['rdp_delta'] and j['delta_lower'] is None and num(j['epsilon']) == $E"
+fi
+if expect_ok "rdp text" epsilon --delta 1e-5 --backend rdp gaussian:sigma=3,count=10; then
+  if [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q '^epsilon <= [0-9.]* (backend rdp: a certified upper bound, no lower bound; conversion best (improved won), order [0-9.]*) at delta = 1e-05; 157 orders from 1.1 to 1024' "$OUT"; then ok; else bad "rdp text: '$(cat "$OUT")'"; fi
+fi
+# An optimum at the end of the grid: a warning line, and the flag in JSON.
+if expect_ok "rdp optimum at the edge" epsilon --delta 1e-5 --backend rdp --orders '2;3' gaussian:sigma=1; then
+  if [ "$(wc -l <"$OUT")" -eq 2 ] && sed -n 2p "$OUT" | grep -q '^warning: the optimal RDP order 3 is the largest of the grid'; then ok; else bad "edge warning: '$(cat "$OUT")'"; fi
+fi
+if expect_ok "rdp optimum at the edge json" epsilon --delta 1e-5 --backend rdp --orders 2:3:2 --json gaussian:sigma=1; then
+  jcheck "rdp_at_edge" "j['rdp_at_edge'] is True and num(j['rdp_order']) == 3 and j['rdp_orders'] == 2"
+fi
+
+# --backend both: the PLD bracket and the RDP bound side by side.  RDP is an
+# upper bound on the same epsilon, so it is never below the PLD's lower end
+# (and, for DP-SGD, not far above its upper end).
+if expect_ok "both json" epsilon --delta 1e-5 --backend both --json poisson-gaussian:q=0.01,sigma=1,count=1000; then
+  jcheck "both json has both objects" "j['query'] == 'epsilon' and j['backend'] == 'both' and num(j['delta']) == 1e-5 and 0 < num(j['pld']['epsilon_lower']) <= num(j['pld']['epsilon_upper']) < math.inf and isinstance(j['pld']['grid_size'], int) and j['rdp']['epsilon_lower'] is None and num(j['rdp']['rdp_epsilon']) >= num(j['pld']['epsilon_lower']) and num(j['rdp']['rdp_epsilon']) <= 1.5 * num(j['pld']['epsilon_upper']) and isinstance(j['rdp']['rdp_at_edge'], bool) and num(j['rdp']['seconds']) >= 0 and num(j['pld']['seconds']) >= 0"
+fi
+if expect_ok "both text" delta --epsilon 1 --backend both laplace:b=2,count=5; then
+  if [ "$(wc -l <"$OUT")" -eq 2 ] && sed -n 1p "$OUT" | grep -q '^pld: delta in \[' && sed -n 2p "$OUT" | grep -q '^rdp: delta <= '; then ok; else bad "both text: '$(cat "$OUT")'"; fi
+fi
+if expect_ok "pld json says its backend" epsilon --delta 1e-5 --json laplace:b=2; then
+  jcheck "backend pld" "j['backend'] == 'pld' and 'rdp' not in j"
+fi
+
+# rdp-curve: CSV order,epsilon; the Gaussian's is alpha T / (2 sigma^2).
+if expect_ok "rdp-curve gaussian" rdp-curve gaussian:sigma=2,count=3; then
+  if python3 - "$OUT" <<'EOF'; then ok; else bad "rdp-curve gaussian CSV"; fi
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0] == "order,epsilon", lines[0]
+rows = [tuple(map(float, l.split(","))) for l in lines[1:]]
+assert len(rows) == 157, len(rows)
+assert all(b[0] > a[0] and b[1] > a[1] for a, b in zip(rows, rows[1:])), "not increasing"
+assert all(a * 3 / 8 <= e <= a * 3 / 8 * (1 + 1e-12) for a, e in rows), "not alpha T/(2 sigma^2)"
+EOF
+fi
+if expect_ok "rdp-curve json, LO:HI:N" rdp-curve --orders 2:10:5 --json laplace:b=1; then
+  jcheck "rdp-curve json" "j['query'] == 'rdp-curve' and j['order'] == [2, 4, 6, 8, 10] and len(j['epsilon']) == 5 and all(0 < num(a) < num(b) < 1 for a, b in zip(j['epsilon'], j['epsilon'][1:])) and j['rdp_bridged'] == 0"
+fi
+# Events with the same RDP: the discrete Gaussian has the Gaussian's (CKS
+# 2020); a selection with weights 1;0 or of two equal members is its member;
+# wcs with p = 1 is the subsampled Gaussian.
+rdp_same() { # DESCRIPTION EVENT_A EVENT_B: equal RDP curves (1e-12 relative)
+  local what=$1
+  expect_ok "$what (a)" rdp-curve --orders '1.5;2;3.5;8;64' "$2" || return
+  jsave ra
+  expect_ok "$what (b)" rdp-curve --orders '1.5;2;3.5;8;64' "$3" || return
+  if python3 - "$OUT" "$tmp/ra" <<'EOF'; then ok; else bad "$what: curves differ"; fi
+import sys
+a, b = (open(f).read().splitlines()[1:] for f in sys.argv[1:3])
+a, b = ([float(l.split(",")[1]) for l in x] for x in (a, b))
+sys.exit(0 if len(a) == len(b) == 5 and all(abs(x - y) <= 1e-12 * max(x, y) for x, y in zip(a, b)) else 1)
+EOF
+}
+rdp_same "rdp discrete-gaussian = gaussian" discrete-gaussian:sigma=3,sensitivity=2,count=4 gaussian:sigma=3,sensitivity=2,count=4
+rdp_same "rdp selection 1;0 = its member" 'random-selection:weights=1;0[poisson-gaussian:q=0.1,sigma=1,count=5|laplace:b=0.1]' poisson-gaussian:q=0.1,sigma=1,count=5
+rdp_same "rdp selection of equal members" 'random-selection:weights=0.3;0.7,count=2[laplace:b=2|laplace:b=2]' laplace:b=2,count=2
+rdp_same "rdp wcs with p = 1 = poisson-gaussian" random-participation:p=1,q=0.05,d=3,C=1,sigma=0.9,count=7 poisson-gaussian:q=0.05,sigma=0.9,count=7
+# The bridge: a finite pair's D_2 is log(sum p^2/q), up to one grid step.
+if expect_ok "rdp bridge, finite pair" rdp-curve --orders 2 --json 'finite:p=0.6;0.4,q=0.4;0.6'; then
+  jcheck "bridge D_2 of a finite pair" "math.log(0.36 / 0.4 + 0.16 / 0.6) <= num(j['epsilon'][0]) <= math.log(0.36 / 0.4 + 0.16 / 0.6) + 1e-3 and j['rdp_bridged'] == 1"
+fi
+# Unbounded losses: the bridge can only say inf, which is a valid answer.
+if expect_ok "rdp bridge gives inf honestly" epsilon --delta 1e-5 --backend rdp --json 'mixture-gaussian:sigma=1,p-means=0;2,p-weights=0.5;0.5,q-means=0,q-weights=1'; then
+  jcheck "rdp inf" "j['rdp_epsilon'] == 'inf' and j['rdp_order'] is None and j['rdp_bridged'] == 1"
+fi
+
+# model-splitting: finite, below the unamplified Gaussian (alpha c^2 k/(2
+# sigma^2) per step), count multiplies.
+if expect_ok "model-splitting rdp" rdp-curve --orders '2;4;8;16;32' --json model-splitting:d=10,k=1,sigma=1,c=1,count=10; then
+  jcheck "model-splitting below the Gaussian" "all(0 < num(e) <= a * 10 / 2 for a, e in zip(j['order'], j['epsilon'])) and all(num(x) < num(y) for x, y in zip(j['epsilon'], j['epsilon'][1:]))"
+fi
+if expect_ok "model-splitting epsilon" epsilon --delta 1e-5 --backend rdp --orders '2;4;8;16;32' --json model-splitting:d=4,k=2,sigma=1.5,c=1,count=20; then
+  jcheck "model-splitting epsilon finite" "0 < num(j['rdp_epsilon']) < math.inf"
+fi
+# balanced-iteration against Poisson subsampling (Figure 3; the numbers of
+# docs/papers-rdp.md): T = 10, k = 4, sigma = 2 beats rate 0.4 at large
+# alpha.  One event is the whole run; count=2 is two epochs.
+expect_ok "balanced-iteration rdp" rdp-curve --orders '16;32;64;128' --json balanced-iteration:T=10,k=4,sigma=2,c=1 && jsave bis
+expect_ok "poisson rdp" rdp-curve --orders '16;32;64;128' --json poisson-gaussian:q=0.4,sigma=2,count=10 && jsave poi
+if python3 - "$tmp/bis" "$tmp/poi" <<'EOF'; then ok; else bad "balanced-iteration vs Poisson (Figure 3)"; fi
+import json, sys
+b, p = (json.load(open(f))["epsilon"] for f in sys.argv[1:3])
+doc_b, doc_p = [4.46, 11.04, 26.66, 58.65], [10.63, 30.55, 70.69, 150.76]
+ok = all(x < y for x, y in zip(b, p))
+ok = ok and all(abs(x - y) < 0.01 for x, y in zip(b, doc_b)) and all(abs(x - y) < 0.01 for x, y in zip(p, doc_p))
+if not ok:
+    print("  bis", b, "poisson", p)
+sys.exit(0 if ok else 1)
+EOF
+if expect_ok "balanced-iteration epochs" rdp-curve --orders '16;32;64;128' --json balanced-iteration:T=10,k=4,sigma=2,c=1,count=2; then
+  if python3 - "$OUT" "$tmp/bis" <<'EOF'; then ok; else bad "balanced-iteration count=2 is twice one run"; fi
+import json, sys
+a, b = (json.load(open(f))["epsilon"] for f in sys.argv[1:3])
+sys.exit(0 if all(2 * y <= x <= 2 * y * (1 + 1e-12) for x, y in zip(a, b)) else 1)
+EOF
+fi
+if expect_ok "balanced-iteration epsilon text" epsilon --delta 1e-5 --backend rdp --orders 2:64:63 balanced-iteration:T=100,k=10,sigma=1,c=1; then
+  if grep -q '^epsilon <= [0-9.]* (backend rdp' "$OUT"; then ok; else bad "balanced-iteration text: '$(cat "$OUT")'"; fi
+fi
+
+# bounded-gaussian: per-instance RDP of both kinds at most the Gaussian's
+# alpha c^2/(2 sigma^2) (Thm 4.9); the rectified PLD at most the Gaussian's
+# (clipping is post-processing) and symmetric in theta (both shifts +-c).
+for kind in rectified truncated; do
+  if expect_ok "bounded-gaussian $kind rdp" rdp-curve --orders '1.5;2;4;32' --json "bounded-gaussian:kind=$kind,theta=0.4,a=1.5,sigma=0.7,c=0.8,count=3"; then
+    jcheck "bounded-gaussian $kind below the Gaussian" "all(0 < num(e) <= 3 * a * 0.64 / (2 * 0.49) for a, e in zip(j['order'], j['epsilon']))"
+  fi
+done
+# Far outside the support the library's value loses precision upward; the
+# CLI caps it by the Gaussian's (proven for both kinds, see events.c).
+for kind in rectified truncated; do
+  if expect_ok "bounded-gaussian $kind far outside the support" rdp-curve --orders '2;8' --json "bounded-gaussian:kind=$kind,theta=1e10,a=1,sigma=1,c=1"; then
+    jcheck "bounded-gaussian $kind at theta = 1e10 at most the Gaussian" "all(0 <= num(e) <= a / 2 * (1 + 1e-12) for a, e in zip(j['order'], j['epsilon']))"
+  fi
+done
+if expect_ok "bounded-gaussian truncated epsilon" epsilon --delta 1e-5 --backend rdp --json bounded-gaussian:kind=truncated,theta=2,a=1,sigma=1,c=1,count=5; then
+  jcheck "bounded-gaussian truncated finite" "0 < num(j['rdp_epsilon']) < math.inf"
+fi
+expect_ok "rectified pld" epsilon --delta 1e-5 --json bounded-gaussian:kind=rectified,theta=0.7,a=1,sigma=1,c=1,count=4 && jsave rp
+expect_ok "rectified pld, theta reflected" epsilon --delta 1e-5 --json bounded-gaussian:kind=rectified,theta=-0.7,a=1,sigma=1,c=1,count=4 && jsave rm
+expect_ok "its Gaussian" epsilon --delta 1e-5 --json gaussian:sigma=1,count=4 && jsave rg
+jcmp "rectified pld symmetric in theta (shifts +-c)" rp rm "overlap(a, b) and lo(a) <= hi(a) < math.inf"
+jcmp "rectified pld at most the Gaussian" rp rg "lo(a) <= hi(b)"
+if expect_ok "rectified both" delta --epsilon 2 --backend both --json bounded-gaussian:kind=rectified,theta=3,a=1,sigma=1,c=1; then
+  jcheck "rectified both" "0 <= num(j['pld']['delta_lower']) <= num(j['pld']['delta_upper']) <= num(j['rdp']['rdp_delta']) <= 1"
+fi
+
+# Bad input: the papers' events, --backend, --orders, --rdp-conversion.
+usage "needs --backend rdp" epsilon --delta 1e-5 model-splitting:d=10,k=1,sigma=1,c=1
+usage "needs --backend rdp" epsilon --delta 1e-5 --backend both balanced-iteration:T=10,k=1,sigma=1,c=1
+usage "needs --backend rdp" delta --epsilon 1 bounded-gaussian:kind=truncated,theta=0,a=1,sigma=1,c=1
+usage "needs --backend rdp" curve 'random-selection:weights=0.5;0.5[gaussian:sigma=1|model-splitting:d=2,k=1,sigma=1,c=1]'
+usage "needs --backend rdp" calibrate --epsilon 1 --delta 1e-5 model-splitting:d=2,k=1,sigma=?,c=1
+usage "k=4 is larger than d=3" epsilon --delta 1e-5 --backend rdp model-splitting:d=3,k=4,sigma=1,c=1
+usage "k=11 is larger than T=10" epsilon --delta 1e-5 --backend rdp balanced-iteration:T=10,k=11,sigma=1,c=1
+for v in 0 -1 1.5; do usage "d='$v'" epsilon --delta 1e-5 --backend rdp "model-splitting:d=$v,k=1,sigma=1,c=1"; done
+usage "T='0'" rdp-curve balanced-iteration:T=0,k=1,sigma=1,c=1
+usage "k='0'" rdp-curve model-splitting:d=2,k=0,sigma=1,c=1
+usage "sigma='0'" rdp-curve model-splitting:d=2,k=1,sigma=0,c=1
+usage "c='-1'" rdp-curve model-splitting:d=2,k=1,sigma=1,c=-1
+usage "'c'" rdp-curve model-splitting:d=2,k=1,sigma=1
+for v in 0 -1 abc; do usage "a='$v'" epsilon --delta 1e-5 --backend rdp "bounded-gaussian:kind=truncated,theta=0,a=$v,sigma=1,c=1"; done
+usage "kind='foo'" epsilon --delta 1e-5 --backend rdp bounded-gaussian:kind=foo,theta=0,a=1,sigma=1,c=1
+usage "'kind' has an empty value" rdp-curve bounded-gaussian:kind=,theta=0,a=1,sigma=1,c=1
+usage "'kind'" rdp-curve bounded-gaussian:theta=0,a=1,sigma=1,c=1
+usage "theta='inf'" rdp-curve bounded-gaussian:kind=rectified,theta=inf,a=1,sigma=1,c=1
+usage "c='0'" epsilon --delta 1e-5 bounded-gaussian:kind=rectified,theta=0,a=1,sigma=1,c=0
+usage "'x'" rdp-curve bounded-gaussian:kind=rectified,theta=0,a=1,sigma=1,c=1,x=1
+for v in foo "" PLD rdp,pld; do usage "--backend value" epsilon --delta 1e-5 --backend "$v" gaussian:sigma=1; done
+usage "'--backend' does not apply" curve --backend rdp gaussian:sigma=1
+usage "'--backend' does not apply" rdp-curve --backend rdp gaussian:sigma=1
+usage "'--accuracy' does not apply" rdp-curve --accuracy 0.01 gaussian:sigma=1
+usage "given twice" epsilon --delta 1e-5 --backend rdp --backend both gaussian:sigma=1
+for v in foo "" Best; do usage "--rdp-conversion value" epsilon --delta 1e-5 --backend rdp --rdp-conversion "$v" gaussian:sigma=1; done
+usage "applies only with --backend rdp or both" epsilon --delta 1e-5 --orders '2;3' gaussian:sigma=1
+usage "applies only with --backend rdp or both" delta --epsilon 1 --backend pld --rdp-conversion classic gaussian:sigma=1
+usage "is empty" rdp-curve --orders '' gaussian:sigma=1
+usage "needs a value" rdp-curve gaussian:sigma=1 --orders
+for v in '1;2' '0.5;2' '2;1' '-3' '1' '1:3:5' '0:3:5'; do usage "not above 1" rdp-curve --orders "$v" gaussian:sigma=1; done
+for v in '3;2' '2;2' '2,4,3' '1.5;1.5'; do usage "strictly increasing" rdp-curve --orders "$v" gaussian:sigma=1; done
+usage "empty entry" rdp-curve --orders '2;;3' gaussian:sigma=1
+usage "empty entry" rdp-curve --orders '2;3;' gaussian:sigma=1
+for v in 'a;2' '2;inf' '2;nan' '2;3x'; do usage "not a finite number" rdp-curve --orders "$v" gaussian:sigma=1; done
+for v in '3:2:5' '2:2:5'; do usage "HI" rdp-curve --orders "$v" gaussian:sigma=1; done
+for v in '2:3:1' '2:3:x' '2:3:100001' '2:3:'; do usage "N" rdp-curve --orders "$v" gaussian:sigma=1; done
+usage "neither a list" rdp-curve --orders '2:3' gaussian:sigma=1
+usage "no EVENT" rdp-curve --orders '2;3'
+usage "no RDP curve" epsilon --delta 1e-5 --backend rdp random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=ols
+usage "no RDP curve" rdp-curve random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=thm41
+
+# ---------------------------------------------------------------------------
 # Optional: memory errors and leaks on good and bad paths.
 
 if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
@@ -730,6 +955,13 @@ if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; 
   vg delta --epsilon 0.5 'mixture-gaussian:sigma=1,p-means=0;2,p-weights=0.5;0.5,q-means=1,q-weights=1' wor-gaussian:batch=3,n=10,sigma=1
   vg epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,count=10
   vg epsilon --delta 1e-6 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=ols
+  vg epsilon --delta 1e-5 --backend both --json poisson-gaussian:q=0.01,sigma=1,count=100 'finite:p=0.6;0.4,q=0.4;0.6' discrete-laplace:scale=2
+  vg delta --epsilon 1 --backend both bounded-gaussian:kind=rectified,theta=0.3,a=1,sigma=1,c=1,count=3
+  vg rdp-curve --orders '2;4;8' model-splitting:d=4,k=2,sigma=1,c=1 balanced-iteration:T=10,k=4,sigma=2,c=1 bounded-gaussian:kind=truncated,theta=0,a=1,sigma=1,c=1
+  vg epsilon --delta 1e-5 --backend rdp --orders 2:20:10 'random-selection:weights=0.3;0.7[model-splitting:d=3,k=1,sigma=1,c=1,count=10+laplace:b=1|random-selection:weights=0.5;0.5[gaussian:sigma=8|random-participation:p=0.1,q=0.1,d=2,C=1,sigma=1]]'
+  vg calibrate --epsilon 2 --delta 1e-5 'random-selection:weights=0.5;0.5[bounded-gaussian:kind=rectified,theta=0.3,a=1,sigma=?,c=1|gaussian:sigma=3]'
+  vg epsilon --delta 1e-5 --backend rdp --orders '3;2' gaussian:sigma=1
+  vg epsilon --delta 1e-5 model-splitting:d=3,k=1,sigma=1,c=1
 fi
 
 echo "$pass passed, $fail failed"

@@ -24,6 +24,9 @@
 #include <string.h>
 
 #include <pldkit/mech.h>
+#include <pldkit/pld.h>
+#include <pldkit/rdp.h>
+#include <pldkit/rdp_papers.h>
 #include <pldkit/select.h>
 
 #include "output.h"
@@ -58,6 +61,7 @@ enum domain {
   DOM_PROB_LIST,   /* ';'-separated values in [0, 1] summing to 1 (1e-9) */
   DOM_WEIGHT_LIST, /* ';'-separated values in [0, 1] summing to 1 (1e-12) */
   DOM_REAL_LIST,   /* ';'-separated finite values */
+  DOM_REAL,        /* any finite value */
   DOM_CHOICE       /* one word of key_spec.choices ('|'-separated) */
 };
 
@@ -80,9 +84,25 @@ struct value {
   double *list; /* lists, owned */
 };
 
+/* Objects a mechanism needs alive (see events.h); `release` frees one. */
+struct pld_cli_owned {
+  pld_cli_owned *next;
+  void (*release)(pld_cli_owned *o);
+};
+
 /* Build the mechanism from values given in the order of the spec's keys;
- * returns a pld_status. */
-typedef int (*build_fn)(const struct value *v, pld_mech **out);
+ * returns a pld_status.  A mechanism whose curve context must outlive it
+ * hands that context over in *own (else *own stays NULL). */
+typedef int (*build_fn)(const struct value *v, pld_mech **out,
+                        pld_cli_owned **own);
+
+/* Add count runs of the event's RDP to the curve (at its orders); returns a
+ * pld_status, the curve unchanged on failure. */
+typedef int (*rdp_fn)(const struct value *v, pld_rdp_curve *c,
+                      uint64_t count);
+
+/* Why these values have no PLD in pldkit (static text), or NULL. */
+typedef const char *(*no_pld_fn)(const struct value *v);
 
 /* Checks that involve several keys; returns non-zero and fills why. */
 typedef int (*check_fn)(const struct value *v, char *why, size_t n);
@@ -103,63 +123,76 @@ struct event_spec {
   const char *name;
   const char *summary;
   enum kind kind;
-  build_fn build;   /* KIND_MECH */
+  build_fn build;   /* KIND_MECH; NULL if the event has no PLD */
   check_fn check;   /* may be NULL */
   closed_fn closed; /* may be NULL */
   note_fn note;     /* may be NULL */
+  rdp_fn rdp;       /* KIND_MECH: the RDP formula; NULL: the PLD bridge */
+  no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
+  const char *rdp_how; /* how --backend rdp handles it, for --help */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
 
 /* ------------------------------------------------------------------------ */
 /* Adapters to <pldkit/mech.h>; indices follow the key order in the table.   */
 
-static int build_gaussian(const struct value *v, pld_mech **out)
+static int build_gaussian(const struct value *v, pld_mech **out,
+                          pld_cli_owned **own)
 {
   return pld_mech_gaussian(v[0].real, v[1].real, out);
 }
 
-static int build_laplace(const struct value *v, pld_mech **out)
+static int build_laplace(const struct value *v, pld_mech **out,
+                         pld_cli_owned **own)
 {
   return pld_mech_laplace(v[0].real, v[1].real, out);
 }
 
-static int build_discrete_laplace(const struct value *v, pld_mech **out)
+static int build_discrete_laplace(const struct value *v, pld_mech **out,
+                                  pld_cli_owned **own)
 {
   return pld_mech_discrete_laplace(v[0].real, v[1].integer, out);
 }
 
-static int build_discrete_gaussian(const struct value *v, pld_mech **out)
+static int build_discrete_gaussian(const struct value *v, pld_mech **out,
+                                   pld_cli_owned **own)
 {
   return pld_mech_discrete_gaussian(v[0].real, v[1].integer, out);
 }
 
-static int build_randomized_response(const struct value *v, pld_mech **out)
+static int build_randomized_response(const struct value *v, pld_mech **out,
+                                     pld_cli_owned **own)
 {
   return pld_mech_randomized_response(v[0].real, v[1].integer, out);
 }
 
-static int build_poisson_gaussian(const struct value *v, pld_mech **out)
+static int build_poisson_gaussian(const struct value *v, pld_mech **out,
+                                  pld_cli_owned **own)
 {
   return pld_mech_poisson_gaussian(v[0].real, v[1].real, v[2].real, out);
 }
 
-static int build_poisson_laplace(const struct value *v, pld_mech **out)
+static int build_poisson_laplace(const struct value *v, pld_mech **out,
+                                 pld_cli_owned **own)
 {
   return pld_mech_poisson_laplace(v[0].real, v[1].real, v[2].real, out);
 }
 
-static int build_finite(const struct value *v, pld_mech **out)
+static int build_finite(const struct value *v, pld_mech **out,
+                        pld_cli_owned **own)
 {
   return pld_mech_finite(v[0].len, v[0].list, v[1].list, out);
 }
 
-static int build_mixture_gaussian(const struct value *v, pld_mech **out)
+static int build_mixture_gaussian(const struct value *v, pld_mech **out,
+                                  pld_cli_owned **own)
 {
   return pld_mech_mixture_gaussian(v[0].real, v[1].len, v[1].list, v[2].list,
                                    v[3].len, v[3].list, v[4].list, out);
 }
 
-static int build_wor_gaussian(const struct value *v, pld_mech **out)
+static int build_wor_gaussian(const struct value *v, pld_mech **out,
+                              pld_cli_owned **own)
 {
   return pld_mech_wor_gaussian((uint64_t)v[0].integer, (uint64_t)v[1].integer,
                                v[2].real, v[3].real, out);
@@ -169,7 +202,8 @@ static int build_wor_gaussian(const struct value *v, pld_mech **out)
 enum { AN_WCS, AN_CS, AN_THM41, AN_OLS };
 #define ANALYSES "wcs|cs|thm41|ols"
 
-static int build_participation(const struct value *v, pld_mech **out)
+static int build_participation(const struct value *v, pld_mech **out,
+                               pld_cli_owned **own)
 {
   double p = v[0].real, q = v[1].real, C = v[3].real, sigma = v[4].real;
   if (v[5].integer == AN_CS) /* centralized sampling at rate p q */
@@ -202,6 +236,401 @@ static const char *note_participation(const struct value *v)
   return "random-participation with analysis=cs is centralized sampling at "
          "rate p*q: a lower limit of the true worst case, not a guarantee "
          "for random participation (analysis=wcs is)";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bounded-support Gaussian: the PLD of kind=rectified.                      */
+
+enum { BK_RECTIFIED, BK_TRUNCATED };
+#define BOUNDED_KINDS "rectified|truncated"
+
+/* The neighbour may shift the location by +c or by -c.  The pair whose
+ * hockey-stick curve is, in each direction, the larger of the two pairs'
+ * curves dominates both: the pointwise maximum of two curves is again
+ * convex in e^eps and runs from 1 down to the mass at +inf, and the
+ * relation H_x(P||Q) = 1 - x + x H_{1/x}(Q||P) between the directions is
+ * increasing in H, so the two maxima belong to one pair.  A dominating pair
+ * of each run gives one of their adaptive composition (Zhu, Dong and Wang
+ * 2022), so this is sound even if the sign changes from run to run. */
+struct worst_pair {
+  pld_cli_owned head; /* first: the list link */
+  pld_mech *m[2];     /* shifts +c and -c */
+};
+
+static void worst_pair_release(pld_cli_owned *o)
+{
+  struct worst_pair *w = (struct worst_pair *)o;
+  pld_mech_free(w->m[0]);
+  pld_mech_free(w->m[1]);
+  free(w);
+}
+
+static int worst_pair_delta(void *ctx, int dir, size_t n, const double *eps,
+                            double *delta)
+{
+  struct worst_pair *w = ctx;
+  const pld_curve *a = pld_mech_curve(w->m[0]), *b = pld_mech_curve(w->m[1]);
+  if (n == 0)
+    return 0;
+  double *other = malloc(n * sizeof *other);
+  if (other == NULL)
+    return PLD_ENOMEM;
+  int st = a->delta(a->ctx, dir, n, eps, delta);
+  if (st == 0)
+    st = b->delta(b->ctx, dir, n, eps, other);
+  if (st == 0)
+    for (size_t i = 0; i < n; i++)
+      if (!(delta[i] >= other[i])) /* also lets a NaN through, to be caught */
+        delta[i] = other[i];
+  free(other);
+  return st;
+}
+
+/* The loss tails of that pair: at each eps, those of the pair whose curve is
+ * the larger there (on a tie, the one that is larger just above eps, i.e.
+ * with the smaller e^eps Q[L > eps] = minus the right derivative of the
+ * curve).  Where the larger pair changes from 1 to 2 the pair has an atom of
+ * loss, and P[L > eps] drops from pair 1's to pair 2's value; both stay
+ * consistent with p_gt - eq_gt = the maximum curve. */
+static int worst_pair_tails(void *ctx, int dir, size_t n, const double *eps,
+                            double *p_gt, double *eq_gt)
+{
+  struct worst_pair *w = ctx;
+  const pld_curve *a = pld_mech_curve(w->m[0]), *b = pld_mech_curve(w->m[1]);
+  if (n == 0)
+    return 0;
+  if (n > SIZE_MAX / (4 * sizeof(double)))
+    return PLD_ENOMEM;
+  double *buf = malloc(4 * n * sizeof *buf);
+  if (buf == NULL)
+    return PLD_ENOMEM;
+  double *da = buf, *db = buf + n, *pb = buf + 2 * n, *qb = buf + 3 * n;
+  int st = a->delta(a->ctx, dir, n, eps, da);
+  if (st == 0)
+    st = b->delta(b->ctx, dir, n, eps, db);
+  if (st == 0)
+    st = a->tails(a->ctx, dir, n, eps, p_gt, eq_gt);
+  if (st == 0)
+    st = b->tails(b->ctx, dir, n, eps, pb, qb);
+  if (st == 0)
+    for (size_t i = 0; i < n; i++)
+      if (db[i] > da[i] || (db[i] == da[i] && qb[i] < eq_gt[i])) {
+        p_gt[i] = pb[i];
+        eq_gt[i] = qb[i];
+      }
+  free(buf);
+  return st;
+}
+
+/* bounded-gaussian: keys kind, theta, a, sigma, c. */
+static int build_bounded(const struct value *v, pld_mech **out,
+                         pld_cli_owned **own)
+{
+  struct worst_pair *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return PLD_ENOMEM;
+  w->head.release = worst_pair_release;
+  int st = pld_mech_rectified_gaussian(v[1].real, v[2].real, v[3].real,
+                                       v[4].real, &w->m[0]);
+  if (st == PLD_SUCCESS)
+    st = pld_mech_rectified_gaussian(v[1].real, v[2].real, v[3].real,
+                                     -v[4].real, &w->m[1]);
+  if (st == PLD_SUCCESS) {
+    const pld_curve *a = pld_mech_curve(w->m[0]);
+    const pld_curve *b = pld_mech_curve(w->m[1]);
+    pld_curve cv;
+    memset(&cv, 0, sizeof cv);
+    cv.delta = worst_pair_delta;
+    cv.ctx = w;
+    cv.rel_err = fmax(a->rel_err, b->rel_err);
+    cv.symmetric = 0;
+    cv.loss_scale = fmax(a->loss_scale, b->loss_scale);
+    cv.tails = a->tails && b->tails ? worst_pair_tails : NULL;
+    cv.loss_lattice = 0;
+    st = pld_mech_from_curve(&cv, out);
+  }
+  if (st != PLD_SUCCESS) {
+    worst_pair_release(&w->head);
+    return st;
+  }
+  *own = &w->head;
+  return PLD_SUCCESS;
+}
+
+static const char *no_pld_bounded(const struct value *v)
+{
+  if (v[0].integer != BK_TRUNCATED)
+    return NULL;
+  return "kind=truncated has no privacy loss distribution in pldkit, only "
+         "its per-instance RDP (kind=rectified has both)";
+}
+
+static const char *no_pld_splitting(const struct value *v)
+{
+  (void)v;
+  return "pldkit has its guarantee only as an RDP curve (splitting paper, "
+         "Thm 3.1, made sound as in docs/papers-rdp.md), no privacy loss "
+         "distribution";
+}
+
+/* ------------------------------------------------------------------------ */
+/* RDP adapters (<pldkit/rdp.h>, <pldkit/rdp_papers.h>).                     */
+
+static int rdp_gaussian(const struct value *v, pld_rdp_curve *c,
+                        uint64_t count)
+{
+  return pld_rdp_add_gaussian(c, v[0].real, v[1].real, count);
+}
+
+static int rdp_laplace(const struct value *v, pld_rdp_curve *c,
+                       uint64_t count)
+{
+  return pld_rdp_add_laplace(c, v[0].real, v[1].real, count);
+}
+
+/* The discrete Gaussian N_Z(0, sigma^2) with integer sensitivity s is
+ * (s^2/(2 sigma^2))-concentrated DP (Canonne, Kamath and Steinke 2020, "The
+ * discrete Gaussian for differential privacy"), i.e. D_alpha <= alpha s^2 /
+ * (2 sigma^2) at every order: the continuous Gaussian's curve. */
+static int rdp_discrete_gaussian(const struct value *v, pld_rdp_curve *c,
+                                 uint64_t count)
+{
+  return pld_rdp_add_gaussian(c, v[0].real, v[1].real, count);
+}
+
+static int rdp_randomized_response(const struct value *v, pld_rdp_curve *c,
+                                   uint64_t count)
+{
+  return pld_rdp_add_randomized_response(c, v[0].real, v[1].integer, count);
+}
+
+static int rdp_poisson_gaussian(const struct value *v, pld_rdp_curve *c,
+                                uint64_t count)
+{
+  return pld_rdp_add_poisson_gaussian(c, v[0].real, v[1].real, v[2].real,
+                                      count);
+}
+
+static int rdp_wor_gaussian(const struct value *v, pld_rdp_curve *c,
+                            uint64_t count)
+{
+  return pld_rdp_add_wor_gaussian(c, (uint64_t)v[0].integer,
+                                  (uint64_t)v[1].integer, v[2].real,
+                                  v[3].real, count);
+}
+
+/* A fresh curve on c's orders, all values 0. */
+static int rdp_zero_like(const pld_rdp_curve *c, pld_rdp_curve **out)
+{
+  return pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+                             out);
+}
+
+/* random-participation wcs and cs (thm41 and ols never get here). */
+static int rdp_participation(const struct value *v, pld_rdp_curve *c,
+                             uint64_t count)
+{
+  double p = v[0].real, q = v[1].real, C = v[3].real, sigma = v[4].real;
+  if (v[5].integer == AN_CS)
+    return pld_rdp_add_poisson_gaussian(c, p * q, sigma, C, count);
+  /* wcs: the random selection (choice visible) of "nothing" (RDP 0) with
+   * probability 1 - p and the q-subsampled Gaussian with probability p,
+   * model merging paper Thm 5.1. */
+  pld_rdp_curve *m[2] = {NULL, NULL}, *sel = NULL;
+  double w[2] = {1.0 - p, p};
+  int st = rdp_zero_like(c, &m[0]);
+  if (st == PLD_SUCCESS)
+    st = rdp_zero_like(c, &m[1]);
+  if (st == PLD_SUCCESS)
+    st = rdp_zero_like(c, &sel);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_add_poisson_gaussian(m[1], q, sigma, C, 1);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_random_selection((const pld_rdp_curve *const *)m, w, 2,
+                                  sel);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_compose(c, sel, count);
+  pld_rdp_curve_free(m[0]);
+  pld_rdp_curve_free(m[1]);
+  pld_rdp_curve_free(sel);
+  return st;
+}
+
+/* model-splitting (keys d, k, sigma, c) and balanced-iteration (keys T, k,
+ * sigma, c): the same pair, with d = T for Balanced Iteration Subsampling
+ * (pld_rdp_bis is pld_rdp_model_splitting(alpha, T, k, ...) and
+ * pld_rdp_bis_epochs(..., epochs, ...) is epochs times it; the curve
+ * function shares its quadrature tables between orders, so it is used for
+ * both, and count = epochs multiplies). */
+#define SPLIT_SHARED_MAX_ORDER 2048.0
+static int rdp_splitting(const struct value *v, pld_rdp_curve *c,
+                         uint64_t count)
+{
+  size_t n = pld_rdp_curve_size(c);
+  const double *orders = pld_rdp_curve_orders(c);
+  double *eps = malloc(n * sizeof *eps);
+  if (eps == NULL)
+    return PLD_ENOMEM;
+  /* Orders up to 2048 (where eq. (2) can be exact) share one call, larger
+   * ones get their own: the curve function's shared tables follow the
+   * largest order, and one order above about 2^15 turns the whole curve
+   * into the unamplified Gaussian value (sound, but every order loses its
+   * amplification). */
+  size_t m = 0;
+  while (m < n && orders[m] <= SPLIT_SHARED_MAX_ORDER)
+    m++;
+  int st = PLD_SUCCESS;
+  if (m > 0)
+    st = pld_rdp_model_splitting_curve(m, orders, v[0].integer, v[1].integer,
+                                       v[2].real, v[3].real, eps);
+  if (st == PLD_SUCCESS && m < n)
+    st = pld_rdp_model_splitting_curve(n - m, orders + m, v[0].integer,
+                                       v[1].integer, v[2].real, v[3].real,
+                                       eps + m);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_add_values(c, eps, count);
+  free(eps);
+  return st;
+}
+
+/* bounded-gaussian: the sup over the shifts +c and -c, both directions,
+ * capped by the Gaussian's alpha c^2/(2 sigma^2) (the bounded-support
+ * paper's Thm 4.9; rdp_papers.h promises it, but far outside the support,
+ * |theta| >~ 1e6 a, the library's value loses precision upward and exceeds
+ * it).  The cap is proven for both kinds: the rectified pair is a
+ * post-processing (clipping) of the Gaussian pair; for the truncated pair,
+ * with Delta(x) = Phi((a-x)/sigma) - Phi((-a-x)/sigma) log-concave
+ * (Prekopa), theta = ((alpha-1)(theta+c) + (theta-(alpha-1)c))/alpha gives
+ * log(Delta(theta+c)/Delta(theta)) + log(Delta(theta+(1-alpha)c)/
+ * Delta(theta))/(alpha-1) <= 0 in the corrected eq. (6). */
+static int rdp_bounded(const struct value *v, pld_rdp_curve *c,
+                       uint64_t count)
+{
+  size_t n = pld_rdp_curve_size(c);
+  const double *orders = pld_rdp_curve_orders(c);
+  int kind = v[0].integer == BK_TRUNCATED ? PLD_BOUNDED_TRUNCATED
+                                          : PLD_BOUNDED_RECTIFIED;
+  double *eps = malloc(n * sizeof *eps);
+  if (eps == NULL)
+    return PLD_ENOMEM;
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
+    st = pld_rdp_bounded_gaussian_sup(kind, orders[i], v[1].real, v[2].real,
+                                      v[3].real, v[4].real, &eps[i]);
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
+    double s = v[4].real / v[3].real;
+    /* alpha s^2 / 2 rounded upward: three roundings, each within an ulp */
+    double cap = orders[i] * s * s / 2.0;
+    for (int k = 0; k < 4; k++)
+      cap = nextafter(cap, INFINITY);
+    if (!(eps[i] <= cap))
+      eps[i] = cap;
+  }
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_add_values(c, eps, count);
+  free(eps);
+  return st;
+}
+
+/* The PLD bridge: the certified upper RDP of one run's PLD, composed count
+ * times in RDP (composing the PLD first would put the FFT's truncated tail
+ * at +inf, see rdp.h).  Grid: --discretization if fixed; else a divisor of
+ * the loss lattice if the mechanism has one (then the PLD is exact), else a
+ * step of about 1e-3 / count of the mechanism's loss scale (the
+ * discretization adds at most one step per run to the RDP), but at least
+ * 1e-4 of it: the builder's booked relative error grows quickly with the
+ * grid size (3e-9 at 2e3 points, 4e-5 at 2e5 for a finite pair), and it
+ * costs log(1/(1 - rel_err))/(alpha - 1) per run.  The step is kept
+ * incommensurable with the loss scale (factor BRIDGE_SKEW): when the
+ * largest loss (often the loss scale itself) falls exactly on a grid point,
+ * the builder leaves a rounding-size mass at +inf, and then the bridge can
+ * only say inf.  The grid is coarsened while it exceeds --max-grid. */
+#define BRIDGE_SKEW 0.9876543210987654
+/* The bridge on one grid (see rdp_bridge): a fresh curve on like's orders
+ * holding the upper RDP of one run. */
+static int bridge_once(const pld_curve *cv, const pld_params *p, double step,
+                       int fixed, double lattice, const pld_rdp_curve *like,
+                       pld_rdp_curve **out)
+{
+  pld_dist *d = NULL;
+  pld_rdp_curve *one = NULL;
+  int st;
+  for (int tries = 0;; tries++) {
+    double grid = step;
+    if (!fixed) {
+      grid = fmin(fmax(step, 1e-9), 1000.0);
+      if (lattice > 0) {
+        double parts = ceil(lattice / grid);
+        if (lattice / parts >= 1e-9)
+          grid = lattice / parts;
+      }
+    }
+    st = pld_dist_from_curve(cv, grid, p, &d);
+    if (st != PLD_ERANGE || fixed || tries >= 8 || step >= 1000.0)
+      break;
+    step *= 4.0;
+  }
+  if (st == PLD_SUCCESS)
+    st = rdp_zero_like(like, &one);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_of_pld(d, one);
+  pld_dist_free(d);
+  if (st != PLD_SUCCESS) {
+    pld_rdp_curve_free(one);
+    return st;
+  }
+  *out = one;
+  return PLD_SUCCESS;
+}
+
+static int rdp_bridge(const pld_mech *m, const pld_params *params,
+                      uint64_t count, pld_rdp_curve *c)
+{
+  const pld_curve *cv = pld_mech_curve(m);
+  pld_params p;
+  pld_rdp_curve *one = NULL, *two = NULL;
+  if (params)
+    p = *params;
+  else
+    pld_params_default(&p);
+  double step = p.discretization;
+  double scale = cv->loss_scale > 0 && isfinite(cv->loss_scale)
+                     ? cv->loss_scale
+                     : 1.0;
+  double lattice = cv->loss_lattice > 0 && isfinite(cv->loss_lattice)
+                       ? cv->loss_lattice
+                       : 0.0;
+  int fixed = step > 0;
+  if (!fixed)
+    step = BRIDGE_SKEW * scale * fmax(1e-4, 1e-3 / (double)count);
+  int st = bridge_once(cv, &p, step, fixed, lattice, c, &one);
+  /* An inf may be the rounding-size mass at +inf described above: try a
+   * second, incommensurable grid without the lattice and keep the smaller
+   * value at each order (both are certified upper bounds). */
+  size_t n = pld_rdp_curve_size(c);
+  int has_inf = 0;
+  for (size_t i = 0; st == PLD_SUCCESS && i < n && !has_inf; i++)
+    has_inf = isinf(pld_rdp_curve_values(one)[i]);
+  if (has_inf && !fixed &&
+      bridge_once(cv, &p, step * 0.6180339887498949, 0, 0.0, c, &two) ==
+          PLD_SUCCESS) {
+    double *v = malloc(n * sizeof *v);
+    if (v == NULL) {
+      st = PLD_ENOMEM;
+    } else {
+      const double *a = pld_rdp_curve_values(one);
+      const double *b = pld_rdp_curve_values(two);
+      for (size_t i = 0; i < n; i++)
+        v[i] = fmin(a[i], b[i]);
+      st = pld_rdp_curve_set(one, v);
+      free(v);
+    }
+  }
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_compose(c, one, count);
+  pld_rdp_curve_free(one);
+  pld_rdp_curve_free(two);
+  return st;
 }
 
 /* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
@@ -273,6 +702,26 @@ static int check_wor(const struct value *v, char *why, size_t n)
   return 0;
 }
 
+static int check_split(const struct value *v, char *why, size_t n)
+{
+  if (v[1].integer > v[0].integer) {
+    snprintf(why, n, "k=%lld is larger than d=%lld (1 <= k <= d)",
+             (long long)v[1].integer, (long long)v[0].integer);
+    return 1;
+  }
+  return 0;
+}
+
+static int check_bis(const struct value *v, char *why, size_t n)
+{
+  if (v[1].integer > v[0].integer) {
+    snprintf(why, n, "k=%lld is larger than T=%lld (1 <= k <= T)",
+             (long long)v[1].integer, (long long)v[0].integer);
+    return 1;
+  }
+  return 0;
+}
+
 static int check_selection(const struct value *v, char *why, size_t n)
 {
   return bad_sum(&v[0], "weights", SELECT_SUM_TOL,
@@ -286,12 +735,16 @@ static const struct event_spec events[] = {
   {.name = "gaussian",
    .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
    .build = build_gaussian,
+   .rdp = rdp_gaussian,
+   .rdp_how = "alpha sensitivity^2/(2 sigma^2), exact (Mironov 2017)",
    .keys = {{"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity of the query"}}},
   {.name = "laplace",
    .summary = "Laplace mechanism: Laplace(b) noise on a query",
    .build = build_laplace,
+   .rdp = rdp_laplace,
+   .rdp_how = "exact closed form (Mironov 2017, Prop. 6)",
    .keys = {{"b", DOM_NOISE, 1, 0, "noise scale"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L1 sensitivity of the query"}}},
@@ -299,12 +752,18 @@ static const struct event_spec events[] = {
    .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
               "exp(-|k|/scale)",
    .build = build_discrete_laplace,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below), up to one grid step per run above the exact value",
    .keys = {{"scale", DOM_NOISE, 1, 0, "noise scale"},
             {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
   {.name = "discrete-gaussian",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
    .build = build_discrete_gaussian,
+   .rdp = rdp_discrete_gaussian,
+   .rdp_how = "alpha sensitivity^2/(2 sigma^2), the continuous Gaussian's "
+              "(Canonne, Kamath and Steinke 2020: the discrete Gaussian is "
+              "sensitivity^2/(2 sigma^2)-concentrated DP)",
    .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter"},
             {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
   {.name = "randomized-response",
@@ -312,6 +771,8 @@ static const struct event_spec events[] = {
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
               "another one uniformly",
    .build = build_randomized_response,
+   .rdp = rdp_randomized_response,
+   .rdp_how = "exact closed form",
    .keys = {{"epsilon", DOM_NONNEGATIVE, 1, 0,
              "epsilon0 of one response (nats)"},
             {"k", DOM_INT_GE2, 1, 0, "number of possible values"}}},
@@ -319,6 +780,10 @@ static const struct event_spec events[] = {
    .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
               "adjacency",
    .build = build_poisson_gaussian,
+   .rdp = rdp_poisson_gaussian,
+   .rdp_how = "exact binomial sum at integer orders, a series with a "
+              "certified truncation error at fractional orders (Mironov, "
+              "Talwar and Zhang 2019)",
    .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
@@ -326,6 +791,7 @@ static const struct event_spec events[] = {
   {.name = "poisson-laplace",
    .summary = "Poisson-subsampled Laplace, add/remove adjacency",
    .build = build_poisson_laplace,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
    .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
             {"b", DOM_NOISE, 1, 0, "noise scale"},
             {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity"}}},
@@ -333,6 +799,9 @@ static const struct event_spec events[] = {
    .summary = "an arbitrary pair of finite output distributions P (with the "
               "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
    .build = build_finite,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below), up to one grid step per run above the exact value; "
+              "inf if P has mass where Q has none or the reverse",
    .check = check_finite,
    .keys = {{"p", DOM_PROB_LIST, 1, 0,
              "probabilities of the outcomes under P"},
@@ -345,6 +814,8 @@ static const struct event_spec events[] = {
               "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,"
               "q-means=0,q-weights=1",
    .build = build_mixture_gaussian,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below); inf when the loss is unbounded (almost always)",
    .check = check_mixture,
    .keys = {{"sigma", DOM_NOISE, 1, 0, "common standard deviation"},
             {"p-means", DOM_REAL_LIST, 1, 0, "component means mu_i of P"},
@@ -358,6 +829,9 @@ static const struct event_spec events[] = {
               "replacement from n records, REPLACE-ONE adjacency (one record "
               "is replaced by another), both directions",
    .build = build_wor_gaussian,
+   .rdp = rdp_wor_gaussian,
+   .rdp_how = "Wang, Balle and Kasiviswanathan 2019, Thm 9 (a bound), "
+              "replace-one",
    .check = check_wor,
    .keys = {{"batch", DOM_INT_GE1, 1, 0, "batch size, at most n"},
             {"n", DOM_INT_GE1, 1, 0, "number of records"},
@@ -380,6 +854,11 @@ static const struct event_spec events[] = {
               "below cs) and ols (only local sampling): closed-form single "
               "rounds, for epsilon and delta queries with count=1 only",
    .build = build_participation,
+   .rdp = rdp_participation,
+   .rdp_how = "wcs: the RDP random selection (model merging paper, Thm "
+              "5.1) of nothing and the q-subsampled Gaussian; cs: "
+              "poisson-gaussian at rate p*q; thm41 and ols have no RDP "
+              "(--backend pld only)",
    .closed = closed_participation,
    .note = note_participation,
    .keys = {{"p", DOM_RATE, 1, 0, "client participation probability"},
@@ -391,6 +870,85 @@ static const struct event_spec events[] = {
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
+  {.name = "model-splitting",
+   .summary = "one training step with model splitting (splitting paper, "
+              "Thm 3.1): each example's gradient, clipped to norm c, is "
+              "routed to k of the d disjoint blocks of the model, chosen "
+              "uniformly at random, and every block gets N(0, sigma^2) "
+              "noise; k = 1 is disjoint submodels (Thm 3.4), d = 2, k = 1 "
+              "dropout with rate 1/2 (Cor. 3.7).  count=N composes N steps.  "
+              "--backend rdp only.  The RDP is sound: max(forward, reverse), "
+              "the forward the exact eq. (2) where affordable, else the "
+              "smaller of eq. (3) and a proven group bound, the reverse "
+              "exact for k in {1, d-1, d} (quadrature with an added error "
+              "estimate), else the group bound; the paper's reverse term is "
+              "not a bound and is not used.  The reduction of a training "
+              "step to this pair is the paper's (docs/papers-rdp.md)",
+   .check = check_split,
+   .rdp = rdp_splitting,
+   .no_pld = no_pld_splitting,
+   .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
+              "0.2 to 1 s on the 157 default orders, less with fewer "
+              "--orders",
+   .keys = {{"d", DOM_INT_GE1, 1, 0, "number of blocks (submodels)"},
+            {"k", DOM_INT_GE1, 1, 0,
+             "blocks each gradient goes to, 1 <= k <= d"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "clipping norm of one example's gradient (L2 sensitivity)"}}},
+  {.name = "balanced-iteration",
+   .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
+              "ONE event is a WHOLE run of T iterations in which each "
+              "example is used in exactly k of them, chosen uniformly at "
+              "random, gradients clipped to norm c, noise N(0, sigma^2).  "
+              "count=N composes N such runs (epochs, Remark 3.10); do not "
+              "set count=T.  --backend rdp only; the same sound RDP as "
+              "model-splitting with d = T (the run's reduction to that pair "
+              "is the paper's, docs/papers-rdp.md)",
+   .check = check_bis,
+   .rdp = rdp_splitting,
+   .no_pld = no_pld_splitting,
+   .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
+              "0.2 to 1 s on the 157 default orders, less with fewer "
+              "--orders",
+   .keys = {{"T", DOM_INT_GE1, 1, 0, "number of iterations of one run"},
+            {"k", DOM_INT_GE1, 1, 0,
+             "iterations each example takes part in, 1 <= k <= T"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "clipping norm of one example's gradient (L2 sensitivity)"}}},
+  {.name = "bounded-gaussian",
+   .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
+              "paper): N(theta, sigma^2) clipped to the support "
+              "(kind=rectified, point masses at -a and a) or conditioned on "
+              "it (kind=truncated).  A PER-INSTANCE guarantee: theta is the "
+              "noiseless location for one of the two datasets and the "
+              "neighbour shifts it by any amount in [-c, c].  RDP: the sup "
+              "over shifts +c and -c and both directions of eq. (5) "
+              "(rectified) or of the corrected eq. (6) (truncated), which "
+              "is the sup over [-c, c] (docs/papers-rdp.md).  PLD "
+              "(kind=rectified only): the exact PLD of the rectified pair, "
+              "taking at every epsilon the worse of the shifts +c and -c "
+              "(a pair that dominates both, so runs compose soundly even "
+              "when the sign changes between runs; the bracket is that "
+              "pair's); "
+              "kind=truncated needs --backend rdp.  count=N composes N "
+              "runs, the shift free in each",
+   .build = build_bounded,
+   .rdp = rdp_bounded,
+   .no_pld = no_pld_bounded,
+   .rdp_how = "as above (pld_rdp_bounded_gaussian_sup at every order), "
+              "capped by the Gaussian's alpha c^2/(2 sigma^2) (Thm 4.9, "
+              "which holds for both kinds), times count",
+   .keys = {{"kind", DOM_CHOICE, 1, 0, "the bounded-support family",
+             BOUNDED_KINDS},
+            {"theta", DOM_REAL, 1, 0, "location of the noise (the "
+             "noiseless value for one of the two datasets)"},
+            {"a", DOM_POSITIVE, 1, 0, "half-width of the support [-a, a]"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "largest shift of the location by the neighbour (clipping "
+             "norm of one contribution)"}}},
   {.name = "random-selection",
    .summary = "random selection of one of n member event lists, member i "
               "with probability w_i, the choice visible (model merging paper "
@@ -398,8 +956,12 @@ static const struct event_spec events[] = {
               "[MEMBER1|...|MEMBERn], see MEMBER LISTS below",
    .kind = KIND_SELECTION,
    .check = check_selection,
+   .rdp_how = "Thm 5.1 of the model merging paper, log(sum_i w_i "
+              "e^{(alpha-1) eps_i(alpha)})/(alpha-1), over the members' RDP "
+              "curves",
    .keys = {{"weights", DOM_WEIGHT_LIST, 1, 0,
              "selection probabilities, one per member, in order"}}},
+
 };
 
 #define N_EVENTS (sizeof events / sizeof events[0])
@@ -425,6 +987,8 @@ static const char *domain_text(enum domain d)
     return "';'-separated probabilities in [0, 1] summing to 1 within 1e-12";
   case DOM_REAL_LIST:
     return "';'-separated finite numbers";
+  case DOM_REAL:
+    return "a finite number";
   case DOM_CHOICE:
     return "one of";
   }
@@ -485,6 +1049,10 @@ void pld_cli_events_help(FILE *f)
     const struct event_spec *e = &events[i];
     fprintf(f, "  %s\n", e->name);
     pld_cli_wrap(f, "", 6, e->summary);
+    if (e->rdp_how) {
+      snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
+      pld_cli_wrap(f, "", 6, text);
+    }
     for (size_t k = 0; k < n_keys(e); k++) {
       const struct key_spec *ks = &e->keys[k];
       char def[48];
@@ -525,6 +1093,29 @@ void pld_cli_events_help(FILE *f)
                "pldkit epsilon --delta 1e-5 "
                "'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|"
                "gaussian:sigma=8,count=10]'");
+  fputs("\nRDP BACKEND (--backend rdp|both of epsilon and delta, and "
+        "rdp-curve):\n", f);
+  pld_cli_wrap(f, "", 2,
+               "Every EVENT's Renyi DP curve eps(alpha) is computed at every "
+               "order alpha of the grid (--orders), as a certified upper "
+               "bound, and the curves are added (composition).  Events with "
+               "a closed form or a paper's bound use it (see RDP above).  "
+               "The others go through the PLD bridge: the certified upper "
+               "Renyi divergence of the pessimistic PLD of one run (on a "
+               "fine grid: --discretization if given, else a divisor of the "
+               "mechanism's loss lattice if it has one, else about 1e-3/count "
+               "of its loss scale, at least 1e-4 of it; where that gives inf, "
+               "also a second grid, keeping the smaller value), composed "
+               "count times.  "
+               "The bridge is conservative: it adds up to one grid step per "
+               "run, and it is inf at every order when the PLD has mass at "
+               "+inf (losses truncated at a finite value, e.g. unbounded "
+               "losses, or rounding); inf is then the honest answer, not "
+               "an error.  Members of random-selection are composed into "
+               "their own curves.  model-splitting, balanced-iteration and "
+               "bounded-gaussian with kind=truncated exist only in RDP; "
+               "random-participation with analysis=thm41 or ols only in "
+               "PLD.  Proofs and what is not proven: docs/papers-rdp.md");
 }
 
 const char *pld_cli_noise_keys(void)
@@ -615,7 +1206,46 @@ struct pstate {
   pld_cli_parse *ctx;
   char *err;
   size_t errlen;
+  int local_ctx; /* ctx is a temporary: it cannot keep objects alive */
 };
+
+/* Where a parse puts the events: an accountant (PLD) or an RDP curve; a
+ * NULL sink only validates. */
+struct sink {
+  pld_accountant *acc;
+  pld_rdp_curve *rdp;
+};
+
+static unsigned backends_of(const pld_cli_parse *c)
+{
+  return c->backends ? c->backends : PLD_CLI_BACKEND_PLD;
+}
+
+void pld_cli_owned_free(pld_cli_owned *list)
+{
+  while (list) {
+    pld_cli_owned *next = list->next;
+    list->release(list);
+    list = next;
+  }
+}
+
+void pld_cli_owned_move(pld_cli_owned **to, pld_cli_owned **from)
+{
+  pld_cli_owned **end = to;
+  while (*end)
+    end = &(*end)->next;
+  *end = *from;
+  *from = NULL;
+}
+
+void pld_cli_parse_release(pld_cli_parse *ctx)
+{
+  if (ctx == NULL)
+    return;
+  pld_cli_owned_free(ctx->owned);
+  ctx->owned = NULL;
+}
 
 static const struct event_spec *find_event(const char *name)
 {
@@ -664,6 +1294,7 @@ static int in_domain(enum domain d, double x)
   case DOM_WEIGHT_LIST:
     return x >= 0 && x <= 1;
   case DOM_REAL_LIST:
+  case DOM_REAL:
     return 1;
   case DOM_INT_GE1:
     return x >= 1;
@@ -939,13 +1570,14 @@ static char *find_sep(char *s, char sep)
   return NULL;
 }
 
-static int parse_list(struct pstate *ps, char *text, pld_accountant *acc,
+static int parse_list(struct pstate *ps, char *text, const struct sink *sk,
                       unsigned depth);
 
 /* The members of a selection: `body` is the text inside the brackets. */
 static int parse_members(struct pstate *ps, const struct event_spec *e,
                          const struct value *vals, uint64_t count, char *body,
-                         pld_accountant *acc, unsigned depth, const char *qev)
+                         const struct sink *sk, unsigned depth,
+                         const char *qev)
 {
   size_t n = 1;
   for (char *p = find_sep(body, '|'); p; p = find_sep(p + 1, '|'))
@@ -987,8 +1619,12 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
   }
 
   pld_accountant **members = calloc(n, sizeof *members);
+  pld_rdp_curve **curves = calloc(n, sizeof *curves);
+  pld_rdp_curve *sel = NULL;
   int rc = PLD_CLI_OK;
-  if (members == NULL) {
+  if (members == NULL || curves == NULL) {
+    free(members);
+    free(curves);
     snprintf(ps->err, ps->errlen, "%s (while reading the members of event "
              "%s)", pld_strerror(PLD_ENOMEM), qev);
     return PLD_CLI_EFAIL;
@@ -996,23 +1632,39 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
   char *m = body;
   for (size_t i = 0; i < n && rc == PLD_CLI_OK; i++) {
     char *bar = find_sep(m, '|');
+    struct sink member = {NULL, NULL};
     if (bar)
       *bar = '\0';
-    if (acc) {
-      int st = pld_accountant_alloc(ps->ctx->params, &members[i]);
+    if (sk) {
+      int st = sk->acc ? pld_accountant_alloc(ps->ctx->params, &members[i])
+                       : rdp_zero_like(sk->rdp, &curves[i]);
       if (st != PLD_SUCCESS) {
         snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
                  "event %s)", pld_strerror(st), i + 1, qev);
         rc = PLD_CLI_EFAIL;
         break;
       }
+      member.acc = members[i];
+      member.rdp = curves[i];
     }
-    rc = parse_list(ps, m, members[i], depth + 1);
+    rc = parse_list(ps, m, sk ? &member : NULL, depth + 1);
     m = bar ? bar + 1 : NULL;
   }
-  if (rc == PLD_CLI_OK && acc) {
-    int st = pld_accountant_add_selection(
-        acc, n, (const pld_accountant *const *)members, vals[0].list, count);
+  if (rc == PLD_CLI_OK && sk) {
+    int st;
+    if (sk->acc) {
+      st = pld_accountant_add_selection(
+          sk->acc, n, (const pld_accountant *const *)members, vals[0].list,
+          count);
+    } else {
+      /* Model merging paper, Thm 5.1, then count-fold composition. */
+      st = rdp_zero_like(sk->rdp, &sel);
+      if (st == PLD_SUCCESS)
+        st = pld_rdp_random_selection((const pld_rdp_curve *const *)curves,
+                                      vals[0].list, n, sel);
+      if (st == PLD_SUCCESS)
+        st = pld_rdp_curve_compose(sk->rdp, sel, count);
+    }
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL || st == PLD_EEMPTY) {
         snprintf(ps->err, ps->errlen, "event %s was rejected by the "
@@ -1025,9 +1677,13 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
       }
     }
   }
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     pld_accountant_free(members[i]);
+    pld_rdp_curve_free(curves[i]);
+  }
+  pld_rdp_curve_free(sel);
   free(members);
+  free(curves);
   return rc;
 }
 
@@ -1078,13 +1734,14 @@ static int take_closed(struct pstate *ps, const struct event_spec *e,
 }
 
 /* Parse one EVENT (brackets balanced) and add it to acc (NULL: validate). */
-static int parse_one(struct pstate *ps, char *text, pld_accountant *acc,
+static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
                      unsigned depth)
 {
   char qev[QUOTE_LEN], names[320], why[240];
   struct value vals[MAX_KEYS];
   const struct event_spec *e = NULL;
   pld_mech *mech = NULL;
+  pld_cli_owned *own = NULL;
   uint64_t count = 1;
   char *body = NULL;
   char *err = ps->err;
@@ -1171,7 +1828,16 @@ static int parse_one(struct pstate *ps, char *text, pld_accountant *acc,
     goto done;
   }
 
+  unsigned backends = backends_of(ps->ctx);
   if (e->closed && e->closed(vals)) {
+    if ((backends & PLD_CLI_BACKEND_RDP) || (sk && sk->rdp)) {
+      char an[32];
+      choice_name(&e->keys[5], vals[5].integer, an, sizeof an);
+      snprintf(err, errlen, "analysis=%s in event %s is a closed-form "
+               "single-round answer with no RDP curve: use --backend pld "
+               "(analysis=wcs and cs work with every backend)", an, qev);
+      goto done;
+    }
     rc = take_closed(ps, e, vals, count, depth, qev);
     goto done_counted;
   }
@@ -1181,34 +1847,81 @@ static int parse_one(struct pstate *ps, char *text, pld_accountant *acc,
              ps->ctx->closed.where);
     goto done;
   }
+  const char *no_pld = e->no_pld ? e->no_pld(vals) : NULL;
+  if (no_pld && ((backends & PLD_CLI_BACKEND_PLD) || (sk && sk->acc))) {
+    snprintf(err, errlen, "event %s needs --backend rdp: %s (--backend rdp "
+             "works with 'pldkit epsilon' and 'pldkit delta', and 'pldkit "
+             "rdp-curve' prints the RDP curve)", qev, no_pld);
+    goto done;
+  }
 
   if (e->note && e->note(vals))
     ps->ctx->note = e->note(vals);
   if (e->kind == KIND_SELECTION) {
-    rc = parse_members(ps, e, vals, count, body, acc, depth, qev);
+    rc = parse_members(ps, e, vals, count, body, sk, depth, qev);
     goto done_counted;
   }
 
-  int st = e->build(vals, &mech);
-  if (st != PLD_SUCCESS) {
-    /* Our checks mirror the documented domains, so an EINVAL here means the
-     * library knows a limit we do not: still the user's input, hence 2. */
-    if (st == PLD_EINVAL) {
-      snprintf(err, errlen, "event %s was rejected by the library: %s", qev,
-               pld_strerror(st));
-    } else {
-      snprintf(err, errlen, "%s (while building event %s)", pld_strerror(st),
-               qev);
-      rc = PLD_CLI_EFAIL;
+  /* The mechanism (PLD), unless only an RDP formula is wanted. */
+  int st;
+  if (!no_pld && e->build && !(sk && sk->rdp && e->rdp)) {
+    st = e->build(vals, &mech, &own);
+    if (st != PLD_SUCCESS) {
+      /* Our checks mirror the documented domains, so an EINVAL here means
+       * the library knows a limit we do not: still the user's input,
+       * hence 2. */
+      if (st == PLD_EINVAL) {
+        snprintf(err, errlen, "event %s was rejected by the library: %s",
+                 qev, pld_strerror(st));
+      } else {
+        snprintf(err, errlen, "%s (while building event %s)",
+                 pld_strerror(st), qev);
+        rc = PLD_CLI_EFAIL;
+      }
+      goto done;
     }
-    goto done;
   }
-  if (acc) {
-    st = pld_accountant_add(acc, mech, count);
+  if (sk && sk->acc) {
+    /* The accountant will hold copies of mech that use own's context. */
+    if (own && ps->local_ctx) {
+      snprintf(err, errlen, "event %s cannot be added without a parse "
+               "context that keeps its mechanism alive", qev);
+      rc = PLD_CLI_EFAIL;
+      goto done;
+    }
+    st = pld_accountant_add(sk->acc, mech, count);
     if (st != PLD_SUCCESS) {
       snprintf(err, errlen, "%s (while adding event %s)", pld_strerror(st),
                qev);
       rc = PLD_CLI_EFAIL;
+      goto done;
+    }
+    if (own) {
+      own->next = ps->ctx->owned;
+      ps->ctx->owned = own;
+      own = NULL;
+    }
+  } else if (sk && sk->rdp) {
+    if (e->rdp) {
+      st = e->rdp(vals, sk->rdp, count);
+    } else {
+      st = mech ? rdp_bridge(mech, ps->ctx->params, count, sk->rdp)
+                : PLD_EUNSUPPORTED; /* not reached: the table has no such
+                                       event */
+      ps->ctx->bridged++;
+    }
+    if (st != PLD_SUCCESS) {
+      if (st == PLD_EINVAL) {
+        snprintf(err, errlen, "event %s was rejected by the library's RDP "
+                 "backend: %s", qev, pld_strerror(st));
+      } else {
+        snprintf(err, errlen, "%s (while computing the RDP of event %s%s)",
+                 pld_strerror(st), qev,
+                 st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
+                                    "coarser --discretization, may help"
+                                  : "");
+        rc = PLD_CLI_EFAIL;
+      }
       goto done;
     }
   }
@@ -1219,13 +1932,14 @@ done_counted:
     ps->ctx->top_events++;
 done:
   pld_mech_free(mech);
+  pld_cli_owned_free(own);
   for (size_t k = 0; k < MAX_KEYS; k++)
     free(vals[k].list);
   return rc;
 }
 
 /* A LIST: EVENTs joined by '+' (brackets balanced). */
-static int parse_list(struct pstate *ps, char *text, pld_accountant *acc,
+static int parse_list(struct pstate *ps, char *text, const struct sink *sk,
                       unsigned depth)
 {
   char ql[QUOTE_LEN];
@@ -1240,7 +1954,7 @@ static int parse_list(struct pstate *ps, char *text, pld_accountant *acc,
                plus ? "before" : "after", ql);
       return PLD_CLI_EUSAGE;
     }
-    int rc = parse_one(ps, ev, acc, depth);
+    int rc = parse_one(ps, ev, sk, depth);
     if (rc != PLD_CLI_OK)
       return rc;
     if (plus == NULL)
@@ -1284,8 +1998,8 @@ static int check_brackets(const char *text, const char *qtext, char *err,
   return PLD_CLI_OK;
 }
 
-int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
-                        pld_accountant *acc, char *err, size_t errlen)
+static int parse_event(const char *text, pld_cli_parse *ctx,
+                       const struct sink *sk, char *err, size_t errlen)
 {
   char dummy[8], qtext[QUOTE_LEN];
   pld_cli_parse local;
@@ -1296,6 +2010,7 @@ int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
     errlen = sizeof dummy;
   }
   err[0] = '\0';
+  ps.local_ctx = ctx == NULL;
   if (ctx == NULL) {
     memset(&local, 0, sizeof local);
     ctx = &local;
@@ -1320,9 +2035,23 @@ int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
     return PLD_CLI_EFAIL;
   }
   memcpy(buf, text, len + 1);
-  rc = parse_list(&ps, buf, acc, 0);
+  rc = parse_list(&ps, buf, sk, 0);
   free(buf);
   return rc;
+}
+
+int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
+                        pld_accountant *acc, char *err, size_t errlen)
+{
+  struct sink sk = {acc, NULL};
+  return parse_event(text, ctx, acc ? &sk : NULL, err, errlen);
+}
+
+int pld_cli_parse_event_rdp(const char *text, pld_cli_parse *ctx,
+                            pld_rdp_curve *curve, char *err, size_t errlen)
+{
+  struct sink sk = {NULL, curve};
+  return parse_event(text, ctx, curve ? &sk : NULL, err, errlen);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include <pldkit/accountant.h>
+#include <pldkit/rdp.h>
 
 /* Return codes of the CLI helpers; they double as process exit statuses. */
 enum pld_cli_rc {
@@ -47,13 +48,28 @@ typedef struct pld_cli_closed {
   char where[PLD_CLI_QUOTE_LEN]; /* the quoted event, for messages */
 } pld_cli_closed;
 
+/* The accounting backends an EVENT list is checked against
+ * (pld_cli_parse.backends; 0 means PLD_CLI_BACKEND_PLD). */
+enum pld_cli_backend {
+  PLD_CLI_BACKEND_PLD = 1, /* privacy loss distributions (the accountant) */
+  PLD_CLI_BACKEND_RDP = 2  /* Renyi DP curves */
+};
+
+/* Objects that must outlive the mechanisms built by a parse (the context of
+ * a mechanism made with pld_mech_from_curve); freed by
+ * pld_cli_parse_release. */
+typedef struct pld_cli_owned pld_cli_owned;
+
 /* State shared by the parses of one command line (all its EVENTs). */
 typedef struct pld_cli_parse {
   /* in */
   const pld_params *params; /* grid parameters of member accountants
-                               (random-selection); NULL means defaults */
+                               (random-selection) and of the RDP bridge;
+                               NULL means defaults */
   const char *subst;        /* calibrate: the value text that replaces the
                                one KEY=? marker; NULL: '?' is an error */
+  unsigned backends;        /* enum pld_cli_backend bits the EVENTs must
+                               work with (validation); 0 means PLD */
   /* out, accumulated over calls (zero the struct to start) */
   unsigned marks;                     /* KEY=? markers seen */
   char mark_key[32];                  /* the key of the marker */
@@ -62,6 +78,9 @@ typedef struct pld_cli_parse {
   const char *note;                   /* a warning for the answer, or NULL
                                          (static text) */
   pld_cli_closed closed;              /* a closed-form event, if any */
+  unsigned bridged;                   /* events whose RDP went through the
+                                         PLD bridge (pld_cli_parse_event_rdp) */
+  pld_cli_owned *owned;               /* see pld_cli_owned */
 } pld_cli_parse;
 
 /** Parse one command-line EVENT argument (a LIST), build its mechanisms and
@@ -69,13 +88,36 @@ typedef struct pld_cli_parse {
  *  With acc == NULL the text is only validated (mechanisms are still built,
  *  so that the library's own checks run too, then freed); this is how the CLI
  *  validates all input before computing anything, and what a fuzzer calls.
- *  ctx may be NULL (defaults, no '?').
+ *  ctx may be NULL (defaults, no '?', PLD backend); then an event whose
+ *  mechanism needs an owned context (bounded-gaussian) cannot be added to
+ *  acc (PLD_CLI_EFAIL).  With a ctx, call pld_cli_parse_release after acc is
+ *  freed.
  *  On failure err receives one line (no "pldkit: " prefix, no newline) that
  *  names the bad token and what is allowed.  err may be NULL.
  *  @return PLD_CLI_OK, PLD_CLI_EUSAGE (bad text) or PLD_CLI_EFAIL (the
  *  library failed, e.g. out of memory). */
 int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
                         pld_accountant *acc, char *err, size_t errlen);
+
+/** Like pld_cli_parse_event, but add the RDP of the EVENTs to `curve` (at
+ *  its orders; NULL: validate only, as with acc == NULL).  Events with an
+ *  RDP formula use it (<pldkit/rdp.h>, <pldkit/rdp_papers.h>); the others
+ *  go through the PLD bridge: the one-run PLD (pld_dist_from_curve on a fine
+ *  grid), its certified upper RDP (pld_rdp_of_pld), composed count times.
+ *  The bridge is conservative and may give +inf.  ctx->bridged counts them.
+ *  @return as pld_cli_parse_event. */
+int pld_cli_parse_event_rdp(const char *text, pld_cli_parse *ctx,
+                            pld_rdp_curve *curve, char *err, size_t errlen);
+
+/** Free what the parses with ctx keep alive (ctx->owned); call it after the
+ *  accountants those parses filled are freed.  The rest of ctx is kept. */
+void pld_cli_parse_release(pld_cli_parse *ctx);
+
+/** Move the objects of *from to the end of *to (both lists may be empty). */
+void pld_cli_owned_move(pld_cli_owned **to, pld_cli_owned **from);
+
+/** Free a list of owned objects (NULL is a no-op). */
+void pld_cli_owned_free(pld_cli_owned *list);
 
 /** Write the list of events with every key, its meaning, domain and default,
  *  and the grammar of member lists (part of every --help). */

@@ -1,9 +1,10 @@
 /* pldkit: the command-line tool.
  *
- * A thin layer over <pldkit/accountant.h>: it parses and validates the whole
- * command line first (so that bad input never produces partial output), then
- * makes one accountant, adds the events, asks one query and prints the
- * answer.  All accounting happens in the library.
+ * A thin layer over <pldkit/accountant.h> and <pldkit/rdp.h>: it parses and
+ * validates the whole command line first (so that bad input never produces
+ * partial output), then makes one accountant and/or one RDP curve
+ * (--backend), adds the events, asks one query and prints the answer.  All
+ * accounting happens in the library.
  *
  * Exit status: 0 success, 1 the library failed on valid input, 2 bad input
  * (one line on stderr, nothing on stdout).
@@ -26,17 +27,35 @@
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
-           N_CMDS };
+           CMD_RDP_CURVE, N_CMDS };
 
 static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
-                                              "calibrate", "demo"};
-#define CMD_LIST "epsilon, delta, curve, calibrate, demo"
+                                              "calibrate", "demo",
+                                              "rdp-curve"};
+#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
 #define QUERY_CMDS                                                            \
-  (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CURVE) | ON(CMD_CALIBRATE))
+  (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CURVE) | ON(CMD_CALIBRATE) |      \
+   ON(CMD_RDP_CURVE))
 #define ALL_CMDS (QUERY_CMDS | ON(CMD_DEMO))
+/* Subcommands that run the PLD accountant. */
+#define PLD_CMDS (ALL_CMDS & ~ON(CMD_RDP_CURVE))
+/* Subcommands with a choice of backend, and those that use RDP orders. */
+#define BACKEND_CMDS (ON(CMD_EPSILON) | ON(CMD_DELTA))
+#define ORDER_CMDS (BACKEND_CMDS | ON(CMD_RDP_CURVE))
+
+/* --backend */
+enum backend { BACKEND_PLD = 1, BACKEND_RDP = 2, BACKEND_BOTH = 3 };
+static const char *const backend_names[] = {NULL, "pld", "rdp", "both"};
+
+/* --rdp-conversion, indexed by enum pld_rdp_conversion. */
+static const char *const conversion_names[] = {"best", "classic", "improved"};
+
+/* --orders: at most this many orders (the library's cost is linear in it,
+ * model-splitting's much more). */
+#define ORDERS_MAX 100000
 
 enum opt_id {
   OPT_DELTA,
@@ -51,6 +70,9 @@ enum opt_id {
   OPT_ACCURACY,
   OPT_TAIL_MASS,
   OPT_MAX_GRID,
+  OPT_BACKEND,
+  OPT_ORDERS,
+  OPT_RDP_CONVERSION,
   OPT_JSON,
   OPT_HELP
 };
@@ -88,17 +110,35 @@ static const struct option_spec options[] = {
   {"--tolerance", "REL", ON(CMD_CALIBRATE), OPT_TOLERANCE,
    "calibrate: stop when the failing and the passing value are within REL "
    "of each other (relative)", "a number in (0, 1)"},
-  {"--discretization", "X", ALL_CMDS, OPT_DISCRETIZATION,
-   "fix the grid step Delta (nats) instead of choosing it from --accuracy",
+  {"--backend", "NAME", BACKEND_CMDS, OPT_BACKEND,
+   "who answers: pld (privacy loss distributions: a bracket [lower, "
+   "upper]), rdp (Renyi DP curves converted to (epsilon, delta): a "
+   "certified upper bound only, usually looser), both (the two side by "
+   "side); see RDP BACKEND", "one of pld, rdp, both"},
+  {"--orders", "LIST", ORDER_CMDS, OPT_ORDERS,
+   "the RDP orders alpha: A;B;C (or A,B,C) or LO:HI:N, N evenly spaced "
+   "orders from LO to HI (--backend rdp or both)",
+   "each order finite and > 1, strictly increasing, at most 100000 of "
+   "them; N an integer >= 2"},
+  {"--rdp-conversion", "NAME", BACKEND_CMDS, OPT_RDP_CONVERSION,
+   "RDP to (epsilon, delta): classic, epsilon = r(alpha) + "
+   "log(1/delta)/(alpha-1) (Mironov 2017); improved, Canonne, Kamath and "
+   "Steinke 2020 / Asoodeh et al. 2021; best, the better of the two at "
+   "every order (--backend rdp or both)", "one of best, classic, improved"},
+  {"--discretization", "X", PLD_CMDS | ON(CMD_RDP_CURVE), OPT_DISCRETIZATION,
+   "fix the grid step Delta (nats) of the PLDs, those of the RDP bridge "
+   "included, instead of choosing it automatically",
    "a finite number > 0"},
-  {"--accuracy", "REL", ALL_CMDS, OPT_ACCURACY,
+  {"--accuracy", "REL", PLD_CMDS, OPT_ACCURACY,
    "automatic Delta: refine until (upper - lower) / upper <= REL",
    "a number in (0, 1)"},
   {"--tail-mass", "X", ALL_CMDS, OPT_TAIL_MASS,
-   "probability mass each truncation may move to +inf (upper) or drop (lower)",
+   "probability mass each truncation may move to +inf (upper) or drop "
+   "(lower), PLDs of the RDP bridge included",
    "a number in (0, 1)"},
   {"--max-grid", "N", ALL_CMDS, OPT_MAX_GRID,
-   "cap on the grid points of any one array (memory); more fails",
+   "cap on the grid points of any one array (memory), PLDs of the RDP "
+   "bridge included; more fails",
    "an integer >= 1"},
   {"--json", NULL, ALL_CMDS, OPT_JSON, "print one JSON object instead of text",
    NULL},
@@ -138,6 +178,10 @@ struct cli {
   char param[32];           /* calibrate: --param, or the key holding '?' */
   double cal_lo, cal_hi;    /* calibrate: --range (0, 0 if not given) */
   double tolerance;         /* calibrate: --tolerance */
+  enum backend backend;     /* epsilon, delta: --backend */
+  double *orders;           /* --orders (owned), NULL: the default grid */
+  size_t n_orders;
+  int rdp_method;           /* --rdp-conversion, enum pld_rdp_conversion */
   pld_params params;
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
@@ -185,6 +229,16 @@ static void option_default(const struct option_spec *o, const pld_params *d,
   case OPT_MAX_GRID:
     snprintf(buf, n, "default %zu", d->max_grid);
     break;
+  case OPT_BACKEND:
+    snprintf(buf, n, "default pld");
+    break;
+  case OPT_ORDERS:
+    snprintf(buf, n, "default 1.1, 1.2, ..., 10.9, 11, 12, ..., 64, 128, "
+             "256, 512, 1024: %d orders", PLD_RDP_DEFAULT_ORDERS);
+    break;
+  case OPT_RDP_CONVERSION:
+    snprintf(buf, n, "default best");
+    break;
   case OPT_JSON:
     snprintf(buf, n, "default off");
     break;
@@ -205,7 +259,7 @@ static void options_help(FILE *f, unsigned cmds)
     fputs("OPTIONS (--option=value works too):\n", f);
   for (size_t i = 0; i < N_OPTIONS; i++) {
     const struct option_spec *o = &options[i];
-    char head[48], def[64], text[320];
+    char head[48], def[128], text[640];
     if (!(o->cmds & cmds))
       continue;
     snprintf(head, sizeof head, "  %s%s%s", o->name, o->metavar ? " " : "",
@@ -234,7 +288,8 @@ static void bracket_help(FILE *f)
   fputs("Every answer is a bracket [lower, upper] around the true value: upper "
         "is the\ncertified guarantee (pessimistic PLD), lower an optimistic "
         "estimate that shows\nhow tight it is.  Epsilons are in nats; an "
-        "epsilon may be inf (no finite\nepsilon is certified).\n\n", f);
+        "epsilon may be inf (no finite\nepsilon is certified).  --backend "
+        "rdp answers with a certified upper bound only.\n\n", f);
 }
 
 static void exit_help(FILE *f)
@@ -264,6 +319,8 @@ static void main_help(FILE *f)
           "sigma=?)\n      such that the EVENTs are (E, D)-DP\n"
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
+          "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
+          "      the composed Renyi DP curve as CSV: order,epsilon\n"
           "  pldkit --help | --version\n"
           "  pldkit COMMAND --help\n\n",
           PLD_VERSION_STRING);
@@ -271,24 +328,57 @@ static void main_help(FILE *f)
   pld_cli_events_help(f);
   fputc('\n', f);
   options_help(f, ALL_CMDS);
-  fputs("\nExample:\n  pldkit epsilon --delta 1e-5 "
-        "poisson-gaussian:q=0.004267,sigma=1.1,count=14063\n", f);
+  fputs("\nExamples:\n  pldkit epsilon --delta 1e-5 "
+        "poisson-gaussian:q=0.004267,sigma=1.1,count=14063\n"
+        "  pldkit epsilon --delta 1e-5 --backend both "
+        "poisson-gaussian:q=0.01,sigma=1,count=1000\n"
+        "  pldkit epsilon --delta 1e-5 --backend rdp "
+        "model-splitting:d=10,k=1,sigma=1,c=1,count=100\n", f);
   exit_help(f);
+}
+
+static void backend_help(FILE *f)
+{
+  fputs("With --backend rdp the answer is the RDP bound instead: the EVENTs' "
+        "Renyi DP\ncurves are added over the --orders grid and converted "
+        "(--rdp-conversion), the\nminimum over the orders is reported with "
+        "the order that attains it, and a\nwarning line says when that order "
+        "is at an end of the grid.  It is a certified\nupper bound only "
+        "(JSON: the upper key holds it, the lower key is null).  With\n"
+        "--backend both, the PLD bracket and the RDP bound are printed side "
+        "by side (two\nlines; JSON: objects \"pld\" and \"rdp\").\n\n",
+        f);
 }
 
 static void cmd_help(FILE *f, enum cmd c)
 {
   switch (c) {
   case CMD_EPSILON:
-    fputs("Usage: pldkit epsilon --delta D [OPTIONS] EVENT...\n\n"
+    fputs("Usage: pldkit epsilon --delta D [--backend pld|rdp|both] "
+          "[OPTIONS] EVENT...\n\n"
           "Print the smallest epsilon such that the composition of the EVENTs "
-          "is\n(epsilon, D)-DP, as a bracket [lower, upper].\n\n", f);
+          "is\n(epsilon, D)-DP, as a bracket [lower, upper].\n", f);
+    backend_help(f);
     break;
   case CMD_DELTA:
-    fputs("Usage: pldkit delta --epsilon E [OPTIONS] EVENT...\n\n"
+    fputs("Usage: pldkit delta --epsilon E [--backend pld|rdp|both] "
+          "[OPTIONS] EVENT...\n\n"
           "Print the smallest delta such that the composition of the EVENTs "
-          "is\n(E, delta)-DP, as a bracket [lower, upper].\n\n", f);
+          "is\n(E, delta)-DP, as a bracket [lower, upper].\n", f);
+    backend_help(f);
     break;
+  case CMD_RDP_CURVE:
+    fputs("Usage: pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n\n"
+          "Print the Renyi DP curve epsilon(alpha) of the composition of the "
+          "EVENTs (nats,\ncertified upper bounds, inf where nothing finite "
+          "is certified) at every order\nof the grid, as CSV with the header "
+          "order,epsilon (with --json: one object with\nthe arrays order and "
+          "epsilon).  See RDP BACKEND below.\n\n", f);
+    pld_cli_events_help(f);
+    fputc('\n', f);
+    options_help(f, ON(c));
+    exit_help(f);
+    return;
   case CMD_CURVE:
     fputs("Usage: pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n\n"
           "Print delta(epsilon) of the composition of the EVENTs at N evenly "
@@ -483,6 +573,153 @@ static int param_range_value(struct cli *c, const struct option_spec *o,
   return PLD_CLI_OK;
 }
 
+/* A word among names[0..n) (NULL entries skipped); -1 if none. */
+static int word_value(const struct option_spec *o, const char *val,
+                      const char *const *names, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (names[i] && strcmp(names[i], val) == 0)
+      return i;
+  bad_value(o, val, *val ? "not a known value" : "empty");
+  return -1;
+}
+
+/* --orders: A;B;C (or commas) or LO:HI:N. */
+static int orders_value(struct cli *c, const struct option_spec *o,
+                        const char *val)
+{
+  char q[QLEN], q2[QLEN];
+  size_t len = strlen(val), n = 0, cap = 1;
+  double *x = NULL;
+  char *copy = NULL;
+  int rc = PLD_CLI_EUSAGE;
+
+  if (len == 0)
+    return bad_value(o, val, "empty");
+  copy = malloc(len + 1);
+  for (const char *p = val; *p; p++)
+    cap += *p == ';' || *p == ',';
+  if (strchr(val, ':') && cap < 2) {
+    /* LO:HI:N */
+    char *f[3];
+    size_t nf = 0;
+    long long N = 0;
+    double lo, hi;
+    if (copy == NULL)
+      goto nomem;
+    memcpy(copy, val, len + 1);
+    for (char *p = copy; nf < 4; p++) {
+      if (nf == 3) {
+        nf = 4;
+        break;
+      }
+      f[nf++] = p;
+      p = strchr(p, ':');
+      if (p == NULL)
+        break;
+      *p = '\0';
+    }
+    if (nf != 3) {
+      pld_cli_error("%s value %s is neither a list A;B;C nor of the form "
+                    "LO:HI:N (%s)", o->name, pld_cli_quote(q, sizeof q, val),
+                    o->allowed);
+    } else if (pld_cli_parse_double(f[0], &lo) != 0) {
+      pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
+                    pld_cli_quote(q, sizeof q, f[0]), o->allowed);
+    } else if (pld_cli_parse_double(f[1], &hi) != 0) {
+      pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
+                    pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+    } else if (!(lo > 1)) {
+      pld_cli_error("%s: LO %s is not above 1 (Renyi orders alpha must be "
+                    "> 1; %s)", o->name, pld_cli_quote(q, sizeof q, f[0]),
+                    o->allowed);
+    } else if (!(hi > lo)) {
+      pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
+                    pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+    } else {
+      int r = pld_cli_parse_int(f[2], 2, ORDERS_MAX, &N);
+      if (r != PLD_CLI_INT_OK) {
+        pld_cli_error("%s: N %s is %s (N must be an integer from 2 to %d)",
+                      o->name, pld_cli_quote(q, sizeof q, f[2]),
+                      r == PLD_CLI_INT_RANGE ? "out of range"
+                                             : "not an integer",
+                      ORDERS_MAX);
+      } else {
+        x = malloc((size_t)N * sizeof *x);
+        if (x == NULL)
+          goto nomem;
+        for (long long i = 0; i < N; i++)
+          x[i] = lo + (hi - lo) * (double)i / (double)(N - 1);
+        x[N - 1] = hi;
+        n = (size_t)N;
+        rc = PLD_CLI_OK;
+        for (size_t i = 1; i < n && rc == PLD_CLI_OK; i++)
+          if (!(x[i] > x[i - 1])) {
+            pld_cli_error("%s value %s: the orders are too close to be "
+                          "told apart in double precision (use a smaller N)",
+                          o->name, pld_cli_quote(q, sizeof q, val));
+            rc = PLD_CLI_EUSAGE;
+          }
+      }
+    }
+  } else {
+    /* A;B;C */
+    if (cap > ORDERS_MAX) {
+      pld_cli_error("%s value has %zu orders (at most %d)", o->name, cap,
+                    ORDERS_MAX);
+      goto out;
+    }
+    x = malloc(cap * sizeof *x);
+    if (copy == NULL || x == NULL)
+      goto nomem;
+    memcpy(copy, val, len + 1);
+    rc = PLD_CLI_OK;
+    char *item = copy;
+    for (size_t i = 0; i < cap && rc == PLD_CLI_OK; i++) {
+      size_t w = strcspn(item, ";,");
+      char *next = item[w] ? item + w + 1 : NULL;
+      item[w] = '\0';
+      rc = PLD_CLI_EUSAGE;
+      if (*item == '\0')
+        pld_cli_error("%s value %s has an empty entry (number %zu; %s)",
+                      o->name, pld_cli_quote(q, sizeof q, val), i + 1,
+                      o->allowed);
+      else if (pld_cli_parse_double(item, &x[i]) != 0)
+        pld_cli_error("%s: order %s is not a finite number (%s)", o->name,
+                      pld_cli_quote(q, sizeof q, item), o->allowed);
+      else if (!(x[i] > 1))
+        pld_cli_error("%s: order %s is not above 1 (Renyi orders alpha "
+                      "must be > 1; %s)", o->name,
+                      pld_cli_quote(q, sizeof q, item), o->allowed);
+      else if (i > 0 && !(x[i] > x[i - 1])) {
+        char prev[40];
+        pld_cli_fmt_exact(prev, sizeof prev, x[i - 1]);
+        pld_cli_error("%s: order %s is not above the order before it, %s "
+                      "(the orders must be strictly increasing)", o->name,
+                      pld_cli_quote(q, sizeof q, item),
+                      pld_cli_quote(q2, sizeof q2, prev));
+      } else {
+        rc = PLD_CLI_OK;
+        n = i + 1;
+      }
+      item = next;
+    }
+  }
+  if (rc == PLD_CLI_OK) {
+    c->orders = x;
+    c->n_orders = n;
+    x = NULL;
+  }
+  goto out;
+nomem:
+  pld_cli_error("%s (while reading %s)", pld_strerror(PLD_ENOMEM), o->name);
+  rc = PLD_CLI_EFAIL;
+out:
+  free(copy);
+  free(x);
+  return rc;
+}
+
 static int set_option(struct cli *c, const struct option_spec *o,
                       const char *val)
 {
@@ -525,6 +762,22 @@ static int set_option(struct cli *c, const struct option_spec *o,
       return bad_value(o, val, r == PLD_CLI_INT_RANGE ? "out of range"
                                                       : "not an integer");
     c->params.max_grid = (size_t)n;
+    return PLD_CLI_OK;
+  }
+  case OPT_BACKEND: {
+    int i = word_value(o, val, backend_names, 4);
+    if (i < 0)
+      return PLD_CLI_EUSAGE;
+    c->backend = (enum backend)i;
+    return PLD_CLI_OK;
+  }
+  case OPT_ORDERS:
+    return orders_value(c, o, val);
+  case OPT_RDP_CONVERSION: {
+    int i = word_value(o, val, conversion_names, 3);
+    if (i < 0)
+      return PLD_CLI_EUSAGE;
+    c->rdp_method = i;
     return PLD_CLI_OK;
   }
   case OPT_JSON:
@@ -625,12 +878,30 @@ static int parse_args(struct cli *c, int argc, char **argv)
                     pld_cli_quote(q, sizeof q, a));
       return PLD_CLI_EUSAGE;
     }
-    int rc = pld_cli_parse_event(a, &c->parse, NULL, err, sizeof err);
+    c->events[c->n_events++] = a;
+  }
+
+  /* The EVENTs, once the options (which may follow them) fix the backend. */
+  if (c->backend == 0)
+    c->backend = BACKEND_PLD;
+  if (c->cmd == CMD_RDP_CURVE)
+    c->backend = BACKEND_RDP;
+  if ((c->seen & (ON(OPT_ORDERS) | ON(OPT_RDP_CONVERSION))) &&
+      !(c->backend & BACKEND_RDP)) {
+    pld_cli_error("option '%s' applies only with --backend rdp or both "
+                  "(the backend is pld, the default)",
+                  c->seen & ON(OPT_ORDERS) ? "--orders" : "--rdp-conversion");
+    return PLD_CLI_EUSAGE;
+  }
+  c->parse.backends = (c->backend & BACKEND_PLD ? PLD_CLI_BACKEND_PLD : 0u) |
+                      (c->backend & BACKEND_RDP ? PLD_CLI_BACKEND_RDP : 0u);
+  for (size_t i = 0; i < c->n_events; i++) {
+    int rc = pld_cli_parse_event(c->events[i], &c->parse, NULL, err,
+                                 sizeof err);
     if (rc != PLD_CLI_OK) {
       pld_cli_error("%s", err);
       return rc;
     }
-    c->events[c->n_events++] = a;
   }
 
   if (c->cmd == CMD_CALIBRATE) {
@@ -728,14 +999,26 @@ struct answer {
   double value_fail; /* the largest value found to fail; valid if has_fail */
   int has_fail;
   unsigned evaluations;
+  /* --backend rdp or both, and rdp-curve */
+  double pld_seconds, rdp_seconds;
+  pld_rdp_result rdp;     /* epsilon, delta */
+  size_t rdp_n;           /* the orders: how many, first and last */
+  double rdp_first, rdp_last;
+  unsigned bridged;       /* events that went through the PLD bridge */
+  double *rdp_orders;     /* rdp-curve: copies of the curve */
+  double *rdp_values;
 };
 
 static void answer_free(struct answer *a)
 {
   free(a->eps);
   free(a->curve);
+  free(a->rdp_orders);
+  free(a->rdp_values);
   a->eps = NULL;
   a->curve = NULL;
+  a->rdp_orders = NULL;
+  a->rdp_values = NULL;
 }
 
 static const char *hint(int st)
@@ -754,9 +1037,12 @@ static const char *hint(int st)
 }
 
 /* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
- * calibrate (NULL elsewhere).  On failure err holds the message. */
+ * calibrate (NULL elsewhere).  Objects the accountant's mechanisms need are
+ * appended to *owned, which the caller frees (pld_cli_owned_free) after the
+ * accountant.  On failure err holds the message. */
 static int build_accountant(const struct cli *c, const char *subst,
-                            pld_accountant **out, char *err, size_t errlen)
+                            pld_accountant **out, pld_cli_owned **owned,
+                            char *err, size_t errlen)
 {
   pld_cli_parse pc;
   pld_accountant *acc = NULL;
@@ -773,10 +1059,44 @@ static int build_accountant(const struct cli *c, const char *subst,
     int rc = pld_cli_parse_event(c->events[i], &pc, acc, err, errlen);
     if (rc != PLD_CLI_OK) {
       pld_accountant_free(acc);
+      pld_cli_parse_release(&pc);
       return rc;
     }
   }
+  pld_cli_owned_move(owned, &pc.owned);
   *out = acc;
+  return PLD_CLI_OK;
+}
+
+/* The RDP curve of all the EVENTs on the --orders grid.  On failure err
+ * holds the message. */
+static int build_rdp(const struct cli *c, pld_rdp_curve **out,
+                     unsigned *bridged, char *err, size_t errlen)
+{
+  pld_cli_parse pc;
+  pld_rdp_curve *cv = NULL;
+  int st = c->orders ? pld_rdp_curve_alloc(c->orders, c->n_orders, &cv)
+                     : pld_rdp_curve_alloc_default(&cv);
+  if (st != PLD_SUCCESS) {
+    snprintf(err, errlen, "%s (while creating the RDP curve on %zu orders)",
+             pld_strerror(st), c->orders ? c->n_orders
+                                         : (size_t)PLD_RDP_DEFAULT_ORDERS);
+    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+  }
+  memset(&pc, 0, sizeof pc);
+  pc.params = &c->params;
+  pc.backends = PLD_CLI_BACKEND_RDP;
+  for (size_t i = 0; i < c->n_events; i++) {
+    int rc = pld_cli_parse_event_rdp(c->events[i], &pc, cv, err, errlen);
+    if (rc != PLD_CLI_OK) {
+      pld_rdp_curve_free(cv);
+      pld_cli_parse_release(&pc);
+      return rc;
+    }
+  }
+  pld_cli_parse_release(&pc);
+  *bridged = pc.bridged;
+  *out = cv;
   return PLD_CLI_OK;
 }
 
@@ -790,6 +1110,7 @@ struct cal_ctx {
   unsigned own;     /* evaluations made here, outside pld_calibrate */
   int tty;          /* progress on stderr */
   int width;        /* width of the progress line on screen */
+  pld_cli_owned **owned; /* kept alive until the calibration ends */
 };
 
 static double cal_clamp(const struct cli *c, double x)
@@ -810,7 +1131,7 @@ static int cal_build(double x, void *vk, pld_accountant **out)
   x = cal_clamp(k->c, x);
   k->last = x;
   pld_cli_fmt_exact(val, sizeof val, x);
-  int rc = build_accountant(k->c, val, out, msg, sizeof msg);
+  int rc = build_accountant(k->c, val, out, k->owned, msg, sizeof msg);
   if (rc != PLD_CLI_OK) {
     snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
     k->err_rc = rc;
@@ -887,7 +1208,8 @@ static int cal_fail(const struct cal_ctx *k, int st)
   return PLD_CLI_EFAIL;
 }
 
-static int compute_calibrate(const struct cli *c, struct answer *a)
+static int calibrate_run(const struct cli *c, struct answer *a,
+                         pld_cli_owned **owned)
 {
   struct cal_ctx k;
   pld_calibration cal;
@@ -897,6 +1219,7 @@ static int compute_calibrate(const struct cli *c, struct answer *a)
   memset(&k, 0, sizeof k);
   memset(&cal, 0, sizeof cal);
   k.c = c;
+  k.owned = owned;
   k.tty = isatty(2);
   if (c->cal_hi > 0) {
     /* The ends of --range first: HI must meet the target (else there is no
@@ -948,13 +1271,122 @@ static int compute_calibrate(const struct cli *c, struct answer *a)
   return PLD_CLI_OK;
 }
 
+static int compute_calibrate(const struct cli *c, struct answer *a)
+{
+  pld_cli_owned *owned = NULL;
+  int rc = calibrate_run(c, a, &owned);
+  pld_cli_owned_free(owned);
+  return rc;
+}
+
 /* ---- the other queries -------------------------------------------------- */
 
-static int compute(const struct cli *c, struct answer *a)
+/* The RDP answer (--backend rdp or both) or the RDP curve (rdp-curve). */
+static int compute_rdp(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN], in[64];
+  pld_rdp_curve *cv = NULL;
+  double t0 = now();
+  int rc = build_rdp(c, &cv, &a->bridged, err, sizeof err);
+  if (rc != PLD_CLI_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  size_t n = pld_rdp_curve_size(cv);
+  const double *orders = pld_rdp_curve_orders(cv);
+  a->rdp_n = n;
+  a->rdp_first = orders[0];
+  a->rdp_last = orders[n - 1];
+  int st;
+  if (c->cmd == CMD_RDP_CURVE) {
+    a->rdp_orders = malloc(n * sizeof *a->rdp_orders);
+    a->rdp_values = malloc(n * sizeof *a->rdp_values);
+    st = PLD_ENOMEM;
+    snprintf(in, sizeof in, "the curve of %zu orders", n);
+    if (a->rdp_orders && a->rdp_values) {
+      memcpy(a->rdp_orders, orders, n * sizeof *orders);
+      memcpy(a->rdp_values, pld_rdp_curve_values(cv), n * sizeof *orders);
+      st = PLD_SUCCESS;
+    }
+  } else if (c->cmd == CMD_DELTA) {
+    strcpy(in, "the RDP delta at epsilon = ");
+    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
+    st = pld_rdp_delta(cv, c->epsilon, c->rdp_method, &a->rdp);
+  } else {
+    strcpy(in, "the RDP epsilon at delta = ");
+    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
+    st = pld_rdp_epsilon(cv, c->delta, c->rdp_method, &a->rdp);
+  }
+  pld_rdp_curve_free(cv);
+  a->rdp_seconds = now() - t0;
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("%s (while computing %s)", pld_strerror(st), in);
+    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+  }
+  return PLD_CLI_OK;
+}
+
+/* The PLD answer of epsilon, delta and curve (the accountant, or a
+ * closed-form single round). */
+static int compute_pld(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN], in[64];
   pld_accountant *acc = NULL;
+  pld_cli_owned *owned = NULL;
   int st;
+
+  double t0 = now();
+  if (c->parse.closed.present) {
+    int want_delta = c->cmd == CMD_DELTA;
+    int rc = pld_cli_closed_query(&c->parse.closed, want_delta,
+                                  want_delta ? c->epsilon : c->delta, &a->ca,
+                                  err, sizeof err);
+    a->pld_seconds = now() - t0;
+    if (rc != PLD_CLI_OK) {
+      pld_cli_error("%s", err);
+      return rc;
+    }
+    a->closed = 1;
+    a->res.bound = a->ca.bound;
+    a->res.closed_form = 1;
+    a->res.met_accuracy = 1;
+    return PLD_CLI_OK;
+  }
+  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  if (rc != PLD_CLI_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  switch (c->cmd) {
+  case CMD_DELTA:
+    strcpy(in, "delta at epsilon = ");
+    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
+    st = pld_accountant_delta(acc, c->epsilon, &a->res);
+    break;
+  case CMD_CURVE:
+    snprintf(in, sizeof in, "delta at %zu epsilons", c->range_n);
+    st = pld_accountant_curve(acc, c->range_n, a->eps, a->curve, &a->res);
+    break;
+  default:
+    strcpy(in, "epsilon at delta = ");
+    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
+    st = pld_accountant_epsilon(acc, c->delta, &a->res);
+    break;
+  }
+  a->pld_seconds = now() - t0;
+  pld_accountant_free(acc);
+  pld_cli_owned_free(owned);
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
+                  hint(st));
+    return PLD_CLI_EFAIL;
+  }
+  return PLD_CLI_OK;
+}
+
+static int compute(const struct cli *c, struct answer *a)
+{
+  int rc = PLD_CLI_OK;
 
   memset(a, 0, sizeof *a);
   if (c->cmd == CMD_CURVE) {
@@ -974,57 +1406,18 @@ static int compute(const struct cli *c, struct answer *a)
 
   double t0 = now();
   if (c->cmd == CMD_CALIBRATE) {
-    int rc = compute_calibrate(c, a);
+    rc = compute_calibrate(c, a);
     a->seconds = now() - t0;
     return rc;
   }
-  if (c->parse.closed.present) {
-    int want_delta = c->cmd == CMD_DELTA;
-    int rc = pld_cli_closed_query(&c->parse.closed, want_delta,
-                                  want_delta ? c->epsilon : c->delta, &a->ca,
-                                  err, sizeof err);
-    a->seconds = now() - t0;
-    if (rc != PLD_CLI_OK) {
-      pld_cli_error("%s", err);
-      return rc;
-    }
-    a->closed = 1;
-    a->res.bound = a->ca.bound;
-    a->res.closed_form = 1;
-    a->res.met_accuracy = 1;
-    return PLD_CLI_OK;
-  }
-  int rc = build_accountant(c, NULL, &acc, err, sizeof err);
-  if (rc != PLD_CLI_OK) {
-    pld_cli_error("%s", err);
-    answer_free(a);
-    return rc;
-  }
-  switch (c->cmd) {
-  case CMD_DELTA:
-    strcpy(in, "delta at epsilon = ");
-    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
-    st = pld_accountant_delta(acc, c->epsilon, &a->res);
-    break;
-  case CMD_CURVE:
-    snprintf(in, sizeof in, "delta at %zu epsilons", c->range_n);
-    st = pld_accountant_curve(acc, c->range_n, a->eps, a->curve, &a->res);
-    break;
-  default:
-    strcpy(in, "epsilon at delta = ");
-    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
-    st = pld_accountant_epsilon(acc, c->delta, &a->res);
-    break;
-  }
+  if (c->backend & BACKEND_PLD)
+    rc = compute_pld(c, a);
+  if (rc == PLD_CLI_OK && (c->backend & BACKEND_RDP))
+    rc = compute_rdp(c, a);
   a->seconds = now() - t0;
-  pld_accountant_free(acc);
-  if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
-                  hint(st));
+  if (rc != PLD_CLI_OK)
     answer_free(a);
-    return PLD_CLI_EFAIL;
-  }
-  return PLD_CLI_OK;
+  return rc;
 }
 
 /* A closed-form answer has no grid; saying so tells the user that the
@@ -1053,26 +1446,110 @@ static void json_grid_fields(pld_cli_json *j, const struct cli *c,
   pld_cli_json_uint(j, "max_grid", c->params.max_grid);
 }
 
+/* The PLD answer of epsilon and delta: its bracket and how it was found. */
+static void json_pld_answer(pld_cli_json *j, const struct cli *c,
+                            const struct answer *a)
+{
+  const pld_result *r = &a->res;
+  if (c->cmd == CMD_DELTA) {
+    pld_cli_json_number(j, "delta_upper", r->bound.upper);
+    pld_cli_json_number(j, "delta_lower", r->bound.lower);
+  } else {
+    pld_cli_json_number(j, "epsilon_upper", r->bound.upper);
+    pld_cli_json_number(j, "epsilon_lower", r->bound.lower);
+  }
+  if (a->closed) {
+    pld_cli_json_bool(j, "certified", a->ca.certified);
+    pld_cli_json_string(j, "analysis",
+                        pld_cli_closed_name(&c->parse.closed));
+    pld_cli_json_bool(j, "single_round", 1);
+    if (c->parse.closed.analysis == 2) { /* thm41 */
+      pld_cli_json_bool(j, "below_cs", a->ca.below_cs);
+      pld_cli_json_number(j, "cs_delta", a->ca.cs_delta);
+      pld_cli_json_number(j, "lower_limit", a->ca.lower_limit);
+    }
+    pld_cli_json_uint(j, "evaluations", a->ca.evaluations);
+  } else {
+    pld_cli_json_string(j, "certified", "upper");
+  }
+  json_grid_fields(j, c, a);
+}
+
+static const char *method_name(int m)
+{
+  return m >= 0 && m < 3 ? conversion_names[m] : "?";
+}
+
+/* The RDP answer of epsilon and delta.  RDP gives an upper bound only, so
+ * the lower key is null. */
+static void json_rdp_answer(pld_cli_json *j, const struct cli *c,
+                            const struct answer *a)
+{
+  const pld_rdp_result *r = &a->rdp;
+  int d = c->cmd == CMD_DELTA;
+  pld_cli_json_number(j, d ? "rdp_delta" : "rdp_epsilon", r->value);
+  pld_cli_json_number(j, d ? "delta_upper" : "epsilon_upper", r->value);
+  pld_cli_json_null(j, d ? "delta_lower" : "epsilon_lower");
+  pld_cli_json_string(j, "certified", "upper");
+  if (isnan(r->order))
+    pld_cli_json_null(j, "rdp_order");
+  else
+    pld_cli_json_number(j, "rdp_order", r->order);
+  pld_cli_json_string(j, "rdp_conversion", method_name(c->rdp_method));
+  pld_cli_json_string(j, "rdp_conversion_used", method_name(r->method));
+  pld_cli_json_bool(j, "rdp_at_edge", r->at_edge);
+  pld_cli_json_uint(j, "rdp_orders", a->rdp_n);
+  pld_cli_json_number(j, "rdp_order_min", a->rdp_first);
+  pld_cli_json_number(j, "rdp_order_max", a->rdp_last);
+  pld_cli_json_uint(j, "rdp_bridged", a->bridged);
+}
+
 static void print_json(const struct cli *c, const struct answer *a)
 {
-  pld_cli_json j;
+  pld_cli_json j, sub;
   const pld_result *r = &a->res;
   pld_cli_json_open(&j, stdout);
+  pld_cli_json_string(&j, "query",
+                      c->cmd == CMD_DEMO ? "epsilon" : cmd_names[c->cmd]);
   switch (c->cmd) {
   case CMD_DELTA:
-    pld_cli_json_string(&j, "query", "delta");
-    pld_cli_json_number(&j, "epsilon", c->epsilon);
-    pld_cli_json_number(&j, "delta_upper", r->bound.upper);
-    pld_cli_json_number(&j, "delta_lower", r->bound.lower);
+  case CMD_EPSILON:
+  case CMD_DEMO:
+    pld_cli_json_string(&j, "backend", backend_names[c->backend]);
+    if (c->cmd == CMD_DELTA)
+      pld_cli_json_number(&j, "epsilon", c->epsilon);
+    else
+      pld_cli_json_number(&j, "delta", c->delta);
+    if (c->backend == BACKEND_BOTH) {
+      pld_cli_json_object(&j, "pld", &sub);
+      json_pld_answer(&sub, c, a);
+      pld_cli_json_number(&sub, "seconds", a->pld_seconds);
+      pld_cli_json_close(&sub);
+      pld_cli_json_object(&j, "rdp", &sub);
+      json_rdp_answer(&sub, c, a);
+      pld_cli_json_number(&sub, "seconds", a->rdp_seconds);
+      pld_cli_json_close(&sub);
+    } else if (c->backend == BACKEND_RDP) {
+      json_rdp_answer(&j, c, a);
+    } else {
+      json_pld_answer(&j, c, a);
+    }
     break;
   case CMD_CURVE:
-    pld_cli_json_string(&j, "query", "curve");
     pld_cli_json_numbers(&j, "epsilon", c->range_n, a->eps);
     pld_cli_json_bounds(&j, "delta_lower", c->range_n, a->curve, 0);
     pld_cli_json_bounds(&j, "delta_upper", c->range_n, a->curve, 1);
+    pld_cli_json_string(&j, "certified", "upper");
+    json_grid_fields(&j, c, a);
+    break;
+  case CMD_RDP_CURVE:
+    pld_cli_json_numbers(&j, "order", a->rdp_n, a->rdp_orders);
+    pld_cli_json_numbers(&j, "epsilon", a->rdp_n, a->rdp_values);
+    pld_cli_json_string(&j, "certified", "upper");
+    pld_cli_json_uint(&j, "rdp_bridged", a->bridged);
     break;
   case CMD_CALIBRATE:
-    pld_cli_json_string(&j, "query", "calibrate");
+  case N_CMDS:
     pld_cli_json_string(&j, "param", c->param);
     pld_cli_json_number(&j, "value", a->value);
     if (a->has_fail)
@@ -1089,31 +1566,12 @@ static void print_json(const struct cli *c, const struct answer *a)
       pld_cli_json_number(&j, "range_hi", c->cal_hi);
     }
     pld_cli_json_uint(&j, "evaluations", a->evaluations);
-    break;
-  default:
-    pld_cli_json_string(&j, "query", "epsilon");
-    pld_cli_json_number(&j, "delta", c->delta);
-    pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
-    pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
-    break;
-  }
-  if (a->closed) {
-    pld_cli_json_bool(&j, "certified", a->ca.certified);
-    pld_cli_json_string(&j, "analysis",
-                        pld_cli_closed_name(&c->parse.closed));
-    pld_cli_json_bool(&j, "single_round", 1);
-    if (c->parse.closed.analysis == 2) { /* thm41 */
-      pld_cli_json_bool(&j, "below_cs", a->ca.below_cs);
-      pld_cli_json_number(&j, "cs_delta", a->ca.cs_delta);
-      pld_cli_json_number(&j, "lower_limit", a->ca.lower_limit);
-    }
-    pld_cli_json_uint(&j, "evaluations", a->ca.evaluations);
-  } else {
     pld_cli_json_string(&j, "certified", "upper");
+    json_grid_fields(&j, c, a);
+    break;
   }
   if (c->parse.note)
     pld_cli_json_string(&j, "warning", c->parse.note);
-  json_grid_fields(&j, c, a);
   pld_cli_json_number(&j, "seconds", a->seconds);
   pld_cli_json_strings(&j, "events", c->n_events, c->events);
   if (c->cmd == CMD_DEMO)
@@ -1180,10 +1638,64 @@ static void print_calibrate_text(const struct cli *c, const struct answer *a)
          r->met_accuracy ? "" : "; requested accuracy not met");
 }
 
-static void print_text(const struct cli *c, const struct answer *a)
+/* The RDP answer of epsilon and delta, one line. */
+static void print_rdp_line(const struct cli *c, const struct answer *a,
+                           const char *prefix)
+{
+  const pld_rdp_result *r = &a->rdp;
+  char v[40], in[40], ord[40], first[40], last[40], conv[64], br[96];
+  int d = c->cmd == CMD_DELTA;
+  pld_cli_fmt(v, sizeof v, r->value, 6);
+  pld_cli_fmt_exact(in, sizeof in, d ? c->epsilon : c->delta);
+  pld_cli_fmt_exact(first, sizeof first, a->rdp_first);
+  pld_cli_fmt_exact(last, sizeof last, a->rdp_last);
+  if (c->rdp_method == PLD_RDP_BEST)
+    snprintf(conv, sizeof conv, "best (%s won)", method_name(r->method));
+  else
+    snprintf(conv, sizeof conv, "%s", method_name(c->rdp_method));
+  if (isnan(r->order))
+    snprintf(ord, sizeof ord, "none (%s)",
+             d ? "the trivial delta = 1" : "no order gives a finite value");
+  else
+    pld_cli_fmt_exact(ord, sizeof ord, r->order);
+  br[0] = '\0';
+  if (a->bridged)
+    snprintf(br, sizeof br, ", %u event%s through the PLD bridge "
+             "(conservative)", a->bridged, a->bridged == 1 ? "" : "s");
+  printf("%s%s <= %s (backend rdp: a certified upper bound, no lower bound; "
+         "conversion %s, order %s) at %s = %s; %zu orders from %s to %s%s, "
+         "%.3g s\n", prefix, d ? "delta" : "epsilon", v, conv, ord,
+         d ? "epsilon" : "delta", in, a->rdp_n, first, last, br,
+         a->rdp_seconds);
+}
+
+/* The PLD answer of epsilon and delta, one line. */
+static void print_pld_line(const struct cli *c, const struct answer *a,
+                           const char *prefix)
 {
   const pld_result *r = &a->res;
   char lo[40], hi[40], in[40], how[96];
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  how_text(r, how, sizeof how);
+  fputs(prefix, stdout);
+  if (c->cmd == CMD_DELTA) {
+    pld_cli_fmt_exact(in, sizeof in, c->epsilon);
+    printf("delta in [%s, %s] (upper is the certified bound) at epsilon = %s",
+           lo, hi, in);
+  } else {
+    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    printf("epsilon in [%s, %s] (upper is the certified bound%s) at "
+           "delta = %s", lo, hi,
+           isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
+                                 : "", in);
+  }
+  printf("; %s, %.3g s%s\n", how, a->pld_seconds,
+         r->met_accuracy ? "" : "; requested accuracy not met");
+}
+
+static void print_text(const struct cli *c, const struct answer *a)
+{
+  char lo[40], hi[40], in[40];
 
   if (a->closed) {
     print_closed_text(c, a);
@@ -1203,21 +1715,37 @@ static void print_text(const struct cli *c, const struct answer *a)
     }
     return;
   }
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
-  how_text(r, how, sizeof how);
-  if (c->cmd == CMD_DELTA) {
-    pld_cli_fmt_exact(in, sizeof in, c->epsilon);
-    printf("delta in [%s, %s] (upper is the certified bound) at epsilon = %s",
-           lo, hi, in);
-  } else {
-    pld_cli_fmt_exact(in, sizeof in, c->delta);
-    printf("epsilon in [%s, %s] (upper is the certified bound%s) at "
-           "delta = %s", lo, hi,
-           isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
-                                 : "", in);
+  if (c->cmd == CMD_RDP_CURVE) {
+    puts("order,epsilon");
+    for (size_t i = 0; i < a->rdp_n; i++) {
+      pld_cli_fmt_exact(in, sizeof in, a->rdp_orders[i]);
+      pld_cli_fmt_exact(hi, sizeof hi, a->rdp_values[i]);
+      printf("%s,%s\n", in, hi);
+    }
+    return;
   }
-  printf("; %s, %.3g s%s\n", how, a->seconds,
-         r->met_accuracy ? "" : "; requested accuracy not met");
+  int both = c->backend == BACKEND_BOTH;
+  if (c->backend & BACKEND_PLD)
+    print_pld_line(c, a, both ? "pld: " : "");
+  if (c->backend & BACKEND_RDP)
+    print_rdp_line(c, a, both ? "rdp: " : "");
+}
+
+/* The warning of an RDP optimum at an end of the order grid. */
+static void print_edge_warning(const struct cli *c, const struct answer *a)
+{
+  const pld_rdp_result *r = &a->rdp;
+  char ord[40];
+  if (!(c->backend & BACKEND_RDP) || c->cmd == CMD_RDP_CURVE ||
+      !r->at_edge || isnan(r->order))
+    return;
+  int low = r->index == 0;
+  pld_cli_fmt_exact(ord, sizeof ord, r->order);
+  printf("warning: the optimal RDP order %s is the %s of the grid; orders "
+         "%s it (--orders) may give a smaller %s (this one is still a valid "
+         "bound)\n", ord, low ? "smallest" : "largest",
+         low ? "closer to 1 than" : "above",
+         c->cmd == CMD_DELTA ? "delta" : "epsilon");
 }
 
 static void print_demo(const struct cli *c, const struct answer *a)
@@ -1268,8 +1796,11 @@ static int run(const struct cli *c)
   else
     print_text(c, &a);
   /* A second line after the answer (not in a CSV: --json carries it). */
-  if (!c->json && c->parse.note && c->cmd != CMD_CURVE)
+  if (!c->json && c->parse.note && c->cmd != CMD_CURVE &&
+      c->cmd != CMD_RDP_CURVE)
     printf("warning: %s\n", c->parse.note);
+  if (!c->json)
+    print_edge_warning(c, &a);
   answer_free(&a);
   return PLD_CLI_OK;
 }
@@ -1355,6 +1886,7 @@ static int dispatch(int argc, char **argv)
   if (rc == PLD_CLI_OK)
     rc = run(&c);
   free(c.events);
+  free(c.orders);
   return rc;
 }
 

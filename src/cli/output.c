@@ -170,7 +170,8 @@ static void json_write_number(FILE *f, double x)
 
 static void json_key(pld_cli_json *j, const char *key)
 {
-  fputs(j->members++ ? ",\n  " : "\n  ", j->f);
+  fprintf(j->f, "%s\n%*s", j->members++ ? "," : "", 2 * (int)j->depth + 2,
+          "");
   json_write_string(j->f, key);
   fputs(": ", j->f);
 }
@@ -179,12 +180,27 @@ void pld_cli_json_open(pld_cli_json *j, FILE *f)
 {
   j->f = f;
   j->members = 0;
+  j->depth = 0;
   fputc('{', f);
 }
 
 void pld_cli_json_close(pld_cli_json *j)
 {
-  fputs(j->members ? "\n}\n" : "}\n", j->f);
+  if (j->members)
+    fprintf(j->f, "\n%*s}", 2 * (int)j->depth, "");
+  else
+    fputc('}', j->f);
+  if (j->depth == 0)
+    fputc('\n', j->f);
+}
+
+void pld_cli_json_object(pld_cli_json *j, const char *key, pld_cli_json *sub)
+{
+  json_key(j, key);
+  sub->f = j->f;
+  sub->members = 0;
+  sub->depth = j->depth + 1;
+  fputc('{', j->f);
 }
 
 void pld_cli_json_string(pld_cli_json *j, const char *key, const char *value)

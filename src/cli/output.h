@@ -37,14 +37,20 @@ void pld_cli_fmt_bracket(char *lo, char *hi, size_t size, double lower,
  *  columns with continuation lines indented to `indent` (help texts). */
 void pld_cli_wrap(FILE *f, const char *head, size_t indent, const char *text);
 
-/* A minimal writer for one flat JSON object (values may be arrays). */
+/* A minimal writer for one JSON object (values may be arrays and nested
+ * objects). */
 typedef struct pld_cli_json {
   FILE *f;
   size_t members;
+  unsigned depth; /* 0 for the outermost object */
 } pld_cli_json;
 
 void pld_cli_json_open(pld_cli_json *j, FILE *f);
+/** Close an object; the outermost one ends with a newline. */
 void pld_cli_json_close(pld_cli_json *j);
+/** Start the member `key` of j as a nested object written through *sub
+ *  (write nothing to j until sub is closed). */
+void pld_cli_json_object(pld_cli_json *j, const char *key, pld_cli_json *sub);
 void pld_cli_json_string(pld_cli_json *j, const char *key, const char *value);
 /** A finite number, or the string "inf"/"-inf"/"nan" (JSON has no infinity). */
 void pld_cli_json_number(pld_cli_json *j, const char *key, double value);
