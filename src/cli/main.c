@@ -24,6 +24,10 @@
 #include <pldkit/pldkit.h>
 
 #include "events.h"
+#if __has_include("merge.h")
+#include "merge.h"
+#define PLD_CLI_HAVE_MERGE 1
+#endif
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
@@ -32,7 +36,7 @@ enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
 static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
                                               "calibrate", "demo",
                                               "rdp-curve"};
-#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve"
+#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve, merge"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
@@ -320,6 +324,9 @@ static void main_help(FILE *f)
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
+          "  pldkit merge --config FILE [--epsilon E] [--delta D] [--json | --csv]\n"
+          "      plan merge weights of DP-SGD runs (random selection and linear\n"
+          "      combination, PLD and RDP); see pldkit merge --help\n"
           "      the composed Renyi DP curve as CSV: order,epsilon\n"
           "  pldkit --help | --version\n"
           "  pldkit COMMAND --help\n\n",
@@ -1841,6 +1848,10 @@ static int dispatch(int argc, char **argv)
     return PLD_CLI_OK;
   }
 
+#ifdef PLD_CLI_HAVE_MERGE
+  if (strcmp(sub, "merge") == 0)
+    return pld_cli_merge(argc - 1, argv + 1);
+#endif
   struct cli c;
   memset(&c, 0, sizeof c);
   size_t k = 0;

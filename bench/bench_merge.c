@@ -1,0 +1,148 @@
+/* pldkit benchmark: the merge planner's Speed cases (issue 5).
+ *
+ * The paper's MNIST configuration (App. H.1): three runs, q = 256/60000,
+ * T = 705 steps, (C, sigma) = (1, 0.5), (2, 0.5), (1, 2), lr 0.1.  A 21-point
+ * sweep along the line lambda = (t, (1-t)/2, (1-t)/2), t = 0, 0.05, ..., 1,
+ * through the simplex; per point the certified eps(1e-5) of
+ *   - LC PLD (pld_merge_lc_accountant + pld_accountant_epsilon) at the
+ *     default accuracy (0.2%) and at 1% (the planner's default),
+ *   - LC RDP (pld_merge_lc_rdp on the default order grid, best conversion).
+ * Each case is timed over the whole sweep: one warm-up, then the median of 3
+ * (CPU time and wall time).  Targets: under 2 s per sweep.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <pldkit/pldkit.h>
+#include <pldkit/merge.h>
+
+#define POINTS 21
+#define REPS 3
+
+static const pld_merge_run runs[3] = {
+    {256.0 / 60000.0, 0.5, 1.0, 0.1, 705},
+    {256.0 / 60000.0, 0.5, 2.0, 0.1, 705},
+    {256.0 / 60000.0, 2.0, 1.0, 0.1, 705},
+};
+
+static double wall(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void lambda_at(int k, double *l)
+{
+  double t = (double)k / (POINTS - 1);
+  l[0] = t;
+  l[1] = (1.0 - t) / 2.0;
+  l[2] = 1.0 - t - l[1];
+}
+
+/* One sweep; eps[k] gets the certified upper end. */
+static int sweep_pld(double accuracy, double *eps, double *width)
+{
+  pld_params p;
+  pld_params_default(&p);
+  if (accuracy > 0)
+    p.accuracy = accuracy;
+  *width = 0.0;
+  for (int k = 0; k < POINTS; k++) {
+    double l[3];
+    lambda_at(k, l);
+    pld_accountant *a = NULL;
+    pld_result r;
+    int st = pld_merge_lc_accountant(runs, 3, l, &p, &a);
+    if (st == PLD_SUCCESS)
+      st = pld_accountant_epsilon(a, 1e-5, &r);
+    pld_accountant_free(a);
+    if (st != PLD_SUCCESS) {
+      fprintf(stderr, "bench_merge: LC PLD: %s\n", pld_strerror(st));
+      return st;
+    }
+    eps[k] = r.bound.upper;
+    double w = (r.bound.upper - r.bound.lower) / r.bound.upper;
+    if (w > *width)
+      *width = w;
+  }
+  return PLD_SUCCESS;
+}
+
+static int sweep_rdp(double accuracy, double *eps, double *width)
+{
+  (void)accuracy;
+  *width = 0.0;
+  for (int k = 0; k < POINTS; k++) {
+    double l[3];
+    lambda_at(k, l);
+    pld_rdp_curve *c = NULL;
+    pld_rdp_result r;
+    int st = pld_rdp_curve_alloc_default(&c);
+    if (st == PLD_SUCCESS)
+      st = pld_merge_lc_rdp(runs, 3, l, c);
+    if (st == PLD_SUCCESS)
+      st = pld_rdp_epsilon(c, 1e-5, PLD_RDP_BEST, &r);
+    pld_rdp_curve_free(c);
+    if (st != PLD_SUCCESS) {
+      fprintf(stderr, "bench_merge: LC RDP: %s\n", pld_strerror(st));
+      return st;
+    }
+    eps[k] = r.value;
+  }
+  return PLD_SUCCESS;
+}
+
+static int cmp(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int bench(const char *name, int (*f)(double, double *, double *),
+                 double accuracy)
+{
+  double eps[POINTS], width, tc[REPS], tw[REPS];
+  if (f(accuracy, eps, &width) != PLD_SUCCESS) /* warm-up */
+    return 1;
+  for (int r = 0; r < REPS; r++) {
+    double c0 = cpu(), w0 = wall();
+    if (f(accuracy, eps, &width) != PLD_SUCCESS)
+      return 1;
+    tc[r] = cpu() - c0;
+    tw[r] = wall() - w0;
+  }
+  qsort(tc, REPS, sizeof *tc, cmp);
+  qsort(tw, REPS, sizeof *tw, cmp);
+  printf("%-34s CPU %7.3f s  wall %7.3f s  (%s)  eps(t=0) %.5g  eps(t=0.5) "
+         "%.5g  eps(t=1) %.5g",
+         name, tc[REPS / 2], tw[REPS / 2],
+         tc[REPS / 2] < 2.0 ? "< 2 s target" : "OVER 2 s target", eps[0],
+         eps[POINTS / 2], eps[POINTS - 1]);
+  if (width > 0)
+    printf("  max rel width %.2g", width);
+  printf("\n");
+  return 0;
+}
+
+int main(void)
+{
+  printf("bench_merge: MNIST 3 runs (q = 256/60000, T = 705), 21-point sweep "
+         "lambda = (t, (1-t)/2, (1-t)/2), eps at delta = 1e-5; median of %d "
+         "after a warm-up\n",
+         REPS);
+  int bad = 0;
+  bad |= bench("LC PLD, default accuracy (0.2%)", sweep_pld, 0.0);
+  bad |= bench("LC PLD, accuracy 1%", sweep_pld, 0.01);
+  bad |= bench("LC RDP, default orders", sweep_rdp, 0.0);
+  return bad;
+}
