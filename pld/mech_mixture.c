@@ -36,20 +36,49 @@ struct esum {
   int sg[MIX_MAX_TERMS];
 };
 
-/* sign of the sum at y (0 if it vanishes to rounding) */
-static int esum_sign(const struct esum *e, double y)
+/* log of the positive and of the negative part of the sum at y: one pass
+ * for the maxima, then one exp per term and one log per part (this is the
+ * innermost loop of the root isolation). */
+static void esum_parts(const struct esum *e, double y, double *lp, double *ln)
 {
-  double lp = -INFINITY, ln = -INFINITY;
+  double mp = -INFINITY, mn = -INFINITY;
   for (size_t k = 0; k < e->K; k++) {
     double t = e->la[k] + e->lam[k] * y;
     if (e->sg[k] > 0)
-      lp = pld_logaddexp(lp, t);
+      mp = t > mp ? t : mp;
     else
-      ln = pld_logaddexp(ln, t);
+      mn = t > mn ? t : mn;
   }
+  double sp = 0.0, sn = 0.0;
+  for (size_t k = 0; k < e->K; k++) {
+    double t = e->la[k] + e->lam[k] * y;
+    if (e->sg[k] > 0)
+      sp += exp(t - mp);
+    else
+      sn += exp(t - mn);
+  }
+  *lp = mp == -INFINITY ? -INFINITY : mp + log(sp);
+  *ln = mn == -INFINITY ? -INFINITY : mn + log(sn);
+}
+
+/* sign of the sum at y (0 if it vanishes to rounding) */
+static int esum_sign(const struct esum *e, double y)
+{
+  double lp, ln;
+  esum_parts(e, y, &lp, &ln);
   if (lp == ln)
     return 0;
   return lp > ln ? 1 : -1;
+}
+
+/* log of the positive part minus log of the negative part at y */
+static double esum_logdiff(double y, void *ctx)
+{
+  double lp, ln;
+  esum_parts(ctx, y, &lp, &ln);
+  if (lp == ln)
+    return 0.0;
+  return lp - ln;
 }
 
 /* Bounds outside which the first (resp. last) term dominates the sum, so
@@ -116,17 +145,28 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
     }
     if (sb == 0 || sa == sb)
       continue;
-    for (int it = 0; it < 200 && b - a > 4.0 * U_ * fmax(fabs(a), fabs(b)); it++) {
-      double mid = 0.5 * (a + b);
-      int sm = esum_sign(e, mid);
-      if (sm == 0) {
-        a = b = mid;
-        break;
+    /* log(positive part) - log(negative part) is continuous and monotone on
+     * the piece: Illinois regula falsi converges in a few steps to a bracket
+     * of a few ulps (pure bisection needs about 60). */
+    double lo_, hi_;
+    if (pld_root_bracket(esum_logdiff, (void *)e, a, b,
+                         4.0 * U_ * fmax(fabs(a), fabs(b)) + 1e-300, 200, &lo_,
+                         &hi_) == 0) {
+      a = lo_;
+      b = hi_;
+    } else {
+      for (int it = 0; it < 200 && b - a > 4.0 * U_ * fmax(fabs(a), fabs(b)); it++) {
+        double mid = 0.5 * (a + b);
+        int sm = esum_sign(e, mid);
+        if (sm == 0) {
+          a = b = mid;
+          break;
+        }
+        if (sm == sa)
+          a = mid;
+        else
+          b = mid;
       }
-      if (sm == sa)
-        a = mid;
-      else
-        b = mid;
     }
     z[(*nz)++] = 0.5 * (a + b);
   }
