@@ -58,7 +58,8 @@ fuzz: deps
 	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
 	ninja -C $(FUZZ) libpldkit.a
 	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
-	  extra=""; [ $$t = event ] || [ $$t = config ] && extra="src/cli/events.c src/cli/output.c"; \
+	  extra=""; [ $$t = event ] && extra="src/cli/events.c src/cli/output.c"; \
+	  [ $$t = config ] && extra="src/cli/config.c src/cli/output.c $$(pkg-config --libs jansson)"; \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Isrc -Isrc/cli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
 	    $$(pkg-config --libs fftw3 gsl) -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \
