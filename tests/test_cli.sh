@@ -588,6 +588,41 @@ if expect_ok "cs carries a warning" delta --epsilon 1 --json random-participatio
   jcheck "cs warning" "'lower limit' in j['warning'] and 'warning' in j"
 fi
 
+# mwcs: one round against an independent quadrature of its defining mixture
+# (docs/participation.md sec. 5), then its place between cs and wcs.
+MW='random-participation:p=0.2,q=0.1,d=5,C=1,sigma=1,analysis=mwcs'
+mwcs_ref=$(python3 - <<'PY'
+import math
+p, q, d, eps = 0.2, 0.1, 5, 0.3
+r = (1 - q) ** d
+wq, r0 = p * (1 - r), p * r / (1 - p + p * r) * q
+def phi(x, m): return math.exp(-(x - m) ** 2 / 2) / math.sqrt(2 * math.pi)
+def s(rate, k):  # hockey stick of the rate-subsampled Gaussian, direction k
+    h, tot = 1e-3, 0.0
+    for i in range(26000):
+        x = -12 + (i + 0.5) * h
+        a, b = (1 - rate) * phi(x, 0) + rate * phi(x, 1), phi(x, 0)
+        if k: a, b = b, a
+        tot += max(a - math.exp(eps) * b, 0.0) * h
+    return tot
+print(repr(max(wq * s(q, k) + (1 - wq) * s(r0, k) for k in (0, 1))))
+PY
+)
+if expect_ok "mwcs round" delta --epsilon 0.3 --json "$MW"; then
+  jcheck "mwcs round = quadrature ($mwcs_ref, 1e-6 both sides, upper within 0.3%)" \
+    "num(j['delta_lower']) <= $mwcs_ref * (1 + 1e-6) and num(j['delta_upper']) >= $mwcs_ref * (1 - 1e-6) and num(j['delta_upper']) <= $mwcs_ref * 1.003"
+fi
+expect_ok "mwcs composed" delta --epsilon 1 --json "$MW,count=100" && jsave mw100
+expect_ok "wcs composed (same)" delta --epsilon 1 --json random-participation:p=0.2,q=0.1,d=5,C=1,sigma=1,count=100 && jsave wc100
+expect_ok "cs composed (same)" delta --epsilon 1 --json random-participation:p=0.2,q=0.1,d=5,C=1,sigma=1,count=100,analysis=cs && jsave cs100b
+jcmp "mwcs < wcs (masking helps at q d = 0.5)" mw100 wc100 "hi(a) < lo(b)"
+jcmp "cs <= mwcs" cs100b mw100 "lo(a) <= hi(b)"
+if expect_ok "mwcs under rdp" epsilon --delta 1e-5 --backend rdp --json "$MW,count=100"; then
+  jsave mwr
+  expect_ok "wcs under rdp" epsilon --delta 1e-5 --backend rdp --json random-participation:p=0.2,q=0.1,d=5,C=1,sigma=1,count=100 && jsave wcr
+  jcmp "mwcs rdp <= wcs rdp" mwr wcr "hi(a) <= hi(b)"
+fi
+
 # thm41 and ols: closed-form single rounds (when compiled in).
 TH='random-participation:p=0.1,q=0.001,d=1000,C=1,sigma=0.646,analysis=thm41'
 run delta --epsilon 0.015 --json "$TH"

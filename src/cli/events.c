@@ -199,8 +199,14 @@ static int build_wor_gaussian(const struct value *v, pld_mech **out,
 }
 
 /* random-participation: keys p, q, d, C, sigma, analysis. */
-enum { AN_WCS, AN_CS, AN_THM41, AN_OLS };
-#define ANALYSES "wcs|cs|thm41|ols"
+enum { AN_WCS, AN_CS, AN_THM41, AN_OLS, AN_MWCS };
+#define ANALYSES "wcs|cs|thm41|ols|mwcs"
+
+/* mwcs: the round as the selection "q-subsampled Gaussian w.p. wq, the
+ * r0-subsampled Gaussian otherwise" (pld_participation_mwcs_mixture,
+ * docs/participation.md sec. 5); r0 = 0 is the zero-loss pair.  Returns
+ * non-zero when the library that knows the mixture is not compiled in. */
+static int mwcs_weights(const struct value *v, double *wq, double *r0);
 
 static int build_participation(const struct value *v, pld_mech **out,
                                pld_cli_owned **own)
@@ -214,7 +220,16 @@ static int build_participation(const struct value *v, pld_mech **out,
   static const double one = 1.0;
   pld_mech *m[2] = {NULL, NULL};
   double w[2] = {1.0 - p, p};
-  int st = pld_mech_finite(1, &one, &one, &m[0]);
+  double r0 = 0.0;
+  if (v[5].integer == AN_MWCS) {
+    double wq;
+    if (mwcs_weights(v, &wq, &r0))
+      return PLD_EINVAL;
+    w[0] = 1.0 - wq;
+    w[1] = wq;
+  }
+  int st = r0 > 0.0 ? pld_mech_poisson_gaussian(r0, sigma, C, &m[0])
+                    : pld_mech_finite(1, &one, &one, &m[0]);
   if (st == PLD_SUCCESS)
     st = pld_mech_poisson_gaussian(q, sigma, C, &m[1]);
   if (st == PLD_SUCCESS)
@@ -438,7 +453,17 @@ static int rdp_participation(const struct value *v, pld_rdp_curve *c,
    * model merging paper Thm 5.1. */
   pld_rdp_curve *m[2] = {NULL, NULL}, *sel = NULL;
   double w[2] = {1.0 - p, p};
+  double r0 = 0.0;
+  if (v[5].integer == AN_MWCS) {
+    double wq;
+    if (mwcs_weights(v, &wq, &r0))
+      return PLD_EINVAL;
+    w[0] = 1.0 - wq;
+    w[1] = wq;
+  }
   int st = rdp_zero_like(c, &m[0]);
+  if (st == PLD_SUCCESS && r0 > 0.0)
+    st = pld_rdp_add_poisson_gaussian(m[0], r0, sigma, C, 1);
   if (st == PLD_SUCCESS)
     st = rdp_zero_like(c, &m[1]);
   if (st == PLD_SUCCESS)
@@ -849,7 +874,12 @@ static const struct event_spec events[] = {
               "visible, the round is \"loss 0 with probability 1-p, the "
               "q-subsampled Gaussian with probability p\", composable; cs: "
               "centralized sampling at rate p*q, the certified LOWER limit "
-              "of the true worst case (not a guarantee); thm41 (Theorem "
+              "of the true worst case (not a guarantee); mwcs (certified, "
+              "tighter than wcs when q d is large): the participating "
+              "client's other records mask x', the round is \"q-subsampled "
+              "Gaussian w.p. p(1-(1-q)^d), the p0 q-subsampled one "
+              "otherwise\" (docs/participation.md sec. 5), composable; "
+              "thm41 (Theorem "
               "4.1 of the paper, reported as not certified where it falls "
               "below cs) and ols (only local sampling): closed-form single "
               "rounds, for epsilon and delta queries with count=1 only",
@@ -857,7 +887,8 @@ static const struct event_spec events[] = {
    .rdp = rdp_participation,
    .rdp_how = "wcs: the RDP random selection (model merging paper, Thm "
               "5.1) of nothing and the q-subsampled Gaussian; cs: "
-              "poisson-gaussian at rate p*q; thm41 and ols have no RDP "
+              "poisson-gaussian at rate p*q; mwcs: the RDP random selection "
+              "of its two subsampled Gaussians; thm41 and ols have no RDP "
               "(--backend pld only)",
    .closed = closed_participation,
    .note = note_participation,
@@ -865,7 +896,7 @@ static const struct event_spec events[] = {
             {"q", DOM_RATE, 1, 0, "record sampling rate within a client"},
             {"d", DOM_INT_GE1, 1, 0,
              "records of the client other than the protected one (the "
-             "paper's d; used by thm41 only)"},
+             "paper's d; used by thm41 and mwcs only)"},
             {"C", DOM_POSITIVE, 1, 0, "clipping norm of one gradient"},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
@@ -2061,8 +2092,23 @@ int pld_cli_have_closed(void) { return HAVE_PARTICIPATION; }
 
 const char *pld_cli_closed_name(const pld_cli_closed *c)
 {
-  static const char *const names[] = {"wcs", "cs", "thm41", "ols"};
-  return c->analysis >= 0 && c->analysis < 4 ? names[c->analysis] : "?";
+  static const char *const names[] = {"wcs", "cs", "thm41", "ols", "mwcs"};
+  return c->analysis >= 0 && c->analysis < 5 ? names[c->analysis] : "?";
+}
+
+static int mwcs_weights(const struct value *v, double *wq, double *r0)
+{
+#if HAVE_PARTICIPATION
+  pld_participation_params par = {.p = v[0].real, .q = v[1].real,
+                                  .d = v[2].integer, .clip = v[3].real,
+                                  .sigma = v[4].real};
+  return pld_participation_mwcs_mixture(&par, wq, r0) != PLD_SUCCESS;
+#else
+  (void)v;
+  (void)wq;
+  (void)r0;
+  return 1;
+#endif
 }
 
 #if HAVE_PARTICIPATION
