@@ -69,9 +69,14 @@ static double upper_inf(const struct pld_pmf *p)
 
 static double upper_of(const struct pld_pmf *p, double v)
 {
-  /* d_ideal <= (d + abs)/(1 - rel); the 4u n term covers the summation */
+  /* d_ideal <= (d + abs)/(1 - rel); the 4u n term covers the summation.
+   * A booked rel >= 1 certifies nothing (the divisor would turn the bound
+   * negative and report delta = 0: found by fuzzing discrete-gaussian with
+   * sigma ~ 1e3 on a 1e-7 grid), so the upper end is then the trivial 1. */
+  if (!(p->rel < 1.0))
+    return 1.0;
   double r = (v + p->abs + 4.0 * U_ * (double)p->n * v) / (1.0 - p->rel);
-  return fmin(r, 1.0);
+  return r >= 0.0 ? fmin(r, 1.0) : 1.0;
 }
 
 static double lower_of(const struct pld_pmf *p, double v)

@@ -623,6 +623,31 @@ if expect_ok "mwcs under rdp" epsilon --delta 1e-5 --backend rdp --json "$MW,cou
   jcmp "mwcs rdp <= wcs rdp" mwr wcr "hi(a) <= hi(b)"
 fi
 
+# Regression (found by fuzzing): a fine grid on a wide lattice mechanism books
+# a relative error >= 1; the upper end must then be the trivial 1, never the
+# 0 the division by (1 - rel) used to give.  Exact delta by direct summation.
+dg_exact() { # SIGMA EPS
+  python3 - "$1" "$2" <<'PY'
+import math, sys
+s, e = float(sys.argv[1]), float(sys.argv[2])
+K = int(40 * s) + 2
+w = [math.exp(-k * k / (2 * s * s)) for k in range(-K, K + 2)]
+z = sum(w[:-1])
+p = [x / z for x in w[:-1]] + [0.0]
+q = [0.0] + [x / z for x in w[:-1]]
+print(repr(max(sum(max(a - math.exp(e) * b, 0.0) for a, b in zip(p, q)),
+               sum(max(b - math.exp(e) * a, 0.0) for a, b in zip(p, q)))))
+PY
+}
+for args in "100 0.01 --discretization 1e-7" "1000 0.001" "380 0.002631578947368421"; do
+  set -- $args
+  ref=$(dg_exact "$1" "$2")
+  if expect_ok "discrete-gaussian sigma=$1 at eps=$2 ${3:-} ${4:-}" delta --epsilon "$2" --json ${3:-} ${4:-} "discrete-gaussian:sigma=$1"; then
+    jcheck "discrete-gaussian sigma=$1: bracket holds the exact $ref" \
+      "num(j['delta_lower']) <= $ref * (1 + 1e-9) and num(j['delta_upper']) >= $ref * (1 - 1e-9)"
+  fi
+done
+
 # thm41 and ols: closed-form single rounds (when compiled in).
 TH='random-participation:p=0.1,q=0.001,d=1000,C=1,sigma=0.646,analysis=thm41'
 run delta --epsilon 0.015 --json "$TH"
