@@ -8,33 +8,7 @@ set -u
 
 BIN=${1:?usage: test_merge_cli.sh PATH/TO/pldkit}
 DATA=$(cd "$(dirname "$0")" && pwd)/data
-export LC_ALL=C
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-OUT=$tmp/out
-ERR=$tmp/err
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-  if [ -s "$ERR" ]; then sed 's/^/  stderr: /' "$ERR" | head -n 5; fi
-}
-run() { "$BIN" "$@" >"$OUT" 2>"$ERR"; rc=$?; }
-err_lines() { awk 'END { print NR }' "$ERR"; }
-
-# expect_ok DESCRIPTION ARGS...: exit 0, empty stderr, non-empty stdout.
-expect_ok() {
-  local what=$1
-  shift
-  run "$@"
-  if [ "$rc" -ne 0 ]; then bad "$what: exit $rc (want 0)"; return 1; fi
-  if [ -s "$ERR" ]; then bad "$what: stderr not empty"; return 1; fi
-  if [ ! -s "$OUT" ]; then bad "$what: no output"; return 1; fi
-  ok
-}
+. "$(dirname "$0")/cli_harness.sh"
 
 # expect_usage DESCRIPTION PATTERN ARGS...: exit 2, one stderr line starting
 # "pldkit: " and matching PATTERN (grep -E), empty stdout.
