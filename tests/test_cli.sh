@@ -953,6 +953,80 @@ usage "no RDP curve" epsilon --delta 1e-5 --backend rdp random-participation:p=0
 usage "no RDP curve" rdp-curve random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=thm41
 
 # ---------------------------------------------------------------------------
+# save and pld:file=FILE: a running ledger.  The saved PLD's own bracket must
+# contain the exact Gaussian epsilon (computed here), also after the ledger
+# is extended with more runs and when the file is composed with count=N.
+
+L=$tmp/ledger
+ex10=$(exact_gaussian_eps 10 2 1e-5)
+ex15=$(exact_gaussian_eps 15 2 1e-5)
+ex30=$(exact_gaussian_eps 30 2 1e-5)
+if expect_ok "save a Gaussian ledger" save --out "$L.1" --json gaussian:sigma=2,count=10; then
+  jcheck "save: the file's bracket contains the exact epsilon $ex10, within 1%" \
+    "j['file'] == '$L.1' and num(j['epsilon_lower']) <= $ex10 * (1 + 1e-9) and num(j['epsilon_upper']) >= $ex10 * (1 - 1e-9) and num(j['epsilon_upper']) <= $ex10 * 1.01 and j['certified'] == 'upper'"
+fi
+if [ -f "$L.1" ] && [ ! -e "$L.1.tmp" ]; then ok; else bad "save: the file is not in place (or FILE.tmp was left)"; fi
+if expect_ok "query the saved ledger" epsilon --delta 1e-5 --json "pld:file=$L.1"; then
+  jcheck "pld:file: the loaded ledger brackets the exact epsilon $ex10" \
+    "num(j['epsilon_lower']) <= $ex10 * (1 + 1e-9) and num(j['epsilon_upper']) >= $ex10 * (1 - 1e-9) and num(j['epsilon_upper']) <= $ex10 * 1.01"
+fi
+if expect_ok "extend the ledger" save --out "$L.2" --json "pld:file=$L.1" gaussian:sigma=2,count=5; then
+  jcheck "save: ledger + 5 runs brackets the exact epsilon of 15 runs $ex15" \
+    "num(j['epsilon_lower']) <= $ex15 * (1 + 1e-9) and num(j['epsilon_upper']) >= $ex15 * (1 - 1e-9) and num(j['epsilon_upper']) <= $ex15 * 1.01"
+fi
+if expect_ok "a ledger composed count=3 times" epsilon --delta 1e-5 --json "pld:file=$L.1,count=3"; then
+  jcheck "pld:file count=3 brackets the exact epsilon of 30 runs $ex30" \
+    "num(j['epsilon_lower']) <= $ex30 * (1 + 1e-9) and num(j['epsilon_upper']) >= $ex30 * (1 - 1e-9) and num(j['epsilon_upper']) <= $ex30 * 1.01"
+fi
+# Randomized response is exact on its lattice: a ledger of 2 runs plus 3
+# more against the 5-fold delta summed here (k agreeing outcomes of 5: loss
+# (2k - 5) nats, P-probability C(5,k) p^k q^(5-k)).
+if expect_ok "randomized-response ledger" save --out "$L.rr" randomized-response:epsilon=1,k=2,count=2; then
+  if expect_ok "randomized-response ledger + 3 runs" delta --epsilon 0.5 --json "pld:file=$L.rr" randomized-response:epsilon=1,k=2,count=3; then
+    exact=$(python3 -c '
+import math
+p = math.e / (1 + math.e); q = 1 - p; n = 5
+print(repr(sum(math.comb(n, k) * (p**k * q**(n-k) - math.exp(0.5) * q**k * p**(n-k))
+               for k in range(n + 1) if 2 * k - n > 0.5)))')
+    jcheck "RR ledger delta(0.5) brackets the exact 5-fold value $exact" \
+      "num(j['delta_lower']) <= $exact * (1 + 1e-9) + 1e-15 and num(j['delta_upper']) >= $exact * (1 - 1e-9) - 1e-15 and num(j['delta_upper']) <= $exact * 1.01"
+  fi
+fi
+# Same command, same bytes.
+run save --out "$L.a" poisson-gaussian:q=0.01,sigma=1,count=100
+run save --out "$L.b" poisson-gaussian:q=0.01,sigma=1,count=100
+if cmp -s "$L.a" "$L.b"; then ok; else bad "save is not deterministic (two runs differ)"; fi
+expect_ok "RDP of a ledger (the bridge)" epsilon --delta 1e-5 --backend both "pld:file=$L.rr"
+# Broken files: truncated, corrupt, wrong version (checksum fixed), not a file.
+head -c 100 "$L.1" >"$L.trunc"
+usage "was refused" epsilon --delta 1e-5 "pld:file=$L.trunc"
+python3 - "$L.1" "$L.flip" "$L.ver" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+f = bytearray(b); f[60] ^= 0x40
+open(sys.argv[2], "wb").write(f)          # a flipped bit: checksum fails
+v = bytearray(b); v[8] = 99               # version 99, checksum recomputed
+h = 1469598103934665603
+for x in v[:-8]:
+    h = ((h ^ x) * 1099511628211) & (2**64 - 1)
+v[-8:] = h.to_bytes(8, "little")
+open(sys.argv[3], "wb").write(v)
+EOF
+usage "corrupt" epsilon --delta 1e-5 "pld:file=$L.flip"
+usage "format version" epsilon --delta 1e-5 "pld:file=$L.ver"
+usage "No such file" epsilon --delta 1e-5 "pld:file=$tmp/none.pld"
+usage "not a regular file" delta --epsilon 1 "pld:file=$tmp"
+usage "not the --discretization" epsilon --delta 1e-5 --discretization 0.5 "pld:file=$L.1"
+usage "unlike another PLD file" epsilon --delta 1e-5 "pld:file=$L.1" "pld:file=$L.rr"
+usage "missing the required key 'file'" epsilon --delta 1e-5 pld:count=2
+usage "empty value" epsilon --delta 1e-5 pld:file=
+usage "missing --out" save gaussian:sigma=1
+usage "empty value" save --out= gaussian:sigma=1
+usage "could not write" save --out "$tmp/no/such/dir/x.pld" gaussian:sigma=1
+usage "does not apply" save --out "$L.x" --backend rdp gaussian:sigma=1
+usage "no EVENT" save --out "$L.x"
+
+# ---------------------------------------------------------------------------
 # Optional: memory errors and leaks on good and bad paths.
 
 if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
@@ -983,6 +1057,9 @@ if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; 
   vg calibrate --epsilon 2 --delta 1e-5 'random-selection:weights=0.5;0.5[bounded-gaussian:kind=rectified,theta=0.3,a=1,sigma=?,c=1|gaussian:sigma=3]'
   vg epsilon --delta 1e-5 --backend rdp --orders '3;2' gaussian:sigma=1
   vg epsilon --delta 1e-5 model-splitting:d=3,k=1,sigma=1,c=1
+  vg save --out "$L.vg" "pld:file=$L.1" gaussian:sigma=2,count=5
+  vg epsilon --delta 1e-5 --backend both "pld:file=$L.rr,count=2"
+  vg epsilon --delta 1e-5 "pld:file=$L.ver"
 fi
 
 echo "$pass passed, $fail failed"

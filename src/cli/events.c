@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <pldkit/mech.h>
 #include <pldkit/pld.h>
@@ -62,7 +63,8 @@ enum domain {
   DOM_WEIGHT_LIST, /* ';'-separated values in [0, 1] summing to 1 (1e-12) */
   DOM_REAL_LIST,   /* ';'-separated finite values */
   DOM_REAL,        /* any finite value */
-  DOM_CHOICE       /* one word of key_spec.choices ('|'-separated) */
+  DOM_CHOICE,      /* one word of key_spec.choices ('|'-separated) */
+  DOM_PATH         /* a file name (the text itself, see value.text) */
 };
 
 struct key_spec {
@@ -82,6 +84,7 @@ struct value {
   int64_t integer;
   size_t len;   /* lists */
   double *list; /* lists, owned */
+  const char *text; /* DOM_PATH: points into the parsed argument */
 };
 
 /* Objects a mechanism needs alive (see events.h); `release` frees one. */
@@ -116,7 +119,8 @@ typedef const char *(*note_fn)(const struct value *v);
 
 enum kind {
   KIND_MECH,     /* build() gives a mechanism, added with its count */
-  KIND_SELECTION /* takes a bracketed member list (random-selection) */
+  KIND_SELECTION, /* takes a bracketed member list (random-selection) */
+  KIND_DIST       /* a saved PLD file (key 0 is its path), added as is */
 };
 
 struct event_spec {
@@ -980,6 +984,17 @@ static const struct event_spec events[] = {
             {"c", DOM_POSITIVE, 1, 0,
              "largest shift of the location by the neighbour (clipping "
              "norm of one contribution)"}}},
+  {.name = "pld",
+   .summary = "a composed PLD saved by 'pldkit save' (a deployment's running "
+              "ledger), composed count times with the other EVENTs; its grid "
+              "step fixes the grid of the whole composition (automatic "
+              "refinement is off, --discretization must match or be absent); "
+              "format: include/pldkit/pld.h",
+   .kind = KIND_DIST,
+   .rdp_how = "through the PLD bridge applied to the saved PLD "
+              "(conservative; inf if the file has mass at +inf, as every "
+              "truncated or FFT-composed PLD does)",
+   .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
   {.name = "random-selection",
    .summary = "random selection of one of n member event lists, member i "
               "with probability w_i, the choice visible (model merging paper "
@@ -1022,6 +1037,8 @@ static const char *domain_text(enum domain d)
     return "a finite number";
   case DOM_CHOICE:
     return "one of";
+  case DOM_PATH:
+    return "a file name without ',', '[', ']', '|', or '+' before a letter";
   }
   return "?";
 }
@@ -1332,6 +1349,7 @@ static int in_domain(enum domain d, double x)
   case DOM_INT_GE2:
     return x >= 2;
   case DOM_CHOICE:
+  case DOM_PATH:
     return 0;
   }
   return 0;
@@ -1427,6 +1445,9 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     v->real = (double)i;
     break;
   }
+  case DOM_PATH:
+    v->text = val;
+    break;
   case DOM_PROB_LIST:
   case DOM_WEIGHT_LIST:
   case DOM_REAL_LIST: {
@@ -1764,6 +1785,78 @@ static int take_closed(struct pstate *ps, const struct event_spec *e,
   return PLD_CLI_OK;
 }
 
+/* A saved PLD (event pld:file=FILE): load it, then add it count times.  The
+ * file is checked here, before the library reads it, so that the message can
+ * say why it cannot be opened and so that no parse ever blocks on a FIFO or
+ * a device. */
+static int add_dist(struct pstate *ps, const char *path, uint64_t count,
+                    const struct sink *sk, const char *qev)
+{
+  char qp[QUOTE_LEN];
+  struct stat sb;
+  pld_cli_quote(qp, sizeof qp, path);
+  if (stat(path, &sb) != 0) {
+    snprintf(ps->err, ps->errlen, "cannot open the PLD file %s of event %s: "
+             "%s", qp, qev, strerror(errno));
+    return PLD_CLI_EUSAGE;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is not a "
+             "regular file", qp, qev);
+    return PLD_CLI_EUSAGE;
+  }
+  pld_dist *d = NULL;
+  int st = pld_dist_load(path, &d);
+  if (st != PLD_SUCCESS) {
+    if (st == PLD_ENOMEM) {
+      snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
+               "event %s)", pld_strerror(st), qp, qev);
+      return PLD_CLI_EFAIL;
+    }
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
+             "%s", qp, qev, pld_strerror(st));
+    return PLD_CLI_EUSAGE;
+  }
+  double g = pld_dist_discretization(d);
+  const pld_params *pp = ps->ctx->params;
+  int rc = PLD_CLI_OK;
+  if (pp && pp->discretization > 0 && pp->discretization != g) {
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is on the "
+             "grid %.17g, not the --discretization %.17g (leave "
+             "--discretization out, or give the file's)", qp, qev, g,
+             pp->discretization);
+    rc = PLD_CLI_EUSAGE;
+  } else if (sk && sk->acc) {
+    st = pld_accountant_add_dist(sk->acc, d, count);
+    if (st == PLD_EINCOMPAT) {
+      snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is on the "
+               "grid %.17g, unlike another PLD file of the composition (all "
+               "must share one grid step)", qp, qev, g);
+      rc = PLD_CLI_EUSAGE;
+    } else if (st != PLD_SUCCESS) {
+      snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
+               pld_strerror(st), qev);
+      rc = PLD_CLI_EFAIL;
+    }
+  } else if (sk && sk->rdp) {
+    pld_rdp_curve *one = NULL;
+    st = rdp_zero_like(sk->rdp, &one);
+    if (st == PLD_SUCCESS)
+      st = pld_rdp_of_pld(d, one);
+    if (st == PLD_SUCCESS)
+      st = pld_rdp_curve_compose(sk->rdp, one, count);
+    pld_rdp_curve_free(one);
+    ps->ctx->bridged++;
+    if (st != PLD_SUCCESS) {
+      snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
+               "%s)", pld_strerror(st), qev);
+      rc = PLD_CLI_EFAIL;
+    }
+  }
+  pld_dist_free(d);
+  return rc;
+}
+
 /* Parse one EVENT (brackets balanced) and add it to acc (NULL: validate). */
 static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
                      unsigned depth)
@@ -1890,6 +1983,10 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     ps->ctx->note = e->note(vals);
   if (e->kind == KIND_SELECTION) {
     rc = parse_members(ps, e, vals, count, body, sk, depth, qev);
+    goto done_counted;
+  }
+  if (e->kind == KIND_DIST) {
+    rc = add_dist(ps, vals[0].text, count, sk, qev);
     goto done_counted;
   }
 

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,18 +32,18 @@
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
-           CMD_RDP_CURVE, N_CMDS };
+           CMD_RDP_CURVE, CMD_SAVE, N_CMDS };
 
 static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
                                               "calibrate", "demo",
-                                              "rdp-curve"};
-#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve, merge"
+                                              "rdp-curve", "save"};
+#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
 #define QUERY_CMDS                                                            \
   (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CURVE) | ON(CMD_CALIBRATE) |      \
-   ON(CMD_RDP_CURVE))
+   ON(CMD_RDP_CURVE) | ON(CMD_SAVE))
 #define ALL_CMDS (QUERY_CMDS | ON(CMD_DEMO))
 /* Subcommands that run the PLD accountant. */
 #define PLD_CMDS (ALL_CMDS & ~ON(CMD_RDP_CURVE))
@@ -77,6 +78,8 @@ enum opt_id {
   OPT_BACKEND,
   OPT_ORDERS,
   OPT_RDP_CONVERSION,
+  OPT_OUT,
+  OPT_SAVE_DELTA,
   OPT_JSON,
   OPT_HELP
 };
@@ -144,6 +147,14 @@ static const struct option_spec options[] = {
    "cap on the grid points of any one array (memory), PLDs of the RDP "
    "bridge included; more fails",
    "an integer >= 1"},
+  {"--out", "FILE", ON(CMD_SAVE), OPT_OUT,
+   "save: the PLD file to write (written to FILE.tmp, then renamed over "
+   "FILE, so that an existing ledger is never left half written)",
+   "a file name"},
+  {"--delta", "D", ON(CMD_SAVE), OPT_SAVE_DELTA,
+   "save: the delta at which the automatic grid is chosen (as for 'pldkit "
+   "epsilon --delta D') and at which the saved PLD's epsilon is reported",
+   "a number in (0, 1)"},
   {"--json", NULL, ALL_CMDS, OPT_JSON, "print one JSON object instead of text",
    NULL},
   {"--help", NULL, ALL_CMDS, OPT_HELP, "print this help and exit", NULL},
@@ -170,6 +181,8 @@ static const struct option_spec options[] = {
 /* calibrate's defaults: the search starts at 1 (typical noise scales are of
  * that order) and stops at a relative bracket of 1e-3. */
 #define CAL_START 1.0
+/* save: the delta that picks the automatic grid, the DP-SGD convention. */
+#define SAVE_DELTA 1e-5
 #define CAL_TOLERANCE 1e-3
 
 struct cli {
@@ -187,6 +200,7 @@ struct cli {
   size_t n_orders;
   int rdp_method;           /* --rdp-conversion, enum pld_rdp_conversion */
   pld_params params;
+  const char *out;      /* save: --out (borrowed from argv) */
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
   pld_cli_parse parse; /* what the validation pass found */
@@ -242,6 +256,12 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     break;
   case OPT_RDP_CONVERSION:
     snprintf(buf, n, "default best");
+    break;
+  case OPT_OUT:
+    snprintf(buf, n, "required");
+    break;
+  case OPT_SAVE_DELTA:
+    snprintf(buf, n, "default %g", SAVE_DELTA);
     break;
   case OPT_JSON:
     snprintf(buf, n, "default off");
@@ -324,10 +344,13 @@ static void main_help(FILE *f)
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
+          "      the composed Renyi DP curve as CSV: order,epsilon\n"
+          "  pldkit save --out FILE [--delta D] [OPTIONS] EVENT...\n"
+          "      compose the EVENTs and save the PLD (a running ledger; "
+          "compose it\n      later with the EVENT pld:file=FILE)\n"
           "  pldkit merge --config FILE [--epsilon E] [--delta D] [--json | --csv]\n"
           "      plan merge weights of DP-SGD runs (random selection and linear\n"
           "      combination, PLD and RDP); see pldkit merge --help\n"
-          "      the composed Renyi DP curve as CSV: order,epsilon\n"
           "  pldkit --help | --version\n"
           "  pldkit COMMAND --help\n\n",
           PLD_VERSION_STRING);
@@ -386,6 +409,24 @@ static void cmd_help(FILE *f, enum cmd c)
     options_help(f, ON(c));
     exit_help(f);
     return;
+  case CMD_SAVE:
+    fputs("Usage: pldkit save --out FILE [--delta D] [OPTIONS] EVENT...\n\n"
+          "Compose the EVENTs into one PLD (both directions, both roundings) "
+          "and save it to\nFILE, to be composed later with the EVENT "
+          "pld:file=FILE, e.g. a deployment's\nrunning ledger:\n"
+          "  pldkit save --out day1.pld poisson-gaussian:q=0.01,sigma=1,"
+          "count=1000\n"
+          "  pldkit save --out day2.pld pld:file=day1.pld "
+          "poisson-gaussian:q=0.01,sigma=1,count=500\n"
+          "  pldkit epsilon --delta 1e-5 pld:file=day2.pld\n"
+          "The grid step is --discretization if given, else the one the "
+          "automatic refinement\nsettles on for epsilon(D) (a PLD file fixes "
+          "it: every PLD file composed with\nothers must share one step).  "
+          "Printed: the file, its grid step and size, and\nthe saved PLD's "
+          "own epsilon(D) bracket (what a later query of the file alone\n"
+          "answers; upper is certified).  The format (versioned, checksummed, "
+          "portable):\ninclude/pldkit/pld.h.\n\n", f);
+    break;
   case CMD_CURVE:
     fputs("Usage: pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n\n"
           "Print delta(epsilon) of the composition of the EVENTs at N evenly "
@@ -731,8 +772,17 @@ static int set_option(struct cli *c, const struct option_spec *o,
                       const char *val)
 {
   switch (o->id) {
+  case OPT_OUT:
+    if (*val == '\0') {
+      pld_cli_error("option '--out' has an empty value (FILE must be a file "
+                    "name)");
+      return PLD_CLI_EUSAGE;
+    }
+    c->out = val;
+    return PLD_CLI_OK;
   case OPT_DELTA:
   case OPT_TARGET_DELTA:
+  case OPT_SAVE_DELTA:
     return real_value(o, val, 0.0, 1, 1.0, 1, &c->delta);
   case OPT_EPSILON:
   case OPT_TARGET_EPSILON:
@@ -956,6 +1006,13 @@ static int parse_args(struct cli *c, int argc, char **argv)
                   "in (0, 1), e.g. --delta 1e-5)");
     return PLD_CLI_EUSAGE;
   }
+  if (c->cmd == CMD_SAVE && c->out == NULL) {
+    pld_cli_error("missing --out FILE for 'pldkit save' (the PLD file to "
+                  "write, e.g. --out ledger.pld)");
+    return PLD_CLI_EUSAGE;
+  }
+  if (c->cmd == CMD_SAVE && !(c->seen & ON(OPT_SAVE_DELTA)))
+    c->delta = SAVE_DELTA;
   if (c->cmd == CMD_DELTA && !(c->seen & ON(OPT_EPSILON))) {
     pld_cli_error("missing --epsilon E for 'pldkit delta' (E must be a finite "
                   "number >= 0, e.g. --epsilon 1)");
@@ -1391,6 +1448,91 @@ static int compute_pld(const struct cli *c, struct answer *a)
   return PLD_CLI_OK;
 }
 
+/* save: compose on the grid the automatic refinement chooses for
+ * epsilon(delta) (or --discretization, or the grid of a loaded PLD file),
+ * then write the file.  All-Gaussian lists are answered in closed form and
+ * so name no grid: there the grid starts at accuracy * epsilon and is halved
+ * until the composed PLD's own bracket meets --accuracy. */
+static int compute_save(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN], tmp[4096];
+  pld_accountant *acc = NULL;
+  pld_cli_owned *owned = NULL;
+  pld_dist *d = NULL;
+  pld_result r;
+  int st = PLD_SUCCESS, closed = 0;
+  double grid = c->params.discretization;
+  double t0 = now();
+
+  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  if (rc != PLD_CLI_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  if (!(grid > 0)) {
+    st = pld_accountant_epsilon(acc, c->delta, &r);
+    if (st == PLD_SUCCESS) {
+      closed = r.closed_form;
+      grid = closed ? c->params.accuracy * fmax(r.bound.upper, 0.1)
+                    : r.discretization;
+    }
+  }
+  for (int tries = 0; st == PLD_SUCCESS; tries++) {
+    pld_dist_free(d);
+    d = NULL;
+    st = pld_accountant_compose(acc, grid, &d);
+    if (st == PLD_SUCCESS)
+      st = pld_dist_epsilon(d, c->delta, &a->res.bound);
+    if (st != PLD_SUCCESS || !closed || tries == 6)
+      break;
+    pld_bound b = a->res.bound;
+    if (!(b.upper - b.lower > c->params.accuracy * b.upper) || grid < 1e-6)
+      break;
+    grid /= 2;
+  }
+  pld_accountant_free(acc);
+  pld_cli_owned_free(owned);
+  if (st != PLD_SUCCESS) {
+    pld_dist_free(d);
+    pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
+                  hint(st));
+    return st == PLD_EINCOMPAT ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+  }
+  a->res.discretization = pld_dist_discretization(d);
+  a->res.grid_size = pld_dist_grid_size(d);
+  a->res.fft_size = pld_dist_fft_size(d);
+  a->res.met_accuracy = a->res.bound.upper - a->res.bound.lower <=
+                        c->params.accuracy * a->res.bound.upper;
+
+  /* Write beside the target, then rename: a crash never leaves a ledger
+   * half written. */
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", c->out) >= sizeof tmp) {
+    pld_dist_free(d);
+    pld_cli_error("--out FILE is too long (%zu characters)", strlen(c->out));
+    return PLD_CLI_EUSAGE;
+  }
+  errno = 0;
+  st = pld_dist_save(d, tmp);
+  int e = errno;
+  pld_dist_free(d);
+  if (st == PLD_SUCCESS && rename(tmp, c->out) != 0) {
+    e = errno;
+    st = PLD_EIO;
+    remove(tmp);
+  }
+  if (st != PLD_SUCCESS) {
+    char q[QLEN];
+    if (st == PLD_EIO)
+      remove(tmp);
+    pld_cli_error("could not write the PLD file %s: %s",
+                  pld_cli_quote(q, sizeof q, c->out),
+                  st == PLD_EIO && e ? strerror(e) : pld_strerror(st));
+    return st == PLD_EIO ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+  }
+  a->seconds = now() - t0;
+  return PLD_CLI_OK;
+}
+
 static int compute(const struct cli *c, struct answer *a)
 {
   int rc = PLD_CLI_OK;
@@ -1412,6 +1554,8 @@ static int compute(const struct cli *c, struct answer *a)
   }
 
   double t0 = now();
+  if (c->cmd == CMD_SAVE)
+    return compute_save(c, a);
   if (c->cmd == CMD_CALIBRATE) {
     rc = compute_calibrate(c, a);
     a->seconds = now() - t0;
@@ -1554,6 +1698,14 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_numbers(&j, "epsilon", a->rdp_n, a->rdp_values);
     pld_cli_json_string(&j, "certified", "upper");
     pld_cli_json_uint(&j, "rdp_bridged", a->bridged);
+    break;
+  case CMD_SAVE:
+    pld_cli_json_string(&j, "file", c->out);
+    pld_cli_json_number(&j, "delta", c->delta);
+    pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
+    pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
+    pld_cli_json_string(&j, "certified", "upper");
+    json_grid_fields(&j, c, a);
     break;
   case CMD_CALIBRATE:
   case N_CMDS:
@@ -1710,6 +1862,16 @@ static void print_text(const struct cli *c, const struct answer *a)
   }
   if (c->cmd == CMD_CALIBRATE) {
     print_calibrate_text(c, a);
+    return;
+  }
+  if (c->cmd == CMD_SAVE) {
+    pld_cli_fmt_bracket(lo, hi, sizeof lo, a->res.bound.lower,
+                        a->res.bound.upper);
+    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    printf("saved %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
+           "at delta = %s (upper: certified)%s\n", c->out,
+           a->res.discretization, a->res.grid_size, lo, hi, in,
+           a->res.met_accuracy ? "" : "; requested accuracy not met");
     return;
   }
   if (c->cmd == CMD_CURVE) {
