@@ -78,9 +78,10 @@ struct pld_mech {
   double par[4];      /* kind-specific parameters */
   /* finite pairs: atoms sorted by loss, per direction */
   size_t n;
-  double *p, *q;      /* the pair as given (for copies and equality) */
+  double *p, *q;      /* the pair's log masses (for copies and equality) */
   double *loss[2];    /* sorted descending finite losses per direction */
-  double *sp[2], *sq[2]; /* suffix sums of first / second argument masses */
+  double *sp[2], *sq[2]; /* suffix sums of first argument masses / LOG of
+                            those of the second */
   size_t nfin[2];
   double infmass[2];  /* mass of the first argument where the second is 0 */
   struct pld_mech *base; /* Poisson, WOR: the base mechanism */
@@ -109,8 +110,9 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
                           double *p_gt, double *eq_gt);
 int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt);
-int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
-                         const double *q);
+/* lp, lq: LOG masses (-inf for 0); kept as such in m->p, m->q. */
+int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
+                         const double *lq);
 int pld_mech_mixture_setup(struct pld_mech *m);
 int pld_mech_select_setup(struct pld_mech *m);
 int pld_mech_wor_setup(struct pld_mech *m);

@@ -12,8 +12,9 @@
 #include "alloc.h"
 #include "internal.h"
 
+/* An atom: loss l, first-argument mass a, log of the second's mass lb. */
 struct atom {
-  double l, a, b;
+  double l, a, lb;
 };
 
 static int cmp_atom(const void *x, const void *y)
@@ -22,8 +23,25 @@ static int cmp_atom(const void *x, const void *y)
   return (a < b) - (a > b); /* descending */
 }
 
-int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
-                         const double *q)
+/* log(e^x + e^y) for x, y in [-inf, 0]. */
+static double log_add(double x, double y)
+{
+  if (x < y) {
+    double t = x;
+    x = y;
+    y = t;
+  }
+  return y == -INFINITY ? x : x + log1p(exp(y - x));
+}
+
+/* The pair is kept as LOG masses (lp, lq; -inf for 0), and the suffix sums
+ * of the second argument in log space too: a huge sensitivity (discrete
+ * Laplace with s/scale = 5e4 nats) gives masses like e^{-5e4} that underflow
+ * as doubles, but whose e^eps q terms in the curve are of order 1 -- stored
+ * as 0 they would turn a finite loss into +inf (upper) and overstate the
+ * optimistic side (lower). */
+int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
+                         const double *lq)
 {
   m->kind = PLD_MECH_FINITE;
   m->n = n;
@@ -34,22 +52,22 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
     pld_free(at);
     return PLD_ENOMEM;
   }
-  memcpy(m->p, p, n * sizeof(double));
-  memcpy(m->q, q, n * sizeof(double));
+  memcpy(m->p, lp, n * sizeof(double));
+  memcpy(m->q, lq, n * sizeof(double));
   double scale = 0.0;
   for (int d = 0; d < 2; d++) {
-    const double *f = d ? q : p, *s = d ? p : q;
+    const double *f = d ? lq : lp, *s = d ? lp : lq;
     size_t k = 0;
     double inf = 0.0;
     for (size_t i = 0; i < n; i++) {
-      if (f[i] > 0.0 && s[i] > 0.0) {
-        at[k].l = log(f[i]) - log(s[i]);
-        at[k].a = f[i];
-        at[k].b = s[i];
-        scale += f[i] * fabs(at[k].l);
+      if (f[i] > -INFINITY && s[i] > -INFINITY) {
+        at[k].l = f[i] - s[i];
+        at[k].a = exp(f[i]);
+        at[k].lb = s[i];
+        scale += at[k].a * fabs(at[k].l);
         k++;
-      } else if (f[i] > 0.0) {
-        inf += f[i];
+      } else if (f[i] > -INFINITY) {
+        inf += exp(f[i]);
       }
     }
     qsort(at, k, sizeof *at, cmp_atom);
@@ -62,11 +80,12 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *p,
       pld_free(at);
       return PLD_ENOMEM;
     }
-    m->sp[d][0] = m->sq[d][0] = 0.0;
+    m->sp[d][0] = 0.0;
+    m->sq[d][0] = -INFINITY; /* log of the suffix sum of second masses */
     for (size_t i = 0; i < k; i++) {
       m->loss[d][i] = at[i].l;
       m->sp[d][i + 1] = m->sp[d][i] + at[i].a;
-      m->sq[d][i + 1] = m->sq[d][i] + at[i].b;
+      m->sq[d][i + 1] = log_add(m->sq[d][i], at[i].lb);
     }
   }
   pld_free(at);
@@ -104,7 +123,11 @@ int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
       continue;
     }
     size_t lo = count_above(L, k, e);
-    double v = m->infmass[dir] + m->sp[dir][lo] - exp(e) * m->sq[dir][lo];
+    /* e^eps q in log space: eps may exceed 709 while q is tiny, and q = 0
+     * must not meet e^eps = inf. */
+    double lsq = m->sq[dir][lo];
+    double v = m->infmass[dir] + m->sp[dir][lo] -
+               (lsq > -INFINITY ? exp(e + lsq) : 0.0);
     delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
   }
   return 0;
@@ -125,7 +148,7 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
     }
     size_t lo = count_above(L, k, e);
     p_gt[i] = fmin(m->infmass[dir] + m->sp[dir][lo], 1.0);
-    eq_gt[i] = m->sq[dir][lo] > 0.0 ? exp(e + log(m->sq[dir][lo])) : 0.0;
+    eq_gt[i] = m->sq[dir][lo] > -INFINITY ? exp(e + m->sq[dir][lo]) : 0.0;
   }
   return 0;
 }
@@ -141,14 +164,15 @@ static int check_pmf(size_t n, const double *p)
   return fabs(s - 1.0) <= 1e-9;
 }
 
-static int finite_new(size_t n, const double *p, const double *q, int label,
-                      pld_mech **out)
+/* A finite mechanism from LOG masses lp, lq (-inf for 0). */
+static int finite_new_log(size_t n, const double *lp, const double *lq,
+                          int label, pld_mech **out)
 {
   struct pld_mech *m = pld_mech_new(PLD_MECH_FINITE);
   if (!m)
     return PLD_ENOMEM;
   m->label = label;
-  int st = pld_mech_finite_init(m, n, p, q);
+  int st = pld_mech_finite_init(m, n, lp, lq);
   if (st) {
     pld_mech_free(m);
     return st;
@@ -164,6 +188,24 @@ static int finite_new(size_t n, const double *p, const double *q, int label,
   m->curve.symmetric = sym;
   *out = m;
   return PLD_SUCCESS;
+}
+
+/* A finite mechanism from linear masses. */
+static int finite_new(size_t n, const double *p, const double *q, int label,
+                      pld_mech **out)
+{
+  double *lp = pld_malloc(n * sizeof(double)), *lq = pld_malloc(n * sizeof(double));
+  int st = PLD_ENOMEM;
+  if (lp && lq) {
+    for (size_t i = 0; i < n; i++) {
+      lp[i] = log(p[i]); /* log(0) = -inf */
+      lq[i] = log(q[i]);
+    }
+    st = finite_new_log(n, lp, lq, label, out);
+  }
+  pld_free(lp);
+  pld_free(lq);
+  return st;
 }
 
 int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
@@ -194,12 +236,14 @@ int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
 
 int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
 {
-  if (!out || !isfinite(scale) || !(scale > 0.0) || s < 1 || s > (1 << 24))
+  if (!out || !isfinite(scale) || !(scale > 0.0) || s < 1 ||
+      s > PLD_DISCRETE_MAX_SENSITIVITY)
     return PLD_EINVAL;
   /* P(k) = (1-r)/(1+r) r^|k|, r = e^{-1/scale}; Q(k) = P(k - s).  The loss
    * (|k-s| - |k|)/scale is constant on k <= 0 and on k >= s, so the pair
-   * {k <= 0}, 1..s-1, {k >= s} is an exact sufficient statistic. */
-  double r = exp(-1.0 / scale), lr = -1.0 / scale;
+   * {k <= 0}, 1..s-1, {k >= s} is an exact sufficient statistic.  In logs:
+   * with s/scale beyond ~700 nats the far masses underflow. */
+  double lr = -1.0 / scale, l1r = log1p(exp(lr));
   size_t n = (size_t)s + 1;
   double *p = pld_malloc(n * sizeof(double)), *q = pld_malloc(n * sizeof(double));
   if (!p || !q) {
@@ -207,16 +251,16 @@ int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
     pld_free(q);
     return PLD_ENOMEM;
   }
-  double c = -expm1(lr) / (1.0 + r);
-  p[0] = 1.0 / (1.0 + r);
-  q[0] = exp((double)s * lr) / (1.0 + r);
+  double lc = log(-expm1(lr)) - l1r;
+  p[0] = -l1r;
+  q[0] = (double)s * lr - l1r;
   for (int64_t k = 1; k < s; k++) {
-    p[k] = c * exp((double)k * lr);
-    q[k] = c * exp((double)(s - k) * lr);
+    p[k] = lc + (double)k * lr;
+    q[k] = lc + (double)(s - k) * lr;
   }
-  p[s] = exp((double)s * lr) / (1.0 + r);
-  q[s] = 1.0 / (1.0 + r);
-  int st = finite_new(n, p, q, 102, out);
+  p[s] = (double)s * lr - l1r;
+  q[s] = -l1r;
+  int st = finite_new_log(n, p, q, 102, out);
   pld_free(p);
   pld_free(q);
   if (!st) {
@@ -229,8 +273,9 @@ int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
 
 int pld_mech_discrete_gaussian(double sigma, int64_t s, pld_mech **out)
 {
-  if (!out || !isfinite(sigma) || !(sigma > 0.0) || sigma > 1e5 || s < 1 ||
-      s > (1 << 24))
+  if (!out || !isfinite(sigma) || !(sigma > 0.0) ||
+      sigma > PLD_DISCRETE_GAUSSIAN_MAX_SIGMA || s < 1 ||
+      s > PLD_DISCRETE_MAX_SENSITIVITY)
     return PLD_EINVAL;
   /* Support truncated at 40 sigma on each side: the mass beyond is below
    * e^{-800}, under the smallest double. */
@@ -243,25 +288,27 @@ int pld_mech_discrete_gaussian(double sigma, int64_t s, pld_mech **out)
     pld_free(q);
     return PLD_ENOMEM;
   }
-  double z = 0.0;
-  for (int64_t k = -K; k <= K; k++)
-    z += exp(-(double)k * (double)k / (2.0 * sigma * sigma));
+  /* Log masses, normalised over the kept support by a log-sum (exact
+   * renormalisation, no underflow for the far atoms of a large shift). */
+  double h = 1.0 / (2.0 * sigma * sigma), mp = -INFINITY, mq = -INFINITY;
   for (int64_t k = lo; k <= hi; k++) {
     double kp = (double)k, kq = (double)(k - s);
-    p[k - lo] = exp(-kp * kp / (2.0 * sigma * sigma)) / z;
-    q[k - lo] = exp(-kq * kq / (2.0 * sigma * sigma)) / z;
+    p[k - lo] = -kp * kp * h;
+    q[k - lo] = -kq * kq * h;
+    mp = fmax(mp, p[k - lo]);
+    mq = fmax(mq, q[k - lo]);
   }
-  /* renormalise the truncated support exactly */
   double sp = 0, sq = 0;
   for (size_t i = 0; i < n; i++) {
-    sp += p[i];
-    sq += q[i];
+    sp += exp(p[i] - mp);
+    sq += exp(q[i] - mq);
   }
+  double lzp = mp + log(sp), lzq = mq + log(sq);
   for (size_t i = 0; i < n; i++) {
-    p[i] /= sp;
-    q[i] /= sq;
+    p[i] -= lzp;
+    q[i] -= lzq;
   }
-  int st = finite_new(n, p, q, 103, out);
+  int st = finite_new_log(n, p, q, 103, out);
   pld_free(p);
   pld_free(q);
   if (!st) {

@@ -71,9 +71,9 @@ EOF
 expect_ok "--version" --version &&
   if grep -qE '^pldkit [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" && [ "$(wc -l <"$OUT")" -eq 1 ]; then ok; else bad "--version prints '$(cat "$OUT")'"; fi
 
-events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration bounded-gaussian"
-keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C T c theta a kind rectified truncated"
-for cmd in "" epsilon delta curve calibrate; do
+events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration bounded-gaussian pld"
+keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C T c theta a kind rectified truncated file"
+for cmd in "" epsilon delta curve calibrate save; do
   if [ -z "$cmd" ]; then args=(--help); else args=("$cmd" --help); fi
   expect_ok "help ${args[*]}" "${args[@]}" || continue
   missing=""
@@ -85,7 +85,8 @@ for cmd in "" epsilon delta curve calibrate; do
     delta) opts="--epsilon --backend --orders --rdp-conversion" ;;
     curve) opts="--epsilon-range" ;;
     calibrate) opts="--epsilon --delta --param --range --tolerance" ;;
-    *) opts="--delta --epsilon --epsilon-range --param --range --tolerance calibrate demo rdp-curve --backend --orders --rdp-conversion --version" ;;
+    save) opts="--out --delta pld:file=FILE" ;;
+    *) opts="--delta --epsilon --epsilon-range --param --range --tolerance calibrate demo rdp-curve save --out --backend --orders --rdp-conversion --version" ;;
   esac
   for w in $opts; do grep -qw -- "$w" "$OUT" || missing="$missing $w"; done
   # The member-list grammar is documented wherever EVENTs are.
@@ -219,6 +220,37 @@ for d in 0.01 2 100; do
       "num(j['delta_lower']) <= -math.expm1(-0.25) + 1e-12 <= num(j['delta_upper']) + 2e-12"
   fi
 done
+
+# Huge losses (sensitivity / scale of 500 and 5e4 nats): masses like e^{-5e4}
+# underflow as doubles, yet their e^eps q terms are of order one.  The exact
+# epsilon(1e-5) of the discrete Laplace is summed here in log space over the
+# atoms k = 0..s (k <= 0 and k >= s lumped): loss (s - 2k)/scale.
+dlap_exact() { # SCALE S
+  python3 - "$@" <<'EOF'
+import math, sys
+b, s = float(sys.argv[1]), int(sys.argv[2])
+lr = -1 / b; l1r = math.log1p(math.exp(lr)); lc = math.log(-math.expm1(lr)) - l1r
+def lp(k):  # log P of the lumped atom k
+    return -l1r if k == 0 else (s * lr - l1r if k == s else lc + k * lr)
+def delta(e):  # sum over losses above e of p (1 - e^{e - l})
+    return sum(math.exp(lp(k)) * -math.expm1(e - (s - 2 * k) / b)
+               for k in range(s + 1) if (s - 2 * k) / b > e)
+lo, hi = 0.0, s / b
+for _ in range(100):
+    m = (lo + hi) / 2
+    lo, hi = (m, hi) if delta(m) > 1e-5 else (lo, m)
+print(repr(hi))
+EOF
+}
+for sens in 1000 100000; do
+  exact=$(dlap_exact 2 $sens)
+  if expect_ok "discrete-laplace sensitivity=$sens" epsilon --delta 1e-5 --json discrete-laplace:scale=2,sensitivity=$sens; then
+    jcheck "discrete-laplace sensitivity=$sens brackets the exact epsilon $exact (within 1e-4 relative)" \
+      "num(j['epsilon_lower']) <= $exact * (1 + 1e-12) and num(j['epsilon_upper']) >= $exact * (1 - 1e-12) and num(j['epsilon_upper']) <= $exact * (1 + 1e-4)"
+  fi
+done
+usage "above the limit 10000" epsilon --delta 1e-5 discrete-gaussian:sigma=2e4
+usage "above the limit 2^24" epsilon --delta 1e-5 discrete-laplace:scale=1,sensitivity=16777217
 
 # Composition: two events compose like one event with count=2.
 run epsilon --delta 1e-5 --json gaussian:sigma=1 gaussian:sigma=1

@@ -39,15 +39,28 @@ PLD_API PLD_NODISCARD int pld_mech_gaussian(double sigma, double sensitivity,
 PLD_API PLD_NODISCARD int pld_mech_laplace(double b, double sensitivity,
                                            pld_mech **out);
 
+/** Largest sensitivity of the discrete mechanisms (their exact PLD lists
+ *  every shift). */
+#define PLD_DISCRETE_MAX_SENSITIVITY (1 << 24)
+/** Largest sigma of the discrete Gaussian: its exact PLD lists the support
+ *  out to 40 sigma on each side (8e5 points at the limit, about a second and
+ *  0.1 GiB per build with the default grid). */
+#define PLD_DISCRETE_GAUSSIAN_MAX_SIGMA 1e4
+
 /** Discrete Laplace on the integers, P(k) proportional to exp(-|k|/scale),
- *  scale > 0, integer sensitivity >= 1. */
+ *  scale > 0, integer sensitivity in [1, PLD_DISCRETE_MAX_SENSITIVITY].
+ *  The PLD is exact (a finite pair of s + 1 outcomes).  Cost O(s).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_discrete_laplace(double scale,
                                                     int64_t sensitivity,
                                                     pld_mech **out);
 
 /** Discrete Gaussian on the integers (Canonne, Kamath, Steinke 2020),
- *  P(k) proportional to exp(-k^2 / (2 sigma^2)), sigma > 0, integer
- *  sensitivity >= 1. */
+ *  P(k) proportional to exp(-k^2 / (2 sigma^2)), sigma in
+ *  (0, PLD_DISCRETE_GAUSSIAN_MAX_SIGMA], integer sensitivity in
+ *  [1, PLD_DISCRETE_MAX_SENSITIVITY].  The support is cut at 40 sigma (the
+ *  rest is below the smallest double) and renormalised.  Cost O(sigma + s)
+ *  time and memory.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_discrete_gaussian(double sigma,
                                                      int64_t sensitivity,
                                                      pld_mech **out);

@@ -721,6 +721,32 @@ static int check_mixture(const struct value *v, char *why, size_t n)
   return 0;
 }
 
+/* The library's size limits of the discrete mechanisms (mech.h): their PLD
+ * is exact on the whole support, which these bound. */
+static int check_discrete_sensitivity(const struct value *v, char *why,
+                                      size_t n)
+{
+  if (v[1].integer > PLD_DISCRETE_MAX_SENSITIVITY) {
+    snprintf(why, n, "sensitivity=%lld is above the limit 2^24 = %d (the "
+             "exact PLD enumerates every shift)", (long long)v[1].integer,
+             PLD_DISCRETE_MAX_SENSITIVITY);
+    return 1;
+  }
+  return 0;
+}
+
+static int check_discrete_gaussian(const struct value *v, char *why, size_t n)
+{
+  if (v[0].real > PLD_DISCRETE_GAUSSIAN_MAX_SIGMA) {
+    snprintf(why, n, "sigma=%g is above the limit %g (the exact PLD lists "
+             "the support out to 40 sigma: that many points would take "
+             "seconds and gigabytes per build)", v[0].real,
+             PLD_DISCRETE_GAUSSIAN_MAX_SIGMA);
+    return 1;
+  }
+  return check_discrete_sensitivity(v, why, n);
+}
+
 static int check_wor(const struct value *v, char *why, size_t n)
 {
   if (v[0].integer > v[1].integer) {
@@ -783,8 +809,10 @@ static const struct event_spec events[] = {
    .build = build_discrete_laplace,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
               "below), up to one grid step per run above the exact value",
+   .check = check_discrete_sensitivity,
    .keys = {{"scale", DOM_NOISE, 1, 0, "noise scale"},
-            {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
+            {"sensitivity", DOM_INT_GE1, 0, 1,
+             "integer sensitivity, at most 2^24"}}},
   {.name = "discrete-gaussian",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
@@ -793,8 +821,10 @@ static const struct event_spec events[] = {
    .rdp_how = "alpha sensitivity^2/(2 sigma^2), the continuous Gaussian's "
               "(Canonne, Kamath and Steinke 2020: the discrete Gaussian is "
               "sensitivity^2/(2 sigma^2)-concentrated DP)",
-   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter"},
-            {"sensitivity", DOM_INT_GE1, 0, 1, "integer sensitivity"}}},
+   .check = check_discrete_gaussian,
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter, at most 1e4"},
+            {"sensitivity", DOM_INT_GE1, 0, 1,
+             "integer sensitivity, at most 2^24"}}},
   {.name = "randomized-response",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
