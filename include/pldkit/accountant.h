@@ -7,10 +7,20 @@
  * list of Gaussians only is answered in closed form.
  *
  * Automatic discretization (params->discretization == 0): the grid step is
- * refined until (upper - lower) <= max(accuracy * upper, abs_accuracy) for
- * the query at hand or until params->max_grid would be exceeded, whichever
- * comes first; the bracket returned is always valid, only possibly wider than
- * asked (then pld_result.met_accuracy is 0).
+ * refined until (upper - lower) <= max(accuracy * upper, floor) for the query
+ * at hand -- floor = abs_accuracy for epsilon, 1e-12 for delta -- or until
+ * params->max_grid would be exceeded, the width stops shrinking at least
+ * linearly with the step, or 12 grids were tried, whichever comes first (if
+ * even the first grid exceeds max_grid it is coarsened, up to 8 times by 4).
+ * The bracket returned is the intersection of all brackets seen, always
+ * valid, only possibly wider than asked (then pld_result.met_accuracy is 0).
+ * A fixed grid (params->discretization > 0, or the one set by
+ * pld_accountant_add_dist) is used once, as is.
+ *
+ * Cost of a query: a few coarse probe builds to pick the first grid, then
+ * per grid tried one PLD build and one FFT self-composition per event group
+ * (per member event for selections) and one composition between groups.
+ * A list of Gaussians only is answered in closed form at negligible cost.
  */
 #ifndef PLDKIT_ACCOUNTANT_H
 #define PLDKIT_ACCOUNTANT_H
@@ -39,50 +49,79 @@ typedef struct pld_result {
   int met_accuracy;      /**< non-zero if the requested bracket width was met */
 } pld_result;
 
-/** Allocate an empty accountant (params copied; NULL means defaults). */
+/** Allocate an empty accountant (params copied; NULL means defaults).  The
+ *  caller frees *out with pld_accountant_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (out NULL, invalid params), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_accountant_alloc(const pld_params *params,
                                                pld_accountant **out);
-/** Free.  NULL is a no-op. */
+/** Free an accountant and every copy it holds (mechanisms, PLDs, member
+ *  accountants).  NULL is a no-op. */
 PLD_API void pld_accountant_free(pld_accountant *acc);
 
-/** Append `count` >= 1 runs of mechanism m (copied).  Counts of identical
- *  mechanisms add up.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM,
- *  PLD_ERANGE (count total overflows). */
+/** Append `count` runs (1 <= count <= 2^53) of mechanism m, deep-copied (a
+ *  user mechanism's callback and ctx must outlive the accountant).  Counts
+ *  of identical mechanisms (pld_mech_equal) add up in one group.  Cost
+ *  O(groups) comparisons.  @return PLD_SUCCESS, PLD_EINVAL (NULL, count out
+ *  of range), PLD_ENOMEM, PLD_ERANGE (a group's total count over 2^53). */
 PLD_API PLD_NODISCARD int pld_accountant_add(pld_accountant *acc,
                                              const pld_mech *m, uint64_t count);
 
-/** Append `count` >= 1 runs of an already computed PLD (e.g. a ledger
- *  loaded with pld_dist_load), copied.  Its grid then fixes the
- *  accountant's: every such PLD must share one Delta (PLD_EINCOMPAT
- *  otherwise, also at query time if params->discretization differs), and
- *  the automatic refinement is off.
+/** Append `count` runs (1 <= count <= 2^53) of an already computed PLD (e.g.
+ *  a ledger loaded with pld_dist_load), deep-copied (cost O(grid)); it is
+ *  taken as certified as it is.  Its grid then fixes the accountant's: every
+ *  such PLD must share one Delta (PLD_EINCOMPAT otherwise; also at query
+ *  time if params->discretization is set and differs, and in
+ *  pld_accountant_compose for another step), and the automatic refinement
+ *  is off.  Added PLDs are not grouped.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_accountant_add_dist(pld_accountant *acc,
                                                   const pld_dist *d,
                                                   uint64_t count);
 
-/** Number of distinct event groups. */
+/** Number of distinct event groups (0 for NULL). */
 PLD_API size_t pld_accountant_size(const pld_accountant *acc);
 
-/** epsilon(delta) for delta in (0, 1).  @return PLD_SUCCESS, PLD_EINVAL,
- *  PLD_EEMPTY, PLD_ENOMEM, PLD_ERANGE, PLD_EFFT, PLD_ECALLBACK. */
+/** epsilon(delta) in nats of the composition of all events, for delta in
+ *  (0, 1).  out->bound.upper is certified (may be +INFINITY), .lower the
+ *  optimistic estimate; the rest of *out says how it was obtained.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, delta NaN or outside (0, 1)),
+ *  PLD_EEMPTY (no events), PLD_EINCOMPAT (params->discretization differs
+ *  from the grid of added PLDs), PLD_ENOMEM, PLD_ERANGE (the grid exceeds
+ *  max_grid even after coarsening, or an overflow), PLD_EFFT,
+ *  PLD_ECALLBACK, PLD_EMAXITER (Gaussian closed form did not converge; not
+ *  expected). */
 PLD_API PLD_NODISCARD int pld_accountant_epsilon(const pld_accountant *acc,
                                                  double delta,
                                                  pld_result *out);
 
-/** delta(epsilon) for epsilon >= 0.  Same return codes. */
+/** delta(epsilon) for epsilon >= 0 (nats, +INFINITY allowed): a bracket in
+ *  [0, 1], upper certified.  Same return codes as pld_accountant_epsilon
+ *  (PLD_EINVAL for NaN or epsilon < 0). */
 PLD_API PLD_NODISCARD int pld_accountant_delta(const pld_accountant *acc,
                                                double epsilon, pld_result *out);
 
-/** delta at n epsilons; the grid is refined for the smallest delta among
- *  them.  info may be NULL.  Same return codes. */
+/** delta at n >= 1 epsilons eps[0..n) (each >= 0 or +INFINITY), brackets
+ *  written to out[0..n), each the intersection over the grids tried.  The
+ *  grid is refined for the point furthest from its target width, the floor
+ *  being max(1e-12, 1e-6 * largest upper delta): deltas far below the
+ *  curve's largest are bracketed to that absolute floor only.  info (may be
+ *  NULL) receives the run's details; its bound only summarises the points
+ *  that steered the refinement (read out[] for the brackets).
+ *  Same return codes as pld_accountant_epsilon (PLD_EINVAL also for n = 0
+ *  or a NaN or negative eps); out and info are untouched on failure. */
 PLD_API PLD_NODISCARD int pld_accountant_curve(const pld_accountant *acc,
                                                size_t n, const double *eps,
                                                pld_bound *out,
                                                pld_result *info);
 
-/** The composed PLD on grid step `discretization` (> 0).  Gaussian events
- *  are merged exactly before discretization.  Caller frees *out. */
+/** The composed PLD of all events on grid step `discretization` (Delta in
+ *  nats; finite > 0, and [1e-9, 1000] for events built from curves, see
+ *  pld_dist_from_curve), with the accountant's params (tail_mass, max_grid,
+ *  fftw_flags).  Gaussian events are merged exactly before discretization
+ *  (merged mu at most 1e6).  Caller frees *out with pld_dist_free.  Cost: one
+ *  grid of the query loop.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EEMPTY, PLD_EINCOMPAT (an added PLD
+ *  on another grid), PLD_ERANGE, PLD_ENOMEM, PLD_EFFT, PLD_ECALLBACK. */
 PLD_API PLD_NODISCARD int pld_accountant_compose(const pld_accountant *acc,
                                                  double discretization,
                                                  pld_dist **out);

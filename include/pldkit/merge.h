@@ -5,7 +5,8 @@
  *
  * Conventions as everywhere in pldkit: every fallible call returns a
  * pld_status; on failure outputs are untouched (an RDP curve gets nothing
- * added); nothing prints or aborts; epsilons in nats.
+ * added); nothing prints or aborts; epsilons in nats.  Input arrays are only
+ * read during the call; new objects returned in *out belong to the caller.
  *
  * A run is one DP-SGD training: per step, Poisson sampling with rate q,
  * clipping to L2 norm `clip` (C), Gaussian noise of standard deviation
@@ -92,10 +93,11 @@ PLD_API PLD_NODISCARD int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c,
 /** c += count * max(D_alpha(P||Q), D_alpha(Q||P)) for two general Gaussian
  *  mixtures with per-component standard deviations: P = sum_k pw[k]
  *  N(pm[k], ps[k]^2) (np >= 1), Q = sum_j qw[j] N(qm[j], qs[j]^2) (nq >= 1).
- *  Weights >= 0 summing to 1 within 1e-9, means finite, sds > 0 finite;
- *  components of weight 0 are ignored.  Same quadrature and margins as
- *  pld_rdp_add_mixture_gaussian (with unequal sds the step h is chosen from
- *  a curvature heuristic; the h-vs-2h margin covers it, not rigorously).
+ *  np, nq <= 4096; weights >= 0 summing to 1 within 1e-9, means finite, sds
+ *  > 0 finite; count >= 1; components of weight 0 are ignored.  Same
+ *  quadrature and margins as pld_rdp_add_mixture_gaussian (with unequal sds
+ *  the step h is chosen from a curvature heuristic; the h-vs-2h margin
+ *  covers it, not rigorously).
  *  When the divergence is infinite (alpha / ps_max^2 <= (alpha-1) /
  *  qs_max^2 in either direction) the value is +INFINITY.
  *  Used for the exact RDP of random selection in mean estimation (Sec. 4.1).
@@ -123,7 +125,8 @@ PLD_API PLD_NODISCARD int pld_rdp_add_mixture_pair(
  *  lambda_i = 0 drop out; a step type whose active runs all have lambda 0
  *  releases nothing and is skipped.
  *  Domain: 1 <= n <= PLD_MERGE_MAX_RUNS; every run valid (see
- *  pld_merge_run); lambda_i >= 0 finite, sum within 1e-12 of 1.
+ *  pld_merge_run); lambda_i >= 0 finite, sum within 1e-12 of 1; each
+ *  step's |Delta_J|/s at most 1e6 (pld_mech_mixture_gaussian).
  *  The caller frees *out with pld_accountant_free.  Cost: n mechanism
  *  constructions; the queries cost n FFT self-compositions.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EEMPTY (cannot happen
@@ -135,8 +138,10 @@ PLD_API PLD_NODISCARD int pld_merge_lc_accountant(const pld_merge_run *runs,
                                                   pld_accountant **out);
 
 /** The LC RDP (Thm 6.2 per step type, both directions, via
- *  pld_rdp_add_mixture_gaussian) added to c at c's orders; same step types
- *  and domain as pld_merge_lc_accountant.  Cost: n mixture-RDP evaluations.
+ *  pld_rdp_add_mixture_gaussian) added to c at c's orders, rounded upward (a
+ *  certified upper bound up to that function's quadrature margin); same
+ *  step types and domain as pld_merge_lc_accountant.  Computed on a scratch
+ *  curve, so c is unchanged on failure.  Cost: n mixture-RDP evaluations.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
 PLD_API PLD_NODISCARD int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n,
                                            const double *lambda,
@@ -148,15 +153,21 @@ PLD_API PLD_NODISCARD int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n,
 /** Joint release of all n runs (Thm 6.1, PLD): run i is
  *  pld_mech_poisson_gaussian(q_i, sigma_i, 1) (the noise multiplier is
  *  relative to clip_i, so sensitivity 1) composed T_i times, all in one new
- *  accountant.  Domain: n >= 1 (no cap), runs valid.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+ *  accountant (params copied, NULL = defaults; identical runs are grouped).
+ *  Domain: n >= 1 (no cap), runs valid, sigma_i in [1e-6, 1e12] and
+ *  steps <= 2^53 (pld_mech_poisson_gaussian, pld_accountant_add).  The
+ *  caller frees *out with pld_accountant_free.  Cost O(n^2) grouping.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (grouped steps
+ *  over 2^53). */
 PLD_API PLD_NODISCARD int pld_merge_joint_accountant(const pld_merge_run *runs,
                                                      size_t n,
                                                      const pld_params *params,
                                                      pld_accountant **out);
 
 /** Joint release, RDP (Thm 6.1, eq. 7): c += sum_i T_i eps_i(alpha) with
- *  eps_i from pld_rdp_add_poisson_gaussian(q_i, sigma_i, 1).
+ *  eps_i from pld_rdp_add_poisson_gaussian(q_i, sigma_i, 1), certified
+ *  upper; n >= 1, runs valid.  c is unchanged on failure.  Cost n
+ *  Poisson-Gaussian RDP evaluations.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
 PLD_API PLD_NODISCARD int pld_merge_joint_rdp(const pld_merge_run *runs,
                                               size_t n, pld_rdp_curve *c);
@@ -164,7 +175,10 @@ PLD_API PLD_NODISCARD int pld_merge_joint_rdp(const pld_merge_run *runs,
 /** Random selection of one of the n trained models (Thm 5.2, PLD): one new
  *  accountant holding one selection event among the runs' composed
  *  accountants, run i with probability pi[i] (>= 0, summing to 1 within
- *  1e-12).  Domain: 1 <= n <= 64, runs valid.
+ *  1e-12).  Domain: 1 <= n <= 64, runs valid (sigma_i, steps as for
+ *  pld_merge_joint_accountant).  params copied (NULL = defaults) into the
+ *  new accountant and its members; the caller frees *out with
+ *  pld_accountant_free.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_merge_rs_accountant(const pld_merge_run *runs,
                                                   size_t n, const double *pi,
@@ -173,7 +187,8 @@ PLD_API PLD_NODISCARD int pld_merge_rs_accountant(const pld_merge_run *runs,
 
 /** Random selection, RDP (Thm 5.1 via pld_rdp_random_selection over the
  *  runs' composed Poisson-Gaussian curves on c's orders): c += eps_RS.
- *  Domain as pld_merge_rs_accountant.
+ *  Domain as pld_merge_rs_accountant.  c is unchanged on failure.  Cost n
+ *  Poisson-Gaussian RDP evaluations plus O(n * orders).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
 PLD_API PLD_NODISCARD int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n,
                                            const double *pi, pld_rdp_curve *c);
@@ -188,8 +203,9 @@ PLD_API PLD_NODISCARD int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n,
  *                + sum_i eps_i (e^{eps_i} - 1),
  *    delta_out = sum_i delta_i + delta0,
  *  which for identical eps_i = eps is eps sqrt(2 n log(1/delta0)) + n eps
- *  (e^eps - 1), the paper's formula.  Rounded upward.  Domain: n >= 1,
- *  eps_i >= 0 finite, delta_i in [0, 1], delta0 in (0, 1).
+ *  (e^eps - 1), the paper's formula.  eps_out rounded upward, delta_out
+ *  capped at 1: a certified (eps, delta) pair.  Domain: n >= 1, eps_i >= 0
+ *  finite, delta_i in [0, 1], delta0 in (0, 1).  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_merge_advanced_composition(
     const double *eps_i, const double *delta_i, size_t n, double delta0,
@@ -203,8 +219,10 @@ PLD_API PLD_NODISCARD int pld_merge_advanced_composition(
  *  sigma2^2, and both estimates shift by Delta between neighbours, so the
  *  combination shifts by Delta: pld_mech_gaussian(sigma_LC, Delta).
  *  Its RDP is alpha Delta^2 / (2 sigma_LC^2) (Lemma 4.1), available through
- *  pld_rdp_add_gaussian(c, sigma_LC, Delta, 1).  Domain: sigma1, sigma2,
- *  Delta > 0 finite, lambda in [0, 1].
+ *  pld_rdp_add_gaussian(c, sigma_LC, Delta, 1).  sigma_LC is rounded down
+ *  here (pessimistic).  Domain: sigma1, sigma2, Delta > 0 finite, lambda in
+ *  [0, 1], Delta/sigma_LC in [1e-12, 1e6] (pld_mech_gaussian).  The caller
+ *  frees *out with pld_mech_free.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_merge_mean_lc_mech(double sigma1, double sigma2,
                                                  double lambda, double Delta,
@@ -221,7 +239,8 @@ PLD_API PLD_NODISCARD int pld_merge_mean_sigma_lc(double sigma1, double sigma2,
 /** Exact RDP of RS in mean estimation: c += max over both directions of
  *  D_alpha for P = pi N(0, sigma1^2) + (1-pi) N(0, sigma2^2) and Q = pi
  *  N(Delta, sigma1^2) + (1-pi) N(Delta, sigma2^2)
- *  (pld_rdp_add_mixture_pair).  pi in [0, 1]; same domain otherwise.
+ *  (pld_rdp_add_mixture_pair), certified upper up to that function's
+ *  quadrature margin.  pi in [0, 1]; same domain otherwise.
  *  @return as pld_rdp_add_mixture_pair. */
 PLD_API PLD_NODISCARD int pld_merge_mean_rs_rdp(double sigma1, double sigma2,
                                                 double pi, double Delta,
@@ -236,7 +255,9 @@ PLD_API PLD_NODISCARD int pld_merge_mean_rs_rdp(double sigma1, double sigma2,
  *  than the step could be missed, so the curve carries rel_err = 1e-8 as a
  *  documented safety margin (not a rigorous bound).  Cost per curve point
  *  O(window / step * (np + nq)), window ~ 30 max sd + a term growing like
- *  sqrt(|eps|).  Arrays are copied.
+ *  sqrt(|eps|).  Arrays are copied; the caller frees *out with
+ *  pld_mech_free.  A scan that does not finish makes the curve callback
+ *  fail (PLD_ECALLBACK at build time).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian_general(
     size_t np, const double *pw, const double *pm, const double *ps,
@@ -246,7 +267,8 @@ PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian_general(
 /** The exact RS pair of mean estimation as a PLD mechanism: P = pi N(0,
  *  sigma1^2) + (1-pi) N(0, sigma2^2), Q = pi N(Delta, sigma1^2) + (1-pi)
  *  N(Delta, sigma2^2) (pld_mech_mixture_gaussian_general).  Domain as
- *  pld_merge_mean_rs_rdp.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+ *  pld_merge_mean_rs_rdp.  The caller frees *out with pld_mech_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_merge_mean_rs_mech(double sigma1, double sigma2,
                                                  double pi, double Delta,
                                                  pld_mech **out);
@@ -257,24 +279,29 @@ PLD_API PLD_NODISCARD int pld_merge_mean_rs_mech(double sigma1, double sigma2,
 /** eps(delta) certified upper bound of a merge: method one of
  *  pld_merge_method; weights = lambda (LC) or pi (RS), n runs (n <= 5 for
  *  LC, <= 64 for RS); delta in (0, 1); params (NULL = defaults) for the PLD
- *  methods; the RDP methods use the default order grid and the best
- *  conversion.  *eps_upper may be +INFINITY.
- *  @return PLD_SUCCESS, PLD_EINVAL, and the codes of the accountants. */
+ *  methods (ignored by the RDP methods, which use the default order grid
+ *  and the best conversion).  *eps_upper may be +INFINITY.  Cost: one
+ *  pld_accountant_epsilon, or one RDP curve and conversion.
+ *  @return PLD_SUCCESS, PLD_EINVAL (also an unknown method), and the codes
+ *  of the accountant and RDP functions used. */
 PLD_API PLD_NODISCARD int pld_merge_epsilon(const pld_merge_run *runs,
                                             size_t n, const double *weights,
                                             int method, double delta,
                                             const pld_params *params,
                                             double *eps_upper);
 
-/** For n = 2 runs: the largest weight w0 in [0, 1] on run 0 (weights (w0,
- *  1 - w0)) whose certified eps(delta) (pld_merge_epsilon) is <= eps.  Put
+/** For n = 2 runs (runs[0..2)): the largest weight w0 in [0, 1] on run 0
+ *  (weights (w0, 1 - w0)) whose certified eps(delta) (pld_merge_epsilon) is
+ *  <= eps.  Put
  *  the LESS private run at index 0: the search assumes feasibility at w0 = 0
  *  and that the certified eps grows with w0 (true for RS, whose curve is
  *  linear/log-sum-exp in the weight; for LC it is the typical case, not a
  *  theorem -- the returned w0 itself is always verified feasible).
  *  Bisection until the bracket is within 1e-4 relative (of its upper end;
- *  absolute floor 1e-12: RS frontiers often sit at tiny weights); *w0 = 1 if w0 = 1 is feasible, -1 if w0 = 0 is not.
- *  Cost ~15-40 evaluations of pld_merge_epsilon.
+ *  absolute floor 1e-12: RS frontiers often sit at tiny weights); *w0 = 1
+ *  if w0 = 1 is feasible (checked first), -1 if w0 = 0 is not.  eps >= 0
+ *  finite (nats), delta in (0, 1).  Cost ~15-40 evaluations of
+ *  pld_merge_epsilon.
  *  @return PLD_SUCCESS, PLD_EINVAL, and the codes of pld_merge_epsilon. */
 PLD_API PLD_NODISCARD int pld_merge_max_weight(const pld_merge_run *runs,
                                                int method, double eps,

@@ -117,12 +117,21 @@ PLD_API PLD_NODISCARD int pld_participation_epsilon_prime(double epsilon,
  *  worst-case delta of the protocol (both directions); for CS out->lower is a
  *  certified lower limit of it.  par->d is used by MWCS only.
  *  Domain: par valid (see pld_participation_params), eps finite >= 0.
+ *  Cost O(1), no allocation.
  *  @return PLD_SUCCESS, PLD_EINVAL (bad input, unknown analysis or NULL),
  *  PLD_ERANGE (C/sigma overflows), PLD_EUNSUPPORTED (analysis THM41: use
  *  pld_participation_thm41_delta). */
 PLD_API PLD_NODISCARD int pld_participation_delta(
     const pld_participation_params *par, int analysis, double epsilon,
     pld_bound *out);
+
+/** The result of pld_participation_lower_limit. */
+typedef struct pld_participation_limit {
+  double delta;    /**< certified lower limit of the worst-case delta */
+  double cs_delta; /**< CS's delta (lower end of its bracket) */
+  double shift;    /**< s of the instance attaining `delta` (0: CS) */
+  int direction;   /**< its direction: PLD_DIR_PQ (remove) or PLD_DIR_QP */
+} pld_participation_limit;
 
 /** The certified lower limit of the true worst-case delta(eps) of one round
  *  (both directions, over all datasets), from exact deltas of concrete
@@ -138,15 +147,11 @@ PLD_API PLD_NODISCARD int pld_participation_delta(
  *  are closed forms, so the value minus its booked rounding error is a lower
  *  bound whatever the accuracy of the crossing points.  Not a worst case:
  *  the true worst case may be larger.
- *  Cost: about 80 instances x (grid of ~range/(sigma/2) points) x window.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (window over
- *  PLD_PARTICIPATION_MAX_WINDOW). */
-typedef struct pld_participation_limit {
-  double delta;    /**< certified lower limit of the worst-case delta */
-  double cs_delta; /**< CS's delta (lower end of its bracket) */
-  double shift;    /**< s of the instance attaining `delta` (0: CS) */
-  int direction;   /**< its direction: PLD_DIR_PQ (remove) or PLD_DIR_QP */
-} pld_participation_limit;
+ *  Domain: par valid (see pld_participation_params), eps finite >= 0 (nats).
+ *  Cost: 81 instances x (grid of ~range/(sigma/2) points) x window, with
+ *  O(window) scratch memory freed before returning.
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad input, NULL), PLD_ENOMEM, PLD_ERANGE
+ *  (C/sigma overflows, or window over PLD_PARTICIPATION_MAX_WINDOW). */
 PLD_API PLD_NODISCARD int pld_participation_lower_limit(
     const pld_participation_params *par, double epsilon,
     pld_participation_limit *out);
@@ -159,8 +164,9 @@ PLD_API PLD_NODISCARD int pld_participation_lower_limit(
  *      *weight_q = p (1 - (1-q)^d),
  *      *rate_other = p0 q,  p0 = p (1-q)^d / (1 - p + p (1-q)^d)
  *  (*rate_other = 0, i.e. zero loss, when (1-q)^d underflows or q = 1).
- *  par->sigma is ignored.  Its T-fold composition is a certified upper
- *  bound for T rounds.  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  par->sigma is ignored (the other fields must be valid).  Its T-fold
+ *  composition is a certified upper bound for T rounds.  Cost O(1).
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad par, NULL). */
 PLD_API PLD_NODISCARD int pld_participation_mwcs_mixture(
     const pld_participation_params *par, double *weight_q,
     double *rate_other);
@@ -176,11 +182,31 @@ PLD_API PLD_NODISCARD int pld_participation_mwcs_mixture(
  *  (see pld_participation_lower_limit), minus booked rounding error, so
  *  *delta <= the exact value.  shift = 0 (PQ) is the CS instance, shift = 1
  *  (PQ) Theorem 4.1's.  Domain: par valid, eps finite >= 0, shift in
- *  [-1, 1], direction PLD_DIR_PQ or PLD_DIR_QP.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE. */
+ *  [-1, 1], direction PLD_DIR_PQ or PLD_DIR_QP.  Cost: one instance of
+ *  pld_participation_lower_limit.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma
+ *  overflows, or window too large). */
 PLD_API PLD_NODISCARD int pld_participation_instance_delta(
     const pld_participation_params *par, double epsilon, double shift,
     int direction, double *delta);
+
+/** The result of pld_participation_thm41_delta. */
+typedef struct pld_participation_thm41 {
+  double epsilon_prime; /**< eps' of eq. (5), nats */
+  double c1bar, c2bar;  /**< the theorem's c1bar, c2bar */
+  double z_star;        /**< root of eq. (7), in the units of C and sigma;
+                             +INFINITY if every positive coefficient a_j is
+                             below e^-745 of the largest binomial weight
+                             (then delta underflows and is reported 0) */
+  double delta;         /**< eq. (6) */
+  double delta_err;     /**< bound on |computed - exact| of `delta` */
+  double cs_delta;      /**< CS's delta at the same (eps, sigma) */
+  double lower_limit;   /**< pld_participation_lower_limit's delta */
+  double refuting_shift;/**< shift s of the instance attaining lower_limit */
+  int refuting_direction; /**< its direction (PLD_DIR_PQ / PLD_DIR_QP) */
+  int below_cs;         /**< 1 iff delta < cs_delta */
+  int certified;        /**< 0 if refuted (see below); 1 is NOT a proof */
+} pld_participation_thm41;
 
 /** Theorem 4.1 exactly as stated.  For a target eps: eps' of eq. (5) with
  *  gamma = p q; c1bar, c2bar as defined under eq. (6), which simplify to
@@ -211,25 +237,11 @@ PLD_API PLD_NODISCARD int pld_participation_instance_delta(
  *  certified = 1 only means that no such refutation was found, NOT that
  *  Theorem 4.1 is proven: its proof is invalid.  Use WCS or MWCS for a
  *  certified value.
- *  Domain: par valid, eps finite >= 0.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (window too
- *  large), PLD_EMAXITER (root not bracketed; not expected). */
-typedef struct pld_participation_thm41 {
-  double epsilon_prime; /**< eps' of eq. (5), nats */
-  double c1bar, c2bar;  /**< the theorem's c1bar, c2bar */
-  double z_star;        /**< root of eq. (7), in the units of C and sigma;
-                             +INFINITY if every positive coefficient a_j is
-                             below e^-745 of the largest binomial weight
-                             (then delta underflows and is reported 0) */
-  double delta;         /**< eq. (6) */
-  double delta_err;     /**< bound on |computed - exact| of `delta` */
-  double cs_delta;      /**< CS's delta at the same (eps, sigma) */
-  double lower_limit;   /**< pld_participation_lower_limit's delta */
-  double refuting_shift;/**< shift s of the instance attaining lower_limit */
-  int refuting_direction; /**< its direction (PLD_DIR_PQ / PLD_DIR_QP) */
-  int below_cs;         /**< 1 iff delta < cs_delta */
-  int certified;        /**< 0 if refuted (see above); 1 is NOT a proof */
-} pld_participation_thm41;
+ *  Domain: par valid, eps finite >= 0 (nats).  Cost: the root finding,
+ *  O(window) per step, plus one pld_participation_lower_limit (dominant).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma
+ *  overflows, or window too large), PLD_EMAXITER (root not bracketed; not
+ *  expected). */
 PLD_API PLD_NODISCARD int pld_participation_thm41_delta(
     const pld_participation_params *par, double epsilon,
     pld_participation_thm41 *out);
@@ -243,8 +255,11 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_delta(
  *  around every component, cells split at the sign changes found), binomial
  *  terms below e^-80 of the largest dropped.  *abserr estimates the error
  *  (|GL20 - GL10| plus the dropped mass).  Not a certified bound (it is the
- *  same theorem).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE. */
+ *  same theorem).  Domain: par valid, eps finite >= 0.  Cost: O(window)
+ *  per integrand point, 30 points per cell, cells spanning the component
+ *  means (0 .. (window top + 1) C) plus 20 sigma on each side.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma or the
+ *  constants overflow, or window too large). */
 PLD_API PLD_NODISCARD int pld_participation_thm41_quadrature(
     const pld_participation_params *par, double epsilon, double *delta,
     double *abserr);
@@ -259,13 +274,26 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_quadrature(
  *  certified lower limit of the true epsilon; for THM41 it is Theorem 4.1's
  *  epsilon, not a bound (call pld_participation_thm41_delta at out->upper
  *  for its below_cs / certified flags).  out->upper = +INFINITY if the
- *  target is not met below eps = 1e9.
- *  Domain: par valid, delta in (0, 1).
+ *  target is not met below eps = 1e9.  The bisection may stop early (a
+ *  wider bracket) where the booked error makes the comparison undecidable.
+ *  Domain: par valid, delta in (0, 1).  Cost: up to ~30 doublings and 200
+ *  bisection steps, one analysis evaluation each (O(1), or O(window) for
+ *  THM41).
  *  @return PLD_SUCCESS, PLD_EINVAL (bad input, unknown analysis, NULL),
  *  PLD_ERANGE, PLD_ENOMEM, PLD_EMAXITER (THM41 only). */
 PLD_API PLD_NODISCARD int pld_participation_epsilon(
     const pld_participation_params *par, int analysis, double delta,
     pld_bound *out);
+
+/** The result of pld_participation_calibrate. */
+typedef struct pld_participation_calibration {
+  double sigma;       /**< smallest sigma found that meets the target */
+  double sigma_below; /**< the target is missed here (0 if at_floor) */
+  double delta;       /**< the analysis's delta at sigma (<= target) */
+  int at_floor;       /**< met already at the search floor 1e-4 C */
+  int certified;      /**< 1: sigma is a certified noise level */
+  int below_cs;       /**< THM41 only: its delta at sigma is below CS's */
+} pld_participation_calibration;
 
 /** Per-round noise calibration: the smallest sigma whose `analysis` delta at
  *  `epsilon` is <= `delta` (par->sigma is ignored), by bracketing and
@@ -285,18 +313,14 @@ PLD_API PLD_NODISCARD int pld_participation_epsilon(
  *  the floor and sigma_below = 0 (e.g. THM41 for d = 1000, p = 0.1,
  *  q = 0.001, eps = 0.015, delta = 1e-6, or any analysis whose delta at
  *  sigma -> 0 is below the target).
- *  Domain: par valid except sigma, eps finite >= 0, delta in (0, 1).
+ *  Domain: par valid except sigma, eps finite >= 0 (nats), delta in (0, 1).
+ *  Cost: about 40 bisection steps (at most 300), each one evaluation of the
+ *  analysis
+ *  (O(1) for the closed forms, O(window) for THM41, which also runs one
+ *  pld_participation_thm41_delta at the end).
  *  @return PLD_SUCCESS, PLD_EINVAL (bad input, unknown analysis, NULL),
  *  PLD_ERANGE (not met at 1e12 C, or window too large), PLD_ENOMEM,
- *  PLD_EMAXITER. */
-typedef struct pld_participation_calibration {
-  double sigma;       /**< smallest sigma found that meets the target */
-  double sigma_below; /**< the target is missed here (0 if at_floor) */
-  double delta;       /**< the analysis's delta at sigma (<= target) */
-  int at_floor;       /**< met already at the search floor 1e-4 C */
-  int certified;      /**< 1: sigma is a certified noise level */
-  int below_cs;       /**< THM41 only: its delta at sigma is below CS's */
-} pld_participation_calibration;
+ *  PLD_EMAXITER (the bracket did not close). */
 PLD_API PLD_NODISCARD int pld_participation_calibrate(
     const pld_participation_params *par, int analysis, double epsilon,
     double delta, pld_participation_calibration *out);

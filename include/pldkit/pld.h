@@ -120,10 +120,13 @@ typedef struct pld_params {
                               which keeps results bit-reproducible */
 } pld_params;
 
-/** Fill *params with the defaults.  Never fails for a non-NULL pointer. */
+/** Fill *params with the defaults listed above.  NULL is a no-op. */
 PLD_API void pld_params_default(pld_params *params);
 
-/** Check a parameter set.  @return PLD_SUCCESS or PLD_EINVAL. */
+/** Check a parameter set.  Valid: discretization finite and >= 0, accuracy
+ *  in (0, 1), abs_accuracy finite and >= 0, tail_mass in (0, 1e-3],
+ *  max_grid in [16, 2^31]; fftw_flags is not checked.
+ *  @return PLD_SUCCESS or PLD_EINVAL (out of domain, or NULL). */
 PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
 
 /* ------------------------------------------------------------------------ */
@@ -131,7 +134,11 @@ PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
 
 typedef struct pld_workspace pld_workspace;
 
-/** Allocate a workspace.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+/** Allocate a workspace.  *params is copied (NULL: defaults); compositions
+ *  run with this workspace use its tail_mass, max_grid and fftw_flags.  FFTW
+ *  plans are made lazily and cached (a few lengths, least recently used
+ *  evicted).  The caller frees *out with pld_workspace_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (out NULL, invalid params), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_workspace_alloc(const pld_params *params,
                                               pld_workspace **out);
 /** Free a workspace and its FFTW plans.  NULL is a no-op. */
@@ -142,41 +149,61 @@ PLD_API void pld_workspace_free(pld_workspace *ws);
 
 typedef struct pld_dist pld_dist;
 
-/** Build the PLD pair of a mechanism from its hockey-stick curve on the grid
- *  of step `discretization` (in [1e-9, 1000] nats; below 1e-9 gives
- *  PLD_ERANGE, above 1000 PLD_EINVAL).  Losses whose upper tail carries at
- *  most params->tail_mass are truncated (to +infinity when pessimistic,
- *  dropped when optimistic).
- *  Cost: O(grid) curve evaluations.
- *  @return PLD_SUCCESS, PLD_EINVAL (bad curve or Delta), PLD_ERANGE (grid over
- *  params->max_grid), PLD_ENOMEM, PLD_ECALLBACK. */
+/** Build the PLD pair (both directions, both roundings) of a mechanism from
+ *  its hockey-stick curve on the grid of step `discretization` (Delta, in
+ *  [1e-9, 1000] nats; below 1e-9 gives PLD_ERANGE, above 1000 PLD_EINVAL).
+ *  The curve must have a non-NULL delta, rel_err in [0, 1e-3) and a finite
+ *  loss_scale > 0.  params may be NULL (defaults); neither it nor the curve
+ *  is retained.  Losses whose upper tail carries at most params->tail_mass
+ *  are truncated (to +infinity when pessimistic, dropped when optimistic).
+ *  A callback failure, or a value outside [-1e-12, 1 + 1e-12], gives
+ *  PLD_ECALLBACK (PLD_ENOMEM if the callback returned PLD_ENOMEM).  The
+ *  caller frees *out with pld_dist_free.
+ *  Cost: O(grid) time and memory, grid = loss range / Delta, with the curve
+ *  (and tails) evaluated in a few batched calls.
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad curve, Delta or params, NULL),
+ *  PLD_ERANGE (Delta < 1e-9, grid over params->max_grid, or losses beyond
+ *  1e9 nats), PLD_ENOMEM, PLD_ECALLBACK. */
 PLD_API PLD_NODISCARD int pld_dist_from_curve(const pld_curve *curve,
                                               double discretization,
                                               const pld_params *params,
                                               pld_dist **out);
 
-/** The identity PLD (a mechanism that reveals nothing): all mass at loss 0.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+/** The identity PLD (a mechanism that reveals nothing): all mass at loss 0,
+ *  exact, on the grid of step `discretization` (any finite value > 0; no
+ *  [1e-9, 1000] check here).  The caller frees *out with pld_dist_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad step, out NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_identity(double discretization,
                                             pld_dist **out);
 
-/** Deep copy.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+/** Deep copy (caller frees *out with pld_dist_free).  Cost O(grid).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_copy(const pld_dist *src, pld_dist **out);
 
 /** Free a PLD.  NULL is a no-op. */
 PLD_API void pld_dist_free(pld_dist *d);
 
-/** Compose two PLDs on the same grid (FFT convolution per direction and
- *  rounding).  `ws` may be NULL (a temporary workspace is used).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT (different Delta),
- *  PLD_ERANGE, PLD_ENOMEM, PLD_EFFT. */
+/** Compose two PLDs on the same grid (bit-identical Delta): convolution per
+ *  direction and rounding, direct when the inputs are sparse, else by FFT
+ *  with its round-off booked.  The inputs are not modified; the caller frees
+ *  *out with pld_dist_free.  `ws` may be NULL (a temporary workspace with
+ *  default params is used); its params set the tail truncation (tail_mass)
+ *  and the size cap (max_grid).  Cost O(N log N), N ~ size(a) + size(b).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EINCOMPAT (different Delta),
+ *  PLD_ERANGE (result over max_grid, or offsets overflow), PLD_ENOMEM,
+ *  PLD_EFFT. */
 PLD_API PLD_NODISCARD int pld_dist_compose(const pld_dist *a, const pld_dist *b,
                                            pld_workspace *ws, pld_dist **out);
 
-/** T-fold self-composition (T >= 1): one forward FFT, a pointwise power and
- *  one inverse FFT on a window sized by a Chernoff tail bound.  Mass outside
- *  the window goes to +infinity (pessimistic) or is dropped (optimistic).
- *  @return as pld_dist_compose. */
+/** T-fold self-composition, T in [1, 2^53] (T = 1 is a copy): one forward
+ *  FFT, a pointwise power and one inverse FFT on a window sized by a Chernoff
+ *  tail bound; inputs with at most 64 non-zero masses use binary powering
+ *  by pairwise convolutions instead.  Mass outside the window goes to
+ *  +infinity (pessimistic) or is dropped (optimistic).  `ws`, ownership and
+ *  params as for pld_dist_compose.  Cost O(N log N) for a window of N points
+ *  (it grows with T), not O(T) convolutions.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, T out of range), PLD_ERANGE (window
+ *  over max_grid), PLD_ENOMEM, PLD_EFFT. */
 PLD_API PLD_NODISCARD int pld_dist_self_compose(const pld_dist *a, uint64_t T,
                                                 pld_workspace *ws,
                                                 pld_dist **out);
@@ -186,20 +213,26 @@ PLD_API PLD_NODISCARD int pld_dist_self_compose(const pld_dist *a, uint64_t T,
 /* lower values from the optimistic PLD minus booked error; both directions  */
 /* are taken into account (the worse one).                                    */
 
-/** delta(eps) for eps >= 0 (eps = +INFINITY allowed).
- *  @return PLD_SUCCESS, PLD_EINVAL (NaN or eps < 0). */
+/** delta(eps) for eps >= 0 (nats; eps = +INFINITY gives the mass at
+ *  +infinity).  out->upper is certified, out->lower the optimistic
+ *  estimate, both in [0, 1].  Cost O(grid).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, NaN or eps < 0). */
 PLD_API PLD_NODISCARD int pld_dist_delta(const pld_dist *d, double epsilon,
                                          pld_bound *out);
 
-/** eps(delta), the smallest eps >= 0 with delta(eps) <= delta, for delta in
- *  (0, 1).  upper may be +INFINITY (no finite eps is certified, e.g. because
- *  the mass at +infinity exceeds delta).
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+/** eps(delta) in nats, the smallest eps >= 0 with delta(eps) <= delta, for
+ *  delta in (0, 1).  out->upper is certified and may be +INFINITY (no finite
+ *  eps is certified, e.g. because the mass at +infinity exceeds delta);
+ *  out->lower is the optimistic estimate (<= upper).  Cost O(grid).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, delta NaN or outside (0, 1)). */
 PLD_API PLD_NODISCARD int pld_dist_epsilon(const pld_dist *d, double delta,
                                            pld_bound *out);
 
-/** delta(eps) at n points (any order, each >= 0).  Cost O(grid + n log n).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+/** delta(eps) at n >= 1 points epsilons[0..n) (nats, any order, each >= 0 or
+ *  +INFINITY), brackets as pld_dist_delta written to out[0..n).
+ *  Cost O(grid + n log n).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n = 0, a NaN or negative eps),
+ *  PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_curve(const pld_dist *d, size_t n,
                                          const double *epsilons,
                                          pld_bound *out);
@@ -207,27 +240,32 @@ PLD_API PLD_NODISCARD int pld_dist_curve(const pld_dist *d, size_t n,
 /* ------------------------------------------------------------------------ */
 /* Accessors (pure).                                                         */
 
-/** Grid step Delta in nats. */
+/** Grid step Delta in nats (NAN for NULL). */
 PLD_API double pld_dist_discretization(const pld_dist *d);
-/** Largest number of grid points over the four stored arrays. */
+/** Largest number of grid points over the four stored arrays (0 for NULL). */
 PLD_API size_t pld_dist_grid_size(const pld_dist *d);
-/** Largest FFT length used to make this PLD (0 if none). */
+/** Largest FFT length used to make this PLD, inherited through composition
+ *  (0 if none, or NULL). */
 PLD_API size_t pld_dist_fft_size(const pld_dist *d);
 
 /** Read-only view of one stored distribution: the loss of masses[i] is
  *  (offset + i) * Delta; inf_mass sits at +infinity.  rel_err and abs_err
  *  are the booked floating-point slack of its hockey-stick curve:
- *  |computed - exact(rounding)| <= rel_err * delta + abs_err.
- *  The pointer stays valid until `d` is freed.
- *  @return PLD_SUCCESS or PLD_EINVAL. */
+ *  |computed - exact(rounding)| <= rel_err * delta + abs_err. */
 typedef struct pld_pmf_view {
-  int64_t offset;
-  size_t size;
-  const double *masses;
-  double inf_mass;
-  double rel_err;
-  double abs_err;
+  int64_t offset;       /**< grid index of masses[0] */
+  size_t size;          /**< number of masses (>= 1) */
+  const double *masses; /**< borrowed from the PLD, do not free */
+  double inf_mass;      /**< mass at +infinity */
+  double rel_err;       /**< booked relative slack of the curve */
+  double abs_err;       /**< booked absolute slack of the curve */
 } pld_pmf_view;
+
+/** Fill *out with the view of member (direction, rounding) of d: direction
+ *  PLD_DIR_PQ or PLD_DIR_QP, rounding PLD_PESSIMISTIC or PLD_OPTIMISTIC.
+ *  Nothing is copied: out->masses points into d and stays valid (and
+ *  unchanged) until d is freed.  Cost O(1).
+ *  @return PLD_SUCCESS or PLD_EINVAL (NULL, unknown direction or rounding). */
 PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
                                         int rounding, pld_pmf_view *out);
 
@@ -244,25 +282,42 @@ PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
  *   (QP, pessimistic), (QP, optimistic), each:
  *     offset i64, n u64, inf f64, rel f64, abs f64, masses n x f64
  *   checksum u64      FNV-1a (64 bit) of every byte before it
- * Loading checks the magic, version, sizes against the data length, every
- * value's domain (finite, masses >= 0, 0 <= inf <= 1 + 1e-9, Delta in
- * [1e-9, 1000]) and the checksum. */
+ * Loading checks the magic and length (PLD_EFORMAT), the version
+ * (PLD_EVERSION), then the checksum, the flags, every size against the data
+ * length (n >= 1, no trailing bytes; n over 2^31 gives PLD_ERANGE) and
+ * every value's domain:
+ * Delta in [1e-9, 1000], |offset| <= 2^52, masses in [0, 1 + 1e-9],
+ * 0 <= inf <= 1 + 1e-9, inf + sum of masses <= 1 + 1e-6, rel in [0, 1),
+ * abs in [0, 1].  The checksum detects corruption, not tampering: a loaded
+ * PLD's booked errors (and so its certification) are taken from the file. */
 
-/** Serialise into a new buffer (free it with pld_buffer_free).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+/** Serialise d into a new buffer of *len bytes (the format above).  The
+ *  caller frees *buf with pld_buffer_free.  Cost O(grid).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ERANGE (size overflows),
+ *  PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_serialize(const pld_dist *d,
                                              unsigned char **buf,
                                              size_t *len);
-/** Parse a serialised PLD.  @return PLD_SUCCESS, PLD_EINVAL (NULL),
- *  PLD_EFORMAT (corrupt, truncated, bad checksum), PLD_EVERSION,
- *  PLD_ERANGE (arrays over 2^31 points), PLD_ENOMEM. */
+/** Parse a serialised PLD from buf[0..len) (not retained; the caller keeps
+ *  ownership).  The caller frees *out with pld_dist_free.  Cost O(len).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EFORMAT (corrupt, truncated,
+ *  bad checksum, value out of domain), PLD_EVERSION, PLD_ERANGE (arrays over
+ *  2^31 points), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_deserialize(const unsigned char *buf,
                                                size_t len, pld_dist **out);
 /** Free a buffer from pld_dist_serialize.  NULL is a no-op. */
 PLD_API void pld_buffer_free(unsigned char *buf);
-/** Save to / load from a file (the same format).  @return as above, or
- *  PLD_EIO when the file cannot be opened, read or written. */
+/** Save d to the file `path` (the format above), creating or truncating it.
+ *  Not atomic: after PLD_EIO the file may hold a partial write.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ERANGE, PLD_ENOMEM, PLD_EIO
+ *  (cannot open, write or close). */
 PLD_API PLD_NODISCARD int pld_dist_save(const pld_dist *d, const char *path);
+
+/** Load a PLD saved by pld_dist_save (the whole file is read and parsed as
+ *  by pld_dist_deserialize).  The caller frees *out with pld_dist_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EIO (cannot open, seek or
+ *  read), PLD_ERANGE (file over 64 GiB or arrays over 2^31 points),
+ *  PLD_ENOMEM, PLD_EFORMAT, PLD_EVERSION. */
 PLD_API PLD_NODISCARD int pld_dist_load(const char *path, pld_dist **out);
 
 #ifdef __cplusplus

@@ -62,15 +62,17 @@ PLD_API PLD_NODISCARD int pld_rdp_curve_alloc(const double *orders, size_t n,
 
 /** Allocate a curve on the default grid, all values 0: alpha = 1.1, 1.2, ...,
  *  10.9 (step 0.1, each the double nearest to k/10), 11, 12, ..., 64, 128,
- *  256, 512, 1024 (PLD_RDP_DEFAULT_ORDERS orders).
+ *  256, 512, 1024 (PLD_RDP_DEFAULT_ORDERS orders).  The caller frees *out
+ *  with pld_rdp_curve_free.
  *  @return PLD_SUCCESS, PLD_EINVAL (out NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_curve_alloc_default(pld_rdp_curve **out);
 
 /** Free a curve.  NULL is a no-op. */
 PLD_API void pld_rdp_curve_free(pld_rdp_curve *c);
 
-/** Deep copy (same orders and values).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+/** Deep copy (same orders and values); the caller frees *out with
+ *  pld_rdp_curve_free.  Cost O(n).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_curve_copy(const pld_rdp_curve *src,
                                              pld_rdp_curve **out);
 
@@ -90,24 +92,28 @@ PLD_API const double *pld_rdp_curve_values(const pld_rdp_curve *c);
 PLD_API int pld_rdp_curve_same_orders(const pld_rdp_curve *a,
                                       const pld_rdp_curve *b);
 
-/** Overwrite the values with values[0..size) (nats, each >= 0 or +INFINITY).
- *  Use it to enter an RDP guarantee known from elsewhere; pldkit takes the
- *  values as exact upper bounds.
+/** Overwrite the values with values[0..size) (nats, each >= 0 or +INFINITY;
+ *  copied, size = pld_rdp_curve_size(c)).  Use it to enter an RDP guarantee
+ *  known from elsewhere; pldkit takes the values as exact upper bounds.
+ *  All values are checked before any is written.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL, NaN, negative, -inf). */
 PLD_API PLD_NODISCARD int pld_rdp_curve_set(pld_rdp_curve *c,
                                             const double *values);
 
-/** c += count * values (each value >= 0 or +INFINITY; count >= 1), rounded
- *  upward.  This is how any mechanism, including those of other modules,
- *  adds its RDP to an accumulating curve.
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+/** c += count * values (values[0..size), nats, each >= 0 or +INFINITY;
+ *  count >= 1, any uint64_t), rounded upward.  This is how any mechanism,
+ *  including those of other modules, adds its RDP to an accumulating curve.
+ *  Cost O(n).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, count 0, a bad value; c is then
+ *  unchanged). */
 PLD_API PLD_NODISCARD int pld_rdp_curve_add_values(pld_rdp_curve *c,
                                                    const double *values,
                                                    uint64_t count);
 
 /** acc += count * other (composition, Mironov 2017 Prop. 1), count >= 1,
- *  rounded upward.  acc == other is allowed (doubling).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT (different order grids). */
+ *  rounded upward.  acc == other is allowed (doubling).  Cost O(n).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, count 0), PLD_EINCOMPAT (order
+ *  grids not bit-identical). */
 PLD_API PLD_NODISCARD int pld_rdp_curve_compose(pld_rdp_curve *acc,
                                                 const pld_rdp_curve *other,
                                                 uint64_t count);
@@ -117,12 +123,13 @@ PLD_API PLD_NODISCARD int pld_rdp_curve_compose(pld_rdp_curve *acc,
 /* curve, at every order of the curve's grid, in both directions of the      */
 /* stated adjacency (the worse one).  Values are upper bounds (exact         */
 /* formulas rounded upward, or proven bounds where stated).  On any error    */
-/* the curve is unchanged.                                                    */
+/* the curve is unchanged.  Each allocates O(n) scratch (PLD_ENOMEM).        */
 
 /** Gaussian mechanism N(f(D), sigma^2 I), L2 sensitivity `sensitivity`:
  *  eps(alpha) = alpha sensitivity^2 / (2 sigma^2) exactly (Mironov 2017,
- *  Prop. 7), rounded upward.  sigma, sensitivity > 0 finite.  Cost O(n).
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  Prop. 7), rounded upward.
+ *  sigma, sensitivity > 0 finite; count >= 1.  Cost O(n).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_add_gaussian(pld_rdp_curve *c, double sigma,
                                                double sensitivity,
                                                uint64_t count);
@@ -132,7 +139,8 @@ PLD_API PLD_NODISCARD int pld_rdp_add_gaussian(pld_rdp_curve *c, double sigma,
  *    eps(alpha) = log( alpha/(2 alpha - 1) e^{(alpha-1) t}
  *                      + (alpha-1)/(2 alpha - 1) e^{-alpha t} ) / (alpha - 1),
  *  evaluated without cancellation for small t and in log space for large
- *  alpha t.  Symmetric.  b, sensitivity > 0 finite.  Cost O(n).
+ *  alpha t; capped by t (the largest loss).  Symmetric.  b, sensitivity > 0
+ *  finite with s / b finite; count >= 1.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_add_laplace(pld_rdp_curve *c, double b,
                                               double sensitivity,
@@ -144,7 +152,7 @@ PLD_API PLD_NODISCARD int pld_rdp_add_laplace(pld_rdp_curve *c, double b,
  *    A = expm1((alpha-1) eps0) e^eps0 (1 - e^{-alpha eps0}),
  *  which is the closed form of sum_y p(y)^alpha p'(y)^(1-alpha) - 1 written
  *  without cancellation (derivation in rdp/rdp_mech.c).  Symmetric.
- *  k up to 2^53.  Cost O(n).
+ *  Capped by eps0.  k up to 2^53; count >= 1.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_add_randomized_response(pld_rdp_curve *c,
                                                           double eps0,
@@ -173,7 +181,8 @@ PLD_API PLD_NODISCARD int pld_rdp_add_randomized_response(pld_rdp_curve *c,
  *   - alpha > 65536: the joint-convexity bound log(1 - q + q e^{alpha
  *     (alpha-1)/(2 s^2)})/(alpha - 1) (valid in both directions), which is
  *     within log(1/q)/(alpha-1) of the exact value there.
- *  q = 1 is the plain Gaussian.  PLD_EINVAL also when s = sigma/sensitivity
+ *  q = 1 is the plain Gaussian.  sigma, sensitivity > 0 finite; count >= 1.
+ *  PLD_EINVAL also when s = sigma/sensitivity
  *  is so small that 1/(2 s^2) overflows (s below ~1e-154); for s > 1e100 the
  *  unsampled Gaussian's alpha/(2 s^2) is used (a valid bound, ~0).
  *  Cost: O(sum of alpha) for integer orders,
@@ -203,7 +212,7 @@ PLD_API PLD_NODISCARD int pld_rdp_add_poisson_gaussian(pld_rdp_curve *c,
  *  value is also capped by the unsampled Gaussian's alpha r (sampling
  *  without replacement is a mixture over subsets, and D_alpha is jointly
  *  quasi-convex).  Orders above 65536 use that cap only.
- *  Domain: 1 <= batch <= n; sigma, sensitivity > 0 finite.  Cost
+ *  Domain: 1 <= batch <= n; sigma, sensitivity > 0 finite; count >= 1.  Cost
  *  O(sum of alpha).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_add_wor_gaussian(pld_rdp_curve *c,
@@ -244,18 +253,24 @@ typedef struct pld_rdp_result {
                       (the value is still valid) */
 } pld_rdp_result;
 
-/** eps(delta): min over the grid of the chosen conversion, clamped at 0,
- *  rounded upward.  delta in (0, 1); method a pld_rdp_conversion.  Cost O(n).
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+/** eps(delta) in nats: min over the grid of the chosen conversion, clamped
+ *  at 0, rounded upward, so out->value is a certified upper bound
+ *  (+INFINITY if every value is infinite).  delta in (0, 1); method a
+ *  pld_rdp_conversion.  Orders with an infinite value are skipped.
+ *  Cost O(n).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, delta NaN or outside (0, 1),
+ *  unknown method). */
 PLD_API PLD_NODISCARD int pld_rdp_epsilon(const pld_rdp_curve *c, double delta,
                                           int method, pld_rdp_result *out);
 
 /** delta(eps), the mirror query: min over the grid of the delta each
- *  conversion gives at eps, capped at 1, rounded upward.  eps >= 0
- *  (+INFINITY allowed: delta = 0 if some value is finite).  For every
- *  method, pld_rdp_delta(c, pld_rdp_epsilon(c, d).value) = d up to
- *  rounding (both queries minimise over the same per-order bijection).
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  conversion gives at eps (nats), capped at 1, rounded upward (a certified
+ *  upper bound).  eps >= 0 (+INFINITY allowed: delta = 0 if some value is
+ *  finite).  For every method, pld_rdp_delta(c, pld_rdp_epsilon(c,
+ *  d).value) = d up to rounding (both queries minimise over the same
+ *  per-order bijection).  Cost O(n).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, eps NaN or negative, unknown
+ *  method). */
 PLD_API PLD_NODISCARD int pld_rdp_delta(const pld_rdp_curve *c, double epsilon,
                                         int method, pld_rdp_result *out);
 
@@ -271,22 +286,23 @@ PLD_API PLD_NODISCARD int pld_rdp_delta(const pld_rdp_curve *c, double epsilon,
  *  their value is +inf).  The bound holds in both directions because each
  *  member's curve does.  Domain: n >= 1, every weight finite and >= 0, sum
  *  within 1e-12 of 1; members and out share one order grid; out may be one
- *  of the members.  Cost O(n * orders).
+ *  of the members.  out's values are overwritten (its orders kept); the
+ *  members are only read.  Cost O(n * orders).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_random_selection(
     const pld_rdp_curve *const *members, const double *weights, size_t n,
     pld_rdp_curve *out);
 
-/** Alg. 1 for two members: the largest weight w in [0, 1] on member b
- *  (weights (1-w, w) on (a, b)) whose certified eps(delta) of the random
- *  selection (pld_rdp_epsilon with `method`) is <= target_epsilon.  The
- *  certified eps is concave in w (a minimum over orders of concave
- *  log-sum-exps), so its sub-level set is an interval [0, w*] whenever
- *  eps(1) > target; w* is found by bisection to 1e-12, always returning a
- *  weight whose certified eps meets the target (so smaller weights do too).
- *  Returns 1 if w = 1 meets the target.  Typical use: a = the more private
- *  member.  target_epsilon >= 0 finite, delta in (0, 1).
- *  Cost ~45 conversions.
+/** Alg. 1 for two members (a, b on one order grid): the largest weight w in
+ *  [0, 1] on member b (weights (1-w, w) on (a, b)) whose certified
+ *  eps(delta) of the random selection (pld_rdp_epsilon with `method`) is
+ *  <= target_epsilon.  The certified eps is concave in w (a minimum over
+ *  orders of concave log-sum-exps), so its sub-level set is an interval
+ *  [0, w*] whenever eps(1) > target; w* is found by bisection to 1e-12,
+ *  always returning a weight whose certified eps meets the target (so
+ *  smaller weights do too).  Returns 1 if w = 1 meets the target.  Typical
+ *  use: a = the more private member.  target_epsilon >= 0 finite, delta in
+ *  (0, 1).  Cost ~45 conversions of O(orders) each.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM, PLD_ETOL (not
  *  even w = 0, i.e. member a alone, meets the target; *weight untouched). */
 PLD_API PLD_NODISCARD int pld_rdp_rs_max_weight(const pld_rdp_curve *a,
@@ -311,7 +327,7 @@ PLD_API PLD_NODISCARD int pld_rdp_rs_grid_size(size_t n, unsigned resolution,
  *  last coordinate takes the remainder.  weights_out must hold `capacity`
  *  rows, capacity >= the grid size given by pld_rdp_rs_grid_size (checked
  *  first: on PLD_ERANGE nothing is computed or written).  n = 1 is allowed
- *  (one row, weight 1, feasible or not).
+ *  (one row, weight 1, written only if feasible).
  *  Cost O(grid size * n * orders).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_rs_feasible_grid(

@@ -118,7 +118,8 @@ typedef struct pld_rdp_split_terms {
  *  interpolation of the neighbouring integer orders (an upper bound).
  *  Cost: min(k, d-k) <= 1: O(alpha^2 log d); otherwise an exact dynamic
  *  program whose work is bounded by 3e6 steps, beyond which PLD_ERANGE.
- *  Orders above 2048 give PLD_ERANGE.
+ *  Orders above 2048, d above 2^52 or a non-finite value also give
+ *  PLD_ERANGE.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_split_forward_exact(double alpha, int64_t d,
                                                       int64_t k, double sigma,
@@ -127,8 +128,9 @@ PLD_API PLD_NODISCARD int pld_rdp_split_forward_exact(double alpha, int64_t d,
 /** Eq. (3), first term (Cor. 3.14):
  *    log( sum_l C(k,l) C(d-k,k-l) / C(d,k) * exp(alpha c^2 l / (2 sigma^2)) )
  *  a proven upper bound on D_alpha(P||Q) at integer alpha >= 2; fractional
- *  alpha uses the convex interpolation of ceil/floor values.  Cost O(k).
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  alpha uses the convex interpolation of ceil/floor values.  Domain as
+ *  pld_rdp_split_forward_exact.  Cost O(k).
+ *  @return PLD_SUCCESS, PLD_EINVAL (also for a NaN result). */
 PLD_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
                                                     int64_t k, double sigma,
                                                     double c, double *eps);
@@ -138,44 +140,56 @@ PLD_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
  *       - d log(alpha e^v + 1 - alpha)],  v = c^2 k(d-k)/(sigma^2 d^2),
  *  +INFINITY where alpha e^v + 1 - alpha <= 0 (never, for valid input).
  *  NOT a bound on D_alpha(Q||P) (ERRATA; see the section comment).  For
- *  comparison only.  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  comparison only.  Domain as pld_rdp_split_forward_exact.  Cost O(1).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
                                                       int64_t k, double sigma,
                                                       double c, double *eps);
 
 /** The exact reverse divergence D_alpha(Q||P) for k in {1, d-1, d}, any real
  *  alpha > 1, by the one-dimensional reduction and quadrature described in
- *  rdp/rdp_splitting.c.  The value returned includes an added margin: the
- *  a-posteriori quadrature error estimate (the design step against half of
- *  it) plus 1e-11 relative in the moment; not a formal interval certificate.  Cost: about 1e5-1e7
- *  exponentials (grows like c/sigma).  Other k: PLD_EUNSUPPORTED.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ENOMEM, PLD_ETOL
- *  (quadrature self-check failed). */
+ *  rdp/rdp_splitting.c (k = d is the Gaussian, in closed form).  The value
+ *  returned includes an added margin: the a-posteriori quadrature error
+ *  estimate (the design step against half of it) plus 1e-11 relative in the
+ *  moment; not a formal interval certificate.  Cost: about 1e5-1e7
+ *  exponentials (grows like c/sigma).  Other k, or c/sigma > 8:
+ *  PLD_EUNSUPPORTED.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ENOMEM, PLD_ERANGE
+ *  (quadrature table over its work cap), PLD_ETOL (quadrature self-check
+ *  failed). */
 PLD_API PLD_NODISCARD int pld_rdp_split_reverse_exact(double alpha, int64_t d,
                                                       int64_t k, double sigma,
                                                       double c, double *eps);
 
 /** Thm 3.1 at one order: every term, and the sound epsilon = max(forward,
- *  reverse) where forward is the exact eq. (2) when affordable, else the
- *  smaller of eq. (3) and the group bound, and reverse is exact for k in
- *  {1, d-1, d}, else the group bound (both capped by the Gaussian value).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ETOL. */
+ *  reverse) where forward is the exact eq. (2) when affordable (see
+ *  pld_rdp_split_forward_exact), else the smaller of eq. (3) and the group
+ *  bound, and reverse is exact for k in {1, d-1, d}, else the group bound
+ *  (both capped by the Gaussian value).  The reverse quadrature needs
+ *  c/sigma <= 8 and d <= 2^52; when it is unavailable or its self-check
+ *  fails, reverse falls back to the Gaussian value (reverse_method says
+ *  which was used) instead of failing.  Domain: alpha > 1, 1 <= k <= d,
+ *  sigma, c > 0 finite.  Cost: dominated by the reverse quadrature (see
+ *  pld_rdp_split_reverse_exact).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_model_splitting(double alpha, int64_t d,
                                                   int64_t k, double sigma,
                                                   double c,
                                                   pld_rdp_split_terms *out);
 
-/** The sound epsilon of pld_rdp_model_splitting at n orders (each > 1), with
- *  the quadrature tables shared between orders (much faster than n scalar
- *  calls).  eps[i] belongs to orders[i].
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ETOL. */
+/** The sound epsilon of pld_rdp_model_splitting at n >= 1 orders (each
+ *  finite and > 1, any order), with the quadrature tables shared between
+ *  orders (much faster than n scalar calls).  eps[i] belongs to orders[i];
+ *  eps[0..n) is written only on success.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_model_splitting_curve(size_t n,
                                                         const double *orders,
                                                         int64_t d, int64_t k,
                                                         double sigma, double c,
                                                         double *eps);
 
-/** Dropout with rate 1/2 (Cor. 3.7): the sound epsilon of d = 2, k = 1.
+/** Dropout with rate 1/2 (Cor. 3.7): the sound epsilon of d = 2, k = 1
+ *  (alpha > 1, sigma, c > 0 finite).
  *  @return as pld_rdp_model_splitting. */
 PLD_API PLD_NODISCARD int pld_rdp_dropout(double alpha, double sigma, double c,
                                           double *eps);
@@ -189,6 +203,7 @@ PLD_API PLD_NODISCARD int pld_rdp_dropout(double alpha, double sigma, double c,
  *  shared part is a mixture of Gaussians with shifts of norm <= c_shared,
  *  whose divergence to (and from) N(0) is at most the Gaussian value by
  *  joint quasi-convexity; the chain rule of adaptive RDP composition adds.
+ *  Domain as pld_rdp_model_splitting (c = c_split), c_shared >= 0 finite.
  *  @return as pld_rdp_model_splitting. */
 PLD_API PLD_NODISCARD int pld_rdp_partial_splitting(double alpha, int64_t d,
                                                     int64_t k, double sigma,
@@ -199,7 +214,8 @@ PLD_API PLD_NODISCARD int pld_rdp_partial_splitting(double alpha, int64_t d,
 /** Balanced Iteration Subsampling (Thm 3.8): T iterations, each example in
  *  exactly k of them (1 <= k <= T), Gaussian noise sigma, sensitivity c.
  *  The terms describe the whole run.  Same as
- *  pld_rdp_model_splitting(alpha, T, k, ...). */
+ *  pld_rdp_model_splitting(alpha, T, k, ...).
+ *  @return as pld_rdp_model_splitting. */
 PLD_API PLD_NODISCARD int pld_rdp_bis(double alpha, int64_t T, int64_t k,
                                       double sigma, double c,
                                       pld_rdp_split_terms *out);
@@ -229,8 +245,12 @@ typedef struct pld_rdp_pair_terms {
  *  alpha (binomial mixture of the splitting moments, Lemma 3.12), convex
  *  interpolation at fractional alpha.  Reverse: exact by the same quadrature
  *  as pld_rdp_split_reverse_exact.  d = 1 is the Poisson-subsampled Gaussian
- *  (Thm 3.11).  Orders above 2048 give PLD_ERANGE.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM, PLD_ETOL. */
+ *  (Thm 3.11).  Domain: alpha > 1, sigma, c > 0 finite.  Orders above
+ *  2048, d above 2^52, c/sigma above 8 (no reverse quadrature), a quadrature
+ *  over its work cap or a non-finite forward value give PLD_ERANGE.  Cost
+ *  as pld_rdp_split_reverse_exact.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM, PLD_ETOL
+ *  (quadrature self-check failed). */
 PLD_API PLD_NODISCARD int pld_rdp_poisson_split(double alpha, double gamma,
                                                 int64_t d, double sigma,
                                                 double c,
@@ -266,25 +286,29 @@ enum pld_bounded_kind {
 /** D_alpha(N^B(theta1, sigma^2, [-a,a]) || N^B(theta2, sigma^2, [-a,a])),
  *  one direction, exact (eq. (5) / corrected eq. (6)), evaluated in log space
  *  (accurate for large alpha and far-out locations).  Domain: alpha > 1,
- *  finite thetas, a > 0, sigma > 0.  Cost O(1).
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  finite thetas, a > 0, sigma > 0 (theta/sigma and a/sigma finite); kind a
+ *  pld_bounded_kind.  Cost O(1).
+ *  @return PLD_SUCCESS, PLD_EINVAL (also for a NaN result). */
 PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_div(int kind, double alpha,
                                                        double theta1,
                                                        double theta2, double a,
                                                        double sigma,
                                                        double *div);
 
-/** Per-instance RDP at location theta and shift c != 0 (any sign): the max
- *  of both directions.  Never above the Gaussian alpha c^2/(2 sigma^2)
- *  (Thm 4.9).  @return PLD_SUCCESS, PLD_EINVAL. */
+/** Per-instance RDP at location theta and shift c != 0 (any sign, theta + c
+ *  finite): the max of both directions.  Never above the Gaussian alpha
+ *  c^2/(2 sigma^2) (Thm 4.9).  Domain otherwise as
+ *  pld_rdp_bounded_gaussian_div.  Cost O(1).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian(int kind, double alpha,
                                                    double theta, double a,
                                                    double sigma, double c,
                                                    double *eps);
 
-/** Per-instance RDP over the neighbour set |shift| <= C (C > 0): the max of
- *  both directions at shifts +C and -C, which is the sup over the set (see
- *  the section comment).  @return PLD_SUCCESS, PLD_EINVAL. */
+/** Per-instance RDP over the neighbour set |shift| <= C (C > 0 finite): the
+ *  max of both directions at shifts +C and -C, which is the sup over the set
+ *  (see the section comment).  Cost O(1).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_sup(int kind, double alpha,
                                                        double theta, double a,
                                                        double sigma, double C,
@@ -293,7 +317,8 @@ PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_sup(int kind, double alpha,
 /** Eq. (6) exactly as printed, log(Delta(theta+c)/Delta(theta) *
  *  (Delta((1-alpha)(c+theta))/Delta(theta))^(1-alpha)) + alpha c^2/(2
  *  sigma^2): WRONG (does not match numerical integration); for comparison
- *  only.  May be +-INFINITY.  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  only.  May be +-INFINITY.  Domain: alpha > 1, theta finite, a, sigma > 0
+ *  finite, c != 0 finite.  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_truncated_gaussian_eq6_paper(
     double alpha, double theta, double a, double sigma, double c, double *val);
 
@@ -302,7 +327,8 @@ PLD_API PLD_NODISCARD int pld_rdp_truncated_gaussian_eq6_paper(
  *  per-coordinate shifts |s_j| <= C.  Returns
  *    max over direction of sum_j max_{s_j = +-C} D_j,
  *  the exact sup over the neighbour set (Prop. 5.1 adds per-coordinate
- *  divergences; one direction is shared by all coordinates).
+ *  divergences; one direction is shared by all coordinates), times
+ *  (1 + 2 n u) for the summation.  n >= 1; C > 0 finite.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_vec(int kind, double alpha,
                                                        size_t n,
@@ -325,7 +351,10 @@ enum pld_alg1_flags {
  *  coordinate j (per unit Jacobian; per-example FIL is
  *  ||eta^T grad_x g(x)||^2 as in line 8); *eps_total = the sound vector
  *  value of pld_rdp_bounded_gaussian_vec (PLD_ALG1_PAPER: sum of
- *  eps_coord).  eps_coord or eta_coord may be NULL.
+ *  eps_coord).  eps_coord or eta_coord (n doubles each) may be NULL;
+ *  eta_coord[j] is NAN where the FIL cannot be computed.  flags: only
+ *  PLD_ALG1_PAPER may be set.  Every input is checked before anything is
+ *  written.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_alg1(
     int kind, unsigned flags, double alpha, size_t n, const double *g_sum,
@@ -339,13 +368,15 @@ PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_alg1(
  *        + A phi(A) - B phi(B)],  A = (-a-theta)/sigma, B = (a-theta)/sigma
  *  (the paper prints Phi((theta-b)/sigma) - Phi((theta-a)/sigma), the
  *  negative of the interior mass).  Never above the Gaussian 1/sigma
- *  (Thm 4.2).  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  (Thm 4.2).  Domain: kind a pld_bounded_kind, theta finite, a, sigma > 0
+ *  finite.  Cost O(1).  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_fil_bounded_gaussian(int kind, double theta,
                                                    double a, double sigma,
                                                    double *eta);
 
 /** Eq. (4) exactly as printed, returned as eta^2 (it can be negative):
- *  for comparison only.  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  for comparison only.  Domain as pld_fil_bounded_gaussian.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_fil_rectified_gaussian_eq4_paper(double theta,
                                                                double a,
                                                                double sigma,
@@ -353,7 +384,8 @@ PLD_API PLD_NODISCARD int pld_fil_rectified_gaussian_eq4_paper(double theta,
 
 /** FIL of the stochastic sign sign(theta + N(0, sigma^2)):
  *  eta = phi(theta/sigma) / (sigma sqrt(Phi(theta/sigma) Phi(-theta/sigma))),
- *  in log space for large |theta|.  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  in log space for large |theta|.  theta finite, sigma > 0 finite.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_fil_stochastic_sign(double theta, double sigma,
                                                   double *eta);
 
@@ -366,8 +398,9 @@ PLD_API PLD_NODISCARD int pld_fil_stochastic_sign(double theta, double sigma,
  *    x = clamp(c/(2 sigma) - eps sigma/c, (-a-theta)/sigma, (a-theta)/sigma)
  *  (for c > 0; c < 0 by reflection): equal to the plain Gaussian's whenever
  *  the Gaussian's optimal threshold falls inside the support (ERRATA).
- *  The mechanism owns its parameters (copies and frees with pld_mech_copy
- *  and pld_mech_free).  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+ *  |c|/sigma must lie in [1e-12, 1e6].  The caller frees *out with
+ *  pld_mech_free (pld_mech_copy copies it).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_rectified_gaussian(double theta, double a,
                                                       double sigma, double c,
                                                       pld_mech **out);
@@ -397,15 +430,17 @@ PLD_API PLD_NODISCARD int pld_mspafl_lemma1_sigma(double eps, double delta,
                                                   double s, double *sigma,
                                                   int *certified);
 
-/** Eq. (11): the data subsampling ratio for batches of Qb = `draws` records
- *  out of n >= 1 (draws <= n without replacement): q = draws/n (WOR) or
- *  1 - (1 - 1/n)^draws (WR).  @return PLD_SUCCESS, PLD_EINVAL. */
+/** Eq. (11): the data subsampling ratio for batches of Qb = `draws` >= 1
+ *  records out of n >= 1 (draws <= n without replacement): q = draws/n
+ *  (WOR) or 1 - (1 - 1/n)^draws (WR, any with_replacement != 0).
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n,
                                                     int with_replacement,
                                                     double *q);
 
-/** Thm 1: a mechanism (eps_l, delta_l)-DP, eps_l in (0, 1], run on a subsample
- *  with ratio q in (0, 1] is (2 q eps_l, q delta_l)-DP.  Certified without
+/** Thm 1: a mechanism (eps_l, delta_l)-DP, eps_l in (0, 1], delta_l in
+ *  [0, 1), run on a subsample with ratio q in (0, 1] is (2 q eps_l,
+ *  q delta_l)-DP.  Certified without
  *  replacement (Balle, Barthe, Gaboardi 2018: log(1 + q(e^eps - 1)) <=
  *  2 q eps for eps <= 1); not with replacement (a record drawn several
  *  times needs group privacy, which q delta_l ignores).
@@ -418,7 +453,8 @@ PLD_API PLD_NODISCARD int pld_mspafl_thm1(double eps_l, double delta_l,
  *  ratios q[i] in (0, 1] for N >= 1 clients:
  *    eps = max_i log(1 + p_i/(1-delta') (e^{2 q_i eps_l} - 1)),
  *    delta = max_i delta' + p_i q_i delta_l/(1-delta'),
- *  delta' = 2 exp(-2 beta^2 N), beta > 0, eps_l in (0, 1].  If delta' >= 1
+ *  delta' = 2 exp(-2 beta^2 N), beta > 0, eps_l in (0, 1], delta_l in
+ *  [0, 1); delta is capped at 1.  If delta' >= 1
  *  the answer is the trivial (+INFINITY, 1).  Not certified: the
  *  amplification assumes the server cannot see who checked in (ERRATA).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
@@ -427,17 +463,18 @@ PLD_API PLD_NODISCARD int pld_mspafl_thm2(size_t N, const double *p,
                                           double delta_l, double beta,
                                           pld_mspafl_bound *out);
 
-/** Cor. 1: Thm 2 with p_i = p, q_i = q for N clients.
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+/** Cor. 1: Thm 2 with p_i = p, q_i = q for N >= 1 clients (same domain, not
+ *  certified).  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_mspafl_cor1(uint64_t N, double p, double q,
                                           double eps_l, double delta_l,
                                           double beta, pld_mspafl_bound *out);
 
 /** Thm 3 with the constant c0 > 0 REQUIRED from the caller (the paper does
  *  not give it): eps = c0 q eps_l sqrt(p T / (1 - q)), p in (0, 1], q in
- *  (0, 1), T >= 1.  Never certified: App. C's derivation is flawed and, with
- *  the c0 of its eq. (C.8), the value lies below the exact epsilon when
- *  p >~ 0.5 (p = 1, q = 0.2, eps_l = 1, T = 1000: 3.49 vs about 6.11).
+ *  (0, 1), eps_l > 0 finite, T >= 1.  Never certified: App. C's derivation
+ *  is flawed and, with the c0 of its eq. (C.8), the value lies below the
+ *  exact epsilon when p >~ 0.5 (p = 1, q = 0.2, eps_l = 1, T = 1000: 3.49
+ *  vs about 6.11).
  *  out->delta is set to NAN (the theorem states none).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_mspafl_thm3(double c0, double q, double eps_l,

@@ -41,7 +41,9 @@ enum pld_status {
 };
 
 /** One sentence describing a status code, with an uppercase first character and
- *  no trailing period.  Never NULL; unknown codes give "Unknown status code". */
+ *  no trailing period.  Any int is accepted: unknown codes give "Unknown
+ *  status code".  Never NULL; the string is static (do not free it) and
+ *  the call is thread-safe. */
 PLD_API const char *pld_strerror(int status);
 
 #ifdef __cplusplus
