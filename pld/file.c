@@ -5,6 +5,7 @@
  * ledger file is input like any other (and is fuzzed as such).
  */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -181,23 +182,42 @@ int pld_dist_deserialize(const unsigned char *buf, size_t len, pld_dist **out)
   return PLD_SUCCESS;
 }
 
+/* Written to PATH.tmp and renamed over PATH: a crash or a full disk never
+ * leaves a running ledger half written (rename is atomic on POSIX). */
 int pld_dist_save(const pld_dist *d, const char *path)
 {
   if (!d || !path)
     return PLD_EINVAL;
+  size_t plen = strlen(path);
+  char *tmp = pld_malloc(plen + 5);
+  if (!tmp)
+    return PLD_ENOMEM;
+  memcpy(tmp, path, plen);
+  memcpy(tmp + plen, ".tmp", 5);
   unsigned char *buf;
   size_t len;
   int st = pld_dist_serialize(d, &buf, &len);
-  if (st)
+  if (st) {
+    pld_free(tmp);
     return st;
-  FILE *f = fopen(path, "wb");
+  }
+  FILE *f = fopen(tmp, "wb");
   if (!f) {
     pld_free(buf);
+    pld_free(tmp);
     return PLD_EIO;
   }
   size_t w = fwrite(buf, 1, len, f);
   int bad = (w != len) | (fclose(f) != 0);
   pld_free(buf);
+  if (!bad && rename(tmp, path) != 0)
+    bad = 1;
+  if (bad) {
+    int e = errno;
+    remove(tmp);
+    errno = e; /* the caller may report why */
+  }
+  pld_free(tmp);
   return bad ? PLD_EIO : PLD_SUCCESS;
 }
 

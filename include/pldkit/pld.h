@@ -307,8 +307,10 @@ PLD_API PLD_NODISCARD int pld_dist_deserialize(const unsigned char *buf,
                                                size_t len, pld_dist **out);
 /** Free a buffer from pld_dist_serialize.  NULL is a no-op. */
 PLD_API void pld_buffer_free(unsigned char *buf);
-/** Save d to the file `path` (the format above), creating or truncating it.
- *  Not atomic: after PLD_EIO the file may hold a partial write.
+/** Save d to the file `path` (the format above), creating or replacing it
+ *  atomically: the bytes go to `path`.tmp, which is renamed over `path`, so
+ *  a running ledger is never left half written (after PLD_EIO the old file,
+ *  if any, is intact and the .tmp is removed; errno tells why).
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ERANGE, PLD_ENOMEM, PLD_EIO
  *  (cannot open, write or close). */
 PLD_API PLD_NODISCARD int pld_dist_save(const pld_dist *d, const char *path);

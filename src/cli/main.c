@@ -1455,7 +1455,7 @@ static int compute_pld(const struct cli *c, struct answer *a)
  * until the composed PLD's own bracket meets --accuracy. */
 static int compute_save(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN], tmp[4096];
+  char err[ERRLEN];
   pld_accountant *acc = NULL;
   pld_cli_owned *owned = NULL;
   pld_dist *d = NULL;
@@ -1504,26 +1504,13 @@ static int compute_save(const struct cli *c, struct answer *a)
   a->res.met_accuracy = a->res.bound.upper - a->res.bound.lower <=
                         c->params.accuracy * a->res.bound.upper;
 
-  /* Write beside the target, then rename: a crash never leaves a ledger
-   * half written. */
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", c->out) >= sizeof tmp) {
-    pld_dist_free(d);
-    pld_cli_error("--out FILE is too long (%zu characters)", strlen(c->out));
-    return PLD_CLI_EUSAGE;
-  }
+  /* pld_dist_save writes FILE.tmp and renames it over FILE. */
   errno = 0;
-  st = pld_dist_save(d, tmp);
+  st = pld_dist_save(d, c->out);
   int e = errno;
   pld_dist_free(d);
-  if (st == PLD_SUCCESS && rename(tmp, c->out) != 0) {
-    e = errno;
-    st = PLD_EIO;
-    remove(tmp);
-  }
   if (st != PLD_SUCCESS) {
     char q[QLEN];
-    if (st == PLD_EIO)
-      remove(tmp);
     pld_cli_error("could not write the PLD file %s: %s",
                   pld_cli_quote(q, sizeof q, c->out),
                   st == PLD_EIO && e ? strerror(e) : pld_strerror(st));
