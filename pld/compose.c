@@ -100,20 +100,33 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
       double complex fb = f->X[k][0] + I * f->X[k][1];
       double complex z = fa * fb;
       double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
-      sa += w * cabs(fa);
-      sb += w * cabs(fb);
-      sab += w * cabs(z);
+      /* |re| + |im| >= |z|: a bound on the moduli without hypot (which
+       * cost a fifth of a long heterogeneous composition); the booked
+       * error grows by at most sqrt(2). */
+      sa += w * (fabs(creal(fa)) + fabs(cimag(fa)));
+      sb += w * (fabs(creal(fb)) + fabs(cimag(fb)));
+      sab += w * (fabs(creal(z)) + fabs(cimag(z)));
       f->X[k][0] = creal(z);
       f->X[k][1] = cimag(z);
     }
     fftw_execute_dft_c2r(f->inv, f->X, f->x);
     double inv = 1.0 / (double)N, lg = log2((double)N) + 1.0;
-    for (size_t j = 0; j < nc; j++)
-      r.m[j] = f->x[j] * inv;
-    /* elementwise bound, times the number of outputs (L1) */
+    /* elementwise bound on |computed - exact| */
     double elem = (FFT_KAPPA * U_ * lg * (ma * sb + mb * sa + sab) + U_ * sab) *
                   inv;
-    fft_err = elem * (double)nc;
+    /* Outputs within elem of 0 are round-off, not signal: set them to 0.
+     * Left in, that noise (~1e-17 per bin) sits above tail_mass and stops
+     * the tails from being trimmed, so the support of a long heterogeneous
+     * composition grew like the SUM of the supports instead of its spread
+     * (100 steps: 456 nats wide).  An output c <= elem has an exact value
+     * e <= c + elem <= 2 elem, so zeroing costs at most 2 elem per bin:
+     * booking 2 elem per output in L1 covers both (the hockey-stick moves
+     * by at most the L1 change of the masses). */
+    for (size_t j = 0; j < nc; j++) {
+      double v = f->x[j] * inv;
+      r.m[j] = v > elem ? v : 0.0;
+    }
+    fft_err = 2.0 * elem * (double)nc;
     if (*fft_n < N)
       *fft_n = N;
   }
