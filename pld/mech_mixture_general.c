@@ -211,26 +211,36 @@ int pld_mech_mixture_gaussian_general(size_t np, const double *pw,
   if (!out || np + nq > MG_MAX || !check_mix(np, pw, pm, ps) ||
       !check_mix(nq, qw, qm, qs))
     return PLD_EINVAL;
+  /* Components of weight 0 are dropped: they add nothing, and log 0 = -inf
+   * would meet -inf - (-inf) = NaN in the log-space sums. */
+  size_t kp = 0, kq = 0;
+  for (size_t i = 0; i < np; i++)
+    kp += pw[i] > 0.0;
+  for (size_t i = 0; i < nq; i++)
+    kq += qw[i] > 0.0;
   struct pld_mech *m = pld_mech_new(KIND_MG);
   if (!m) return PLD_ENOMEM;
   m->label = LABEL_MG;
-  m->narr = 2 + 3 * (np + nq);
+  m->narr = 2 + 3 * (kp + kq);
   m->arr = pld_malloc(m->narr * sizeof(double));
   if (!m->arr) {
     pld_mech_free(m);
     return PLD_ENOMEM;
   }
-  /* components of weight 0 are kept with log w = -inf (they add nothing) */
-  m->arr[0] = (double)np;
-  m->arr[1] = (double)nq;
+  m->arr[0] = (double)kp;
+  m->arr[1] = (double)kq;
   double lo = INFINITY, hi = -INFINITY, smin = INFINITY, smax = 0.0;
+  size_t j = 0;
   for (size_t i = 0; i < np + nq; i++) {
     const double *w = i < np ? pw : qw, *mu = i < np ? pm : qm,
                  *sd = i < np ? ps : qs;
     size_t k = i < np ? i : i - np;
-    m->arr[2 + 3 * i] = mu[k];
-    m->arr[3 + 3 * i] = sd[k];
-    m->arr[4 + 3 * i] = log(w[k]);
+    if (!(w[k] > 0.0))
+      continue;
+    m->arr[2 + 3 * j] = mu[k];
+    m->arr[3 + 3 * j] = sd[k];
+    m->arr[4 + 3 * j] = log(w[k]);
+    j++;
     lo = fmin(lo, mu[k]);
     hi = fmax(hi, mu[k]);
     smin = fmin(smin, sd[k]);

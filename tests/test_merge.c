@@ -475,6 +475,24 @@ static void test_mean_rs_pld(void **st)
     RELCHK(dpq, rpq, 1e-6);
     RELCHK(dqp, rqp, 1e-6);
   }
+  /* pi = 0 and 1 (weight-0 components): the plain Gaussian of the chosen
+   * run, delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu). */
+  for (int end = 0; end < 2; end++) {
+    pld_mech *e = NULL;
+    double s = end ? 2.0 : 8.0, mu = 1.0 / s;
+    assert_int_equal(pld_merge_mean_rs_mech(2, 8, end ? 1.0 : 0.0, 1.0, &e),
+                     PLD_SUCCESS);
+    for (int i = 0; i < 4; i++) {
+      double d;
+      assert_int_equal(pld_mech_delta(e, PLD_DIR_PQ, eps[i], &d),
+                       PLD_SUCCESS);
+      double x = eps[i];
+      double ref = 0.5 * erfc(-(mu / 2 - x / mu) / sqrt(2.0)) -
+                   exp(x) * 0.5 * erfc(-(-mu / 2 - x / mu) / sqrt(2.0));
+      RELCHK(d, ref, 1e-6);
+    }
+    pld_mech_free(e);
+  }
   pld_accountant *rs = NULL, *lc = NULL;
   pld_mech *g = NULL;
   pld_params pp; /* 1% brackets: fast, upper ends still certified */
