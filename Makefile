@@ -5,7 +5,7 @@
 PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test bench fuzz clean
+.PHONY: all deps configure demo test bench figures fuzz clean
 
 all: configure
 	ninja -C $(BUILD)
@@ -43,9 +43,25 @@ test: all
 	  meson test -C $(SAN) --print-errorlogs --num-processes 2 -t 4
 	PLDKIT_TEST_VALGRIND=1 bash tests/test_cli.sh $(BUILD)/pldkit
 
+# The performance report, the RDP-vs-PLD comparison and the other
+# benchmarks: CSVs, plots and summary.txt in bench/results.  Never part of
+# `make test`.
 bench: all
+	@$(MAKE) --no-print-directory deps PKGS=gnuplot-nox
 	mkdir -p bench/results
-	./$(BUILD)/bench/bench_core bench/results/core.csv
+	./$(BUILD)/bench/bench_perf bench/results/perf.csv | tee bench/results/summary.txt
+	./$(BUILD)/bench/fig_rdp_vs_pld bench/results
+	./$(BUILD)/bench/bench_rdp bench/results/rdp.csv | tee -a bench/results/summary.txt
+	./$(BUILD)/bench/bench_mixtures | tee -a bench/results/summary.txt
+	./$(BUILD)/bench/bench_merge | tee -a bench/results/summary.txt
+	python3 bench/rdp_vs_pld_summary.py bench/results | tee -a bench/results/summary.txt
+	gnuplot -e "data='bench/results'; out='bench/results'" bench/perf.gp
+	@echo "results: bench/results (perf.csv, rdp_vs_pld*.csv, *.png, summary.txt)"
+
+# The papers' figures, regenerated (data, gnuplot, PNG in bench/figures).
+figures: all
+	@$(MAKE) --no-print-directory deps PKGS=gnuplot-nox
+	bench/figures/run.sh $(BUILD)
 
 # Fuzzers (clang's libFuzzer with ASan+UBSan): each target runs for
 # FUZZ_SECONDS, adding what it finds to tests/fuzz/corpus/<target>.
