@@ -1059,6 +1059,92 @@ usage "does not apply" save --out "$L.x" --backend rdp gaussian:sigma=1
 usage "no EVENT" save --out "$L.x"
 
 # ---------------------------------------------------------------------------
+# Bad-input catalogue, table-driven: every event's every key, each with the
+# malformed and out-of-domain values of its domain class.  Each must give
+# exactly one line on stderr and exit 2.  Rows: EVENT BASE (valid items, the
+# key under test is appended last so it overrides nothing), KEY, CLASS.
+#   pos  finite > 0        nonneg  finite >= 0      rate  (0, 1]
+#   int  integer >= 1      int2    integer >= 2     real  finite
+#   list ';'-separated     word    one of a set     path  a file name
+catalogue='
+gaussian|sensitivity=1|sigma|pos
+gaussian|sigma=1|sensitivity|pos
+laplace|sensitivity=1|b|pos
+laplace|b=1|sensitivity|pos
+discrete-laplace|sensitivity=1|scale|pos
+discrete-laplace|scale=1|sensitivity|int
+discrete-gaussian|sensitivity=1|sigma|pos
+discrete-gaussian|sigma=1|sensitivity|int
+randomized-response|k=2|epsilon|nonneg
+randomized-response|epsilon=1|k|int2
+poisson-gaussian|sigma=1|q|rate
+poisson-gaussian|q=0.1|sigma|pos
+poisson-gaussian|q=0.1,sigma=1|sensitivity|pos
+poisson-laplace|b=1|q|rate
+poisson-laplace|q=0.1|b|pos
+poisson-laplace|q=0.1,b=1|sensitivity|pos
+finite|q=0.5;0.5|p|list
+finite|p=0.5;0.5|q|list
+mixture-gaussian|p-means=0,p-weights=1,q-means=1,q-weights=1|sigma|pos
+mixture-gaussian|sigma=1,p-weights=1,q-means=1,q-weights=1|p-means|list
+mixture-gaussian|sigma=1,p-means=0,q-means=1,q-weights=1|p-weights|list
+wor-gaussian|n=10,sigma=1|batch|int
+wor-gaussian|batch=1,sigma=1|n|int
+wor-gaussian|batch=1,n=10|sigma|pos
+random-participation|q=0.1,d=3,C=1,sigma=1|p|rate
+random-participation|p=0.1,d=3,C=1,sigma=1|q|rate
+random-participation|p=0.1,q=0.1,C=1,sigma=1|d|int
+random-participation|p=0.1,q=0.1,d=3,sigma=1|C|pos
+random-participation|p=0.1,q=0.1,d=3,C=1|sigma|pos
+random-participation|p=0.1,q=0.1,d=3,C=1,sigma=1|analysis|word
+pld||file|path
+'
+vals_pos='nan NaN inf -inf 0 -1 -1e-300 1e400 abc 1e 0x1p3 _empty_ _space_'
+vals_nonneg='nan inf -inf -1 -1e-300 1e400 abc 1e _empty_'
+vals_rate='nan inf 0 -0.1 1.0000001 2 1e400 abc _empty_'
+vals_int='nan inf 0 -1 1.5 1e400 99999999999999999999999 abc 0x10 _empty_'
+vals_int2='nan inf 0 1 -2 2.5 abc _empty_'
+vals_list='nan abc ; ;; nan;1 1;abc 2;-1 _empty_'
+vals_word='nan abc 1 WCS _empty_'
+vals_path='_empty_ /nonexistent/file /'
+n_cat=0
+while IFS='|' read -r ev base key class; do
+  [ -z "$ev" ] && continue
+  eval "vals=\$vals_$class"
+  for v in $vals; do
+    case $v in _empty_) v="" ;; _space_) v=" 1" ;; esac
+    arg="$ev:${base:+$base,}$key=$v"
+    usage "" epsilon --delta 1e-5 "$arg"
+    n_cat=$((n_cat + 1))
+  done
+  # the key given twice, and count out of range on the same event
+  case $class in int2) ok_v=2 ;; word) ok_v=wcs ;; *) ok_v=1 ;; esac
+  usage "given twice" epsilon --delta 1e-5 "$ev:${base:+$base,}$key=$ok_v,$key=$ok_v"
+  for c in 0 -1 1.5 nan 9007199254740993 abc ""; do
+    usage "count" epsilon --delta 1e-5 "$ev:${base:+$base,}$key=$ok_v,count=$c"
+  done
+done <<EOF
+$catalogue
+EOF
+[ "$n_cat" -gt 250 ] && ok || bad "the bad-input catalogue ran only $n_cat cases"
+# Options with every bad value class, on every subcommand that takes them.
+for v in nan inf -inf 0 -1 1 2 abc "" 1e400; do
+  usage "--delta" epsilon --delta "$v" gaussian:sigma=1
+  usage "--delta" calibrate --epsilon 1 --delta "$v" gaussian:sigma=?
+  usage "--delta" save --out "$tmp/x.pld" --delta "$v" gaussian:sigma=1
+done
+for v in nan inf -inf -1 abc "" 1e400; do
+  usage "--epsilon" delta --epsilon "$v" gaussian:sigma=1
+  usage "--epsilon" calibrate --epsilon "$v" --delta 1e-5 gaussian:sigma=?
+done
+for v in nan inf -1 0 abc "" 1e400; do
+  usage "--discretization" epsilon --delta 1e-5 --discretization "$v" gaussian:sigma=1
+done
+for v in 0 -1 1.5 abc "" 99999999999999999999999; do
+  usage "--max-grid" epsilon --delta 1e-5 --max-grid "$v" gaussian:sigma=1
+done
+
+# ---------------------------------------------------------------------------
 # Optional: memory errors and leaks on good and bad paths.
 
 if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then

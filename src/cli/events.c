@@ -1247,6 +1247,10 @@ int pld_cli_parse_double(const char *s, double *out)
    * blanks in it is almost always a quoting mistake, so refuse it. */
   if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
     return -1;
+  /* Decimal only: strtod also reads C99 hex floats (0x1p3 = 8), which no
+   * one means on a command line. */
+  if (strpbrk(s, "xX"))
+    return -1;
   errno = 0;
   double x = strtod(s, &end);
   if (end == s || *end != '\0' || !isfinite(x))
