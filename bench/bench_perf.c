@@ -1,0 +1,343 @@
+/* pldkit performance report (make bench): bench/results/perf.csv and a table
+ * on stdout.
+ *
+ * Every case runs in a forked child, so that its peak memory (ru_maxrss) is
+ * its own; inside the child one warm-up run is followed by `runs` timed runs
+ * (wall clock) and the median is reported.  Groups:
+ *   core           the foundation issue's cases: build + compose + epsilon(1e-5)
+ *   T-fixed        self-composition of a Poisson-subsampled Gaussian
+ *                  (q = 0.01, sigma = 1) for T = 10 .. 1e6 on one fixed grid
+ *                  (Delta = 2e-3): the cost follows the composed support
+ *                  (grid points), not T
+ *   T-auto         the same with the automatic grid (what a user gets)
+ *   heterogeneous  1000 distinct Poisson-subsampled Gaussian steps (q = 0.01,
+ *                  sigma from 0.8 to 1.2), fixed grid and automatic
+ *   query          on an already composed DP-SGD PLD: one epsilon(delta),
+ *                  and a 1000-point delta(epsilon) curve
+ *   calibration    sigma of the DP-SGD demo run for epsilon = 2, delta = 1e-5
+ *   accuracy       q = 0.01, sigma = 1, T = 1000 at Delta = 0.1 .. 1e-4:
+ *                  bracket width against time
+ * Speed is measured here and never asserted in tests.
+ * usage: bench_perf [CSV] [--quick]   (--quick: one timed run, no 1e6) */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pldkit/pldkit.h>
+
+#define DELTA 1e-5
+#define DEMO_Q (256.0 / 60000.0)
+#define DEMO_SIGMA 1.1
+#define DEMO_T 14063
+
+enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
+            K_CALIBRATE };
+
+struct pcase {
+  const char *group;
+  const char *name;
+  enum kind kind;
+  double q, sigma;
+  uint64_t T;
+  double grid; /* 0: automatic */
+  double x;    /* the plotted parameter */
+  int runs;
+};
+
+struct bres {
+  double sec, sec_min, lower, upper, grid;
+  size_t npts, nfft;
+  int status;
+};
+
+static double wall(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int accountant_of(const struct pcase *c, pld_accountant **out)
+{
+  pld_params p;
+  pld_params_default(&p);
+  p.discretization = c->grid;
+  pld_accountant *acc = NULL;
+  int st = pld_accountant_alloc(&p, &acc);
+  size_t n = c->kind == K_HETERO ? 1000 : 1;
+  for (size_t i = 0; i < n && !st; i++) {
+    pld_mech *m = NULL;
+    double sigma = c->kind == K_HETERO ? 0.8 + 0.4 * (double)i / 999.0
+                                       : c->sigma;
+    st = c->q > 0 ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
+                  : pld_mech_gaussian(sigma, 1.0, &m);
+    if (!st)
+      st = pld_accountant_add(acc, m, c->kind == K_HETERO ? 1 : c->T);
+    pld_mech_free(m);
+  }
+  if (st) {
+    pld_accountant_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+static void take(struct bres *r, const pld_result *res)
+{
+  r->lower = res->bound.lower;
+  r->upper = res->bound.upper;
+  r->grid = res->discretization;
+  r->npts = res->grid_size;
+  r->nfft = res->fft_size;
+}
+
+/* A plain Gaussian through the grid (the accountant would answer it in
+ * closed form), at the grid the composed spread suggests. */
+static int run_gauss_grid(const struct pcase *c, struct bres *r)
+{
+  pld_mech *m = NULL;
+  pld_dist *d = NULL, *t = NULL;
+  pld_bound b;
+  double grid = sqrt((double)c->T) / c->sigma / 3000.0;
+  int st = pld_mech_gaussian(c->sigma, 1.0, &m);
+  if (!st)
+    st = pld_dist_from_curve(pld_mech_curve(m), grid, NULL, &d);
+  if (!st)
+    st = c->T > 1 ? pld_dist_self_compose(d, c->T, NULL, &t)
+                  : pld_dist_copy(d, &t);
+  if (!st)
+    st = pld_dist_epsilon(t, DELTA, &b);
+  if (!st) {
+    r->lower = b.lower;
+    r->upper = b.upper;
+    r->grid = grid;
+    r->npts = pld_dist_grid_size(t);
+    r->nfft = pld_dist_fft_size(t);
+  }
+  pld_dist_free(d);
+  pld_dist_free(t);
+  pld_mech_free(m);
+  return st;
+}
+
+static int build_demo(double sigma, void *ctx, pld_accountant **out)
+{
+  (void)ctx;
+  struct pcase c = {"", "", K_ACC, DEMO_Q, sigma, DEMO_T, 0, 0, 0};
+  return accountant_of(&c, out);
+}
+
+/* The composed PLD of a query case is made once, outside the timing. */
+static pld_dist *query_dist;
+static double query_grid;
+
+static int run_once(const struct pcase *c, struct bres *r)
+{
+  pld_accountant *acc = NULL;
+  pld_result res;
+  int st;
+  switch (c->kind) {
+  case K_GAUSS_GRID:
+    return run_gauss_grid(c, r);
+  case K_QUERY_EPS: {
+    pld_bound b;
+    st = pld_dist_epsilon(query_dist, DELTA, &b);
+    r->lower = b.lower;
+    r->upper = b.upper;
+    break;
+  }
+  case K_QUERY_CURVE: {
+    double eps[1000];
+    pld_bound b[1000];
+    for (int i = 0; i < 1000; i++)
+      eps[i] = 10.0 * i / 999.0;
+    st = pld_dist_curve(query_dist, 1000, eps, b);
+    r->lower = b[200].lower; /* at epsilon ~ 2 */
+    r->upper = b[200].upper;
+    break;
+  }
+  case K_CALIBRATE: {
+    pld_calibration cal;
+    st = pld_calibrate(build_demo, NULL, 2.0, DELTA, 1.0, 1e-3, NULL, NULL,
+                       &cal);
+    if (!st) {
+      take(r, &cal.at_param);
+      r->lower = r->upper = cal.param; /* report the sigma found */
+    }
+    return st;
+  }
+  default:
+    st = accountant_of(c, &acc);
+    if (!st)
+      st = pld_accountant_epsilon(acc, DELTA, &res);
+    if (!st)
+      take(r, &res);
+    pld_accountant_free(acc);
+    return st;
+  }
+  if (!st) {
+    r->grid = query_grid;
+    r->npts = pld_dist_grid_size(query_dist);
+    r->nfft = pld_dist_fft_size(query_dist);
+  }
+  return st;
+}
+
+static void child(const struct pcase *c, int quick, int fd)
+{
+  struct bres r;
+  memset(&r, 0, sizeof r);
+  if (c->kind == K_QUERY_EPS || c->kind == K_QUERY_CURVE) {
+    pld_accountant *acc = NULL;
+    struct pcase demo = {"", "", K_ACC, DEMO_Q, DEMO_SIGMA, DEMO_T, 0, 0, 0};
+    pld_result res;
+    r.status = accountant_of(&demo, &acc);
+    if (!r.status)
+      r.status = pld_accountant_epsilon(acc, DELTA, &res);
+    if (!r.status) {
+      query_grid = res.discretization;
+      r.status = pld_accountant_compose(acc, query_grid, &query_dist);
+    }
+    pld_accountant_free(acc);
+  }
+  int runs = quick ? 1 : c->runs;
+  double *t = calloc((size_t)runs, sizeof *t);
+  if (!t)
+    r.status = PLD_ENOMEM;
+  if (!r.status)
+    r.status = run_once(c, &r); /* warm-up */
+  for (int i = 0; i < runs && !r.status; i++) {
+    double t0 = wall();
+    r.status = run_once(c, &r);
+    t[i] = wall() - t0;
+  }
+  if (!r.status) {
+    qsort(t, (size_t)runs, sizeof t[0], cmpd);
+    r.sec = t[runs / 2];
+    r.sec_min = t[0];
+  }
+  free(t);
+  pld_dist_free(query_dist);
+  ssize_t w = write(fd, &r, sizeof r);
+  _exit(w == (ssize_t)sizeof r ? 0 : 1);
+}
+
+#define CORE(name, q, s, T) {"core", name, K_ACC, q, s, T, 0, T, 7}
+#define TFIX(T) {"T-fixed", "poisson-gaussian q=0.01 sigma=1 T=" #T, K_ACC, \
+                 0.01, 1.0, (uint64_t)T, 2e-3, T, 5}
+#define TAUTO(T) {"T-auto", "poisson-gaussian q=0.01 sigma=1 T=" #T, K_ACC, \
+                  0.01, 1.0, (uint64_t)T, 0, T, 5}
+#define ACCU(g) {"accuracy", "poisson-gaussian q=0.01 sigma=1 T=1000 Delta=" \
+                 #g, K_ACC, 0.01, 1.0, 1000, g, g, 5}
+
+static const struct pcase cases[] = {
+  {"core", "gaussian sigma=1 T=1 (grid)", K_GAUSS_GRID, 0, 1.0, 1, 0, 1, 7},
+  {"core", "gaussian sigma=1 T=1000 (grid)", K_GAUSS_GRID, 0, 1.0, 1000, 0,
+   1000, 7},
+  CORE("gaussian sigma=1 T=1000 (closed form)", 0, 1.0, 1000),
+  CORE("poisson-gaussian q=0.01 sigma=1 T=1e3", 0.01, 1.0, 1000),
+  CORE("poisson-gaussian q=0.01 sigma=1 T=1e4", 0.01, 1.0, 10000),
+  CORE("poisson-gaussian q=256/60000 sigma=1.1 T=14063", DEMO_Q, DEMO_SIGMA,
+       DEMO_T),
+  CORE("poisson-gaussian q=0.001 sigma=1 T=1e5", 0.001, 1.0, 100000),
+  CORE("poisson-gaussian q=0.1 sigma=0.6 T=1e4", 0.1, 0.6, 10000),
+  TFIX(10), TFIX(100), TFIX(1000), TFIX(10000), TFIX(100000), TFIX(1000000),
+  TAUTO(10), TAUTO(100), TAUTO(1000), TAUTO(10000), TAUTO(100000),
+  TAUTO(1000000),
+  {"heterogeneous", "1000 distinct poisson-gaussian q=0.01 Delta=2e-3",
+   K_HETERO, 0.01, 1.0, 1000, 2e-3, 1000, 5},
+  {"heterogeneous", "1000 distinct poisson-gaussian q=0.01 (auto)", K_HETERO,
+   0.01, 1.0, 1000, 0, 1000, 5},
+  {"query", "epsilon(1e-5) of the composed DP-SGD demo PLD", K_QUERY_EPS,
+   DEMO_Q, DEMO_SIGMA, DEMO_T, 0, 1, 9},
+  {"query", "delta(epsilon) at 1000 epsilons, same PLD", K_QUERY_CURVE,
+   DEMO_Q, DEMO_SIGMA, DEMO_T, 0, 1000, 9},
+  {"calibration", "sigma of the DP-SGD demo for epsilon=2 (bounds: sigma)",
+   K_CALIBRATE, DEMO_Q, 0, DEMO_T, 0, 2, 5},
+  ACCU(0.1), ACCU(0.03), ACCU(0.01), ACCU(3e-3), ACCU(1e-3), ACCU(3e-4),
+  ACCU(1e-4),
+};
+
+int main(int argc, char **argv)
+{
+  const char *csv = "bench/results/perf.csv";
+  int quick = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0)
+      quick = 1;
+    else
+      csv = argv[i];
+  }
+  FILE *out = fopen(csv, "w");
+  if (!out) {
+    fprintf(stderr, "bench_perf: cannot write %s\n", csv);
+    return 1;
+  }
+  fprintf(out, "group,case,x,runs,seconds_median,seconds_min,lower,upper,"
+               "relative_width,discretization,grid_points,fft_size,"
+               "peak_rss_kib\n");
+  printf("pldkit %s: wall time, median of the timed runs after a warm-up; "
+         "epsilon at delta = 1e-5\n\n", pld_version_string());
+  printf("%-14s %-52s %9s %26s %8s %9s %8s %8s %7s\n", "group", "case",
+         "time [s]", "bracket", "width", "Delta", "grid", "fft", "MiB");
+  int bad = 0, tty = isatty(2);
+  size_t n = sizeof cases / sizeof cases[0];
+  for (size_t i = 0; i < n; i++) {
+    const struct pcase *c = &cases[i];
+    if (quick && c->T >= 1000000)
+      continue;
+    if (tty)
+      fprintf(stderr, "\rbench_perf: case %zu/%zu   ", i + 1, n);
+    int fds[2];
+    if (pipe(fds))
+      return 1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(fds[0]);
+      child(c, quick, fds[1]);
+    }
+    close(fds[1]);
+    struct bres r;
+    memset(&r, 0, sizeof r);
+    ssize_t got = read(fds[0], &r, sizeof r);
+    close(fds[0]);
+    int wst;
+    struct rusage ru;
+    wait4(pid, &wst, 0, &ru);
+    if (got != (ssize_t)sizeof r || r.status) {
+      printf("%-14s %-52s failed: %s\n", c->group, c->name,
+             got == (ssize_t)sizeof r ? pld_strerror(r.status) : "child died");
+      bad = 1;
+      continue;
+    }
+    double width = r.upper > 0 ? (r.upper - r.lower) / r.upper : 0.0;
+    printf("%-14s %-52s %9.4f [%11.6g, %11.6g] %7.3f%% %9.3g %8zu %8zu "
+           "%7.1f\n", c->group, c->name, r.sec, r.lower, r.upper,
+           100 * width, r.grid, r.npts, r.nfft, (double)ru.ru_maxrss / 1024);
+    fprintf(out, "%s,\"%s\",%.6g,%d,%.6g,%.6g,%.17g,%.17g,%.6g,%.6g,%zu,%zu,"
+                 "%ld\n", c->group, c->name, c->x, quick ? 1 : c->runs, r.sec,
+            r.sec_min, r.lower, r.upper, width, r.grid, r.npts, r.nfft,
+            ru.ru_maxrss);
+    fflush(stdout);
+  }
+  if (tty)
+    fputc('\n', stderr);
+  fclose(out);
+  printf("\nCSV: %s\n", csv);
+  return bad;
+}
