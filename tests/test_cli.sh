@@ -1145,6 +1145,59 @@ for v in 0 -1 1.5 abc "" 99999999999999999999999; do
 done
 
 # ---------------------------------------------------------------------------
+# Known failures of other accountants, as regression checks.
+# (1) delta near 1e-18: no garbage.  The PLD upper end may be inf (below its
+# round-off floor; a warning says so and names --backend both), its lower end
+# must stay a lower bound: never above the RDP bound (lower <= truth <= RDP),
+# and the RDP bound must be finite and at least the value at delta = 1e-10.
+for d in 1e-12 1e-15 1e-18; do
+  if expect_ok "DP-SGD at delta $d" epsilon --delta $d --backend both --json poisson-gaussian:q=0.01,sigma=1,count=1000; then
+    jcheck "delta $d: PLD lower <= RDP bound < inf, upper >= lower" \
+      "num(j['pld']['epsilon_lower']) <= num(j['rdp']['epsilon_upper']) < math.inf and num(j['pld']['epsilon_upper']) >= num(j['pld']['epsilon_lower'])"
+  fi
+done
+run epsilon --delta 1e-18 poisson-gaussian:q=0.01,sigma=1,count=1000
+if [ "$rc" -eq 0 ] && grep -q "^warning: delta = 1e-18 is below what the PLD can certify" "$OUT"; then ok; else bad "no warning for an infinite upper end at delta 1e-18"; fi
+# (2) epsilon above 709 (e^eps overflows a double): Laplace with loss 1000
+# nats, exact epsilon(1e-5) = 1000 + 2 log(1 - 1e-5), delta(800) =
+# 1 - e^{-100}.
+if expect_ok "epsilon above 709" epsilon --delta 1e-5 --json laplace:b=0.001; then
+  jcheck "laplace b=0.001 brackets 1000 + 2 log(1 - 1e-5)" \
+    "num(j['epsilon_lower']) <= 1000 + 2 * math.log1p(-1e-5) <= num(j['epsilon_upper']) <= 1000.5"
+fi
+if expect_ok "delta at epsilon 800" delta --epsilon 800 --json laplace:b=0.001; then
+  jcheck "laplace b=0.001 delta(800) brackets 1 - e^-100, no NaN" \
+    "0.999 <= num(j['delta_lower']) <= 1 - math.exp(-100) <= num(j['delta_upper']) <= 1"
+fi
+# (3) very small sigma at a large rate: a bounded answer within seconds
+# (the loss reaches ~200 nats per step), and its lower end below RDP's bound.
+t0=$(date +%s)
+if expect_ok "sigma 0.05, q 0.5, 1000 steps" epsilon --delta 1e-5 --backend both --json poisson-gaussian:q=0.5,sigma=0.05,count=1000; then
+  jcheck "sigma 0.05: finite bracket, lower <= RDP bound" \
+    "0 < num(j['pld']['epsilon_lower']) <= num(j['pld']['epsilon_upper']) < math.inf and num(j['pld']['epsilon_lower']) <= num(j['rdp']['epsilon_upper'])"
+fi
+if [ $(( $(date +%s) - t0 )) -le 30 ]; then ok; else bad "sigma 0.05, q 0.5 took more than 30 s"; fi
+# (4) a repeated event's count is always honoured: split counts, repeated
+# arguments and one count give the same (exact, closed-form) epsilon, and
+# the same for a discretized event (brackets overlap).
+ex=$(exact_gaussian_eps 7 2 1e-5)
+for args in "gaussian:sigma=2,count=7" "gaussian:sigma=2,count=3 gaussian:sigma=2,count=4" \
+            "gaussian:sigma=2+gaussian:sigma=2,count=6" "gaussian:sigma=2,count=2 gaussian:sigma=2,count=2 gaussian:sigma=2,count=3"; do
+  # shellcheck disable=SC2086
+  if expect_ok "count honoured: $args" epsilon --delta 1e-5 --json $args; then
+    jcheck "count honoured: $args brackets the 7-fold exact $ex" \
+      "num(j['epsilon_lower']) <= $ex * (1 + 1e-9) and num(j['epsilon_upper']) >= $ex * (1 - 1e-9) and num(j['epsilon_upper']) <= $ex * (1 + 1e-6)"
+  fi
+done
+run epsilon --delta 1e-5 --json poisson-gaussian:q=0.01,sigma=1,count=300
+jsave pg300
+if expect_ok "repeated poisson-gaussian" epsilon --delta 1e-5 --json poisson-gaussian:q=0.01,sigma=1,count=100 poisson-gaussian:q=0.01,sigma=1,count=200; then
+  jsave pgrep
+  jcmp "repeated poisson-gaussian = count=300" pg300 pgrep \
+    "a['epsilon_lower'] <= b['epsilon_upper'] and b['epsilon_lower'] <= a['epsilon_upper'] and abs(a['epsilon_upper'] - b['epsilon_upper']) <= 1e-9 * a['epsilon_upper']"
+fi
+
+# ---------------------------------------------------------------------------
 # Optional: memory errors and leaks on good and bad paths.
 
 if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
