@@ -197,8 +197,10 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
   if (!acc || !d || count < 1 || count > ((uint64_t)1 << 53))
     return PLD_EINVAL;
   double g = fixed_grid(acc);
-  if (g != 0.0 && g != d->delta)
-    return PLD_EINCOMPAT;
+  if ((g != 0.0 && g != d->delta) ||
+      (acc->params.discretization > 0.0 &&
+       acc->params.discretization != d->delta))
+    return PLD_EINCOMPAT; /* now, not only at the first query */
   int st = reserve(acc);
   if (st)
     return st;

@@ -92,7 +92,10 @@ void pld_dist_free(pld_dist *d)
 
 int pld_dist_identity(double discretization, pld_dist **out)
 {
-  if (!out || !isfinite(discretization) || !(discretization > 0.0))
+  /* the grid range of pld_dist_from_curve and of the file format, so that
+   * every PLD can be saved and loaded */
+  if (!out || !isfinite(discretization) || !(discretization >= 1e-9) ||
+      !(discretization <= 1000.0))
     return PLD_EINVAL;
   struct pld_dist *d;
   int st = pld_dist_new(discretization, &d);

@@ -117,7 +117,9 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
     return a->curve.delta == b->curve.delta && a->curve.ctx == b->curve.ctx &&
            a->curve.symmetric == b->curve.symmetric &&
            a->curve.rel_err == b->curve.rel_err &&
-           a->curve.loss_scale == b->curve.loss_scale;
+           a->curve.loss_scale == b->curve.loss_scale &&
+           a->curve.tails == b->curve.tails &&
+           a->curve.loss_lattice == b->curve.loss_lattice;
   if (a->kind == PLD_MECH_FINITE)
     return a->n == b->n && !memcmp(a->p, b->p, a->n * sizeof(double)) &&
            !memcmp(a->q, b->q, a->n * sizeof(double));

@@ -267,6 +267,20 @@ static void test_mech_constructors(void **state) {
   EXPECT_PTR_FAIL(pld_mech *, PLD_EINVAL, pld_mech_from_curve(NULL, &out_));
   EXPECT_STATUS(pld_mech_from_curve(&c, NULL), PLD_EINVAL);
   pld_curve bc = c;
+  {
+    /* user mechanisms that differ only in their lattice are different
+     * groups: grouping them would compose one with the other's count */
+    pld_mech *u1 = NULL, *u2 = NULL;
+    pld_curve lc = c;
+    lc.loss_lattice = 0.5;
+    REQUIRE_OK(pld_mech_from_curve(&c, &u1));
+    REQUIRE_OK(pld_mech_from_curve(&lc, &u2));
+    EXPECT(!pld_mech_equal(u1, u2), "user mechanisms with different "
+           "lattices compare equal");
+    EXPECT(pld_mech_equal(u1, u1), "a user mechanism is not equal to itself");
+    pld_mech_free(u1);
+    pld_mech_free(u2);
+  }
   bc.delta = NULL;
   EXPECT_PTR_FAIL(pld_mech *, PLD_EINVAL, pld_mech_from_curve(&bc, &out_));
   const double bad_rel[] = {-1e-13, NAN, INFINITY, -INFINITY};
@@ -388,6 +402,9 @@ static void test_dist_build(void **state) {
     EXPECT_PTR_FAIL(pld_dist *, PLD_EINVAL,
                     pld_dist_identity(bad_pos[i], &out_));
   EXPECT_STATUS(pld_dist_identity(1e-2, NULL), PLD_EINVAL);
+  /* outside the grid range every PLD must have to be saved and loaded */
+  EXPECT_PTR_FAIL(pld_dist *, PLD_EINVAL, pld_dist_identity(1001.0, &out_));
+  EXPECT_PTR_FAIL(pld_dist *, PLD_EINVAL, pld_dist_identity(1e-10, &out_));
 
   pld_mech_free(g);
   pld_mech_free(lap);

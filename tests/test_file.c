@@ -125,6 +125,15 @@ static void test_ledger(void **state)
   pld_dist *other;
   assert_int_equal(pld_dist_from_curve(pld_mech_curve(m), 1e-2, NULL, &other), 0);
   assert_int_equal(pld_accountant_add_dist(a, other, 1), PLD_EINCOMPAT);
+  /* nor into an accountant whose fixed grid differs (refused when added,
+   * not at the first query) */
+  pld_accountant *c;
+  p.discretization = 1e-2;
+  assert_int_equal(pld_accountant_alloc(&p, &c), 0);
+  assert_int_equal(pld_accountant_add_dist(c, d, 1), PLD_EINCOMPAT);
+  assert_int_equal(pld_accountant_size(c), 0);
+  assert_int_equal(pld_accountant_add_dist(c, other, 1), 0);
+  pld_accountant_free(c);
   pld_dist_free(other);
   pld_accountant_free(a);
   pld_accountant_free(b);

@@ -69,9 +69,9 @@ PLD_API PLD_NODISCARD int pld_accountant_add(pld_accountant *acc,
 /** Append `count` runs (1 <= count <= 2^53) of an already computed PLD (e.g.
  *  a ledger loaded with pld_dist_load), deep-copied (cost O(grid)); it is
  *  taken as certified as it is.  Its grid then fixes the accountant's: every
- *  such PLD must share one Delta (PLD_EINCOMPAT otherwise; also at query
- *  time if params->discretization is set and differs, and in
- *  pld_accountant_compose for another step), and the automatic refinement
+ *  such PLD must share one Delta, equal to params->discretization if that
+ *  is set (PLD_EINCOMPAT otherwise, here; and in pld_accountant_compose
+ *  for another step), and the automatic refinement
  *  is off.  Added PLDs are not grouped.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_accountant_add_dist(pld_accountant *acc,

@@ -170,8 +170,8 @@ PLD_API PLD_NODISCARD int pld_dist_from_curve(const pld_curve *curve,
                                               pld_dist **out);
 
 /** The identity PLD (a mechanism that reveals nothing): all mass at loss 0,
- *  exact, on the grid of step `discretization` (any finite value > 0; no
- *  [1e-9, 1000] check here).  The caller frees *out with pld_dist_free.
+ *  exact, on the grid of step `discretization` in [1e-9, 1000] (the range
+ *  of pld_dist_from_curve and of PLD files).  The caller frees *out with pld_dist_free.
  *  @return PLD_SUCCESS, PLD_EINVAL (bad step, out NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_identity(double discretization,
                                             pld_dist **out);
