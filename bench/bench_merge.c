@@ -17,6 +17,7 @@
 
 #include <pldkit/pldkit.h>
 #include <pldkit/merge.h>
+#include "benchutil.h"
 
 #define POINTS 21
 #define REPS 3
@@ -26,20 +27,6 @@ static const pld_merge_run runs[3] = {
     {256.0 / 60000.0, 0.5, 2.0, 0.1, 705},
     {256.0 / 60000.0, 2.0, 1.0, 0.1, 705},
 };
-
-static double wall(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double cpu(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void lambda_at(int k, double *l)
 {
@@ -115,11 +102,11 @@ static int bench(const char *name, int (*f)(double, double *, double *),
   if (f(accuracy, eps, &width) != PLD_SUCCESS) /* warm-up */
     return 1;
   for (int r = 0; r < REPS; r++) {
-    double c0 = cpu(), w0 = wall();
+    double c0 = bench_cpu(), w0 = bench_wall();
     if (f(accuracy, eps, &width) != PLD_SUCCESS)
       return 1;
-    tc[r] = cpu() - c0;
-    tw[r] = wall() - w0;
+    tc[r] = bench_cpu() - c0;
+    tw[r] = bench_wall() - w0;
   }
   qsort(tc, REPS, sizeof *tc, cmp);
   qsort(tw, REPS, sizeof *tw, cmp);

@@ -8,21 +8,9 @@
 #include <time.h>
 
 #include <pldkit/pldkit.h>
+#include "benchutil.h"
 
 #define RUNS 5
-
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 typedef int (*case_fn)(double *value);
 
@@ -171,16 +159,16 @@ int main(void)
     double v = NAN, t[RUNS];
     int st = cases[i].fn(&v);
     for (int k = 0; k < RUNS && !st; k++) {
-      double t0 = now();
+      double t0 = bench_wall();
       st = cases[i].fn(&v);
-      t[k] = now() - t0;
+      t[k] = bench_wall() - t0;
     }
     if (st) {
       printf("%-70s failed: %s\n", cases[i].name, pld_strerror(st));
       bad = 1;
       continue;
     }
-    qsort(t, RUNS, sizeof t[0], cmpd);
+    qsort(t, RUNS, sizeof t[0], bench_cmpd);
     printf("%-70s %9.1f ms   value %.6g\n", cases[i].name, 1e3 * t[RUNS / 2], v);
   }
   return bad;

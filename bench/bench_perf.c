@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <pldkit/pldkit.h>
+#include "benchutil.h"
 
 #define DELTA 1e-5
 #define DEMO_Q (256.0 / 60000.0)
@@ -56,19 +57,6 @@ struct bres {
   size_t npts, nfft;
   int status;
 };
-
-static double wall(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static int accountant_of(const struct pcase *c, pld_accountant **out)
 {
@@ -221,12 +209,12 @@ static void child(const struct pcase *c, int quick, int fd)
   if (!r.status)
     r.status = run_once(c, &r); /* warm-up */
   for (int i = 0; i < runs && !r.status; i++) {
-    double t0 = wall();
+    double t0 = bench_wall();
     r.status = run_once(c, &r);
-    t[i] = wall() - t0;
+    t[i] = bench_wall() - t0;
   }
   if (!r.status) {
-    qsort(t, (size_t)runs, sizeof t[0], cmpd);
+    qsort(t, (size_t)runs, sizeof t[0], bench_cmpd);
     r.sec = t[runs / 2];
     r.sec_min = t[0];
   }

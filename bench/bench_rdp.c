@@ -33,21 +33,9 @@
 
 #include <pldkit/pldkit.h>
 #include <pldkit/rdp.h>
+#include "benchutil.h"
 
 #define RUNS 9
-
-static double cpu_now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* The orders 2, 3, ..., 256 of the model-splitting cases. */
 #define SPLIT_ORDERS 255
@@ -261,9 +249,9 @@ int main(int argc, char **argv)
     if (!st)
       st = b->f(&c); /* warm-up */
     for (int i = 0; i < RUNS && !st; i++) {
-      double t0 = cpu_now();
+      double t0 = bench_cpu();
       st = b->f(&c);
-      t[i] = cpu_now() - t0;
+      t[i] = bench_cpu() - t0;
     }
     if (st == PLD_ERANGE && b->erange_expected) {
       printf("%-50s not computed: PLD_ERANGE (the exact dynamic program "
@@ -275,7 +263,7 @@ int main(int argc, char **argv)
     } else if (st) {
       printf("%-50s failed: %s\n", b->name, pld_strerror(st));
     } else {
-      qsort(t, RUNS, sizeof *t, cmpd);
+      qsort(t, RUNS, sizeof *t, bench_cmpd);
       double med = t[RUNS / 2];
       printf("%-50s %12.4f %14.6g %8g\n", b->name, 1e3 * med, c.value, c.order);
       if (csv)

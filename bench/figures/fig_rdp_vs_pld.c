@@ -28,16 +28,10 @@
 #include <pldkit/pldkit.h>
 
 #include "figcommon.h"
+#include "../benchutil.h"
 
 #define DELTA 1e-5
 #define TOL 1e-3
-
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 struct dpsgd {
   double q;
@@ -142,13 +136,13 @@ int main(int argc, char **argv)
         pld_accountant *acc = NULL;
         pld_result pr;
         pld_rdp_result rr;
-        double t0 = now();
+        double t0 = bench_wall();
         fig_status(&f, build(sigs[j], &s, &acc), "PLD accountant");
         fig_status(&f, pld_accountant_epsilon(acc, DELTA, &pr), "PLD epsilon");
         pld_accountant_free(acc);
-        double t1 = now();
+        double t1 = bench_wall();
         fig_status(&f, rdp_eps(qs[i], sigs[j], Ts[k], &rr), "RDP epsilon");
-        double t2 = now();
+        double t2 = bench_wall();
         fig_check(&f, pr.bound.lower <= pr.bound.upper,
                   "q=%g sigma=%g T=%llu: PLD bracket [%g, %g] not ordered",
                   qs[i], sigs[j], (unsigned long long)Ts[k], pr.bound.lower,
@@ -179,11 +173,11 @@ int main(int argc, char **argv)
         pld_calibration cal;
         fig_status(&f, rdp_sigma(qs[i], Ts[k], tgts[t], &sr),
                    "RDP calibration");
-        double t0 = now();
+        double t0 = bench_wall();
         fig_status(&f, pld_calibrate(build, &s, tgts[t], DELTA, 1.0, TOL,
                                      NULL, NULL, &cal),
                    "PLD calibration");
-        double t1 = now();
+        double t1 = bench_wall();
         pld_rdp_result rr;
         fig_status(&f, rdp_eps(qs[i], sr, Ts[k], &rr), "RDP epsilon");
         fig_check(&f, rr.value <= tgts[t],
