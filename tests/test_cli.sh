@@ -250,7 +250,7 @@ for sens in 1000 100000; do
   fi
 done
 usage "above the limit 10000" epsilon --delta 1e-5 discrete-gaussian:sigma=2e4
-usage "above the limit 2^24" epsilon --delta 1e-5 discrete-laplace:scale=1,sensitivity=16777217
+usage "above the limit 2^20" epsilon --delta 1e-5 discrete-laplace:scale=1,sensitivity=1048577
 
 # Composition: two events compose like one event with count=2.
 run epsilon --delta 1e-5 --json gaussian:sigma=1 gaussian:sigma=1

@@ -49,9 +49,9 @@ PLD_API PLD_NODISCARD int pld_mech_gaussian(double sigma, double sensitivity,
 PLD_API PLD_NODISCARD int pld_mech_laplace(double b, double sensitivity,
                                            pld_mech **out);
 
-/** Largest sensitivity of the discrete mechanisms (their exact PLD lists
- *  every shift). */
-#define PLD_DISCRETE_MAX_SENSITIVITY (1 << 24)
+/** Largest sensitivity of the discrete mechanisms: their exact PLD lists
+ *  every shift (1M atoms at the limit, about a second to build). */
+#define PLD_DISCRETE_MAX_SENSITIVITY (1 << 20)
 /** Largest sigma of the discrete Gaussian: its exact PLD lists the support
  *  out to 40 sigma on each side (8e5 points at the limit, about a second and
  *  0.1 GiB per build with the default grid). */

@@ -727,7 +727,7 @@ static int check_discrete_sensitivity(const struct value *v, char *why,
                                       size_t n)
 {
   if (v[1].integer > PLD_DISCRETE_MAX_SENSITIVITY) {
-    snprintf(why, n, "sensitivity=%lld is above the limit 2^24 = %d (the "
+    snprintf(why, n, "sensitivity=%lld is above the limit 2^20 = %d (the "
              "exact PLD enumerates every shift)", (long long)v[1].integer,
              PLD_DISCRETE_MAX_SENSITIVITY);
     return 1;
@@ -812,7 +812,7 @@ static const struct event_spec events[] = {
    .check = check_discrete_sensitivity,
    .keys = {{"scale", DOM_NOISE, 1, 0, "noise scale"},
             {"sensitivity", DOM_INT_GE1, 0, 1,
-             "integer sensitivity, at most 2^24"}}},
+             "integer sensitivity, at most 2^20"}}},
   {.name = "discrete-gaussian",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
@@ -824,7 +824,7 @@ static const struct event_spec events[] = {
    .check = check_discrete_gaussian,
    .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter, at most 1e4"},
             {"sensitivity", DOM_INT_GE1, 0, 1,
-             "integer sensitivity, at most 2^24"}}},
+             "integer sensitivity, at most 2^20"}}},
   {.name = "randomized-response",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
