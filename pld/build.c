@@ -669,6 +669,21 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
                                        infm[dir], curve->rel_err,
                                        &d->p[dir][PLD_OPTIMISTIC], obuf)))
         goto fail;
+      /* The exact mass above the grid top is at most P[L > top] (the tail
+       * at eps[n]), while the pessimistic inf mass is the computed curve
+       * there: for randomized response or discrete Laplace, whose loss
+       * ends on the grid, that is pure rounding (6.7e-16 where the exact
+       * value is 0), and as mass at +inf it made every RDP of the PLD
+       * infinite.  The excess r over the tail bound is booked as absolute
+       * error instead, so every delta answer is unchanged (it loses r at
+       * +inf and gains r of booked slack), while the ideal distribution
+       * behind the ledger no longer claims mass at +inf it cannot have. */
+      struct pld_pmf *pm = &d->p[dir][PLD_PESSIMISTIC];
+      double tail = work[n] * (1.0 + 2.0 * curve->rel_err + 1e-9);
+      if (pm->inf > tail) {
+        pm->abs += pm->inf - tail;
+        pm->inf = tail;
+      }
     }
   }
   if (ndir == 1)

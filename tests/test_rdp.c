@@ -889,6 +889,42 @@ static void test_rdp_of_pld(void **state) {
   pld_mech_free(m);
   pld_rdp_curve_free(rr);
 
+  /* Losses that end exactly on the grid (binary randomized response at
+   * Delta = 1/240 divides its loss 1; Laplace and discrete Laplace, loss
+   * bounded by 1/b): the curve's rounding at the grid top (~7e-16, exact
+   * value 0) is booked as slack, not left as mass at +inf, so the upper
+   * bound is finite and within one grid step of the closed forms. */
+  {
+    const double D2 = 1.0 / 240;
+    pld_mech *ms[3] = {NULL, NULL, NULL};
+    REQUIRE_OK(pld_mech_randomized_response(1.0, 2, &ms[0]));
+    REQUIRE_OK(pld_mech_laplace(1.0, 1.0, &ms[1]));
+    REQUIRE_OK(pld_mech_discrete_laplace(1.0, 1, &ms[2]));
+    for (int i = 0; i < 3; i++) {
+      pld_rdp_curve *cf = default_curve();
+      if (i != 1) /* discrete Laplace, scale 1, sensitivity 1: the outcomes
+                   * k <= 0 and k >= 1 are a sufficient statistic with
+                   * probabilities 1/(1+r), r/(1+r) (r = e^-1) and swapped:
+                   * binary randomized response with epsilon 1 */
+        REQUIRE_OK(pld_rdp_add_randomized_response(cf, 1.0, 2, 1));
+      else
+        REQUIRE_OK(pld_rdp_add_laplace(cf, 1.0, 1.0, 1));
+      pld_dist *dd = build(ms[i], D2);
+      REQUIRE_OK(pld_rdp_of_pld(dd, up));
+      for (size_t k = 0; k < n; k++) {
+        double u = pld_rdp_curve_values(up)[k], c = pld_rdp_curve_values(cf)[k];
+        EXPECT(isfinite(u), "mechanism %d: upper RDP inf at %g", i, o[k]);
+        EXPECT(u >= c - 1e-12, "mechanism %d: bridge %.17g below closed "
+                 "form %.17g at %g", i, u, c, o[k]);
+        EXPECT(u <= c + D2 + 1e-9, "mechanism %d: bridge %.17g more than a "
+               "step above %.17g at %g", i, u, c, o[k]);
+      }
+      pld_dist_free(dd);
+      pld_rdp_curve_free(cf);
+      pld_mech_free(ms[i]);
+    }
+  }
+
   /* Poisson-subsampled Laplace (bounded loss; both directions differ) */
   REQUIRE_OK(pld_mech_poisson_laplace(0.1, 1.0, 1.0, &m));
   d = build(m, Delta);

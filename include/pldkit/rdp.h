@@ -370,10 +370,10 @@ typedef struct pld_dist pld_dist;
  *  at the top of the grid and dominates once (alpha-1) l_top is large: apply
  *  the bridge to the one-step PLD and compose in RDP instead (RDP composes
  *  exactly).  Useful for bounded-loss mechanisms built from a curve:
- *  randomized response, finite pairs, Poisson-subsampled Laplace.  (The
- *  current builder leaves ~5e-16 of rounding at +inf for the plain and the
- *  discrete Laplace mechanism, whose loss is bounded; their upper curve is
- *  then +inf -- use pld_rdp_add_laplace.)  For a PLD
+ *  randomized response, finite pairs, the plain, discrete and
+ *  Poisson-subsampled Laplace (the builder books the curve's rounding at
+ *  the grid top as slack rather than mass at +inf, so their upper curve is
+ *  finite when the mechanism supplies loss tails).  For a PLD
  *  built from a curve the discretization adds at most Delta nats
  *  (connect-the-dots moves each loss up by at most one grid step; T Delta
  *  after T-fold composition).  Cost O(grid * orders).
