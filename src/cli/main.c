@@ -1473,6 +1473,7 @@ static int compute_save(const struct cli *c, struct answer *a)
     st = pld_accountant_epsilon(acc, c->delta, &r);
     if (st == PLD_SUCCESS) {
       closed = r.closed_form;
+      a->res.refinements = r.refinements;
       grid = closed ? c->params.accuracy * fmax(r.bound.upper, 0.1)
                     : r.discretization;
     }
