@@ -97,6 +97,10 @@ int pld_select_feasible(size_t n, const double *md, double delta,
   for (size_t i = 0; i < 2 * n; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
       return PLD_EINVAL;
+  /* The enumeration visits (steps + 1)^(n-1) tuples: 1e15 at n = 4 and the
+   * largest steps is a hang, not an answer.  Cap the work (~0.3 s). */
+  if (pow((double)steps + 1.0, (double)(n - 1)) > PLD_SELECT_MAX_TUPLES)
+    return PLD_ERANGE;
   /* enumerate compositions k_1 + ... + k_n = steps */
   size_t found = 0;
   unsigned k[4] = {0, 0, 0, 0};

@@ -144,6 +144,17 @@ static void test_feasibility(void **state)
   assert_int_equal(pld_select_max_weight(easy, target, &pi), 0);
   assert_true(pi == 1.0);
   assert_int_equal(pld_select_feasible(5, md, target, 10, w, 10, &nf), PLD_EINVAL);
+  /* absurd work (1e15 tuples at n = 4) is refused at once, not a hang; the
+   * largest allowed grids still run */
+  double md4[8] = {0.02, 0.015, 1e-4, 2e-4, 1e-3, 1e-3, 1e-5, 1e-5};
+  nf = 7;
+  assert_int_equal(pld_select_feasible(4, md4, target, 100000, NULL, 0, &nf),
+                   PLD_ERANGE);
+  assert_int_equal(nf, 7); /* untouched on failure */
+  assert_int_equal(pld_select_feasible(3, md4, target, 10000, NULL, 0, &nf),
+                   PLD_ERANGE);
+  assert_int_equal(pld_select_feasible(4, md4, target, 463, NULL, 0, &nf), 0);
+  assert_true(nf > 0);
   assert_int_equal(pld_select_max_weight(md, 0.0, &pi), PLD_EINVAL);
 }
 

@@ -52,6 +52,9 @@ PLD_API PLD_NODISCARD int pld_accountant_add_selection(
 PLD_API PLD_NODISCARD int pld_accountant_copy(const pld_accountant *acc,
                                               pld_accountant **out);
 
+/** Work cap of pld_select_feasible: simplex-grid points it may visit. */
+#define PLD_SELECT_MAX_TUPLES 1e8
+
 /** Feasible selection weights for a target (eps, delta) from the members'
  *  delta brackets at eps: `member_delta[i * 2 + dir]` (in [0, 1]) is member
  *  i's certified (upper) delta at eps in direction dir.  delta_RS is linear
@@ -63,10 +66,11 @@ PLD_API PLD_NODISCARD int pld_accountant_copy(const pld_accountant *acc,
  *  [1, 100000], delta in (0, 1); writes up to `cap` feasible weight vectors
  *  (n doubles each, k_1 varying fastest) to `out_weights` (may be NULL if
  *  cap = 0) and their number to *n_out (which may exceed cap: then only cap
- *  are written).  Cost O((steps + 1)^(n-1)) -- about 10^15 for n = 4 at the
- *  largest steps, so keep steps small for n >= 3.
+ *  are written).  Cost O((steps + 1)^(n-1)), at most
+ *  PLD_SELECT_MAX_TUPLES (1e8, ~0.3 s): steps up to 100000 for n = 2, 9999
+ *  for n = 3, 463 for n = 4; beyond, PLD_ERANGE.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n, steps or delta out of range, a
- *  member_delta outside [0, 1] or NaN). */
+ *  member_delta outside [0, 1] or NaN), PLD_ERANGE (over the work cap). */
 PLD_API PLD_NODISCARD int pld_select_feasible(size_t n,
                                               const double *member_delta,
                                               double delta, unsigned steps,
