@@ -87,8 +87,9 @@ int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
   if (!m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)
     return PLD_EINVAL;
   double v;
-  if (m->curve.delta(m->curve.ctx, dir, 1, &eps, &v))
-    return PLD_ECALLBACK;
+  int r = m->curve.delta(m->curve.ctx, dir, 1, &eps, &v);
+  if (r) /* as the builder: out of memory stays what it is */
+    return r == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
   *delta = v;
   return PLD_SUCCESS;
 }

@@ -162,6 +162,12 @@ static int dummy_curve(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
+static int enomem_curve(void *ctx, int dir, size_t n, const double *eps,
+                        double *delta) {
+  (void)ctx, (void)dir, (void)n, (void)eps, (void)delta;
+  return PLD_ENOMEM;
+}
+
 static int failing_curve(void *ctx, int dir, size_t n, const double *eps,
                          double *delta) {
   return -1;
@@ -278,6 +284,19 @@ static void test_mech_constructors(void **state) {
     EXPECT(!pld_mech_equal(u1, u2), "user mechanisms with different "
            "lattices compare equal");
     EXPECT(pld_mech_equal(u1, u1), "a user mechanism is not equal to itself");
+    pld_mech_free(u1);
+    pld_mech_free(u2);
+    /* a callback's out-of-memory stays PLD_ENOMEM, its other failures are
+     * PLD_ECALLBACK; the output is untouched either way */
+    pld_curve ec = c, fc = c;
+    ec.delta = enomem_curve;
+    fc.delta = failing_curve;
+    REQUIRE_OK(pld_mech_from_curve(&ec, &u1));
+    REQUIRE_OK(pld_mech_from_curve(&fc, &u2));
+    double v = 0.25;
+    EXPECT_STATUS(pld_mech_delta(u1, PLD_DIR_PQ, 1.0, &v), PLD_ENOMEM);
+    EXPECT_STATUS(pld_mech_delta(u2, PLD_DIR_PQ, 1.0, &v), PLD_ECALLBACK);
+    EXPECT(v == 0.25, "pld_mech_delta touched its output on failure");
     pld_mech_free(u1);
     pld_mech_free(u2);
   }

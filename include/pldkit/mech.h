@@ -195,7 +195,8 @@ PLD_API const pld_curve *pld_mech_curve(const pld_mech *m);
  *  Accurate to the curve's rel_err for built-ins (not a bracket); for user
  *  mechanisms whatever the callback returns.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL, bad dir, eps NaN or -inf),
- *  PLD_ECALLBACK (the curve callback failed, for any reason). */
+ *  PLD_ENOMEM (the callback returned it, as in pld_dist_from_curve),
+ *  PLD_ECALLBACK (the callback failed otherwise). */
 PLD_API PLD_NODISCARD int pld_mech_delta(const pld_mech *m, int direction,
                                          double epsilon, double *delta);
 
