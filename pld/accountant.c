@@ -638,12 +638,15 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       if (p.other[i]->m)
         scale = fmax(scale, pld_mech_curve(p.other[i]->m)->loss_scale);
     grid = sd / 3000.0;
+    /* a rough estimate of the answer (Gaussian tail of the composed loss) */
+    double eps_est = q->kind == Q_EPS
+                         ? fmax(sp.mean + sd * sqrt(2.0 * log(1.0 / q->x)), 0.0)
+                         : 0.0;
     if (q->kind == Q_EPS && sp.bias_coef > 0.0) {
       /* aim the predicted width (bias_coef grid^2) at twice the target (the
-       * prediction from the coarse probe overestimates by several times), for
-       * a rough estimate of the answer (Gaussian tail of the composed loss) */
-      double eps_est = fmax(sp.mean + sd * sqrt(2.0 * log(1.0 / q->x)), 1e-3);
-      double want = 2.0 * fmax(pp->accuracy * eps_est, pp->abs_accuracy);
+       * prediction from the coarse probe overestimates by several times) */
+      double want = 2.0 * fmax(pp->accuracy * fmax(eps_est, 1e-3),
+                               pp->abs_accuracy);
       double gb = sqrt(want / sp.bias_coef);
       grid = fmin(fmax(gb, sd / 30000.0), sd / 300.0);
     }
@@ -658,7 +661,6 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       double runs = 0.0;
       for (size_t i = 0; i < p.nother; i++)
         runs += (double)p.other[i]->count;
-      double eps_est = fmax(sp.mean + sd * sqrt(2.0 * log(1.0 / q->x)), 0.0);
       /* only where the absolute target binds (tiny epsilons): where the
        * relative one does, the bias estimate above knows better, and a
        * coarser start would stop at a bracket that meets the width but

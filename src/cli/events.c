@@ -747,34 +747,30 @@ static int check_discrete_gaussian(const struct value *v, char *why, size_t n)
   return check_discrete_sensitivity(v, why, n);
 }
 
+/* Key i must not exceed key j (both integers); names for the message. */
+static int check_not_above(const struct value *v, int i, int j,
+                           const char *ni, const char *nj, char *why, size_t n)
+{
+  if (v[i].integer <= v[j].integer)
+    return 0;
+  snprintf(why, n, "%s=%lld is larger than %s=%lld (1 <= %s <= %s)", ni,
+           (long long)v[i].integer, nj, (long long)v[j].integer, ni, nj);
+  return 1;
+}
+
 static int check_wor(const struct value *v, char *why, size_t n)
 {
-  if (v[0].integer > v[1].integer) {
-    snprintf(why, n, "batch=%lld is larger than n=%lld (1 <= batch <= n)",
-             (long long)v[0].integer, (long long)v[1].integer);
-    return 1;
-  }
-  return 0;
+  return check_not_above(v, 0, 1, "batch", "n", why, n);
 }
 
 static int check_split(const struct value *v, char *why, size_t n)
 {
-  if (v[1].integer > v[0].integer) {
-    snprintf(why, n, "k=%lld is larger than d=%lld (1 <= k <= d)",
-             (long long)v[1].integer, (long long)v[0].integer);
-    return 1;
-  }
-  return 0;
+  return check_not_above(v, 1, 0, "k", "d", why, n);
 }
 
 static int check_bis(const struct value *v, char *why, size_t n)
 {
-  if (v[1].integer > v[0].integer) {
-    snprintf(why, n, "k=%lld is larger than T=%lld (1 <= k <= T)",
-             (long long)v[1].integer, (long long)v[0].integer);
-    return 1;
-  }
-  return 0;
+  return check_not_above(v, 1, 0, "k", "T", why, n);
 }
 
 static int check_selection(const struct value *v, char *why, size_t n)

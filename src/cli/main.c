@@ -527,6 +527,22 @@ static int real_value(const struct option_spec *o, const char *val, double lo,
   return PLD_CLI_OK;
 }
 
+/* Split s in place at ':' into at most 3 fields; returns the number of
+ * fields, or 4 if there are more than 3. */
+static size_t split3(char *s, char *f[3])
+{
+  size_t nf = 0;
+  for (char *p = s;; p++) {
+    if (nf == 3)
+      return 4;
+    f[nf++] = p;
+    p = strchr(p, ':');
+    if (p == NULL)
+      return nf;
+    *p = '\0';
+  }
+}
+
 static int range_value(struct cli *c, const struct option_spec *o,
                        const char *val)
 {
@@ -541,17 +557,7 @@ static int range_value(struct cli *c, const struct option_spec *o,
     return PLD_CLI_EFAIL;
   }
   memcpy(copy, val, len + 1);
-  for (char *p = copy;; p++) {
-    if (nf == 3) {
-      nf = 4; /* too many fields */
-      break;
-    }
-    f[nf++] = p;
-    p = strchr(p, ':');
-    if (p == NULL)
-      break;
-    *p = '\0';
-  }
+  nf = split3(copy, f);
   if (nf != 3) {
     pld_cli_error("%s value %s is not of the form LO:HI:N (%s)", o->name,
                   pld_cli_quote(q, sizeof q, val), o->allowed);
@@ -656,17 +662,7 @@ static int orders_value(struct cli *c, const struct option_spec *o,
     if (copy == NULL)
       goto nomem;
     memcpy(copy, val, len + 1);
-    for (char *p = copy; nf < 4; p++) {
-      if (nf == 3) {
-        nf = 4;
-        break;
-      }
-      f[nf++] = p;
-      p = strchr(p, ':');
-      if (p == NULL)
-        break;
-      *p = '\0';
-    }
+    nf = split3(copy, f);
     if (nf != 3) {
       pld_cli_error("%s value %s is neither a list A;B;C nor of the form "
                     "LO:HI:N (%s)", o->name, pld_cli_quote(q, sizeof q, val),
