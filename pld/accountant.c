@@ -79,6 +79,14 @@ void pld_accountant_free(pld_accountant *acc)
 
 size_t pld_accountant_size(const pld_accountant *acc) { return acc ? acc->n : 0; }
 
+int pld_accountant_get_params(const pld_accountant *acc, pld_params *out)
+{
+  if (!acc || !out)
+    return PLD_EINVAL;
+  *out = acc->params;
+  return PLD_SUCCESS;
+}
+
 static int reserve(pld_accountant *acc)
 {
   if (acc->n < acc->cap)
@@ -556,6 +564,58 @@ static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
   return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
 }
 
+/* The grid-free bounds (pld/fallback.c) of the plan: for Q_EPS and Q_DELTA
+ * into *one, for Q_CURVE into fc[0..n).  Selections and added PLDs take no
+ * part (they make the list incomplete: no upper bound then). */
+static int fallback_query(const struct plan *p, const struct query *q,
+                          pld_fb_answer *one, pld_fb_answer *fc)
+{
+  struct pld_fb_group *g = pld_malloc((p->nother ? p->nother : 1) * sizeof *g);
+  if (!g)
+    return PLD_ENOMEM;
+  size_t n = 0;
+  int complete = 1;
+  for (size_t i = 0; i < p->nother; i++) {
+    if (p->other[i]->m) {
+      g[n].m = p->other[i]->m;
+      g[n].count = p->other[i]->count;
+      n++;
+    } else {
+      complete = 0;
+    }
+  }
+  int st = PLD_SUCCESS;
+  if (q->kind == Q_EPS)
+    st = pld_fallback_epsilon(g, n, p->mu2, complete, q->x, one);
+  else if (q->kind == Q_DELTA)
+    st = pld_fallback_delta(g, n, p->mu2, complete, q->x, one);
+  else
+    for (size_t i = 0; i < q->n && !st; i++)
+      st = pld_fallback_delta(g, n, p->mu2, complete, q->eps[i], &fc[i]);
+  pld_free(g);
+  return st;
+}
+
+/* The grid's bracket b (kind GRID, or NONE where trivial) combined with a
+ * fallback answer: the smaller upper end, the larger lower end. */
+static void combine(pld_bound *b, int *uk, int *lk, const pld_fb_answer *f,
+                    int delta_kind)
+{
+  double trivial = delta_kind ? 1.0 : INFINITY;
+  *uk = b->upper < trivial ? PLD_BOUND_GRID : PLD_BOUND_NONE;
+  *lk = b->lower > 0.0 ? PLD_BOUND_GRID : PLD_BOUND_NONE;
+  if (f->bound.upper < b->upper) {
+    b->upper = f->bound.upper;
+    *uk = f->upper_kind;
+  }
+  if (f->bound.lower > b->lower) {
+    b->lower = f->bound.lower;
+    *lk = f->lower_kind;
+  }
+  if (b->lower > b->upper)
+    b->lower = b->upper;
+}
+
 static int run_query(const pld_accountant *acc, const struct query *q,
                      pld_result *res, pld_bound *curve)
 {
@@ -574,6 +634,8 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     double mu = sqrt(p.mu2);
     r.closed_form = 1;
     r.met_accuracy = 1;
+    r.bound_kind = PLD_BOUND_CLOSED_FORM;
+    r.lower_kind = PLD_BOUND_CLOSED_FORM;
     if (q->kind == Q_EPS) {
       st = gauss_epsilon(mu, q->x, &r.bound);
     } else {
@@ -603,6 +665,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     return st;
   }
   pld_bound *tmp = NULL;
+  pld_fb_answer *fbc = NULL;
   if (q->kind == Q_CURVE) {
     tmp = pld_malloc(q->n * sizeof *tmp);
     if (!tmp) {
@@ -613,6 +676,39 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       curve[i].lower = 0.0;
       curve[i].upper = 1.0;
     }
+  }
+  /* The grid-free bounds first: where they already meet the target (a
+   * randomized response over 10^12 values is (0, 1.7e-12)-DP) the grid is
+   * not needed, and where the grid fails they are the answer. */
+  pld_fb_answer fb1 = {{0.0, INFINITY}, PLD_BOUND_NONE, PLD_BOUND_NONE};
+  if (q->kind == Q_CURVE) {
+    fbc = pld_malloc(q->n * sizeof *fbc);
+    if (!fbc) {
+      st = PLD_ENOMEM;
+      goto done;
+    }
+  }
+  if ((st = fallback_query(&p, q, &fb1, fbc)))
+    goto done;
+  pld_bound best = {0.0, INFINITY};
+  if (q->kind != Q_EPS)
+    best.upper = 1.0;
+  if (q->kind != Q_CURVE && width_ok(q, pp, fb1.bound, 0.0))
+    goto finish;
+  {
+    /* The grid books each curve's relative error per run, compounding as
+     * prod (1 + rel_i)^count_i (design.md Sec. 5): from rel >= 1 on it
+     * certifies no upper end, and its lower end is divided by 1 + rel.
+     * When that rules out anything useful (10^12 runs at rel 4e-11: a
+     * factor e^40), skip the grid rather than compose it for nothing. */
+    double lr = 0.0;
+    for (size_t i = 0; i < p.nother; i++)
+      if (p.other[i]->m)
+        lr += (double)p.other[i]->count *
+              log1p(pld_mech_curve(p.other[i]->m)->rel_err);
+    double lim = q->kind == Q_EPS ? log1p(1.0 / q->x) + 1.0 : 40.0;
+    if (lr >= lim)
+      goto finish;
   }
   double grid = pp->discretization;
   int fixed = grid > 0.0;
@@ -678,11 +774,15 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   for (size_t i = 1; i < p.nother && lattice > 0.0; i++)
     if (!p.other[i]->m || pld_mech_curve(p.other[i]->m)->loss_lattice != lattice)
       lattice = 0.0;
+  /* The builder takes steps up to 1000 nats (a 2^53-fold composition has a
+   * spread of 10^6 nats and would start above that). */
+  grid = fmin(grid, 1000.0);
+  /* On a loss lattice the PLD is exact at the lattice step itself: a finer
+   * step only adds points (and booked round-off with them: randomized
+   * response with k = 1e12 started at 4e-7, 5M points, and certified
+   * nothing; at the lattice, 3 points, it is exact). */
   if (!fixed && lattice > 0.0)
-    grid = lattice / ceil(lattice / grid - 1e-9);
-  pld_bound best = {0.0, INFINITY};
-  if (q->kind != Q_EPS)
-    best.upper = 1.0;
+    grid = lattice / ceil(lattice / 1000.0 - 1e-9);
   double prev_w = INFINITY, prev_grid = 0.0;
   unsigned coarsen = 0;
   for (unsigned it = 0; it < 12; it++) {
@@ -700,6 +800,12 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       coarsen++;
       it--;
       continue;
+    }
+    if (st == PLD_ERANGE && r.refinements == 0 &&
+        (q->kind == Q_CURVE || fb1.bound.upper < best.upper)) {
+      /* no grid fits (a huge count's window): the grid-free bounds answer */
+      st = PLD_SUCCESS;
+      break;
     }
     if (st)
       goto done;
@@ -752,11 +858,40 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if (lattice > 0.0)
       grid = lattice / ceil(lattice / grid - 1e-9);
   }
+finish:
+  if (q->kind == Q_CURVE) {
+    int uk = PLD_BOUND_NONE, lk = PLD_BOUND_NONE;
+    double mx = 0.0;
+    for (size_t i = 0; i < q->n; i++)
+      mx = fmax(mx, fmin(curve[i].upper, fbc[i].bound.upper));
+    size_t w = 0;
+    double worst = -INFINITY;
+    for (size_t i = 0; i < q->n; i++) {
+      int u, l;
+      combine(&curve[i], &u, &l, &fbc[i], 1);
+      double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
+      double rr = (curve[i].upper - curve[i].lower) / tgt;
+      if (rr > worst) {
+        worst = rr;
+        w = i;
+        uk = u;
+        lk = l;
+      }
+    }
+    best = curve[w];
+    r.bound_kind = uk;
+    r.lower_kind = lk;
+    r.met_accuracy = width_ok(q, pp, best, mx);
+  } else {
+    combine(&best, &r.bound_kind, &r.lower_kind, &fb1, q->kind == Q_DELTA);
+    r.met_accuracy = width_ok(q, pp, best, 0.0);
+  }
   r.bound = best;
   if (best.lower > best.upper)
     r.bound.lower = best.upper;
   *res = r;
 done:
+  pld_free(fbc);
   pld_free(tmp);
   pld_workspace_free(ws);
   plan_free(&p);

@@ -27,6 +27,21 @@
 
 static double mass_of(const struct pld_pmf *p) { return pld_pmf_mass(p); }
 
+/* a * b with 0 * anything = 0: a booked error that is exactly zero stays
+ * zero however large the factor it is carried by (a relative error that
+ * overflowed to inf after 10^12 compositions made 0 * inf = NaN). */
+static double mul0(double a, double b)
+{
+  return (a == 0.0 || b == 0.0) ? 0.0 : a * b;
+}
+
+/* A booked error must be a number: NaN (inf - inf, from overflowing
+ * bookings) becomes inf, which certifies nothing (pld/query.c). */
+static double booked(double e)
+{
+  return isnan(e) ? INFINITY : e;
+}
+
 static size_t count_nonzero(const struct pld_pmf *p)
 {
   size_t k = 0;
@@ -135,8 +150,9 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
       r.m[j] = 0.0; /* within fft_err: clipping never moves away from the truth */
   double ta = ma + a->inf, tb = mb + b->inf;
   r.inf = a->inf * tb + ma * b->inf;
-  r.rel = (1.0 + a->rel) * (1.0 + b->rel) * (1.0 + direct_rel) - 1.0;
-  r.abs = a->abs * tb + b->abs * ta * (1.0 + a->rel) + fft_err;
+  r.rel = booked((1.0 + a->rel) * (1.0 + b->rel) * (1.0 + direct_rel) - 1.0);
+  r.abs = booked(mul0(a->abs, tb) + mul0(b->abs, ta * (1.0 + a->rel)) +
+                 fft_err);
   if ((st = pld_pmf_trim(&r, rounding, tau))) {
     pld_pmf_clear(&r);
     return st;
@@ -446,12 +462,20 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
       rem -= t;
     }
   }
-  if (M > 0.0 && a->inf > 0.0)
-    r.inf += exp(Td * log(M)) * expm1(Td * log1p(a->inf / M));
-  else if (M == 0.0)
+  if (M > 0.0 && a->inf > 0.0) {
+    /* (M + inf)^T - M^T = M^T expm1(T log1p(inf/M)), formed in logs: the
+     * first factor may underflow while the second overflows (T ~ 10^12) */
+    double x = Td * log1p(a->inf / M);
+    double lx = x > 1.0 ? x + log(-expm1(-x)) : log(expm1(x));
+    double v = exp(Td * log(M) + lx);
+    r.inf += isnan(v) ? (rounding == PLD_PESSIMISTIC ? 1.0 : 0.0) : v;
+  } else if (M == 0.0) {
     r.inf += exp(Td * log(a->inf));
-  r.rel = expm1(Td * log1p(a->rel));
-  r.abs = Td * a->abs * exp(Td * log1p(a->rel)) + fft_err;
+  }
+  if (r.inf > 1.0 && rounding == PLD_PESSIMISTIC)
+    r.inf = 1.0; /* no curve exceeds 1: capping is still above the truth */
+  r.rel = booked(expm1(Td * log1p(a->rel)));
+  r.abs = booked(mul0(Td * a->abs, exp(Td * log1p(a->rel))) + fft_err);
   if (*fft_n < N)
     *fft_n = N;
   if ((st = pld_pmf_trim(&r, rounding, tau))) {

@@ -120,4 +120,24 @@ struct pld_mech *pld_mech_new(int kind);
 
 #define PLD_BUILTIN_REL_ERR 1e-11
 
+/* Grid-free bounds of the accountant (fallback.c, docs/design.md Sec. 8).
+ * A list of groups (mechanism, count) plus the merged Gaussian mu2; complete
+ * is non-zero when that is every event of the composition (upper bounds
+ * need all events, lower bounds any of them). */
+struct pld_fb_group {
+  const pld_mech *m;
+  uint64_t count;
+};
+typedef struct pld_fb_answer {
+  pld_bound bound;
+  int upper_kind, lower_kind; /* enum pld_bound_kind */
+} pld_fb_answer;
+int pld_fallback_epsilon(const struct pld_fb_group *g, size_t n, double mu2,
+                         int complete, double delta, pld_fb_answer *out);
+int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
+                       int complete, double eps, pld_fb_answer *out);
+/* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
+ * +inf if not known from its constructor. */
+double pld_mech_pure_eps(const struct pld_mech *m);
+
 #endif

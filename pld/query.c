@@ -82,7 +82,7 @@ static double upper_of(const struct pld_pmf *p, double v)
 static double lower_of(const struct pld_pmf *p, double v)
 {
   double r = (v - p->abs - 4.0 * U_ * (double)p->n * v) / (1.0 + p->rel);
-  return fmax(r, 0.0);
+  return r > 0.0 ? r : 0.0; /* also for a NaN from an overflowed booking */
 }
 
 static int ndir_of(const pld_dist *d) { return d->symmetric ? 1 : 2; }
@@ -97,7 +97,8 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
     if (eps == INFINITY) {
       up = fmax(up, upper_inf(pp));
-      lo = fmax(lo, po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_));
+      double l = po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_);
+      lo = l > lo ? l : lo; /* a NaN proves nothing */
       continue;
     }
     up = fmax(up, upper_of(pp, pld_pmf_delta(pp, d->delta, eps, +1)));
@@ -159,7 +160,11 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
     double so = 4.0 * U_ * (double)po->n;
     double tl = (delta * (1.0 + po->rel) + po->abs) / (1.0 - so);
     double el;
-    if (!(tl > po->inf))
+    if (!isfinite(tl) || !(po->inf >= 0.0))
+      el = 0.0; /* an overflowed booking (a huge count) proves nothing: an
+                   infinite or NaN slack must not read as "certainly
+                   infinite" (it did: [inf, inf] at 10^12 steps) */
+    else if (!(tl > po->inf))
       el = INFINITY;
     else {
       el = solve_eps(po, d->delta, tl, -1);
@@ -244,10 +249,13 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
       hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp)
                                                           : upper_of(pp, v[q]));
     sweep(po, d->delta, e, n, v, -1);
-    for (size_t q = 0; q < n; q++)
-      lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
-                                        ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
-                                        : lower_of(po, v[q]));
+    for (size_t q = 0; q < n; q++) {
+      double l = e[q].eps == INFINITY
+                     ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
+                     : lower_of(po, v[q]);
+      if (l > lo[e[q].i]) /* a NaN proves nothing */
+        lo[e[q].i] = l;
+    }
   }
   for (size_t i = 0; i < n; i++) {
     out[i].upper = hi[i];

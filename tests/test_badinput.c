@@ -617,9 +617,30 @@ static void test_accountant(void **state) {
     REQUIRE_OK(pld_accountant_alloc(&fine, &a2));
     REQUIRE_OK(pld_accountant_add(a2, lap, 1));
     pld_result rr = r0;
-    EXPECT_STATUS(pld_accountant_epsilon(a2, 1e-5, &rr), PLD_ERANGE);
-    EXPECT_STATUS(pld_accountant_delta(a2, 1.0, &rr), PLD_ERANGE);
+    /* No grid fits, but one Laplace run is answered without one (its
+     * exact curve: epsilon(1e-5) = 1 + 2 log(1 - 1e-5), delta(1) = 0). */
+    REQUIRE_OK(pld_accountant_epsilon(a2, 1e-5, &rr));
+    double ex = 1.0 + 2.0 * log1p(-1e-5);
+    EXPECT(rr.bound.lower <= ex && ex <= rr.bound.upper &&
+               rr.bound.upper - rr.bound.lower <= 1e-9 &&
+               rr.bound_kind != PLD_BOUND_GRID && rr.refinements == 0,
+           "Laplace without a grid: [%.17g, %.17g] (kind %d) vs %.17g",
+           rr.bound.lower, rr.bound.upper, rr.bound_kind, ex);
+    REQUIRE_OK(pld_accountant_delta(a2, 1.0, &rr));
+    EXPECT(rr.bound.lower == 0.0 && rr.bound.upper <= 1e-14,
+           "Laplace delta(1) without a grid: [%g, %g]", rr.bound.lower,
+           rr.bound.upper);
+    /* A selection has no grid-free bound: then no grid is an error. */
+    pld_accountant *a4 = NULL;
+    const pld_accountant *mem[1] = {a2};
+    const double w1[1] = {1.0};
+    REQUIRE_OK(pld_accountant_alloc(&fine, &a4));
+    REQUIRE_OK(pld_accountant_add_selection(a4, 1, mem, w1, 1));
+    rr = r0;
+    EXPECT_STATUS(pld_accountant_epsilon(a4, 1e-5, &rr), PLD_ERANGE);
+    EXPECT_STATUS(pld_accountant_delta(a4, 1.0, &rr), PLD_ERANGE);
     EXPECT(same_bytes(&rr, &r0, sizeof rr), "result touched on PLD_ERANGE");
+    pld_accountant_free(a4);
     pld_accountant_free(a2);
   }
   EXPECT(wall() - t0 < 2.0, "ERANGE paths took %.2f s", wall() - t0);

@@ -460,7 +460,10 @@ usage "--delta" epsilon --delta $'1\n2' $G
 usage "unknown event" epsilon --delta 1e-5 "$(printf 'x%.0s' {1..5000}):a=1"
 
 # Library failure on valid input (grid over --max-grid): exit 1, one line.
-expect_fail 1 "" epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 laplace:b=1,count=10
+# (A plain Laplace is answered without a grid then, by basic or advanced
+# composition: see the grid-free bounds below; a selection has none.)
+expect_fail 1 "" epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 'random-selection:weights=1[laplace:b=1,count=10]'
+
 
 # ---------------------------------------------------------------------------
 # Mixtures, sampling without replacement, random selection, random
@@ -1156,7 +1159,14 @@ for d in 1e-12 1e-15 1e-18; do
       "num(j['pld']['epsilon_lower']) <= num(j['rdp']['epsilon_upper']) < math.inf and num(j['pld']['epsilon_upper']) >= num(j['pld']['epsilon_lower'])"
   fi
 done
+# The default backend answers there with the RDP bound, and says so.
 run epsilon --delta 1e-18 poisson-gaussian:q=0.01,sigma=1,count=1000
+if [ "$rc" -eq 0 ] && grep -q "; upper from RDP" "$OUT" && ! grep -q "inf" "$OUT"; then ok; else bad "no finite RDP upper end named at delta 1e-18"; fi
+# With no finite bound at all (a selection has no grid-free bound, and the
+# default backend takes no RDP bound through the PLD bridge, which
+# discrete-laplace would need), a warning says that nothing certifies a
+# finite epsilon.
+run epsilon --delta 1e-18 'random-selection:weights=1[poisson-gaussian:q=0.01,sigma=1,count=1000]+discrete-laplace:scale=100'
 if [ "$rc" -eq 0 ] && grep -q "^warning: delta = 1e-18 is below what the PLD can certify" "$OUT"; then ok; else bad "no warning for an infinite upper end at delta 1e-18"; fi
 # (2) epsilon above 709 (e^eps overflows a double): Laplace with loss 1000
 # nats, exact epsilon(1e-5) = 1000 + 2 log(1 - 1e-5), delta(800) =

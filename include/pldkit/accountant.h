@@ -38,15 +38,48 @@ extern "C" {
 
 typedef struct pld_accountant pld_accountant;
 
+/** Which proven bound gave an end of an answer (pld_result.bound_kind for
+ *  the upper end, .lower_kind for the lower end).  The answer is the
+ *  tightest of the bounds the library has: its upper end the smallest of
+ *  the proven upper bounds, its lower end the largest of the proven lower
+ *  bounds (docs/design.md, Sec. 8). */
+enum pld_bound_kind {
+  /** none: the trivial end (epsilon upper +inf, delta upper 1, lower 0) */
+  PLD_BOUND_NONE = 0,
+  /** the PLD composed on a grid (pessimistic or optimistic member) */
+  PLD_BOUND_GRID = 1,
+  /** exact Gaussian composition; for a lower end: the list's Gaussian
+   *  events alone */
+  PLD_BOUND_CLOSED_FORM = 2,
+  /** the events' Renyi-DP curve converted (pld_best_epsilon, best.h) */
+  PLD_BOUND_RDP = 3,
+  /** basic composition: (sum eps_i, sum delta_i) */
+  PLD_BOUND_BASIC = 4,
+  /** advanced composition: the Kairouz-Oh-Viswanath worst case (binary
+   *  randomized response per run) bounded by Chernoff */
+  PLD_BOUND_ADVANCED = 5,
+  /** lower ends only: one run of one event (composing never lowers
+   *  epsilon(delta) or delta(epsilon)) */
+  PLD_BOUND_SINGLE_RUN = 6
+};
+
+/** A short lowercase name of a pld_bound_kind ("grid", "closed-form",
+ *  "rdp", "basic", "advanced", "single-run", "none"; "unknown" for other
+ *  values).  Never NULL; static. */
+PLD_API const char *pld_bound_kind_name(int kind);
+
 /** The answer to one query, with how it was obtained. */
 typedef struct pld_result {
   pld_bound bound;       /**< epsilon (nats) or delta bracket */
-  double discretization; /**< grid step used (0 for closed form) */
+  double discretization; /**< grid step used (0 for closed form or when no
+                              grid was composed) */
   size_t grid_size;      /**< largest grid of the composed PLD */
   size_t fft_size;       /**< largest FFT length used */
   unsigned refinements;  /**< number of grids tried */
   int closed_form;       /**< non-zero if answered exactly (Gaussians only) */
   int met_accuracy;      /**< non-zero if the requested bracket width was met */
+  int bound_kind;        /**< enum pld_bound_kind of bound.upper */
+  int lower_kind;        /**< enum pld_bound_kind of bound.lower */
 } pld_result;
 
 /** Allocate an empty accountant (params copied; NULL means defaults).  The
@@ -77,6 +110,11 @@ PLD_API PLD_NODISCARD int pld_accountant_add(pld_accountant *acc,
 PLD_API PLD_NODISCARD int pld_accountant_add_dist(pld_accountant *acc,
                                                   const pld_dist *d,
                                                   uint64_t count);
+
+/** Copy the accountant's params into *out (cost O(1)).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL). */
+PLD_API PLD_NODISCARD int pld_accountant_get_params(const pld_accountant *acc,
+                                                    pld_params *out);
 
 /** Number of distinct event groups (0 for NULL). */
 PLD_API size_t pld_accountant_size(const pld_accountant *acc);

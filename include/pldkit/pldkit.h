@@ -12,4 +12,5 @@
 #include <pldkit/rdp_papers.h>
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>
+#include <pldkit/best.h>
 #endif

@@ -100,7 +100,9 @@ class Result(Structure):
                 ("fft_size", c_size_t),
                 ("refinements", c_uint),
                 ("closed_form", c_int),
-                ("met_accuracy", c_int)]
+                ("met_accuracy", c_int),
+                ("bound_kind", c_int),
+                ("lower_kind", c_int)]
 
 
 class PmfView(Structure):
@@ -192,6 +194,7 @@ _CORE = {
     "pld_strerror": (c_char_p, [c_int]),
     "pld_version_string": (c_char_p, []),
     "pld_version_number": (c_uint, []),
+    "pld_bound_kind_name": (c_char_p, [c_int]),
     # pld.h
     "pld_params_default": (None, [POINTER(Params)]),
     "pld_params_validate": (c_int, [POINTER(Params)]),
@@ -409,6 +412,11 @@ for _part, _table in _OPTIONAL.items():
         continue
     _declare(_table)
     available[_part] = True
+
+
+def bound_kind_name(kind):
+    """pld_bound_kind_name(kind) as a str ('grid', 'basic', ...)."""
+    return lib.pld_bound_kind_name(int(kind)).decode("utf-8", "replace")
 
 
 def strerror(status):

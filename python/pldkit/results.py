@@ -7,6 +7,8 @@ Epsilons are in nats and may be ``inf``; deltas lie in [0, 1].
 
 from collections import namedtuple
 
+from . import _lib
+
 __all__ = ["Bracket", "Result", "CurveResult"]
 
 
@@ -31,12 +33,15 @@ class Result(object):
     epsilon asked about), ``lower``, ``upper`` (certified),
     ``discretization`` (grid step in nats, 0 for the closed form),
     ``grid_size``, ``fft_size``, ``refinements`` (grids tried),
-    ``closed_form`` and ``met_accuracy`` (bools).  ``float(result)`` is the
-    certified upper end; ``lower, upper = result`` unpacks the bracket."""
+    ``closed_form`` and ``met_accuracy`` (bools), ``bound_kind`` and
+    ``lower_kind`` (which proven bound gave each end: 'grid',
+    'closed-form', 'basic', 'advanced', 'single-run', 'rdp' or 'none').
+    ``float(result)`` is the certified upper end; ``lower, upper = result``
+    unpacks the bracket."""
 
     __slots__ = ("query", "at", "lower", "upper", "discretization",
                  "grid_size", "fft_size", "refinements", "closed_form",
-                 "met_accuracy")
+                 "met_accuracy", "bound_kind", "lower_kind")
 
     def __init__(self, query, at, c_result):
         self.query = query
@@ -49,6 +54,8 @@ class Result(object):
         self.refinements = int(c_result.refinements)
         self.closed_form = bool(c_result.closed_form)
         self.met_accuracy = bool(c_result.met_accuracy)
+        self.bound_kind = _lib.bound_kind_name(c_result.bound_kind)
+        self.lower_kind = _lib.bound_kind_name(c_result.lower_kind)
 
     @property
     def bracket(self):

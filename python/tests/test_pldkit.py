@@ -171,8 +171,8 @@ class TestLoading(unittest.TestCase):
                              "max_grid": 1 << 23})
         if ctypes.sizeof(ctypes.c_void_p) == 8:
             self.assertEqual(ctypes.sizeof(_lib.Params), 48)
-            self.assertEqual(ctypes.sizeof(_lib.Result), 56)
-            self.assertEqual(ctypes.sizeof(_lib.Calibration), 80)
+            self.assertEqual(ctypes.sizeof(_lib.Result), 64)
+            self.assertEqual(ctypes.sizeof(_lib.Calibration), 88)
             self.assertEqual(ctypes.sizeof(_lib.PmfView), 48)
             self.assertEqual(ctypes.sizeof(_lib.Curve), 56)
             self.assertEqual(ctypes.sizeof(_lib.RdpResult), 32)

@@ -1868,6 +1868,9 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
                pld_strerror(st), qev);
       rc = PLD_CLI_EFAIL;
     }
+  } else if (sk && sk->rdp && ps->ctx->no_bridge) {
+    snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
+    rc = PLD_CLI_EFAIL;
   } else if (sk && sk->rdp) {
     pld_rdp_curve *one = NULL;
     st = rdp_zero_like(sk->rdp, &one);
@@ -2062,6 +2065,8 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   } else if (sk && sk->rdp) {
     if (e->rdp) {
       st = e->rdp(vals, sk->rdp, count);
+    } else if (ps->ctx->no_bridge) {
+      st = PLD_EUNSUPPORTED;
     } else {
       st = mech ? rdp_bridge(mech, ps->ctx->params, count, sk->rdp)
                 : PLD_EUNSUPPORTED; /* not reached: the table has no such

@@ -70,6 +70,11 @@ typedef struct pld_cli_parse {
                                one KEY=? marker; NULL: '?' is an error */
   unsigned backends;        /* enum pld_cli_backend bits the EVENTs must
                                work with (validation); 0 means PLD */
+  int no_bridge;            /* pld_cli_parse_event_rdp: an event without an
+                               RDP formula fails (PLD_CLI_EFAIL) instead of
+                               going through the PLD bridge (the default
+                               backend's optional RDP bound, which must stay
+                               cheap) */
   /* out, accumulated over calls (zero the struct to start) */
   unsigned marks;                     /* KEY=? markers seen */
   char mark_key[32];                  /* the key of the marker */

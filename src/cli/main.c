@@ -1160,6 +1160,32 @@ static int build_rdp(const struct cli *c, pld_rdp_curve **out,
   return PLD_CLI_OK;
 }
 
+/* The RDP curve of the EVENTs for the default backend's answer (the
+ * tighter of the accountant and RDP, <pldkit/best.h>): default orders, and
+ * only when every EVENT has an RDP formula (the PLD bridge costs up to a
+ * PLD build per event, too much for an optional bound).  NULL when it
+ * cannot be built; the answer is then the accountant's. */
+static pld_rdp_curve *optional_rdp(const struct cli *c)
+{
+  pld_cli_parse pc;
+  pld_rdp_curve *cv = NULL;
+  char err[ERRLEN];
+  if (pld_rdp_curve_alloc_default(&cv) != PLD_SUCCESS)
+    return NULL;
+  memset(&pc, 0, sizeof pc);
+  pc.params = &c->params;
+  pc.backends = PLD_CLI_BACKEND_RDP;
+  pc.no_bridge = 1;
+  for (size_t i = 0; i < c->n_events && cv; i++)
+    if (pld_cli_parse_event_rdp(c->events[i], &pc, cv, err, sizeof err) !=
+        PLD_CLI_OK) {
+      pld_rdp_curve_free(cv);
+      cv = NULL;
+    }
+  pld_cli_parse_release(&pc);
+  return cv;
+}
+
 /* ---- calibrate ---------------------------------------------------------- */
 
 struct cal_ctx {
@@ -1417,23 +1443,27 @@ static int compute_pld(const struct cli *c, struct answer *a)
     pld_cli_error("%s", err);
     return rc;
   }
+  /* The default backend answers with the tightest certified bound the
+   * library has, RDP included; --backend both shows the two apart. */
+  pld_rdp_curve *rdp = c->backend == BACKEND_PLD ? optional_rdp(c) : NULL;
   switch (c->cmd) {
   case CMD_DELTA:
     strcpy(in, "delta at epsilon = ");
     pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
-    st = pld_accountant_delta(acc, c->epsilon, &a->res);
+    st = pld_best_delta(acc, rdp, c->epsilon, &a->res);
     break;
   case CMD_CURVE:
     snprintf(in, sizeof in, "delta at %zu epsilons", c->range_n);
-    st = pld_accountant_curve(acc, c->range_n, a->eps, a->curve, &a->res);
+    st = pld_best_curve(acc, rdp, c->range_n, a->eps, a->curve, &a->res);
     break;
   default:
     strcpy(in, "epsilon at delta = ");
     pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
-    st = pld_accountant_epsilon(acc, c->delta, &a->res);
+    st = pld_best_epsilon(acc, rdp, c->delta, &a->res);
     break;
   }
   a->pld_seconds = now() - t0;
+  pld_rdp_curve_free(rdp);
   pld_accountant_free(acc);
   pld_cli_owned_free(owned);
   if (st != PLD_SUCCESS) {
@@ -1498,6 +1528,8 @@ static int compute_save(const struct cli *c, struct answer *a)
   a->res.discretization = pld_dist_discretization(d);
   a->res.grid_size = pld_dist_grid_size(d);
   a->res.fft_size = pld_dist_fft_size(d);
+  a->res.bound_kind = PLD_BOUND_GRID; /* the saved PLD's own bracket */
+  a->res.lower_kind = PLD_BOUND_GRID;
   a->res.met_accuracy = a->res.bound.upper - a->res.bound.lower <=
                         c->params.accuracy * a->res.bound.upper;
 
@@ -1557,13 +1589,46 @@ static int compute(const struct cli *c, struct answer *a)
 
 /* A closed-form answer has no grid; saying so tells the user that the
  * bracket is exact rather than a discretization artefact. */
+/* Which bound gave an end, in words (pld_bound_kind). */
+static const char *kind_words(int k)
+{
+  switch (k) {
+  case PLD_BOUND_GRID:
+    return "the PLD grid";
+  case PLD_BOUND_CLOSED_FORM:
+    return "the exact Gaussian composition";
+  case PLD_BOUND_RDP:
+    return "RDP";
+  case PLD_BOUND_BASIC:
+    return "basic composition";
+  case PLD_BOUND_ADVANCED:
+    return "advanced composition";
+  case PLD_BOUND_SINGLE_RUN:
+    return "one run of an event";
+  default:
+    return "none";
+  }
+}
+
+/* The answer's source: the grid, and the bound that gave each end where
+ * that is not the grid (pld_result.bound_kind, .lower_kind). */
 static void how_text(const pld_result *r, char *buf, size_t n)
 {
-  if (r->closed_form)
+  if (r->closed_form) {
     snprintf(buf, n, "closed form (exact Gaussian composition)");
-  else
-    snprintf(buf, n, "discretization %.6g, grid %zu", r->discretization,
-             r->grid_size);
+    return;
+  }
+  int w = r->refinements ? snprintf(buf, n, "discretization %.6g, grid %zu",
+                                    r->discretization, r->grid_size)
+                         : snprintf(buf, n, "no grid composed");
+  if (w < 0 || (size_t)w >= n)
+    return;
+  int up = r->bound_kind != PLD_BOUND_GRID && r->bound_kind != PLD_BOUND_NONE;
+  int lo = r->lower_kind != PLD_BOUND_GRID && r->lower_kind != PLD_BOUND_NONE;
+  if (up || lo)
+    snprintf(buf + w, n - (size_t)w, "; %s%s%s%s%s", up ? "upper from " : "",
+             up ? kind_words(r->bound_kind) : "", up && lo ? ", " : "",
+             lo ? "lower from " : "", lo ? kind_words(r->lower_kind) : "");
 }
 
 static void json_grid_fields(pld_cli_json *j, const struct cli *c,
@@ -1575,6 +1640,8 @@ static void json_grid_fields(pld_cli_json *j, const struct cli *c,
   pld_cli_json_uint(j, "fft_size", r->fft_size);
   pld_cli_json_uint(j, "refinements", r->refinements);
   pld_cli_json_bool(j, "closed_form", r->closed_form);
+  pld_cli_json_string(j, "bound_kind", pld_bound_kind_name(r->bound_kind));
+  pld_cli_json_string(j, "lower_kind", pld_bound_kind_name(r->lower_kind));
   pld_cli_json_bool(j, "met_accuracy", r->met_accuracy);
   pld_cli_json_number(j, "accuracy", c->params.accuracy);
   pld_cli_json_number(j, "tail_mass", c->params.tail_mass);
@@ -1760,7 +1827,7 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
 static void print_calibrate_text(const struct cli *c, const struct answer *a)
 {
   const pld_result *r = &a->res;
-  char v[40], f[40], e[40], d[40], lo[40], hi[40], how[96];
+  char v[40], f[40], e[40], d[40], lo[40], hi[40], how[192];
   pld_cli_fmt_exact(v, sizeof v, a->value);
   pld_cli_fmt_exact(e, sizeof e, c->epsilon);
   pld_cli_fmt_exact(d, sizeof d, c->delta);
@@ -1817,7 +1884,7 @@ static void print_pld_line(const struct cli *c, const struct answer *a,
                            const char *prefix)
 {
   const pld_result *r = &a->res;
-  char lo[40], hi[40], in[40], how[96];
+  char lo[40], hi[40], in[40], how[192];
   pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
   how_text(r, how, sizeof how);
   fputs(prefix, stdout);
@@ -1960,8 +2027,9 @@ static int run(const struct cli *c)
   if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
       !a.closed && isinf(a.res.bound.upper) && isfinite(a.res.bound.lower))
     printf("warning: delta = %g is below what the PLD can certify here (its "
-           "booked round-off and truncation); --backend both adds the RDP "
-           "bound, often finite there\n", c->delta);
+           "booked round-off and truncation), and no other bound (basic or "
+           "advanced composition, RDP) certifies a finite epsilon\n",
+           c->delta);
   answer_free(&a);
   return PLD_CLI_OK;
 }

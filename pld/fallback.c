@@ -1,0 +1,648 @@
+/* pldkit: the accountant's grid-free bounds (basic and advanced composition,
+ * single runs), used next to the grid and instead of it where the grid
+ * cannot certify (huge counts, where the booked relative error compounds as
+ * (1 + rel)^count; pure-DP events whose FFT round-off floor exceeds delta).
+ *
+ * Everything here reads the mechanisms' exact curves (the door) and, for
+ * pure-DP detection, their constructors' parameters; nothing needs the RDP
+ * backend (the RDP bound of the events lives one layer up, src/best.c).
+ * The arguments are in docs/design.md, Sec. 8.  In short, for an event
+ * group i (mechanism M_i run c_i times) and the merged Gaussian mu:
+ *
+ *  - single runs (lower ends): composing never lowers delta(eps) in either
+ *    direction (the first run's pair is a post-processing, the marginal, of
+ *    the composed pair), so eps(delta) and delta(eps) of one run of any
+ *    event, and of the merged Gaussian alone, are lower bounds;
+ *  - basic composition: runs that are (eps_i, delta_i)-DP compose to
+ *    (sum eps_i, sum delta_i)-DP;
+ *  - advanced composition (Kairouz, Oh, Viswanath 2015): an (e, d)-DP pair
+ *    is a post-processing of the four-outcome pair that is, with probability
+ *    1 - d, binary randomized response with e; so the composition is
+ *    (eps, sum d_i + delta')-DP where eps, delta' hold for the composition of
+ *    binary RR_{e_i} and the Gaussian.  That one is bounded by Chernoff:
+ *    delta' <= exp(K(l) - l eps) l^l / (1+l)^(1+l) for every l > 0, with
+ *    K(l) = log E_P e^{l L} = sum c_i log(p_i e^{l e_i} + (1-p_i) e^{-l e_i})
+ *    + l (l+1) mu^2 / 2, p_i = e^{e_i}/(1 + e^{e_i}).
+ *
+ * Soundness: every number returned was VERIFIED at the point returned (a
+ * root search only chooses where to look), and every float step is rounded
+ * the safe way by an explicit slack.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "internal.h"
+#include "numerics.h"
+
+#define U_ DBL_EPSILON
+/* Absolute slack on a curve value: a computed 0 may be an underflowed
+ * 1e-320 (the relative-accuracy contract cannot hold in the subnormals). */
+#define TINY 1e-300
+/* Relative accuracy of pld_gaussian_delta (as in the accountant's closed
+ * form). */
+#define GAUSS_REL 1e-10
+/* Largest loss searched (the builder's limit too). */
+#define EPS_MAX 1e9
+
+const char *pld_bound_kind_name(int kind)
+{
+  switch (kind) {
+  case PLD_BOUND_GRID:
+    return "grid";
+  case PLD_BOUND_CLOSED_FORM:
+    return "closed-form";
+  case PLD_BOUND_RDP:
+    return "rdp";
+  case PLD_BOUND_BASIC:
+    return "basic";
+  case PLD_BOUND_ADVANCED:
+    return "advanced";
+  case PLD_BOUND_SINGLE_RUN:
+    return "single-run";
+  case PLD_BOUND_NONE:
+    return "none";
+  default:
+    return "unknown";
+  }
+}
+
+/* ---- pure DP from the constructors' parameters ---- */
+
+/* Largest |loss| of a finite pair, or +inf if some outcome has mass under
+ * one argument only.  The losses are differences of stored log masses; each
+ * log is within a few ulps of the pair's true log mass, hence the slack. */
+static double finite_eps0(const struct pld_mech *m)
+{
+  if (m->infmass[0] > 0.0 || m->infmass[1] > 0.0)
+    return INFINITY;
+  double e = 0.0;
+  for (size_t i = 0; i < m->n; i++) {
+    double a = m->p[i], b = m->q[i];
+    if (a == -INFINITY && b == -INFINITY)
+      continue;
+    if (a == -INFINITY || b == -INFINITY)
+      return INFINITY;
+    double l = fabs(a - b) + 8.0 * U_ * (fabs(a) + fabs(b) + 1.0);
+    if (l > e)
+      e = l;
+  }
+  return e;
+}
+
+/* eps0 such that the mechanism is (eps0, 0)-DP in both directions (its
+ * loss lies in [-eps0, eps0]), rounded up; +inf if not known. */
+double pld_mech_pure_eps(const struct pld_mech *m)
+{
+  switch (m->kind) {
+  case PLD_MECH_LAPLACE:
+    /* loss in [-a, a], a = s/b (pld/mech_laplace.c); a itself was rounded */
+    return m->par[0] * (1.0 + 4.0 * U_);
+  case PLD_MECH_FINITE:
+    if (m->label == 101) /* randomized response: losses -eps0, 0, eps0 */
+      return m->par[0];
+    return finite_eps0(m);
+  case PLD_MECH_POISSON: {
+    /* P = (1-q) B0 + q B1 vs Q = B0: the loss log(1 - q + q e^{L_B}) lies
+     * in [log(1 - q + q e^{-e}), log(1 + q (e^e - 1))], and the upper end
+     * is the larger in modulus (their product exceeds 1 by q (1-q)
+     * (e^e - 1)^2 >= 0); the other direction is the mirror. */
+    double e = pld_mech_pure_eps(m->base);
+    if (!isfinite(e))
+      return INFINITY;
+    double q = m->par[0];
+    double r = log1p(q * expm1(e));
+    return r * (1.0 + 16.0 * U_) + TINY;
+  }
+  case PLD_MECH_SELECT: {
+    /* the choice is visible: the loss is the chosen member's */
+    double e = 0.0;
+    for (size_t i = 0; i < m->nmembers; i++) {
+      double f = pld_mech_pure_eps(m->members[i]);
+      if (!(f <= e))
+        e = f; /* also +inf */
+    }
+    return e;
+  }
+  default:
+    return INFINITY;
+  }
+}
+
+/* ---- one run's curve, verified ---- */
+
+/* One source of a curve: a mechanism, or the Gaussian with mu (m NULL). */
+struct src {
+  const struct pld_mech *m;
+  double mu;
+  double rel; /* relative accuracy of the values */
+};
+
+/* Largest and smallest direction value at eps (the curve's max over the
+ * directions is what matters; both are returned for the two sides).
+ * A NaN counts as 1 for the upper side and 0 for the lower one. */
+static int src_value(const struct src *s, double eps, double *vmax)
+{
+  if (!s->m) {
+    *vmax = pld_gaussian_delta(s->mu, eps);
+    return PLD_SUCCESS;
+  }
+  const pld_curve *c = &s->m->curve;
+  double v = 0.0;
+  for (int dir = 0; dir < (c->symmetric ? 1 : 2); dir++) {
+    double d;
+    int r = c->delta(c->ctx, dir, 1, &eps, &d);
+    if (r)
+      return r == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
+    if (isnan(d))
+      return PLD_ECALLBACK; /* as the builder: a curve value must be a number */
+    if (d > v)
+      v = d;
+  }
+  *vmax = v;
+  return PLD_SUCCESS;
+}
+
+/* Certified upper and lower ends of the true value from a computed one. */
+static double val_up(const struct src *s, double v)
+{
+  return fmin(v / (1.0 - s->rel) * (1.0 + 4.0 * U_) + TINY, 1.0);
+}
+static double val_lo(const struct src *s, double v)
+{
+  return fmax(v / (1.0 + s->rel) * (1.0 - 4.0 * U_) - TINY, 0.0);
+}
+
+/* delta(eps) of one run: a bracket. */
+static int src_delta(const struct src *s, double eps, pld_bound *b)
+{
+  double v;
+  int st = src_value(s, eps, &v);
+  if (st)
+    return st;
+  b->upper = val_up(s, v);
+  b->lower = val_lo(s, v);
+  return PLD_SUCCESS;
+}
+
+static double loss_scale(const struct src *s)
+{
+  double l = s->m ? s->m->curve.loss_scale : s->mu * s->mu;
+  return isfinite(l) && l > 1e-6 ? l : 1e-6;
+}
+
+/* Smallest verified eps >= 0 with certified delta(eps) <= target (upper
+ * end of eps(target)); +inf if none up to EPS_MAX. */
+static int src_eps_upper(const struct src *s, double target, double *out)
+{
+  pld_bound b;
+  int st = src_delta(s, 0.0, &b);
+  if (st)
+    return st;
+  if (b.upper <= target) {
+    *out = 0.0;
+    return PLD_SUCCESS;
+  }
+  if ((st = src_delta(s, INFINITY, &b)))
+    return st;
+  if (!(b.upper <= target)) {
+    *out = INFINITY; /* the mass at +inf alone may exceed the target */
+    return PLD_SUCCESS;
+  }
+  double lo = 0.0, hi = loss_scale(s);
+  for (;;) {
+    if ((st = src_delta(s, hi, &b)))
+      return st;
+    if (b.upper <= target)
+      break;
+    lo = hi;
+    hi *= 2.0;
+    if (hi > EPS_MAX) {
+      *out = INFINITY;
+      return PLD_SUCCESS;
+    }
+  }
+  for (int it = 0; it < 200 && hi - lo > 1e-14 * hi; it++) {
+    double mid = 0.5 * (lo + hi);
+    if ((st = src_delta(s, mid, &b)))
+      return st;
+    if (b.upper <= target)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  *out = hi;
+  return PLD_SUCCESS;
+}
+
+/* Largest verified eps with certified-lower delta(eps) > target, so that
+ * the true eps(target) exceeds it (lower end); 0 if none, +inf if the mass
+ * at +inf alone exceeds the target. */
+static int src_eps_lower(const struct src *s, double target, double *out)
+{
+  pld_bound b;
+  int st = src_delta(s, INFINITY, &b);
+  if (st)
+    return st;
+  if (b.lower > target) {
+    *out = INFINITY;
+    return PLD_SUCCESS;
+  }
+  if ((st = src_delta(s, 0.0, &b)))
+    return st;
+  if (!(b.lower > target)) {
+    *out = 0.0;
+    return PLD_SUCCESS;
+  }
+  double lo = 0.0, hi = loss_scale(s);
+  for (;;) {
+    if ((st = src_delta(s, hi, &b)))
+      return st;
+    if (!(b.lower > target))
+      break;
+    lo = hi;
+    hi *= 2.0;
+    if (hi > EPS_MAX)
+      break; /* lo is verified */
+  }
+  for (int it = 0; it < 200 && hi - lo > 1e-14 * hi; it++) {
+    double mid = 0.5 * (lo + hi);
+    if ((st = src_delta(s, mid, &b)))
+      return st;
+    if (b.lower > target)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *out = lo;
+  return PLD_SUCCESS;
+}
+
+/* ---- advanced composition: Chernoff on the KOV worst case ---- */
+
+/* log E e^{l L} of binary randomized response with e (under P):
+ * log(p e^{le} + (1-p) e^{-le}) = le + log1p(-(1-p)(1 - e^{-2le})). */
+static double rr_logmgf(double e, double l)
+{
+  if (e == 0.0)
+    return 0.0;
+  double w = 1.0 / (1.0 + exp(e)); /* 1 - p */
+  return l * e + log1p(-w * -expm1(-2.0 * l * e));
+}
+
+struct chern {
+  size_t n;
+  const double *e;     /* per-run pure levels */
+  const double *c;     /* run counts */
+  double mu2;          /* merged Gaussian */
+};
+
+/* K(l) and a bound on its absolute rounding error. */
+static double chern_K(const struct chern *ch, double l, double *err)
+{
+  double K = 0.5 * l * (l + 1.0) * ch->mu2, mag = fabs(K);
+  for (size_t i = 0; i < ch->n; i++) {
+    double t = ch->c[i] * rr_logmgf(ch->e[i], l);
+    K += t;
+    mag += fabs(t);
+  }
+  /* each term within ~8 ulps (logs, products), the sum within n ulps */
+  *err = (16.0 + (double)ch->n) * U_ * mag;
+  return K;
+}
+
+/* log of the conversion constant l^l / (1+l)^(1+l). */
+static double log_conv(double l)
+{
+  return l * log(l / (1.0 + l)) - log1p(l);
+}
+
+/* Upper eps(delta) at one l, rounded up. */
+static double chern_eps_at(const struct chern *ch, double ldelta, double l)
+{
+  double err, K = chern_K(ch, l, &err);
+  double lc = log_conv(l);
+  double num = K + lc - ldelta;
+  double slack = err + 8.0 * U_ * (fabs(lc) + fabs(ldelta));
+  double e = (num + slack) / l;
+  e += 4.0 * U_ * fabs(e);
+  return e > 0.0 ? e : 0.0;
+}
+
+/* Upper log delta(eps) at one l, rounded up. */
+static double chern_ldelta_at(const struct chern *ch, double eps, double l)
+{
+  double err, K = chern_K(ch, l, &err);
+  double lc = log_conv(l), le = l * eps;
+  return K - le + lc + err + 8.0 * U_ * (fabs(le) + fabs(lc));
+}
+
+/* Minimise f(l) over l in [1e-12, 1e8] (log scale): a scan, then golden
+ * section around the best point.  Any l is valid; this only tightens. */
+static double chern_min(const struct chern *ch, double x, int want_eps)
+{
+#define F(l) (want_eps ? chern_eps_at(ch, x, l) : chern_ldelta_at(ch, x, l))
+  const double a0 = log(1e-12), b0 = log(1e8);
+  const int n = 100;
+  double best = INFINITY;
+  int bi = 0;
+  for (int i = 0; i <= n; i++) {
+    double f = F(exp(a0 + (b0 - a0) * i / n));
+    if (f < best) {
+      best = f;
+      bi = i;
+    }
+  }
+  double a = a0 + (b0 - a0) * (bi > 0 ? bi - 1 : 0) / n;
+  double b = a0 + (b0 - a0) * (bi < n ? bi + 1 : n) / n;
+  const double gr = 0.6180339887498949;
+  double x1 = b - gr * (b - a), x2 = a + gr * (b - a);
+  double f1 = F(exp(x1)), f2 = F(exp(x2));
+  for (int it = 0; it < 80; it++) {
+    if (f1 < f2) {
+      b = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = b - gr * (b - a);
+      f1 = F(exp(x1));
+    } else {
+      a = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = a + gr * (b - a);
+      f2 = F(exp(x2));
+    }
+  }
+  best = fmin(best, fmin(f1, f2));
+  return best;
+#undef F
+}
+
+/* ---- the queries ---- */
+
+struct fb {
+  const struct pld_fb_group *g;
+  size_t n;
+  double mu2;
+  int complete;
+  double *eps0; /* per group */
+};
+
+static void set_upper(pld_fb_answer *a, double v, int kind)
+{
+  if (v < a->bound.upper) {
+    a->bound.upper = v;
+    a->upper_kind = kind;
+  }
+}
+static void set_lower(pld_fb_answer *a, double v, int kind)
+{
+  if (v > a->bound.lower) {
+    a->bound.lower = v;
+    a->lower_kind = kind;
+  }
+}
+
+static int fb_init(struct fb *f, const struct pld_fb_group *g, size_t n,
+                   double mu2, int complete)
+{
+  f->g = g;
+  f->n = n;
+  f->mu2 = isfinite(mu2) && mu2 > 0.0 ? mu2 : 0.0;
+  f->complete = complete && isfinite(mu2);
+  f->eps0 = pld_malloc((n ? n : 1) * sizeof(double));
+  if (!f->eps0)
+    return PLD_ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    f->eps0[i] = pld_mech_pure_eps(g[i].m);
+  return PLD_SUCCESS;
+}
+
+static struct src src_of(const struct pld_fb_group *g)
+{
+  struct src s = {g->m, 0.0, g->m->curve.rel_err};
+  return s;
+}
+
+/* Lower ends from single runs and from the Gaussian part alone. */
+static int lower_eps(const struct fb *f, double delta, pld_fb_answer *a)
+{
+  int st;
+  double e;
+  for (size_t i = 0; i < f->n; i++) {
+    struct src s = src_of(&f->g[i]);
+    if ((st = src_eps_lower(&s, delta, &e)))
+      return st;
+    set_lower(a, e, PLD_BOUND_SINGLE_RUN);
+  }
+  if (f->mu2 > 0.0) {
+    struct src s = {NULL, sqrt(f->mu2), GAUSS_REL};
+    if ((st = src_eps_lower(&s, delta, &e)))
+      return st;
+    set_lower(a, e, PLD_BOUND_CLOSED_FORM);
+  }
+  return PLD_SUCCESS;
+}
+
+/* The per-run levels e[0..n) of the groups at per-run delta `share` (pure
+ * groups: their eps0 unless use_curve), with counts c. */
+static int levels(const struct fb *f, double share, int use_curve, double *e,
+                  double *c)
+{
+  for (size_t i = 0; i < f->n; i++) {
+    double ei = f->eps0[i];
+    if (use_curve || !isfinite(ei)) {
+      struct src s = src_of(&f->g[i]);
+      double ec;
+      int st = src_eps_upper(&s, share, &ec);
+      if (st)
+        return st;
+      ei = fmin(ei, ec);
+    }
+    e[i] = ei;
+    c[i] = (double)f->g[i].count;
+  }
+  return PLD_SUCCESS;
+}
+
+/* Upper ends of eps(delta) by basic and advanced composition.  Runs that
+ * spend a share of delta: those of groups that are not pure DP, plus (mode
+ * 1) those of the pure groups too, which may then do better than their
+ * eps0 (randomized response over 10^12 values is (0, 1.7e-12)-DP). */
+static int upper_eps(const struct fb *f, double delta, int mode, double *e,
+                     double *c, pld_fb_answer *a)
+{
+  double nsp = 0.0; /* runs that spend a share */
+  for (size_t i = 0; i < f->n; i++)
+    if (mode || !isfinite(f->eps0[i]))
+      nsp += (double)f->g[i].count;
+  /* Basic: every spending run, and the merged Gaussian (one run), gets an
+   * equal share of delta, rounded down so the shares sum to <= delta. */
+  double nb = nsp + (f->mu2 > 0.0 ? 1.0 : 0.0);
+  double share = nb > 0.0 ? delta / nb * (1.0 - 4.0 * U_) : 0.0;
+  int st = levels(f, share, mode, e, c);
+  if (st)
+    return st;
+  double sum = 0.0;
+  for (size_t i = 0; i < f->n; i++)
+    sum += c[i] * e[i];
+  if (f->mu2 > 0.0) {
+    struct src s = {NULL, sqrt(f->mu2), GAUSS_REL};
+    double eg;
+    if ((st = src_eps_upper(&s, share, &eg)))
+      return st;
+    sum += eg;
+  }
+  if (isfinite(sum))
+    set_upper(a, sum * (1.0 + (double)(f->n + 4) * U_), PLD_BOUND_BASIC);
+  /* Advanced: half of delta in equal shares to the spending runs (all of
+   * it is delta' if none spends), the rest is delta' of the worst-case
+   * composition; the Gaussian enters exactly, through its moment. */
+  double dprime = delta;
+  if (nsp > 0.0) {
+    dprime = 0.5 * delta;
+    if ((st = levels(f, 0.5 * delta / nsp * (1.0 - 4.0 * U_), mode, e, c)))
+      return st;
+  }
+  int fin = 1;
+  for (size_t i = 0; i < f->n; i++)
+    fin &= isfinite(e[i]);
+  if (fin) {
+    struct chern ch = {f->n, e, c, f->mu2};
+    double v = chern_min(&ch, log(dprime), 1);
+    if (isfinite(v))
+      set_upper(a, v, PLD_BOUND_ADVANCED);
+  }
+  return PLD_SUCCESS;
+}
+
+int pld_fallback_epsilon(const struct pld_fb_group *g, size_t n, double mu2,
+                         int complete, double delta, pld_fb_answer *out)
+{
+  struct fb f;
+  int st = fb_init(&f, g, n, mu2, complete);
+  if (st)
+    return st;
+  pld_fb_answer a = {{0.0, INFINITY}, PLD_BOUND_NONE, PLD_BOUND_NONE};
+  st = lower_eps(&f, delta, &a);
+  double *e = NULL, *c = NULL;
+  if (!st && f.complete) {
+    e = pld_malloc((n ? n : 1) * sizeof(double));
+    c = pld_malloc((n ? n : 1) * sizeof(double));
+    if (!e || !c)
+      st = PLD_ENOMEM;
+    int anypure = 0;
+    for (size_t i = 0; i < n; i++)
+      anypure |= isfinite(f.eps0[i]);
+    for (int mode = 0; mode <= anypure && !st; mode++)
+      st = upper_eps(&f, delta, mode, e, c, &a);
+  }
+  pld_free(e);
+  pld_free(c);
+  pld_free(f.eps0);
+  if (st)
+    return st;
+  if (a.bound.lower > a.bound.upper)
+    a.bound.lower = a.bound.upper; /* cannot happen in exact arithmetic */
+  *out = a;
+  return PLD_SUCCESS;
+}
+
+int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
+                       int complete, double eps, pld_fb_answer *out)
+{
+  struct fb f;
+  int st = fb_init(&f, g, n, mu2, complete);
+  if (st)
+    return st;
+  pld_fb_answer a = {{0.0, 1.0}, PLD_BOUND_NONE, PLD_BOUND_NONE};
+  pld_bound b;
+  for (size_t i = 0; i < n && !st; i++) {
+    struct src s = src_of(&g[i]);
+    if (!(st = src_delta(&s, eps, &b)))
+      set_lower(&a, b.lower, PLD_BOUND_SINGLE_RUN);
+  }
+  if (!st && f.mu2 > 0.0) {
+    struct src s = {NULL, sqrt(f.mu2), GAUSS_REL};
+    if (!(st = src_delta(&s, eps, &b)))
+      set_lower(&a, b.lower, PLD_BOUND_CLOSED_FORM);
+  }
+  double *e = NULL, *c = NULL;
+  if (!st && f.complete && eps < INFINITY) {
+    /* basic: pure groups take their eps0 if the total allows, the rest of
+     * eps goes in equal per-run shares to the others (rounded down) */
+    double epure = 0.0, nnp = f.mu2 > 0.0 ? 1.0 : 0.0, ntot = nnp;
+    for (size_t i = 0; i < n; i++) {
+      if (isfinite(f.eps0[i]))
+        epure += (double)g[i].count * f.eps0[i];
+      else
+        nnp += (double)g[i].count;
+      ntot += (double)g[i].count;
+    }
+    epure *= 1.0 + (double)(n + 4) * U_;
+    int pure_fit = epure <= eps;
+    double share = pure_fit ? (nnp > 0.0 ? (eps - epure) / nnp : 0.0)
+                            : eps / ntot;
+    share *= 1.0 - 8.0 * U_;
+    double d = 0.0;
+    for (size_t i = 0; i < n && !st; i++) {
+      if (isfinite(f.eps0[i]) && (pure_fit || share >= f.eps0[i]))
+        continue; /* delta 0 */
+      struct src s = src_of(&g[i]);
+      if (!(st = src_delta(&s, share, &b)))
+        d += (double)g[i].count * b.upper;
+    }
+    if (!st && f.mu2 > 0.0) {
+      struct src s = {NULL, sqrt(f.mu2), GAUSS_REL};
+      if (!(st = src_delta(&s, share, &b)))
+        d += b.upper;
+    }
+    if (!st)
+      set_upper(&a, fmin(d * (1.0 + (double)(n + 4) * U_), 1.0),
+                PLD_BOUND_BASIC);
+    /* advanced, when every non-Gaussian group is pure */
+    int allpure = 1;
+    for (size_t i = 0; i < n; i++)
+      allpure &= isfinite(f.eps0[i]);
+    if (!st && allpure) {
+      e = pld_malloc((n ? n : 1) * sizeof(double));
+      c = pld_malloc((n ? n : 1) * sizeof(double));
+      if (!e || !c) {
+        st = PLD_ENOMEM;
+      } else {
+        for (size_t i = 0; i < n; i++) {
+          e[i] = f.eps0[i];
+          c[i] = (double)g[i].count;
+        }
+        struct chern ch = {n, e, c, f.mu2};
+        double ld = chern_min(&ch, eps, 0);
+        if (ld < 0.0)
+          set_upper(&a, fmin(exp(ld) * (1.0 + 4.0 * U_), 1.0),
+                    PLD_BOUND_ADVANCED);
+      }
+    }
+  }
+  if (!st && eps == INFINITY && f.complete) {
+    /* delta(inf): the composed mass at +inf is at most the sum of the
+     * runs' (a union bound over runs) */
+    double d = 0.0;
+    for (size_t i = 0; i < n && !st; i++) {
+      struct src s = src_of(&g[i]);
+      if (!(st = src_delta(&s, INFINITY, &b)))
+        d += (double)g[i].count * b.upper;
+    }
+    if (!st)
+      set_upper(&a, fmin(d * (1.0 + (double)(n + 4) * U_), 1.0),
+                PLD_BOUND_BASIC);
+  }
+  pld_free(e);
+  pld_free(c);
+  pld_free(f.eps0);
+  if (st)
+    return st;
+  if (a.bound.lower > a.bound.upper)
+    a.bound.lower = a.bound.upper;
+  *out = a;
+  return PLD_SUCCESS;
+}

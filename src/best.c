@@ -1,0 +1,114 @@
+/* pldkit: the tightest certified answer from both backends (best.h).
+ *
+ * Why this file lives in src/ and not in pld/ or rdp/: the PLD backend and
+ * the RDP backend are sibling layers that must not include each other's
+ * headers, and this is the one place that needs both (the accountant's
+ * answer and an RDP curve's conversion).  It only calls the two public
+ * APIs, so it sits above both; the planned re-layering (a "combined" layer
+ * over pld/ and rdp/) will move it there unchanged.
+ *
+ * Soundness: both upper ends are certified, so their minimum is; RDP gives
+ * no lower end, the accountant's stays.
+ */
+#include <math.h>
+
+#include <pldkit/accountant.h>
+#include <pldkit/best.h>
+#include <pldkit/rdp.h>
+
+#include "alloc.h"
+
+/* Does the bracket meet the accountant's target?  The rule of
+ * pld/accountant.c (width_ok): epsilon to max(accuracy * upper,
+ * abs_accuracy), delta to max(accuracy * upper, 1e-12); an epsilon known to
+ * be infinite meets any target. */
+static int meets(const pld_params *p, pld_bound b, int is_eps)
+{
+  if (is_eps && b.lower == INFINITY)
+    return 1;
+  if (!(b.upper < INFINITY))
+    return 0;
+  double fl = is_eps ? p->abs_accuracy : 1e-12;
+  return b.upper - b.lower <= fmax(p->accuracy * b.upper, fl);
+}
+
+static void lower_upper(pld_result *r, double v, const pld_params *p,
+                        int is_eps)
+{
+  if (!(v < r->bound.upper))
+    return;
+  r->bound.upper = v;
+  r->bound_kind = PLD_BOUND_RDP;
+  if (r->bound.lower > v) /* cannot happen: both are certified */
+    r->bound.lower = v;
+  r->met_accuracy = r->met_accuracy || meets(p, r->bound, is_eps);
+}
+
+int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
+                     double delta, pld_result *out)
+{
+  pld_result r;
+  pld_params p;
+  int st = pld_accountant_epsilon(acc, delta, &r);
+  if (st)
+    return st;
+  if (rdp) {
+    pld_rdp_result x;
+    if ((st = pld_accountant_get_params(acc, &p)) ||
+        (st = pld_rdp_epsilon(rdp, delta, PLD_RDP_BEST, &x)))
+      return st;
+    lower_upper(&r, x.value, &p, 1);
+  }
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
+                   double epsilon, pld_result *out)
+{
+  pld_result r;
+  pld_params p;
+  int st = pld_accountant_delta(acc, epsilon, &r);
+  if (st)
+    return st;
+  if (rdp) {
+    pld_rdp_result x;
+    if ((st = pld_accountant_get_params(acc, &p)) ||
+        (st = pld_rdp_delta(rdp, epsilon, PLD_RDP_BEST, &x)))
+      return st;
+    lower_upper(&r, x.value, &p, 0);
+  }
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
+                   size_t n, const double *eps, pld_bound *out,
+                   pld_result *info)
+{
+  if (!acc || !eps || !out || n == 0)
+    return PLD_EINVAL;
+  pld_bound *tmp = pld_malloc(n * sizeof *tmp);
+  if (!tmp)
+    return PLD_ENOMEM;
+  pld_result r;
+  int st = pld_accountant_curve(acc, n, eps, tmp, &r);
+  for (size_t i = 0; i < n && rdp && !st; i++) {
+    pld_rdp_result x;
+    st = pld_rdp_delta(rdp, eps[i], PLD_RDP_BEST, &x);
+    if (!st && x.value < tmp[i].upper) {
+      tmp[i].upper = x.value;
+      if (tmp[i].lower > x.value)
+        tmp[i].lower = x.value;
+      r.bound_kind = PLD_BOUND_RDP;
+    }
+  }
+  if (!st) {
+    for (size_t i = 0; i < n; i++)
+      out[i] = tmp[i];
+    if (info)
+      *info = r;
+  }
+  pld_free(tmp);
+  return st;
+}
