@@ -596,6 +596,68 @@ static int fallback_query(const struct plan *p, const struct query *q,
   return st;
 }
 
+/* Where the bracket is still too wide, the lower ends from the composed
+ * loss's mean and variance (pld/fallback.c; they cost a few thousand tail
+ * evaluations per event, so only then).  Raises best (Q_EPS, Q_DELTA) or
+ * curve[], and the lower kind in kinds[] (one per point). */
+static int moments_lower(const struct plan *p, const struct query *q,
+                         pld_fb_answer *kinds, pld_bound *best,
+                         pld_bound *curve)
+{
+  struct pld_fb_group *g = pld_malloc((p->nother ? p->nother : 1) * sizeof *g);
+  size_t npts = q->kind == Q_CURVE ? q->n : 1;
+  double *lo = pld_malloc(npts * sizeof(double));
+  int st = PLD_ENOMEM;
+  if (g && lo) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->nother; i++)
+      if (p->other[i]->m) {
+        g[n].m = p->other[i]->m;
+        g[n].count = p->other[i]->count;
+        n++;
+      }
+    st = pld_fallback_moments(g, n, p->mu2, q->kind != Q_EPS, npts,
+                              q->kind == Q_CURVE ? q->eps : &q->x, lo);
+  }
+  if (!st)
+    for (size_t i = 0; i < npts; i++) {
+      pld_bound *b = q->kind == Q_CURVE ? &curve[i] : best;
+      if (lo[i] > b->lower) {
+        b->lower = fmin(lo[i], b->upper);
+        kinds[i].lower_kind = PLD_BOUND_MOMENTS;
+      }
+    }
+  pld_free(g);
+  pld_free(lo);
+  return st;
+}
+
+/* A curve's summary in *r: the point furthest from its target width (its
+ * bracket into *best, its kinds), and whether every point met it. */
+static int curve_summary(const struct query *q, const pld_params *pp,
+                         const pld_bound *curve, const pld_fb_answer *kinds,
+                         pld_result *r, pld_bound *best)
+{
+  double mx = 0.0;
+  for (size_t i = 0; i < q->n; i++)
+    mx = fmax(mx, curve[i].upper);
+  size_t w = 0;
+  double worst = -INFINITY;
+  for (size_t i = 0; i < q->n; i++) {
+    double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
+    double rr = (curve[i].upper - curve[i].lower) / tgt;
+    if (rr > worst) {
+      worst = rr;
+      w = i;
+    }
+  }
+  *best = curve[w];
+  r->bound_kind = kinds[w].upper_kind;
+  r->lower_kind = kinds[w].lower_kind;
+  r->met_accuracy = width_ok(q, pp, *best, mx);
+  return PLD_SUCCESS;
+}
+
 /* The grid's bracket b (kind GRID, or NONE where trivial) combined with a
  * fallback answer: the smaller upper end, the larger lower end. */
 static void combine(pld_bound *b, int *uk, int *lk, const pld_fb_answer *f,
@@ -860,31 +922,28 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   }
 finish:
   if (q->kind == Q_CURVE) {
-    int uk = PLD_BOUND_NONE, lk = PLD_BOUND_NONE;
-    double mx = 0.0;
-    for (size_t i = 0; i < q->n; i++)
-      mx = fmax(mx, fmin(curve[i].upper, fbc[i].bound.upper));
-    size_t w = 0;
-    double worst = -INFINITY;
+    /* every point combined; fbc[i] then holds the point's kinds */
     for (size_t i = 0; i < q->n; i++) {
-      int u, l;
-      combine(&curve[i], &u, &l, &fbc[i], 1);
-      double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
-      double rr = (curve[i].upper - curve[i].lower) / tgt;
-      if (rr > worst) {
-        worst = rr;
-        w = i;
-        uk = u;
-        lk = l;
-      }
+      pld_fb_answer f = fbc[i];
+      combine(&curve[i], &fbc[i].upper_kind, &fbc[i].lower_kind, &f, 1);
     }
-    best = curve[w];
-    r.bound_kind = uk;
-    r.lower_kind = lk;
-    r.met_accuracy = width_ok(q, pp, best, mx);
+    if ((st = curve_summary(q, pp, curve, fbc, &r, &best)))
+      goto done;
+    if (!r.met_accuracy) {
+      if ((st = moments_lower(&p, q, fbc, &best, curve)))
+        goto done;
+      st = curve_summary(q, pp, curve, fbc, &r, &best);
+    }
   } else {
     combine(&best, &r.bound_kind, &r.lower_kind, &fb1, q->kind == Q_DELTA);
     r.met_accuracy = width_ok(q, pp, best, 0.0);
+    pld_fb_answer k = {best, r.bound_kind, r.lower_kind};
+    if (!r.met_accuracy) {
+      if ((st = moments_lower(&p, q, &k, &best, curve)))
+        goto done;
+      r.lower_kind = k.lower_kind;
+      r.met_accuracy = width_ok(q, pp, best, 0.0);
+    }
   }
   r.bound = best;
   if (best.lower > best.upper)

@@ -136,6 +136,11 @@ int pld_fallback_epsilon(const struct pld_fb_group *g, size_t n, double mu2,
                          int complete, double delta, pld_fb_answer *out);
 int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
                        int complete, double eps, pld_fb_answer *out);
+/* Lower ends from the composed loss's mean and variance (Cantelli):
+ * lower[i] for eps(x[i]) (want_delta 0) or delta(x[i]) (want_delta 1). */
+int pld_fallback_moments(const struct pld_fb_group *g, size_t n, double mu2,
+                         int want_delta, size_t npts, const double *x,
+                         double *lower);
 /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
  * +inf if not known from its constructor. */
 double pld_mech_pure_eps(const struct pld_mech *m);

@@ -60,12 +60,17 @@ enum pld_bound_kind {
   PLD_BOUND_ADVANCED = 5,
   /** lower ends only: one run of one event (composing never lowers
    *  epsilon(delta) or delta(epsilon)) */
-  PLD_BOUND_SINGLE_RUN = 6
+  PLD_BOUND_SINGLE_RUN = 6,
+  /** lower ends only: the composed loss's mean and variance (Cantelli's
+   *  inequality on a law below each run's loss; no error compounds over
+   *  the runs, so it stays sharp at huge counts, where epsilon is about
+   *  the count times the Kullback-Leibler divergence) */
+  PLD_BOUND_MOMENTS = 7
 };
 
 /** A short lowercase name of a pld_bound_kind ("grid", "closed-form",
- *  "rdp", "basic", "advanced", "single-run", "none"; "unknown" for other
- *  values).  Never NULL; static. */
+ *  "rdp", "basic", "advanced", "single-run", "moments", "none"; "unknown"
+ *  for other values).  Never NULL; static. */
 PLD_API const char *pld_bound_kind_name(int kind);
 
 /** The answer to one query, with how it was obtained. */

@@ -35,7 +35,8 @@ class Result(object):
     ``grid_size``, ``fft_size``, ``refinements`` (grids tried),
     ``closed_form`` and ``met_accuracy`` (bools), ``bound_kind`` and
     ``lower_kind`` (which proven bound gave each end: 'grid',
-    'closed-form', 'basic', 'advanced', 'single-run', 'rdp' or 'none').
+    'closed-form', 'basic', 'advanced', 'single-run', 'moments', 'rdp' or
+    'none').
     ``float(result)`` is the certified upper end; ``lower, upper = result``
     unpacks the bracket."""
 

@@ -1605,6 +1605,8 @@ static const char *kind_words(int k)
     return "advanced composition";
   case PLD_BOUND_SINGLE_RUN:
     return "one run of an event";
+  case PLD_BOUND_MOMENTS:
+    return "the loss's mean and variance";
   default:
     return "none";
   }
