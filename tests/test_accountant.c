@@ -100,13 +100,19 @@ static void test_dpsgd(void **state) {
     all[i + 1] = r2.bound;
     print_message("DP-SGD Delta=%g: [%.6f, %.6f]\n", Ds[i], r2.bound.lower,
                   r2.bound.upper);
-    /* same as composing explicitly and querying the PLD */
+    /* composing explicitly and querying the PLD gives the same grid's
+     * bracket; the accountant composes tilted measures (design.md §5a),
+     * which only removes booked round-off, so its bracket may be narrower
+     * by about the untilted round-off (2e-9 in delta, ~1e-8 relative in
+     * eps here) but no wider */
     if (i == 0) {
       pld_dist *d = NULL;
       pld_bound b = {-7, -7};
       REQUIRE_OK(pld_accountant_compose(a2, Ds[i], &d));
       REQUIRE_OK(pld_dist_epsilon(d, 1e-5, &b));
-      EXPECT(same(b.lower, r2.bound.lower) && same(b.upper, r2.bound.upper),
+      EXPECT(r2.bound.lower >= b.lower - 1e-12 && r2.bound.upper <= b.upper + 1e-12 &&
+             r2.bound.upper >= b.upper * (1.0 - 1e-4) &&
+             r2.bound.lower <= fmax(b.lower, b.upper * 1e-4) * (1.0 + 1e-4),
              "accountant_compose + dist_epsilon [%.17g, %.17g] vs "
              "accountant_epsilon [%.17g, %.17g]", b.lower, b.upper,
              r2.bound.lower, r2.bound.upper);
