@@ -207,6 +207,11 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
   pld_dist *c;
   if ((st = pld_dist_copy(d, &c)))
     return st;
+  /* an added PLD is taken as its file holds it (which keeps no l1 split),
+   * so a ledger in memory and the same ledger loaded give one answer */
+  for (int i = 0; i < 2; i++)
+    for (int r = 0; r < 2; r++)
+      c->p[i][r].l1 = 0.0;
   acc->g[acc->n].m = NULL;
   acc->g[acc->n].sel = NULL;
   acc->g[acc->n].dist = c;
@@ -764,6 +769,10 @@ static size_t choose_tilts(const struct built *b, const struct query *q,
   }
   if (q->kind == Q_DELTA) {
     double e = 0.0;
+    if (q->x == INFINITY) { /* only the mass at +inf counts: no tilt */
+      tilts[0][0] = tilts[0][1] = 0.0;
+      return 1;
+    }
     for (int dir = 0; dir < 2; dir++) {
       tilts[0][dir] = tilt_for(b, dir, sd, 1, q->x);
       e = fmax(e, tilt_delta_est(b, dir, tilts[0][dir], q->x));
@@ -790,10 +799,12 @@ static size_t choose_tilts(const struct built *b, const struct query *q,
   size_t want = MAX_TILTS - 1;
   for (size_t k = 0; k < want; k++) {
     double e = want > 1 ? lo + (hi - lo) * (double)k / (double)(want - 1) : hi;
+    double de = 0.0; /* delta is the larger of the two directions' */
     for (int dir = 0; dir < 2; dir++) {
       tilts[nt][dir] = tilt_for(b, dir, sd, 1, e);
-      e_est = fmin(e_est, tilt_delta_est(b, dir, tilts[nt][dir], e));
+      de = fmax(de, tilt_delta_est(b, dir, tilts[nt][dir], e));
     }
+    e_est = fmin(e_est, de);
     if (tilts[nt][0] == tilts[nt - 1][0] && tilts[nt][1] == tilts[nt - 1][1])
       continue;
     nt++;
@@ -898,6 +909,15 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       double gb = sqrt(want / sp.bias_coef);
       grid = fmin(fmax(gb, sd / 30000.0), sd / 300.0);
     }
+    if (q->kind == Q_DELTA && isfinite(q->x) && sp.bias_coef > 0.0) {
+      /* A relative width a of delta(eps) is a width of about a / lambda in
+       * eps, lambda the slope of -log delta there (the tilt; for a
+       * Gaussian-like composed loss (eps - mean) / sd^2, at least 1/sd):
+       * aim the predicted eps width at that. */
+      double lam = fmax((q->x - sp.mean) / (sd * sd), 1.0 / sd);
+      double gb = sqrt(2.0 * pp->accuracy / lam / sp.bias_coef);
+      grid = fmin(fmax(gb, sd / 30000.0), sd / 300.0);
+    }
     grid = fmax(fmax(grid, 1e-4 * scale), 1e-7);
     if (q->kind == Q_EPS) {
       /* An epsilon bracket need not be finer than its absolute target
@@ -968,6 +988,12 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     for (size_t t = 0; t < nt && !st; t++) {
       pld_dist *d = NULL;
       st = compose_built(&bl, tilts[t], ws, &d);
+      if (st == PLD_ERANGE && t > 0) {
+        /* a curve's strong tilt whose window exceeds the cap: its points
+         * keep the brackets of the other passes */
+        st = PLD_SUCCESS;
+        continue;
+      }
       if (st)
         break;
       pld_bound bt;

@@ -333,6 +333,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
   pess->rel = curve_rel + mass_rel + crel;
   pess->abs = cabs + abs_extra;
+  pess->l1 = abs_extra;
   if (!want_opt)
     return PLD_SUCCESS; /* the caller builds it from the loss tails */
 
@@ -402,6 +403,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * relative error r in d becomes at most 4r here. */
   opt->rel = 4.0 * curve_rel + mass_rel + crel;
   opt->abs = cabs + abs_extra + raise;
+  opt->l1 = abs_extra;
   return PLD_SUCCESS;
 }
 

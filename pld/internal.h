@@ -33,6 +33,10 @@ struct pld_pmf {
   double tilt;
   double lnorm;
   int64_t kref;
+  /* the part of abs that bounds the L1 norm of mass errors sitting at or
+   * below the top atom (the builder's steep-drop rounding); tilting turns
+   * it into tilted L1 error, weighted by the top atom's tilt (0 if unknown) */
+  double l1;
   double tabs;
   double umass;
 };
