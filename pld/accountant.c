@@ -215,6 +215,11 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
   pld_dist *c;
   if ((st = pld_dist_copy(d, &c)))
     return st;
+  /* an added PLD is taken as its file holds it (which keeps no l1 split),
+   * so a ledger in memory and the same ledger loaded give one answer */
+  for (int i = 0; i < 2; i++)
+    for (int r = 0; r < 2; r++)
+      c->p[i][r].l1 = 0.0;
   acc->g[acc->n].m = NULL;
   acc->g[acc->n].sel = NULL;
   acc->g[acc->n].dist = c;
@@ -311,26 +316,71 @@ static int compose_selection(const struct selection *sel, double grid,
   return st;
 }
 
-static int compose_plan(const struct plan *p, const pld_params *pp,
-                        double grid, pld_workspace *ws, pld_dist **out)
+/* Every group's single-run PLD on one grid (a selection's or a loaded PLD
+ * as it is), with its count: what a query composes, and what the tilt is
+ * chosen from. */
+struct built {
+  size_t n;
+  pld_dist **one;
+  uint64_t *cnt;
+};
+
+static void built_free(struct built *b)
 {
-  pld_dist *acc = NULL;
-  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < b->n; i++)
+    pld_dist_free(b->one[i]);
+  pld_free(b->one);
+  pld_free(b->cnt);
+  memset(b, 0, sizeof *b);
+}
+
+/* bp: the params of the builds (tail_mass may be below the accountant's) */
+static int build_plan(const struct plan *p, const pld_params *bp, double grid,
+                      struct built *b)
+{
   size_t total = p->nother + (p->gauss ? 1 : 0);
+  memset(b, 0, sizeof *b);
+  b->one = pld_calloc(total ? total : 1, sizeof *b->one);
+  b->cnt = pld_calloc(total ? total : 1, sizeof *b->cnt);
+  if (!b->one || !b->cnt) {
+    built_free(b);
+    return PLD_ENOMEM;
+  }
+  int st = PLD_SUCCESS;
   for (size_t i = 0; i < total && !st; i++) {
     const pld_mech *m = i < p->nother ? p->other[i]->m : p->gauss;
     const struct selection *sel = i < p->nother ? p->other[i]->sel : NULL;
-    uint64_t cnt = i < p->nother ? p->other[i]->count : 1;
-    pld_dist *one = NULL, *many = NULL;
     const pld_dist *fixed = i < p->nother ? p->other[i]->dist : NULL;
+    b->cnt[i] = i < p->nother ? p->other[i]->count : 1;
     if (sel)
-      st = compose_selection(sel, grid, &one);
+      st = compose_selection(sel, grid, &b->one[i]);
     else if (fixed)
-      st = fixed->delta == grid ? pld_dist_copy(fixed, &one) : PLD_EINCOMPAT;
+      st = fixed->delta == grid ? pld_dist_copy(fixed, &b->one[i])
+                                : PLD_EINCOMPAT;
     else
-      st = pld_dist_from_curve(pld_mech_curve(m), grid, pp, &one);
-    if (!st && cnt > 1) {
-      st = pld_dist_self_compose(one, cnt, ws, &many);
+      st = pld_dist_from_curve(pld_mech_curve(m), grid, bp, &b->one[i]);
+    b->n = i + 1;
+  }
+  if (st)
+    built_free(b);
+  return st;
+}
+
+/* The composition of the built groups, every member tilted by tilt[dir]
+ * first when tilt is not NULL (docs/design.md §5a). */
+static int compose_built(const struct built *b, const double *tilt,
+                         pld_workspace *ws, pld_dist **out)
+{
+  pld_dist *acc = NULL;
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < b->n && !st; i++) {
+    pld_dist *one = NULL, *many = NULL;
+    if (tilt && (tilt[0] > 0.0 || tilt[1] > 0.0))
+      st = pld_dist_tilt(b->one[i], tilt, &one);
+    else
+      st = pld_dist_copy(b->one[i], &one);
+    if (!st && b->cnt[i] > 1) {
+      st = pld_dist_self_compose(one, b->cnt[i], ws, &many);
       pld_dist_free(one);
       one = many;
     }
@@ -354,6 +404,103 @@ static int compose_plan(const struct plan *p, const pld_params *pp,
   }
   *out = acc;
   return PLD_SUCCESS;
+}
+
+static int compose_plan(const struct plan *p, const pld_params *pp,
+                        double grid, pld_workspace *ws, pld_dist **out)
+{
+  struct built b;
+  int st = build_plan(p, pp, grid, &b);
+  if (st)
+    return st;
+  st = compose_built(&b, NULL, ws, out);
+  built_free(&b);
+  return st;
+}
+
+/* ---- the tilt (docs/design.md §5a) ----
+ * K(lambda) = sum count log sum_i m_i e^{lambda l_i} over the groups'
+ * pessimistic members bounds the log-MGF of the composed loss; its
+ * derivative is the mean of the tilted composition.  Composing the tilted
+ * measures puts the FFT's round-off where the tilted mass is, so a tilt
+ * whose tilted mean sits at the eps of interest makes the error there
+ * relative to delta(eps). */
+static double tilt_K(const struct built *b, int dir, double lam, double *dK)
+{
+  double K = 0.0, D = 0.0;
+  for (size_t i = 0; i < b->n; i++) {
+    const pld_dist *d = b->one[i];
+    double m1;
+    double k = pld_pmf_logmgf(&d->p[d->symmetric ? 0 : dir][PLD_PESSIMISTIC],
+                              d->delta, lam, &m1);
+    K += (double)b->cnt[i] * k;
+    D += (double)b->cnt[i] * m1;
+  }
+  *dK = D;
+  return K;
+}
+
+/* The tilt for direction dir: its tilted mean at eps (want_eps), or, for a
+ * delta target, where the Chernoff exponent lambda K' - K reaches
+ * log(1/delta).  0 when eps is at or below the mean (no tilt needed). */
+static double tilt_for(const struct built *b, int dir, double sd, int want_eps,
+                       double x)
+{
+  double dK, K = tilt_K(b, dir, 0.0, &dK);
+  if (!isfinite(K) || !isfinite(dK))
+    return 0.0;
+  /* delta target: the Chernoff bound g(lam) e^{K - lam eps} at eps = K'(lam)
+   * reaches x (-log g grows like log lam, so a target below the mass of
+   * the top atom is reached too) */
+#define TILT_H(lam, Kv, dKv)                                                  \
+  (want_eps ? (dKv) - x                                                       \
+            : (lam) * (dKv) - (Kv) - (lam) * log(lam) + (1.0 + (lam)) * log1p(lam) + log(x))
+  if (want_eps && dK >= x)
+    return 0.0;
+  /* Past lam * (a run's loss range) ~ 1e4 the tilted masses below the top
+   * underflow anyway, and the untilting's rounding (query.c, rho) grows
+   * with it: stop there. */
+  double range = 0.0;
+  for (size_t i = 0; i < b->n; i++)
+    for (int r = 0; r < 2; r++) {
+      const struct pld_pmf *m = &b->one[i]->p[dir][r];
+      range = fmax(range, (double)m->n * b->one[i]->delta);
+    }
+  double lmax = 1e4 / fmax(range, 1e-300);
+  double lo = 0.0, hi = fmin(1.0 / fmax(sd, 1e-300), lmax), prev = dK;
+  int found = 0;
+  for (int it = 0; it < 200; it++) {
+    double d1, K1 = tilt_K(b, dir, hi, &d1);
+    if (!isfinite(K1) || !isfinite(d1))
+      break;
+    if (TILT_H(hi, K1, d1) >= 0.0) {
+      found = 1;
+      break;
+    }
+    /* the tilted mean stops moving at the top of the support: no tilt
+     * reaches the target, the strongest one found will do */
+    if (it > 8 && d1 - prev <= 1e-12 * fabs(d1) + 1e-300)
+      break;
+    prev = d1;
+    lo = hi;
+    if (hi >= lmax)
+      break;
+    hi = fmin(2.0 * hi, lmax);
+  }
+  if (!found)
+    return lo;
+  for (int it = 0; it < 60; it++) {
+    double mid = lo > 0.0 ? sqrt(lo * hi) : 0.5 * hi;
+    if (hi - lo <= 1e-6 * hi)
+      break;
+    double d1, K1 = tilt_K(b, dir, mid, &d1);
+    if (!isfinite(K1) || TILT_H(mid, K1, d1) >= 0.0)
+      hi = mid;
+    else
+      lo = mid;
+  }
+#undef TILT_H
+  return 0.5 * (lo + hi);
 }
 
 int pld_accountant_compose(const pld_accountant *acc, double grid,
@@ -506,9 +653,10 @@ static int gauss_epsilon(double mu, double delta, pld_bound *b)
 
 /* ---- the refinement loop ---- */
 
-/* Absolute floor for delta brackets: below it a relative target would only
- * chase the FFT's error floor at great cost. */
-#define DELTA_FLOOR 1e-12
+/* Absolute floor for delta brackets.  The tilted composition (§5a) makes the
+ * round-off relative to delta itself, so the target is relative down to
+ * where doubles end. */
+#define DELTA_FLOOR 1e-300
 
 enum qkind { Q_EPS, Q_DELTA, Q_CURVE };
 
@@ -559,9 +707,120 @@ static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
     return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
   }
   double floor = DELTA_FLOOR;
-  if (q->kind == Q_CURVE)
-    floor = fmax(floor, 1e-6 * curve_max); /* a curve is read on its own scale */
+  (void)curve_max;
   return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
+}
+
+/* The point of a curve furthest from its target width, and the curve's
+ * largest upper delta. */
+static void curve_worst(const struct query *q, const pld_bound *curve,
+                        pld_bound *b, double *curve_max)
+{
+  double mx = 0.0;
+  for (size_t i = 0; i < q->n; i++)
+    mx = fmax(mx, curve[i].upper);
+  size_t w = 0;
+  double worst = -INFINITY;
+  for (size_t i = 0; i < q->n; i++) {
+    double tgt = fmax(1e-3 * curve[i].upper, DELTA_FLOOR);
+    double r = (curve[i].upper - curve[i].lower) / tgt;
+    if (r > worst) {
+      worst = r;
+      w = i;
+    }
+  }
+  *b = curve[w];
+  *curve_max = mx;
+}
+
+/* A build's tail mass for answers near delta over `runs` runs: its share of
+ * the bracket at most a thousandth of the accuracy asked. */
+static double tail_for(const pld_params *pp, double delta, double runs)
+{
+  double t = 1e-3 * pp->accuracy * delta / runs;
+  if (!(t > 1e-280))
+    t = 1e-280;
+  return fmin(t, pp->tail_mass);
+}
+
+/* Chernoff estimate of delta(eps) of the composition under tilt lam: the
+ * bound W(eps) of the booked error per unit of tilted L1 (query.c) is
+ * g(lam) e^{K(lam) - lam eps}, and it bounds delta(eps) itself. */
+static double tilt_delta_est(const struct built *b, int dir, double lam,
+                             double eps)
+{
+  double dK, K = tilt_K(b, dir, lam, &dK);
+  double lg = lam > 0.0 ? lam * log(lam) - (1.0 + lam) * log1p(lam) : 0.0;
+  return fmin(exp(lg + K - lam * eps), 1.0);
+}
+
+/* The tilts a query composes under on this grid, and an estimate of the
+ * smallest delta it looks at.  eps and delta queries: one tilt per
+ * direction, from the best bracket so far (or, for the first epsilon
+ * grid, from the delta asked).  Curves: the untilted pass plus up to
+ * MAX_TILTS - 1 tilts spread over the points above the mean loss. */
+#define MAX_TILTS 9
+static size_t choose_tilts(const struct built *b, const struct query *q,
+                           pld_bound best, double tilts[][2], double *est)
+{
+  double sd = 1.0;
+  *est = 1.0;
+  if (q->kind == Q_EPS) {
+    double e = isfinite(best.upper) ? 0.5 * (best.lower + best.upper)
+                                    : best.lower;
+    for (int dir = 0; dir < 2; dir++)
+      tilts[0][dir] = (isfinite(best.upper) || best.lower > 0.0)
+                          ? tilt_for(b, dir, sd, 1, e)
+                          : tilt_for(b, dir, sd, 0, q->x);
+    *est = q->x;
+    return 1;
+  }
+  if (q->kind == Q_DELTA) {
+    double e = 0.0;
+    if (q->x == INFINITY) { /* only the mass at +inf counts: no tilt */
+      tilts[0][0] = tilts[0][1] = 0.0;
+      return 1;
+    }
+    for (int dir = 0; dir < 2; dir++) {
+      tilts[0][dir] = tilt_for(b, dir, sd, 1, q->x);
+      e = fmax(e, tilt_delta_est(b, dir, tilts[0][dir], q->x));
+    }
+    *est = e;
+    return 1;
+  }
+  /* curve: the points above the mean of either direction, in order */
+  size_t nt = 0;
+  tilts[nt][0] = tilts[nt][1] = 0.0;
+  nt++;
+  double mean[2];
+  for (int dir = 0; dir < 2; dir++)
+    tilt_K(b, dir, 0.0, &mean[dir]);
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < q->n; i++)
+    if (isfinite(q->eps[i]) && (q->eps[i] > mean[0] || q->eps[i] > mean[1])) {
+      lo = fmin(lo, q->eps[i]);
+      hi = fmax(hi, q->eps[i]);
+    }
+  if (!(hi >= lo))
+    return nt;
+  double e_est = 1.0;
+  size_t want = MAX_TILTS - 1;
+  for (size_t k = 0; k < want; k++) {
+    double e = want > 1 ? lo + (hi - lo) * (double)k / (double)(want - 1) : hi;
+    double de = 0.0; /* delta is the larger of the two directions' */
+    for (int dir = 0; dir < 2; dir++) {
+      tilts[nt][dir] = tilt_for(b, dir, sd, 1, e);
+      de = fmax(de, tilt_delta_est(b, dir, tilts[nt][dir], e));
+    }
+    e_est = fmin(e_est, de);
+    if (tilts[nt][0] == tilts[nt - 1][0] && tilts[nt][1] == tilts[nt - 1][1])
+      continue;
+    nt++;
+    if (lo == hi)
+      break;
+  }
+  *est = e_est;
+  return nt;
 }
 
 /* The grid-free bounds (pld/fallback.c) of the plan: for Q_EPS and Q_DELTA
@@ -633,29 +892,22 @@ static int moments_lower(const struct plan *p, const struct query *q,
 }
 
 /* A curve's summary in *r: the point furthest from its target width (its
- * bracket into *best, its kinds), and whether every point met it. */
-static int curve_summary(const struct query *q, const pld_params *pp,
-                         const pld_bound *curve, const pld_fb_answer *kinds,
-                         pld_result *r, pld_bound *best)
+ * bracket into *best, its kinds), and whether it met the target. */
+static void curve_summary(const struct query *q, const pld_params *pp,
+                          const pld_bound *curve, const pld_fb_answer *kinds,
+                          pld_result *r, pld_bound *best)
 {
   double mx = 0.0;
-  for (size_t i = 0; i < q->n; i++)
-    mx = fmax(mx, curve[i].upper);
+  curve_worst(q, curve, best, &mx);
   size_t w = 0;
-  double worst = -INFINITY;
-  for (size_t i = 0; i < q->n; i++) {
-    double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
-    double rr = (curve[i].upper - curve[i].lower) / tgt;
-    if (rr > worst) {
-      worst = rr;
+  for (size_t i = 0; i < q->n; i++)
+    if (curve[i].lower == best->lower && curve[i].upper == best->upper) {
       w = i;
+      break;
     }
-  }
-  *best = curve[w];
   r->bound_kind = kinds[w].upper_kind;
   r->lower_kind = kinds[w].lower_kind;
   r->met_accuracy = width_ok(q, pp, *best, mx);
-  return PLD_SUCCESS;
 }
 
 /* The grid's bracket b (kind GRID, or NONE where trivial) combined with a
@@ -730,7 +982,8 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   pld_fb_answer *fbc = NULL;
   if (q->kind == Q_CURVE) {
     tmp = pld_malloc(q->n * sizeof *tmp);
-    if (!tmp) {
+    fbc = pld_malloc(q->n * sizeof *fbc);
+    if (!tmp || !fbc) {
       st = PLD_ENOMEM;
       goto done;
     }
@@ -743,13 +996,6 @@ static int run_query(const pld_accountant *acc, const struct query *q,
    * randomized response over 10^12 values is (0, 1.7e-12)-DP) the grid is
    * not needed, and where the grid fails they are the answer. */
   pld_fb_answer fb1 = {{0.0, INFINITY}, PLD_BOUND_NONE, PLD_BOUND_NONE};
-  if (q->kind == Q_CURVE) {
-    fbc = pld_malloc(q->n * sizeof *fbc);
-    if (!fbc) {
-      st = PLD_ENOMEM;
-      goto done;
-    }
-  }
   if ((st = fallback_query(&p, q, &fb1, fbc)))
     goto done;
   pld_bound best = {0.0, INFINITY};
@@ -808,6 +1054,15 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       double gb = sqrt(want / sp.bias_coef);
       grid = fmin(fmax(gb, sd / 30000.0), sd / 300.0);
     }
+    if (q->kind == Q_DELTA && isfinite(q->x) && sp.bias_coef > 0.0) {
+      /* A relative width a of delta(eps) is a width of about a / lambda in
+       * eps, lambda the slope of -log delta there (the tilt; for a
+       * Gaussian-like composed loss (eps - mean) / sd^2, at least 1/sd):
+       * aim the predicted eps width at that. */
+      double lam = fmax((q->x - sp.mean) / (sd * sd), 1.0 / sd);
+      double gb = sqrt(2.0 * pp->accuracy / lam / sp.bias_coef);
+      grid = fmin(fmax(gb, sd / 30000.0), sd / 300.0);
+    }
     grid = fmax(fmax(grid, 1e-4 * scale), 1e-7);
     if (q->kind == Q_EPS) {
       /* An epsilon bracket need not be finer than its absolute target
@@ -836,25 +1091,84 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   for (size_t i = 1; i < p.nother && lattice > 0.0; i++)
     if (!p.other[i]->m || pld_mech_curve(p.other[i]->m)->loss_lattice != lattice)
       lattice = 0.0;
+  /* A step at or below the lattice makes every PLD exact, and the lattice
+   * itself is the coarsest such step; a step above it splits atoms, which
+   * the roundings handle (a fine lattice -- a discrete Gaussian with large
+   * sigma has 1/sigma^2 -- is not worth millions of points). */
+  if (!fixed && lattice > 0.0 && grid <= lattice)
+    grid = lattice;
   /* The builder takes steps up to 1000 nats (a 2^53-fold composition has a
    * spread of 10^6 nats and would start above that). */
   grid = fmin(grid, 1000.0);
-  /* On a loss lattice the PLD is exact at the lattice step itself: a finer
-   * step only adds points (and booked round-off with them: randomized
-   * response with k = 1e12 started at 4e-7, 5M points, and certified
-   * nothing; at the lattice, 3 points, it is exact). */
-  if (!fixed && lattice > 0.0)
-    grid = lattice / ceil(lattice / 1000.0 - 1e-9);
   double prev_w = INFINITY, prev_grid = 0.0;
-  unsigned coarsen = 0;
+  unsigned coarsen = 0, stalls = 0;
+  /* The builds' tail mass: what a build cuts off above its grid goes to
+   * +inf (pessimistic) or is dropped (optimistic), up to tail_mass per run,
+   * so it must stay far below the delta asked about (set on the first grid
+   * for delta and curve queries, from the Chernoff estimate). */
+  pld_params bp = *pp;
+  double runs = 0.0;
+  for (size_t i = 0; i < p.nother; i++)
+    runs += (double)p.other[i]->count;
+  runs = fmax(runs, 1.0);
+  if (q->kind == Q_EPS)
+    bp.tail_mass = tail_for(pp, q->x, runs);
+  int tau_set = q->kind == Q_EPS;
   for (unsigned it = 0; it < 12; it++) {
-    pld_dist *d = NULL;
-    st = compose_plan(&p, pp, grid, ws, &d);
+    struct built bl;
+    st = build_plan(&p, &bp, grid, &bl);
+    double tilts[MAX_TILTS][2];
+    size_t nt = 0;
+    if (!st) {
+      double est = INFINITY;
+      nt = choose_tilts(&bl, q, best, tilts, &est);
+      if (!tau_set) {
+        tau_set = 1;
+        double tau = tail_for(pp, est, runs);
+        if (tau < bp.tail_mass) {
+          bp.tail_mass = tau;
+          built_free(&bl);
+          st = build_plan(&p, &bp, grid, &bl);
+        }
+      }
+    }
+    pld_bound b = best;
+    double cmax = 0.0;
+    for (size_t t = 0; t < nt && !st; t++) {
+      pld_dist *d = NULL;
+      st = compose_built(&bl, tilts[t], ws, &d);
+      if (st == PLD_ERANGE && t > 0) {
+        /* a curve's strong tilt whose window exceeds the cap: its points
+         * keep the brackets of the other passes */
+        st = PLD_SUCCESS;
+        continue;
+      }
+      if (st)
+        break;
+      pld_bound bt;
+      st = eval_query(d, q, &bt, tmp, &cmax);
+      if (pld_dist_grid_size(d) > r.grid_size)
+        r.grid_size = pld_dist_grid_size(d);
+      if (pld_dist_fft_size(d) > r.fft_size)
+        r.fft_size = pld_dist_fft_size(d);
+      pld_dist_free(d);
+      if (st)
+        break;
+      /* every pass is a valid bracket: keep the intersection */
+      b.upper = fmin(b.upper, bt.upper);
+      b.lower = fmax(b.lower, bt.lower);
+      if (q->kind == Q_CURVE)
+        for (size_t i = 0; i < q->n; i++) {
+          curve[i].upper = fmin(curve[i].upper, tmp[i].upper);
+          curve[i].lower = fmax(curve[i].lower, tmp[i].lower);
+        }
+    }
+    built_free(&bl);
     if (st == PLD_ERANGE && r.refinements > 0) { /* finest grid that fits */
       st = PLD_SUCCESS;
       break;
     }
-    if (st == PLD_ERANGE && !fixed && coarsen < 8) {
+    if (st == PLD_ERANGE && !fixed && coarsen < 8 && grid * 4.0 <= 1000.0) {
       /* not even the first grid fits the memory cap (a tiny sampling rate
        * needs a fine step over a long tail): coarsen; the bracket stays
        * certified, only wider, and met_accuracy says so */
@@ -871,25 +1185,11 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     }
     if (st)
       goto done;
-    pld_bound b;
-    double cmax = 0.0;
-    st = eval_query(d, q, &b, tmp, &cmax);
     r.refinements = it + 1;
     r.discretization = grid;
-    if (pld_dist_grid_size(d) > r.grid_size)
-      r.grid_size = pld_dist_grid_size(d);
-    if (pld_dist_fft_size(d) > r.fft_size)
-      r.fft_size = pld_dist_fft_size(d);
-    pld_dist_free(d);
-    if (st)
-      goto done;
-    best.upper = fmin(best.upper, b.upper);
-    best.lower = fmax(best.lower, b.lower);
     if (q->kind == Q_CURVE)
-      for (size_t i = 0; i < q->n; i++) {
-        curve[i].upper = fmin(curve[i].upper, tmp[i].upper);
-        curve[i].lower = fmax(curve[i].lower, tmp[i].lower);
-      }
+      curve_worst(q, curve, &b, &cmax);
+    best = b;
     if (fixed) {
       r.met_accuracy = width_ok(q, pp, best, cmax);
       break;
@@ -899,26 +1199,51 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       break;
     }
     double w = best.upper - best.lower;
-    /* the width should fall about quadratically with the step; if it does
-     * not even fall linearly, the floor is not the grid any more */
-    if (it >= 1 && !(w < prev_w * (grid / prev_grid)))
+    /* On the loss lattice itself every PLD is exact: a finer grid cannot
+     * narrow what is left (booked round-off only). */
+    if (lattice > 0.0 && grid >= lattice * (1.0 - 1e-9))
       break;
+    /* Both roundings err to second order in the grid step (connect-the-dots
+     * and its dual) for smooth losses, but only to first order where atoms
+     * fall between grid points (Laplace's, a selection's): measure the
+     * order p from the last two grids (w ~ grid^p) instead of assuming it,
+     * and stop when the width falls slower than sqrt(grid) (then the floor
+     * is not the grid any more). */
+    double order = 2.0;
+    int stalled = 0;
+    if (it >= 1) {
+      order = isfinite(prev_w) && w > 0.0 && w < prev_w
+                  ? log(w / prev_w) / log(grid / prev_grid)
+                  : 0.0;
+      /* One weak step is not yet a floor: where an atom falls between grid
+       * points the width saw-tooths (Laplace: 4.8e-3 -> 2.7e-3 left it at
+       * 0.5%, 1e-3 meets 0.2%); a second one is. */
+      if (!(order >= 0.5)) {
+        if (++stalls >= 2)
+          break;
+        stalled = 1;
+      } else {
+        stalls = 0;
+      }
+      order = fmin(fmax(order, 0.5), 2.0);
+    }
     prev_w = w;
     prev_grid = grid;
-    /* Both roundings err to second order in the grid step (connect-the-dots
-     * and its dual), so the width shrinks about quadratically; aim a little
-     * below the target, by at most 8x per step. */
+    /* aim a little below the target, by at most 16x per step */
     double target = q->kind == Q_EPS
                         ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
                         : fmax(pp->accuracy * best.upper, DELTA_FLOOR);
-    double f = (isfinite(w) && w > 0.0) ? sqrt(0.8 * target / w) : 0.125;
-    if (f < 0.125)
-      f = 0.125;
+    double f = (isfinite(w) && w > 0.0) ? pow(0.8 * target / w, 1.0 / order)
+                                        : 0.125;
+    if (!(f >= 1.0 / 16.0))
+      f = 1.0 / 16.0;
     if (f > 0.7)
       f = 0.7;
+    if (stalled)
+      f = fmin(f, 0.25);
     grid *= f;
-    if (lattice > 0.0)
-      grid = lattice / ceil(lattice / grid - 1e-9);
+    if (lattice > 0.0 && grid <= lattice)
+      grid = lattice;
   }
 finish:
   if (q->kind == Q_CURVE) {
@@ -927,12 +1252,11 @@ finish:
       pld_fb_answer f = fbc[i];
       combine(&curve[i], &fbc[i].upper_kind, &fbc[i].lower_kind, &f, 1);
     }
-    if ((st = curve_summary(q, pp, curve, fbc, &r, &best)))
-      goto done;
+    curve_summary(q, pp, curve, fbc, &r, &best);
     if (!r.met_accuracy) {
       if ((st = moments_lower(&p, q, fbc, &best, curve)))
         goto done;
-      st = curve_summary(q, pp, curve, fbc, &r, &best);
+      curve_summary(q, pp, curve, fbc, &r, &best);
     }
   } else {
     combine(&best, &r.bound_kind, &r.lower_kind, &fb1, q->kind == Q_DELTA);

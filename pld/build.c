@@ -136,24 +136,31 @@ struct vals {
 };
 
 static double xj(const struct vals *v, long j) { return exp((double)(v->lo + j) * v->grid); }
+/* x_j - 1 without cancellation: (w + 1) - x lost the digits of a small w
+ * next to x ~ 1 (randomized response with k = 2^40 on its lattice grid had
+ * its top mass 7e-6 low, below the truth, with nothing booked) */
+static double xm1(const struct vals *v, long j) { return expm1((double)(v->lo + j) * v->grid); }
 /* value of index j (-1 is x = 0 with value f0) in d-form or g-form */
 static double val_d(const struct vals *v, long j, double f0)
 {
   if (j < 0)
     return f0;
-  return j <= v->jz ? v->w[j] + 1.0 - xj(v, j) : v->w[j];
+  return j <= v->jz ? v->w[j] - xm1(v, j) : v->w[j];
 }
 static double val_g(const struct vals *v, long j, double f0)
 {
   if (j < 0)
     return f0 - 1.0;
-  return j <= v->jz ? v->w[j] : v->w[j] - 1.0 + xj(v, j);
+  return j <= v->jz ? v->w[j] : v->w[j] + xm1(v, j);
 }
 /* Whether a formula whose largest index is k uses the g-form: only when
  * every point it touches has eps <= Delta, where converting is harmless. */
 static int gform(const struct vals *v, long k)
 {
-  return v->jz >= 0 && k <= v->jz + 1 && (double)(v->lo + k) * v->grid <= 1.0;
+  /* (the g-form value g = d + x - 1 exceeds d for eps > 0, and its rounding
+   * is not relative to d: on a 1-nat grid randomized response's top mass
+   * came out of (e - 1) - (e - 1 - 2.5e-12); so the g-form stops at 0) */
+  return v->jz >= 0 && k <= v->jz + 1 && (double)(v->lo + k) * v->grid <= 0.0;
 }
 static double val(const struct vals *v, long j, long k, double f0)
 {
@@ -333,6 +340,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
   pess->rel = curve_rel + mass_rel + crel;
   pess->abs = cabs + abs_extra;
+  pess->l1 = abs_extra;
   if (!want_opt)
     return PLD_SUCCESS; /* the caller builds it from the loss tails */
 
@@ -402,6 +410,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * relative error r in d becomes at most 4r here. */
   opt->rel = 4.0 * curve_rel + mass_rel + crel;
   opt->abs = cabs + abs_extra + raise;
+  opt->l1 = abs_extra;
   return PLD_SUCCESS;
 }
 

@@ -42,6 +42,20 @@ static double booked(double e)
   return isnan(e) ? INFINITY : e;
 }
 
+/* (M + inf)^T - M^T, the T-fold mass at +infinity, as M^T expm1(T
+ * log1p(inf/M)) formed in logs: at T ~ 10^12 the first factor underflows
+ * while the second overflows (0 * inf).  A NaN (it cannot arise from
+ * finite inputs) becomes the member's safe side. */
+static double inf_power(double M, double inf, double Td, int rounding)
+{
+  double x = Td * log1p(inf / M);
+  double lx = x > 1.0 ? x + log(-expm1(-x)) : log(expm1(x));
+  double v = exp(Td * log(M) + lx);
+  if (isnan(v))
+    return rounding == PLD_PESSIMISTIC ? 1.0 : 0.0;
+  return v;
+}
+
 static size_t count_nonzero(const struct pld_pmf *p)
 {
   size_t k = 0;
@@ -76,6 +90,8 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
                      pld_workspace *ws, struct pld_pmf *out, size_t *fft_n)
 {
   size_t nc = a->n + b->n - 1;
+  if (a->tilt != b->tilt)
+    return PLD_EINCOMPAT; /* the accountant tilts every event alike */
   if (nc > max_grid)
     return PLD_ERANGE;
   int64_t off;
@@ -148,11 +164,34 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
   for (size_t j = 0; j < nc; j++)
     if (r.m[j] < 0.0)
       r.m[j] = 0.0; /* within fft_err: clipping never moves away from the truth */
-  double ta = ma + a->inf, tb = mb + b->inf;
-  r.inf = a->inf * tb + ma * b->inf;
-  r.rel = booked((1.0 + a->rel) * (1.0 + b->rel) * (1.0 + direct_rel) - 1.0);
-  r.abs = booked(mul0(a->abs, tb) + mul0(b->abs, ta * (1.0 + a->rel)) +
-                 fft_err);
+  if (a->tilt > 0.0) {
+    /* Tilted (§5a): the curve-level (rel, abs) compound over the untilted
+     * measures as below; everything this product adds is an L1 error of
+     * the tilted masses.  |F_a*F_b - X_a*X_b| <= |F_a - X_a| |F_b| +
+     * |X_a| |F_b - X_b|, and direct convolution is within direct_rel of the
+     * exact product of the computed inputs, bin by bin. */
+    double ua = a->umass, ub = b->umass;
+    double ta = ua + a->inf, tb = ub + b->inf;
+    r.tilt = a->tilt;
+    r.lnorm = a->lnorm + b->lnorm;
+    if (__builtin_add_overflow(a->kref, b->kref, &r.kref)) {
+      pld_pmf_clear(&r);
+      return PLD_ERANGE;
+    }
+    r.umass = ua * ub;
+    r.inf = a->inf * tb + ua * b->inf;
+    r.rel = booked((1.0 + a->rel) * (1.0 + b->rel) - 1.0);
+    r.abs = booked(mul0(a->abs, tb) + mul0(b->abs, ta * (1.0 + a->rel)));
+    r.tabs = (a->tabs * mb + b->tabs * (ma + a->tabs) + fft_err +
+              direct_rel * ma * mb) * (1.0 + 4.0 * U_);
+  } else {
+    double ta = ma + a->inf, tb = mb + b->inf;
+    r.inf = a->inf * tb + ma * b->inf;
+    r.rel = booked((1.0 + a->rel) * (1.0 + b->rel) * (1.0 + direct_rel) -
+                   1.0);
+    r.abs = booked(mul0(a->abs, tb) + mul0(b->abs, ta * (1.0 + a->rel)) +
+                   fft_err);
+  }
   if ((st = pld_pmf_trim(&r, rounding, tau))) {
     pld_pmf_clear(&r);
     return st;
@@ -441,6 +480,44 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
   double elem = (sum_dy + dropped * exp(lcut) + FFT_KAPPA * U_ * lg * sum_y) * inv;
   double fft_err = elem * (double)nw;
 
+  if (a->tilt > 0.0) {
+    /* Tilted (§5a): nothing is moved.  The window holds the in-window mass
+     * plus aliased mass of at most tau_lo + tau_hi, and misses the mass
+     * outside, also at most tau_lo + tau_hi: an L1 error of the tilted
+     * masses of at most twice that.  The input's own tilted error tabs
+     * grows to T tabs (M + tabs)^{T-1} (telescoping the T-fold product). */
+    double Mu = a->umass;
+    r.tilt = a->tilt;
+    r.lnorm = Td * a->lnorm;
+    if (__builtin_mul_overflow(a->kref, (int64_t)T, &r.kref)) {
+      pld_pmf_clear(&r);
+      return PLD_ERANGE;
+    }
+    r.umass = exp(Td * log(Mu));
+    if (Mu > 0.0 && a->inf > 0.0)
+      r.inf = inf_power(Mu, a->inf, Td, rounding);
+    else if (Mu == 0.0)
+      r.inf = exp(Td * log(a->inf));
+    /* exp(T log x) carries a relative error of about T u: round the mass
+     * at +inf outward for the member */
+    r.inf *= exp((rounding == PLD_PESSIMISTIC ? 4.0 : -4.0) * U_ * (Td + 2.0));
+    if (r.inf > 1.0 && rounding == PLD_PESSIMISTIC)
+      r.inf = 1.0; /* no curve exceeds 1: capping stays above the truth */
+    r.rel = booked(expm1(Td * log1p(a->rel)));
+    r.abs = booked(mul0(Td * a->abs, exp(Td * log1p(a->rel))));
+    double grow = a->tabs > 0.0
+                      ? Td * a->tabs * exp((Td - 1.0) * log(M + a->tabs))
+                      : 0.0;
+    r.tabs = (grow + fft_err + 2.0 * (tau_lo + tau_hi)) * (1.0 + 4.0 * U_);
+    if (*fft_n < N)
+      *fft_n = N;
+    if ((st = pld_pmf_trim(&r, rounding, tau))) {
+      pld_pmf_clear(&r);
+      return st;
+    }
+    *out = r;
+    return PLD_SUCCESS;
+  }
   /* The window holds the true in-window mass plus aliased tail mass (all
    * non-negative).  Pessimistic: move tau_hi from the bottom to +infinity;
    * this dominates the true distribution in first order (the aliased upper
@@ -462,18 +539,12 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
       rem -= t;
     }
   }
-  if (M > 0.0 && a->inf > 0.0) {
-    /* (M + inf)^T - M^T = M^T expm1(T log1p(inf/M)), formed in logs: the
-     * first factor may underflow while the second overflows (T ~ 10^12) */
-    double x = Td * log1p(a->inf / M);
-    double lx = x > 1.0 ? x + log(-expm1(-x)) : log(expm1(x));
-    double v = exp(Td * log(M) + lx);
-    r.inf += isnan(v) ? (rounding == PLD_PESSIMISTIC ? 1.0 : 0.0) : v;
-  } else if (M == 0.0) {
+  if (M > 0.0 && a->inf > 0.0)
+    r.inf += inf_power(M, a->inf, Td, rounding);
+  else if (M == 0.0)
     r.inf += exp(Td * log(a->inf));
-  }
   if (r.inf > 1.0 && rounding == PLD_PESSIMISTIC)
-    r.inf = 1.0; /* no curve exceeds 1: capping is still above the truth */
+    r.inf = 1.0; /* no curve exceeds 1: capping stays above the truth */
   r.rel = booked(expm1(Td * log1p(a->rel)));
   r.abs = booked(mul0(Td * a->abs, exp(Td * log1p(a->rel))) + fft_err);
   if (*fft_n < N)

@@ -1,4 +1,5 @@
 /* pldkit: PLD object lifetime, accessors and pmf helpers. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,9 +31,9 @@ int pld_pmf_copy(const struct pld_pmf *src, struct pld_pmf *dst)
   if (st)
     return st;
   memcpy(dst->m, src->m, src->n * sizeof(double));
-  dst->inf = src->inf;
-  dst->rel = src->rel;
-  dst->abs = src->abs;
+  double *m = dst->m;
+  *dst = *src;
+  dst->m = m;
   return PLD_SUCCESS;
 }
 
@@ -59,7 +60,12 @@ int pld_pmf_trim(struct pld_pmf *p, int rounding, double tau)
   double high_moved = acc;
   if (lo == 0 && hi == p->n)
     return PLD_SUCCESS;
-  if (rounding == PLD_PESSIMISTIC) {
+  if (p->tilt > 0.0) {
+    /* Tilted masses are not untilted masses: a move that is safe for the
+     * latter would change their amount.  Drop both tails instead and book
+     * them as error of the tilted masses, in both roundings (§5a). */
+    p->tabs += low_moved + high_moved;
+  } else if (rounding == PLD_PESSIMISTIC) {
     p->m[lo] += low_moved;
     p->inf += high_moved;
   }
@@ -67,6 +73,127 @@ int pld_pmf_trim(struct pld_pmf *p, int rounding, double tau)
   memmove(p->m, p->m + lo, nn * sizeof(double));
   p->offset += (int64_t)lo;
   p->n = nn; /* the buffer keeps its capacity; shrinking it is not needed */
+  return PLD_SUCCESS;
+}
+
+double pld_pmf_logmgf(const struct pld_pmf *p, double grid, double lambda,
+                      double *dlogmgf)
+{
+  /* log-sum-exp around the largest exponent */
+  double mx = -INFINITY;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->m[i] > 0.0) {
+      double e = log(p->m[i]) + lambda * (double)(p->offset + (int64_t)i) * grid;
+      if (e > mx)
+        mx = e;
+    }
+  if (mx == -INFINITY) {
+    if (dlogmgf)
+      *dlogmgf = 0.0;
+    return -INFINITY;
+  }
+  double s = 0.0, s1 = 0.0;
+  for (size_t i = 0; i < p->n; i++)
+    if (p->m[i] > 0.0) {
+      double l = (double)(p->offset + (int64_t)i) * grid;
+      double w = exp(log(p->m[i]) + lambda * l - mx);
+      s += w;
+      s1 += w * l;
+    }
+  if (dlogmgf)
+    *dlogmgf = s1 / s;
+  return mx + log(s);
+}
+
+int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
+                 struct pld_pmf *dst)
+{
+  if (!(lambda > 0.0) || src->tilt != 0.0)
+    return PLD_EINVAL;
+  int st = pld_pmf_copy(src, dst);
+  if (st)
+    return st;
+  double mean;
+  double c0 = pld_pmf_logmgf(src, grid, lambda, &mean);
+  dst->tilt = lambda;
+  dst->umass = pld_pmf_mass(src);
+  dst->tabs = 0.0;
+  dst->lnorm = 0.0;
+  dst->kref = src->offset;
+  if (c0 == -INFINITY)
+    return PLD_SUCCESS;
+  /* the reference: the grid point nearest the tilted mean */
+  double kr = nearbyint(mean / grid);
+  double klo = (double)src->offset, khi = klo + (double)src->n - 1.0;
+  kr = kr < klo ? klo : kr > khi ? khi : kr;
+  int64_t k0 = (int64_t)kr;
+  /* c = log sum m_i e^{lambda (l_i - k0 Delta)}, by log-sum-exp */
+  double mx = -INFINITY;
+  for (size_t i = 0; i < src->n; i++)
+    if (src->m[i] > 0.0) {
+      double e = log(src->m[i]) +
+                 lambda * (double)(src->offset + (int64_t)i - k0) * grid;
+      mx = e > mx ? e : mx;
+    }
+  double sum = 0.0;
+  for (size_t i = 0; i < src->n; i++)
+    if (src->m[i] > 0.0)
+      sum += exp(log(src->m[i]) +
+                 lambda * (double)(src->offset + (int64_t)i - k0) * grid - mx);
+  double c = mx + log(sum);
+  /* m_i e^{lambda (l_i - k0 Delta) - c}: the exponent's rounding is at most
+   * u (2 |lambda (l_i - k0 Delta)| + |c|) (the index difference is exact),
+   * exp and the product add 2u; the represented untilted mass
+   * m'_i e^{c - lambda (l_i - k0 Delta)} (with this very c) is then within
+   * rho of m_i. */
+  double rho = 0.0, M = 0.0;
+  for (size_t i = 0; i < src->n; i++) {
+    if (src->m[i] == 0.0)
+      continue;
+    double x = lambda * (double)(src->offset + (int64_t)i - k0) * grid;
+    double r = DBL_EPSILON * (2.0 * fabs(x) + fabs(c) + 3.0);
+    if (r > rho)
+      rho = r;
+    dst->m[i] = src->m[i] * exp(x - c);
+    M += dst->m[i];
+  }
+  dst->lnorm = c;
+  dst->kref = k0;
+  if (src->l1 > 0.0) {
+    /* The builder's steep-drop rounding bounds the L1 norm of mass errors
+     * at or below the top atom (build.c, build_direction; counted twice,
+     * for the two differences each mass comes from): as tilted L1 it
+     * weighs at most the top atom's tilt. */
+    double xt = lambda * (double)(src->offset + (int64_t)src->n - 1 - k0) * grid;
+    dst->tabs += 2.0 * src->l1 * exp(xt - c) * (1.0 + 1e-12);
+    dst->abs = fmax(src->abs - src->l1, 0.0);
+    dst->l1 = 0.0;
+  }
+  /* rho relative per mass, as tilted L1 (+ underflowed masses, each below
+   * the smallest normal) */
+  dst->tabs = rho / (1.0 - rho) * M + (double)src->n * DBL_MIN;
+  return PLD_SUCCESS;
+}
+
+int pld_dist_tilt(const struct pld_dist *d, const double lambda[2],
+                  struct pld_dist **out)
+{
+  struct pld_dist *t;
+  int st = pld_dist_new(d->delta, &t);
+  if (st)
+    return st;
+  t->symmetric = d->symmetric && lambda[0] == lambda[1];
+  t->fft_size = d->fft_size;
+  for (int i = 0; i < 2 && !st; i++)
+    for (int r = 0; r < 2 && !st; r++)
+      st = lambda[i] > 0.0
+               ? pld_pmf_tilt(&d->p[i][r], d->delta, lambda[i], &t->p[i][r])
+               : pld_pmf_copy(&d->p[i][r], &t->p[i][r]);
+  if (st) {
+    pld_dist_free(t);
+    return st;
+  }
+  *out = t;
   return PLD_SUCCESS;
 }
 

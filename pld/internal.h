@@ -20,6 +20,25 @@ struct pld_pmf {
   double inf;
   double rel;
   double abs;
+  /* Exponential tilting (docs/design.md §5a).  With tilt = lambda > 0 the
+   * finite masses are stored as m_i e^{lambda (l_i - kref Delta) - lnorm}
+   * (a reference index kref keeps the exponents small: lnorm stays of the
+   * order of log(1/delta) however many runs are composed); umass is the
+   * untilted finite mass of the exact distribution they stand for, and tabs
+   * bounds the L1 distance of the stored tilted masses from that
+   * distribution's tilted masses (round-off, trimming, windows).  The
+   * hockey-stick error at eps is then at most tabs g(lambda) e^{lnorm -
+   * lambda (eps - kref Delta)}: relative to delta(eps) itself, not to the grid's total
+   * mass.  Untilted pmfs (tilt = 0) book everything in rel and abs. */
+  double tilt;
+  double lnorm;
+  int64_t kref;
+  /* the part of abs that bounds the L1 norm of mass errors sitting at or
+   * below the top atom (the builder's steep-drop rounding); tilting turns
+   * it into tilted L1 error, weighted by the top atom's tilt (0 if unknown) */
+  double l1;
+  double tabs;
+  double umass;
 };
 
 struct pld_dist {
@@ -30,6 +49,17 @@ struct pld_dist {
 };
 
 /* pmf helpers (dist.c) */
+/* Tilt an untilted pmf by lambda > 0 (normalised: the stored masses sum to
+ * ~1); the rounding of the tilt is booked in tabs. */
+int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
+                 struct pld_pmf *dst);
+/* log sum_i m_i e^{lambda l_i} over the finite masses of an untilted pmf, and
+ * its derivative in lambda (the tilted mean loss); -inf if no finite mass. */
+double pld_pmf_logmgf(const struct pld_pmf *p, double grid, double lambda,
+                      double *dlogmgf);
+/* A copy of d with every member tilted by lambda[dir] (0: left untilted). */
+int pld_dist_tilt(const struct pld_dist *d, const double lambda[2],
+                  struct pld_dist **out);
 void pld_pmf_clear(struct pld_pmf *p);
 int pld_pmf_alloc(struct pld_pmf *p, int64_t offset, size_t n);
 int pld_pmf_copy(const struct pld_pmf *src, struct pld_pmf *dst);

@@ -39,6 +39,77 @@ double pld_pmf_delta(const struct pld_pmf *p, double grid, double eps, int sgn)
   return s;
 }
 
+/* ---- tilted members (docs/design.md §5a) ----
+ * The stored masses are m'_j = m_j e^{lambda l_j - lnorm}; a member's curve
+ * at eps only needs the atoms above eps, whose untilted masses
+ * m'_j e^{lnorm - lambda l_j} are at most e^{lnorm - lambda eps} m'_j, so
+ * nothing overflows where it matters.  Its distance from the exact curve of
+ * the distribution it stands for is at most tabs W(eps), with
+ * W(eps) = sup_{l > eps} e^{lnorm - lambda l} (1 - e^{eps - l})
+ *        = g(lambda) e^{lnorm - lambda eps},  g(x) = x^x / (1 + x)^{1+x}. */
+struct tilted {
+  const struct pld_pmf *p;
+  double grid;
+  int sgn;
+  double lg;  /* log g(lambda) */
+  double rho; /* relative rounding of one untilting weight */
+};
+
+static void tilted_init(struct tilted *t, const struct pld_pmf *p, double grid,
+                        int sgn)
+{
+  double lam = p->tilt;
+  t->p = p;
+  t->grid = grid;
+  t->sgn = sgn;
+  t->lg = lam * log(lam) - (1.0 + lam) * log1p(lam);
+  double lmax = fmax(fabs((double)(p->offset - p->kref) * grid),
+                     fabs((double)(p->offset + (int64_t)p->n - p->kref) * grid));
+  /* exponent lnorm - lambda (l - kref Delta) with an exact index
+   * difference: rounding of the product, of the difference, then exp (the
+   * weight belongs to the atom's index, not to its rounded loss) */
+  t->rho = 8.0 * U_ * (fabs(p->lnorm) + lam * lmax + 2.0);
+}
+
+/* untilted mass of atom j (may be +inf where the weight overflows) */
+static double untilt(const struct tilted *t, size_t j, double l)
+{
+  const struct pld_pmf *p = t->p;
+  (void)l;
+  if (p->m[j] == 0.0)
+    return 0.0;
+  return p->m[j] * exp(p->lnorm - p->tilt * (double)(p->offset + (int64_t)j -
+                                                      p->kref) * t->grid);
+}
+
+/* (rounding of eps - kref Delta: 2u (|eps| + |kref Delta|), times lambda) */
+static double tilted_W(const struct tilted *t, double eps)
+{
+  const struct pld_pmf *p = t->p;
+  double kd = (double)p->kref * t->grid;
+  double x = p->tilt * (eps - kd);
+  double r = t->rho + 8.0 * U_ + 4.0 * U_ * p->tilt * (fabs(eps) + fabs(kd));
+  return exp(t->lg + p->lnorm - x) * (1.0 + r);
+}
+
+/* computed curve value at eps and the bound on its distance from the
+ * distribution's exact curve (relative part rel excluded) */
+static void tilted_value(const struct tilted *t, double eps, double *v,
+                         double *err)
+{
+  const struct pld_pmf *p = t->p;
+  double s = p->inf;
+  for (size_t j = p->n; j-- > 0;) {
+    double l = loss_at(p, j, t->grid, t->sgn);
+    if (!(l > eps))
+      break;
+    s += untilt(t, j, l) * -expm1(eps - l);
+  }
+  *v = s;
+  *err = p->abs + p->tabs * tilted_W(t, eps) +
+         (4.0 * U_ * (double)p->n + t->rho) * s;
+}
+
 void pld_pmf_moments(const struct pld_pmf *p, double grid, double *mean,
                      double *var)
 {
@@ -67,22 +138,55 @@ static double upper_inf(const struct pld_pmf *p)
   return fmin(p->inf * (1.0 + p->rel) * (1.0 + 4.0 * U_), 1.0);
 }
 
-static double upper_of(const struct pld_pmf *p, double v)
+/* Certified upper / optimistic lower value from a computed value v and the
+ * bound err on its distance from the ideal curve: d_ideal <= (v + err) /
+ * (1 - rel) and >= (v - err) / (1 + rel).  A booked rel >= 1 certifies
+ * nothing (the divisor would turn the bound negative and report delta = 0:
+ * found by fuzzing discrete-gaussian with sigma ~ 1e3 on a 1e-7 grid), so
+ * the upper end is then the trivial 1. */
+static double upper_err(const struct pld_pmf *p, double v, double err)
 {
-  /* d_ideal <= (d + abs)/(1 - rel); the 4u n term covers the summation.
-   * A booked rel >= 1 certifies nothing (the divisor would turn the bound
-   * negative and report delta = 0: found by fuzzing discrete-gaussian with
-   * sigma ~ 1e3 on a 1e-7 grid), so the upper end is then the trivial 1. */
   if (!(p->rel < 1.0))
     return 1.0;
-  double r = (v + p->abs + 4.0 * U_ * (double)p->n * v) / (1.0 - p->rel);
-  return r >= 0.0 ? fmin(r, 1.0) : 1.0;
+  double r = (v + err) / (1.0 - p->rel);
+  return r >= 0.0 ? fmin(r, 1.0) : 1.0; /* NaN and +inf give 1 */
+}
+
+static double lower_err(const struct pld_pmf *p, double v, double err)
+{
+  double r = (v - err) / (1.0 + p->rel);
+  return r > 0.0 ? r : 0.0; /* NaN gives 0 */
+}
+
+/* untilted members: the booked abs plus 4u n v for the summation */
+static double untilted_err(const struct pld_pmf *p, double v)
+{
+  return p->abs + 4.0 * U_ * (double)p->n * v;
+}
+
+static double upper_of(const struct pld_pmf *p, double v)
+{
+  return upper_err(p, v, untilted_err(p, v));
 }
 
 static double lower_of(const struct pld_pmf *p, double v)
 {
-  double r = (v - p->abs - 4.0 * U_ * (double)p->n * v) / (1.0 + p->rel);
-  return r > 0.0 ? r : 0.0; /* also for a NaN from an overflowed booking */
+  return lower_err(p, v, untilted_err(p, v));
+}
+
+/* one member's bound at a finite eps, tilted or not */
+static double member_bound(const struct pld_pmf *p, double grid, double eps,
+                           int sgn)
+{
+  if (p->tilt > 0.0) {
+    struct tilted t;
+    double v, err;
+    tilted_init(&t, p, grid, sgn);
+    tilted_value(&t, eps, &v, &err);
+    return sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
+  }
+  double v = pld_pmf_delta(p, grid, eps, sgn);
+  return sgn > 0 ? upper_of(p, v) : lower_of(p, v);
 }
 
 static int ndir_of(const pld_dist *d) { return d->symmetric ? 1 : 2; }
@@ -97,12 +201,11 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
     if (eps == INFINITY) {
       up = fmax(up, upper_inf(pp));
-      double l = po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_);
-      lo = l > lo ? l : lo; /* a NaN proves nothing */
+      lo = fmax(lo, po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_));
       continue;
     }
-    up = fmax(up, upper_of(pp, pld_pmf_delta(pp, d->delta, eps, +1)));
-    lo = fmax(lo, lower_of(po, pld_pmf_delta(po, d->delta, eps, -1)));
+    up = fmax(up, member_bound(pp, d->delta, eps, +1));
+    lo = fmax(lo, member_bound(po, d->delta, eps, -1));
   }
   out->upper = up;
   out->lower = fmin(lo, up);
@@ -138,6 +241,101 @@ static double solve_eps(const struct pld_pmf *p, double grid, double t,
   return -INFINITY;
 }
 
+/* Tilted eps(delta).  f(eps) is the member's certified (sgn > 0) or
+ * optimistic (sgn < 0) curve bound.  Walking down from the top, on the piece
+ * [l_{k-1}, l_k) the atoms above eps are those from k up, so
+ * v(eps) = inf + S - e^{eps - l_k} W with S = sum u_j and
+ * W = sum u_j e^{l_k - l_j}; the cancellation in that difference is booked
+ * as 4u (S + W).  Upper end: the smallest eps >= 0 with f(eps) <= delta
+ * (f decreases).  Lower end: the largest eps >= 0 found with f(eps) > delta
+ * (every such eps is below the true epsilon). */
+struct piece {
+  double S, W, lk;
+};
+
+static double piece_bound(const struct tilted *t, const struct piece *pc,
+                          double eps)
+{
+  const struct pld_pmf *p = t->p;
+  /* (no atom yet: nothing to weigh, and exp(eps - 0) may overflow) */
+  double w = pc->W > 0.0 ? exp(eps - pc->lk) * pc->W : 0.0;
+  double v = p->inf + fmax(pc->S - w, 0.0);
+  double err = p->abs + p->tabs * tilted_W(t, eps) +
+               (4.0 * U_ * (double)p->n + t->rho) * v +
+               4.0 * U_ * (pc->S + w);
+  return t->sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
+}
+
+static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
+                         int sgn)
+{
+  struct tilted t;
+  tilted_init(&t, p, grid, sgn);
+  struct piece pc = {0.0, 0.0, 0.0};
+  double eg = exp(-grid);
+  /* above the top atom only the mass at +inf and the error term remain */
+  double top = p->n ? loss_at(p, p->n - 1, grid, sgn) : 0.0;
+  if (sgn > 0) {
+    double lo = fmax(top, 0.0), hi = lo + 1.0;
+    if (piece_bound(&t, &pc, lo) > delta) {
+      /* the crossing is above the grid, where f falls with the error term
+       * only: double, then bisect */
+      for (int i = 0; i < 2100 && piece_bound(&t, &pc, hi) > delta; i++)
+        hi = lo + 2.0 * (hi - lo);
+      if (piece_bound(&t, &pc, hi) > delta)
+        return INFINITY;
+      for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (!(mid > lo && mid < hi))
+          break;
+        if (piece_bound(&t, &pc, mid) > delta)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      return hi;
+    }
+  } else if (lower_err(p, p->inf, p->abs + (4.0 * U_ * (double)p->n + t.rho) *
+                                             p->inf) > delta) {
+    return INFINITY; /* the mass at +inf alone exceeds delta */
+  }
+  for (size_t k = p->n; k-- > 0;) {
+    double lk = loss_at(p, k, grid, sgn);
+    if (lk <= 0.0)
+      return 0.0; /* upper: f(lk) <= delta already; lower: nothing above 0 */
+    double u = untilt(&t, k, lk);
+    if (!isfinite(u))
+      return sgn > 0 ? lk : 0.0; /* the weights overflow below here */
+    pc.S += u;
+    pc.W = u + eg * pc.W;
+    pc.lk = lk;
+    double eb = k ? loss_at(p, k - 1, grid, sgn) : lk - grid;
+    if (eb < 0.0)
+      eb = 0.0;
+    double fb = piece_bound(&t, &pc, eb);
+    if (!(fb > delta)) {
+      if (eb <= 0.0)
+        return 0.0;
+      continue;
+    }
+    /* the crossing is in (eb, lk]: f(eb) > delta and, from the step above,
+     * f(lk) <= delta on the upper side (for the lower side any eps with
+     * f > delta will do, eb is one) */
+    double lo = eb, hi = lk;
+    for (int i = 0; i < 200; i++) {
+      double mid = 0.5 * (lo + hi);
+      if (!(mid > lo && mid < hi))
+        break;
+      if (piece_bound(&t, &pc, mid) > delta)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return sgn > 0 ? hi : lo;
+  }
+  return 0.0;
+}
+
 int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
 {
   if (!d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
@@ -146,6 +344,15 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
   for (int dir = 0; dir < ndir_of(d); dir++) {
     const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
+    if (pp->tilt > 0.0 || po->tilt > 0.0) {
+      double eu = tilted_eps(pp, d->delta, delta, +1);
+      double el = tilted_eps(po, d->delta, delta, -1);
+      /* the bisection works on the bounds themselves: a few ulps outward
+       * for the loss values' own rounding */
+      up = fmax(up, eu + 8.0 * U_ * fabs(eu) + 1e-300);
+      lo = fmax(lo, el - 8.0 * U_ * fabs(el));
+      continue;
+    }
     /* upper: computed pessimistic curve must reach t with upper_of(t) <= delta */
     double slack = 4.0 * U_ * (double)pp->n;
     double t = (delta * (1.0 - pp->rel) - pp->abs) / (1.0 + slack);
@@ -215,6 +422,38 @@ static void sweep(const struct pld_pmf *p, double grid,
   }
 }
 
+/* Tilted members: the bound at sorted-descending epsilons in one sweep. */
+static void tilted_sweep(const struct pld_pmf *p, double grid,
+                         const struct idx_eps *e, size_t n, double *vals,
+                         int sgn)
+{
+  struct tilted t;
+  tilted_init(&t, p, grid, sgn);
+  struct piece pc = {0.0, 0.0, 0.0};
+  size_t k = p->n;
+  double eg = exp(-grid);
+  int broken = 0;
+  for (size_t q = 0; q < n; q++) {
+    double eps = e[q].eps;
+    while (!broken && k > 0 && loss_at(p, k - 1, grid, sgn) > eps) {
+      double lk = loss_at(p, k - 1, grid, sgn);
+      double u = untilt(&t, k - 1, lk);
+      if (!isfinite(u)) {
+        broken = 1; /* weights overflow: nothing certain below here */
+        break;
+      }
+      k--;
+      pc.S += u;
+      pc.W = u + eg * pc.W;
+      pc.lk = lk;
+    }
+    if (broken)
+      vals[q] = sgn > 0 ? 1.0 : 0.0;
+    else
+      vals[q] = piece_bound(&t, &pc, eps);
+  }
+}
+
 int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
                    pld_bound *out)
 {
@@ -244,18 +483,26 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
   for (int dir = 0; dir < ndir_of(d); dir++) {
     const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
     const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
+    if (pp->tilt > 0.0 || po->tilt > 0.0) {
+      tilted_sweep(pp, d->delta, e, n, v, +1);
+      for (size_t q = 0; q < n; q++)
+        hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp) : v[q]);
+      tilted_sweep(po, d->delta, e, n, v, -1);
+      for (size_t q = 0; q < n; q++)
+        lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
+                                          ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
+                                          : v[q]);
+      continue;
+    }
     sweep(pp, d->delta, e, n, v, +1);
     for (size_t q = 0; q < n; q++)
       hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp)
                                                           : upper_of(pp, v[q]));
     sweep(po, d->delta, e, n, v, -1);
-    for (size_t q = 0; q < n; q++) {
-      double l = e[q].eps == INFINITY
-                     ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
-                     : lower_of(po, v[q]);
-      if (l > lo[e[q].i]) /* a NaN proves nothing */
-        lo[e[q].i] = l;
-    }
+    for (size_t q = 0; q < n; q++)
+      lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
+                                        ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
+                                        : lower_of(po, v[q]));
   }
   for (size_t i = 0; i < n; i++) {
     out[i].upper = hi[i];

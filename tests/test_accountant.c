@@ -100,19 +100,24 @@ static void test_dpsgd(void **state) {
     all[i + 1] = r2.bound;
     print_message("DP-SGD Delta=%g: [%.6f, %.6f]\n", Ds[i], r2.bound.lower,
                   r2.bound.upper);
-    /* same as composing explicitly and querying the PLD */
+    /* composing explicitly and querying the PLD gives the same grid's
+     * bracket; the accountant composes tilted measures (design.md §5a),
+     * which only removes booked round-off, so its bracket may be narrower
+     * by about the untilted round-off (2e-9 in delta, ~1e-8 relative in
+     * eps here) but no wider */
     if (i == 0) {
       pld_dist *d = NULL;
       pld_bound b = {-7, -7};
       REQUIRE_OK(pld_accountant_compose(a2, Ds[i], &d));
       REQUIRE_OK(pld_dist_epsilon(d, 1e-5, &b));
-      /* the accountant's answer is the grid's, except where a grid-free
-       * bound is tighter (kinds other than GRID), which only narrows it */
-      EXPECT((r2.bound_kind == PLD_BOUND_GRID ? same(b.upper, r2.bound.upper)
-                                              : r2.bound.upper < b.upper) &&
-                 (r2.lower_kind == PLD_BOUND_GRID
-                      ? same(b.lower, r2.bound.lower)
-                      : r2.bound.lower > b.lower),
+      /* the accountant's answer is the grid's (up to its tilted queries),
+       * except where a grid-free bound is tighter (kinds other than GRID),
+       * which only narrows it */
+      EXPECT(r2.bound.lower >= b.lower - 1e-12 && r2.bound.upper <= b.upper + 1e-12 &&
+             (r2.bound_kind != PLD_BOUND_GRID ||
+              r2.bound.upper >= b.upper * (1.0 - 1e-4)) &&
+             (r2.lower_kind != PLD_BOUND_GRID ||
+              r2.bound.lower <= fmax(b.lower, b.upper * 1e-4) * (1.0 + 1e-4)),
              "accountant_compose + dist_epsilon [%.17g, %.17g] vs "
              "accountant_epsilon [%.17g, %.17g] (kinds %d, %d)", b.lower,
              b.upper, r2.bound.lower, r2.bound.upper, r2.lower_kind,

@@ -539,10 +539,14 @@ fi
 same_bracket "random-selection with weights 1;0 = its first member" \
   epsilon --delta 1e-5 'random-selection:weights=1;0[poisson-gaussian:q=0.01,sigma=1,count=100|laplace:b=1]' -- \
   epsilon --delta 1e-5 poisson-gaussian:q=0.01,sigma=1,count=100
-# On a fixed grid the two PLDs are the same numbers, up to rounding.
+# On a fixed grid the two PLDs are the same numbers up to the booked
+# round-off: a selection's members are composed untilted (their FFT round-off
+# booked over the whole grid, ~1e-9 in delta), the member alone tilted
+# (design.md 5a), so the selection's bracket holds the member's and is at
+# most 1e-5 wider, relatively.
 expect_ok "random-selection 1;0 fixed grid" epsilon --delta 1e-5 --discretization 1e-3 --json 'random-selection:weights=1;0[poisson-gaussian:q=0.01,sigma=1,count=100|laplace:b=1]' && jsave fa
 expect_ok "its member, fixed grid" epsilon --delta 1e-5 --discretization 1e-3 --json poisson-gaussian:q=0.01,sigma=1,count=100 && jsave fb
-jcmp "random-selection 1;0 = member on a fixed grid" fa fb "abs(lo(a) - lo(b)) <= 1e-9 * lo(b) and abs(hi(a) - hi(b)) <= 1e-9 * hi(b)"
+jcmp "random-selection 1;0 = member on a fixed grid" fa fb "lo(b) * (1 - 1e-5) <= lo(a) <= lo(b) * (1 + 1e-12) and hi(b) * (1 - 1e-12) <= hi(a) <= hi(b) * (1 + 1e-5)"
 same_bracket "random-selection of two identical members = the member" \
   epsilon --delta 1e-5 'random-selection:weights=0.4;0.6[laplace:b=2,count=5|laplace:b=2,count=5]' -- \
   epsilon --delta 1e-5 laplace:b=2,count=5
@@ -1159,15 +1163,14 @@ for d in 1e-12 1e-15 1e-18; do
       "num(j['pld']['epsilon_lower']) <= num(j['rdp']['epsilon_upper']) < math.inf and num(j['pld']['epsilon_upper']) >= num(j['pld']['epsilon_lower'])"
   fi
 done
-# The default backend answers there with the RDP bound, and says so.
+# The tilted composition (design.md 5a) certifies there: a finite upper end
+# within the default accuracy, and no warning.
+if expect_ok "DP-SGD at delta 1e-18, pld" epsilon --delta 1e-18 --json poisson-gaussian:q=0.01,sigma=1,count=1000; then
+  jcheck "delta 1e-18: finite bracket within 0.2%, met" \
+    "0 < num(j['epsilon_lower']) <= num(j['epsilon_upper']) <= 1.002 * num(j['epsilon_lower']) and j['met_accuracy']"
+fi
 run epsilon --delta 1e-18 poisson-gaussian:q=0.01,sigma=1,count=1000
-if [ "$rc" -eq 0 ] && grep -q "; upper from RDP" "$OUT" && ! grep -q "inf" "$OUT"; then ok; else bad "no finite RDP upper end named at delta 1e-18"; fi
-# With no finite bound at all (a selection has no grid-free bound, and the
-# default backend takes no RDP bound through the PLD bridge, which
-# discrete-laplace would need), a warning says that nothing certifies a
-# finite epsilon.
-run epsilon --delta 1e-18 'random-selection:weights=1[poisson-gaussian:q=0.01,sigma=1,count=1000]+discrete-laplace:scale=100'
-if [ "$rc" -eq 0 ] && grep -q "^warning: delta = 1e-18 is below what the PLD can certify" "$OUT"; then ok; else bad "no warning for an infinite upper end at delta 1e-18"; fi
+if [ "$rc" -eq 0 ] && ! grep -q "^warning" "$OUT"; then ok; else bad "a warning at delta 1e-18 although the upper end is finite"; fi
 # (2) epsilon above 709 (e^eps overflows a double): Laplace with loss 1000
 # nats, exact epsilon(1e-5) = 1000 + 2 log(1 - 1e-5), delta(800) =
 # 1 - e^{-100}.
