@@ -622,8 +622,12 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
         }
         struct chern ch = {n, e, c, f.mu2};
         double ld = chern_min(&ch, eps, 0);
+        /* e^ld rounded up; below the normal range (where exp loses its
+         * relative accuracy, or underflows to a false 0) DBL_MIN bounds it */
         if (ld < 0.0)
-          set_upper(&a, fmin(exp(ld) * (1.0 + 4.0 * U_), 1.0),
+          set_upper(&a, ld < log(DBL_MIN) ? DBL_MIN
+                                          : fmin(exp(ld) * (1.0 + 4.0 * U_),
+                                                 1.0),
                     PLD_BOUND_ADVANCED);
       }
     }
@@ -697,7 +701,7 @@ static int cdf_bounds(const struct pld_mech *m, int dir, size_t n,
       return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
     for (size_t i = 0; i < n; i++) {
       double v = exp(y[i]) * B[i] * (1.0 + r) * (1.0 + 8.0 * U_) + TINY;
-      B[i] = isnan(v) ? 1.0 : fmin(fmin(v, exp(y[i]) * (1.0 + 4.0 * U_)), 1.0);
+      B[i] = isnan(v) ? 1.0 : fmin(fmin(v, exp(y[i]) * (1.0 + 4.0 * U_) + TINY), 1.0);
     }
     return PLD_SUCCESS;
   }
@@ -712,7 +716,7 @@ static int cdf_bounds(const struct pld_mech *m, int dir, size_t n,
     return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
   for (size_t i = 0; i < n; i++) {
     double up = B[i] / (1.0 - r) * (1.0 + 4.0 * U_) + TINY;
-    double v = exp(y[i]) * fmin(up / -expm1(-1.0), 1.0) * (1.0 + 4.0 * U_);
+    double v = exp(y[i]) * fmin(up / -expm1(-1.0), 1.0) * (1.0 + 4.0 * U_) + TINY;
     B[i] = isnan(v) ? 1.0 : fmin(v, 1.0);
   }
   return PLD_SUCCESS;
@@ -844,6 +848,7 @@ static int run_moments(const struct pld_mech *m, int dir, double *mean_lo,
       memcpy(nb, y, n * sizeof(double));
       memcpy(nb + nc, A, n * sizeof(double));
       memcpy(nb + 2 * nc, B, n * sizeof(double));
+      memcpy(nb + 4 * nc, c, n * sizeof(double)); /* the costs, read below */
       pld_free(blk);
       blk = nb;
       cap = nc;
