@@ -1213,6 +1213,75 @@ fi
 # ---------------------------------------------------------------------------
 # Optional: memory errors and leaks on good and bad paths.
 
+# ---------------------------------------------------------------------------
+# Huge counts (issue 11): the grid's booked errors compound past use from
+# about 2^38 runs; the answer then comes from the grid-free bounds and RDP,
+# and says which bound gave each end.  Reference: the loss's exact KL and
+# variance by Simpson quadrature (here, in Python), whose Cantelli and
+# Chernoff bounds sandwich the truth within 0.1% at these counts.
+
+# pg_ref Q SIGMA T: "lo hi" around eps(1e-5) of T Poisson-Gaussian steps.
+pg_ref() {
+  python3 - "$@" <<'EOF'
+import math, sys
+q, sigma, T = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+mu, d = 1.0 / sigma, 1e-5
+def integral(f, lo=-40.0, hi=42.0, n=20000):
+    h = (hi - lo) / n
+    s = 0.0
+    for i in range(n + 1):
+        x = lo + i * h
+        s += f(x) * (1 if i in (0, n) else (4 if i % 2 else 2))
+    return s * h / 3
+phi = lambda x: math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+L = lambda x: math.log1p(q * math.expm1(mu * x - 0.5 * mu * mu))
+kl = integral(lambda x: phi(x) * math.exp(L(x)) * L(x))
+m2 = integral(lambda x: phi(x) * math.exp(L(x)) * L(x) ** 2)
+K = lambda l: math.log(integral(lambda x: phi(x) * math.exp((1 + l) * L(x))))
+# Cantelli below (direction PQ), Chernoff above (PQ, whose moments exceed
+# the QP ones for this mechanism: both are checked in tests/test_huge.c)
+V = T * (m2 - kl * kl)
+lo = max(T * kl - math.sqrt(V * r / (1 - r)) - t
+         for t in (0.01, 0.1, 1, 10) for r in [d / -math.expm1(-t)])
+hi = min((T * K(l) - math.log(d) + l * math.log(l / (1 + l)) - math.log1p(l)) / l
+         for l in [10 ** (-6 + k / 8) for k in range(33)])
+print(lo, hi)
+EOF
+}
+read -r PGLO PGHI <<<"$(pg_ref 0.01 1 1e12)"
+if expect_ok "poisson-gaussian, 10^12 steps" epsilon --delta 1e-5 --json poisson-gaussian:q=0.01,sigma=1,count=1000000000000; then
+  jcheck "10^12 steps: lower within 1% below the truth, RDP upper within 15% above ($PGLO, $PGHI)" \
+    "0.99 * $PGLO <= num(j['epsilon_lower']) <= $PGHI and $PGLO <= num(j['epsilon_upper']) <= 1.15 * $PGHI and j['bound_kind'] == 'rdp' and j['lower_kind'] == 'moments' and not j['met_accuracy']"
+fi
+run epsilon --delta 1e-5 poisson-gaussian:q=0.01,sigma=1,count=1000000000000
+if [ "$rc" -eq 0 ] && grep -q "; upper from RDP, lower from the loss's mean and variance" "$OUT"; then ok; else bad "10^12 steps: the text does not name the bounds"; fi
+# --backend both keeps the PLD answer apart: no RDP in it, but finite
+if expect_ok "10^12 steps, both" epsilon --delta 1e-5 --backend both --json poisson-gaussian:q=0.01,sigma=1,count=1000000000000; then
+  jcheck "10^12 steps, both: pld upper finite, not rdp" \
+    "j['pld']['bound_kind'] in ('basic', 'advanced') and $PGLO <= num(j['pld']['epsilon_upper']) < math.inf and num(j['rdp']['epsilon_upper']) <= 1.15 * $PGHI"
+fi
+# The documented maximum count, 2^53, answers (it gave exit 1, "An
+# argument is invalid"); 2^53 + 1 is refused at parse time.
+if expect_ok "count=2^53" epsilon --delta 1e-5 --json poisson-gaussian:q=0.01,sigma=1,count=9007199254740992; then
+  jcheck "count=2^53: finite, ordered" \
+    "0 < num(j['epsilon_lower']) <= num(j['epsilon_upper']) < math.inf"
+fi
+expect_ok "count=2^53, delta" delta --epsilon 1 laplace:b=1,count=9007199254740992
+usage "is out of range (count must be an integer from 1 to 2^53" epsilon --delta 1e-5 poisson-gaussian:q=0.01,sigma=1,count=9007199254740993
+# Laplace, 10^8 runs: KL = e^-1 per run (exact), so the truth is just above
+# e^-1 10^8 = 3.679e7 (3.683e7 is above it: tests/test_huge.c); basic
+# composition certifies 10^8.
+if expect_ok "laplace, 10^8 runs" epsilon --delta 1e-5 --json laplace:b=1,count=100000000; then
+  jcheck "laplace 10^8: [0.99 e^-1 1e8, 1.05 * 3.683e7]" \
+    "0.99 * math.exp(-1) * 1e8 <= num(j['epsilon_lower']) <= 1.0011 * math.exp(-1) * 1e8 and math.exp(-1) * 1e8 <= num(j['epsilon_upper']) <= 1.05 * 3.683e7"
+fi
+# Randomized response over 10^12 values: (0, 1.7e-12)-DP, so eps(1e-5) = 0
+# exactly, at once (it was [0, inf] after 3 s).
+if expect_ok "randomized response, k = 10^12" epsilon --delta 1e-5 --json randomized-response:epsilon=1,k=1000000000000; then
+  jcheck "k = 10^12: eps = 0 exactly, by basic composition" \
+    "num(j['epsilon_lower']) == 0 and num(j['epsilon_upper']) == 0 and j['met_accuracy'] and j['bound_kind'] == 'basic' and num(j['seconds']) < 1"
+fi
+
 if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
   vg() {
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
