@@ -17,10 +17,29 @@
  * A fixed grid (params->discretization > 0, or the one set by
  * pld_accountant_add_dist) is used once, as is.
  *
+ * Bounds without a grid (docs/design.md Sec. 8).  The grid books each
+ * run's relative curve error, compounding as (1 + rel)^count, so from about
+ * 2^38 runs it certifies nothing; every answer therefore also takes the
+ * bounds that need no grid: basic composition, advanced composition (the
+ * Kairouz-Oh-Viswanath worst case bounded by Chernoff, Gaussian events
+ * exactly), one run of each event and the Gaussian events alone (lower
+ * ends), and, when the bracket still misses its target, the composed
+ * loss's mean and variance (a lower end by Cantelli's inequality).  The
+ * answer is the smallest proven upper end and the largest proven lower end;
+ * pld_result.bound_kind and .lower_kind name the bound behind each.  The
+ * grid is skipped when these already meet the target or when its booked
+ * error rules out anything useful, and a grid that does not fit max_grid
+ * leaves the answer to them.  Selections and added PLDs have no such
+ * bounds: a list holding one gets its upper end from the grid only.  For
+ * the RDP bound on top, see best.h.
+ *
  * Cost of a query: a few coarse probe builds to pick the first grid, then
  * per grid tried one PLD build and one FFT self-composition per event group
  * (per member event for selections) and one composition between groups.
- * A list of Gaussians only is answered in closed form at negligible cost.
+ * The grid-free bounds cost a few hundred curve evaluations per event
+ * group, the mean and variance (only when needed) up to 2^17 loss-tail
+ * evaluations per group and direction.  A list of Gaussians only is
+ * answered in closed form at negligible cost.
  */
 #ifndef PLDKIT_ACCOUNTANT_H
 #define PLDKIT_ACCOUNTANT_H
@@ -125,12 +144,15 @@ PLD_API PLD_NODISCARD int pld_accountant_get_params(const pld_accountant *acc,
 PLD_API size_t pld_accountant_size(const pld_accountant *acc);
 
 /** epsilon(delta) in nats of the composition of all events, for delta in
- *  (0, 1).  out->bound.upper is certified (may be +INFINITY), .lower the
- *  optimistic estimate; the rest of *out says how it was obtained.
+ *  (0, 1).  out->bound.upper is certified (+INFINITY only when no bound
+ *  proves a finite epsilon), .lower a proven lower end (0 if none; +INFINITY
+ *  only when epsilon is certainly infinite); the rest of *out says how it
+ *  was obtained.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL, delta NaN or outside (0, 1)),
  *  PLD_EEMPTY (no events), PLD_EINCOMPAT (params->discretization differs
  *  from the grid of added PLDs), PLD_ENOMEM, PLD_ERANGE (the grid exceeds
- *  max_grid even after coarsening, or an overflow), PLD_EFFT,
+ *  max_grid even after coarsening, or an overflow, and no grid-free bound
+ *  applies: a list with a selection or an added PLD), PLD_EFFT,
  *  PLD_ECALLBACK, PLD_EMAXITER (Gaussian closed form did not converge; not
  *  expected). */
 PLD_API PLD_NODISCARD int pld_accountant_epsilon(const pld_accountant *acc,

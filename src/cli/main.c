@@ -119,9 +119,11 @@ static const struct option_spec options[] = {
    "of each other (relative)", "a number in (0, 1)"},
   {"--backend", "NAME", BACKEND_CMDS, OPT_BACKEND,
    "who answers: pld (privacy loss distributions: a bracket [lower, "
-   "upper]), rdp (Renyi DP curves converted to (epsilon, delta): a "
-   "certified upper bound only, usually looser), both (the two side by "
-   "side); see RDP BACKEND", "one of pld, rdp, both"},
+   "upper], the tightest of the PLD grid, the grid-free bounds and, for "
+   "EVENTs with an RDP formula, the RDP bound), rdp (Renyi DP curves "
+   "converted to (epsilon, delta): a certified upper bound only, usually "
+   "looser), both (the PLD accountant without RDP, and RDP, side by side); "
+   "see RDP BACKEND", "one of pld, rdp, both"},
   {"--orders", "LIST", ORDER_CMDS, OPT_ORDERS,
    "the RDP orders alpha: A;B;C (or A,B,C) or LO:HI:N, N evenly spaced "
    "orders from LO to HI (--backend rdp or both)",
@@ -313,7 +315,16 @@ static void bracket_help(FILE *f)
         "is the\ncertified guarantee (pessimistic PLD), lower an optimistic "
         "estimate that shows\nhow tight it is.  Epsilons are in nats; an "
         "epsilon may be inf (no finite\nepsilon is certified).  --backend "
-        "rdp answers with a certified upper bound only.\n\n", f);
+        "rdp answers with a certified upper bound only.\n\n"
+        "Each end is the tightest the library can prove: besides the PLD "
+        "grid, basic and\nadvanced composition, one run of an event (a "
+        "lower end), the composed loss's\nmean and variance (a lower end) "
+        "and, by default, RDP (an upper end).  Where an\nend does not come "
+        "from the grid the answer says which bound gave it (\"upper\nfrom "
+        "RDP\"; JSON: bound_kind and lower_kind, one of grid, closed-form, "
+        "basic,\nadvanced, single-run, moments, rdp, none).  This keeps "
+        "answers finite and sound\nat huge counts (up to count=2^53), where "
+        "the grid's booked round-off compounds\npast use.\n\n", f);
 }
 
 static void exit_help(FILE *f)
