@@ -78,7 +78,8 @@ struct search {
   struct pt *p;
   size_t n;
   unsigned evals, refinements;
-  int eager; /* refine every UNDECIDED value as soon as it is seen */
+  int eager[2]; /* refine every UNDECIDED value as soon as it is seen: [0]
+                   on the answer's side, [1] on the failures' side */
 };
 
 /* Statuses that mean "could not evaluate here" rather than "broken": the
@@ -211,8 +212,9 @@ static int eval_plain(struct search *s, double x)
   return PLD_SUCCESS;
 }
 
-/* A refined evaluation of point i (UNDECIDED). */
-static int eval_refine(struct search *s, long i)
+/* A refined evaluation of point i (UNDECIDED), on side 0 (the answer's
+ * neighbour) or 1 (the failures'). */
+static int eval_refine(struct search *s, long i, int side)
 {
   struct pt *q = &s->p[i];
   pld_result r;
@@ -242,7 +244,7 @@ static int eval_refine(struct search *s, long i)
      * verdicts (else it would crawl down one tolerance step per
      * refinement). */
     if (q->v != PLD_VERDICT_UNDECIDED)
-      s->eager = 1;
+      s->eager[side] = 1;
   }
   report(s, q);
   return PLD_SUCCESS;
@@ -258,19 +260,18 @@ static int at_less_end(const struct search *s, double x)
   return s->o.direction > 0 ? x <= s->o.lo : x >= s->o.hi;
 }
 
-/* Evaluate x unless it was already (then *stuck = 1); in eager mode (and
- * if `eager`: on the answer's side only) an UNDECIDED value is refined at
- * once. */
-static int eval_new(struct search *s, double x, int eager, int *stuck)
+/* Evaluate x unless it was already (then *stuck = 1); in eager mode on that
+ * side an UNDECIDED value is refined at once. */
+static int eval_new(struct search *s, double x, int side, int *stuck)
 {
   if (isnan(x) || find_x(s, x) >= 0) {
     *stuck = 1;
     return PLD_SUCCESS;
   }
   int st = eval_plain(s, x);
-  if (st == PLD_SUCCESS && eager && s->eager && s->o.refine &&
+  if (st == PLD_SUCCESS && s->eager[side] && s->o.refine &&
       s->p[s->n - 1].v == PLD_VERDICT_UNDECIDED)
-    st = eval_refine(s, (long)s->n - 1);
+    st = eval_refine(s, (long)s->n - 1, side);
   return st;
 }
 
@@ -286,11 +287,11 @@ static int search_step(struct search *s, int *done)
     if (at_private_end(s, x) || y == x) {
       if (s->o.refine && s->p[m].v == PLD_VERDICT_UNDECIDED &&
           !s->p[m].refined)
-        return eval_refine(s, m);
+        return eval_refine(s, m, 0);
       *done = 1;
       return PLD_SUCCESS;
     }
-    st = eval_new(s, y, 1, &stuck);
+    st = eval_new(s, y, 0, &stuck);
     *done = stuck;
     return st;
   }
@@ -302,7 +303,7 @@ static int search_step(struct search *s, int *done)
   if (nx < 0) {
     double x = s->p[g].x, y = step_less(s, x);
     if (!at_less_end(s, x) && y != x) {
-      st = eval_new(s, y, 1, &stuck);
+      st = eval_new(s, y, 0, &stuck);
       if (!stuck)
         return st;
     }
@@ -311,16 +312,16 @@ static int search_step(struct search *s, int *done)
   }
   /* In eager mode the neighbour, seen before, is refined before the search
    * bisects towards it. */
-  if (s->eager && s->o.refine && s->p[nx].v == PLD_VERDICT_UNDECIDED &&
+  if (s->eager[0] && s->o.refine && s->p[nx].v == PLD_VERDICT_UNDECIDED &&
       !s->p[nx].refined)
-    return eval_refine(s, nx);
+    return eval_refine(s, nx, 0);
   if (!closed(s, s->p[nx].x, s->p[g].x)) {
-    st = eval_new(s, midpoint(s, s->p[nx].x, s->p[g].x), 1, &stuck);
+    st = eval_new(s, midpoint(s, s->p[nx].x, s->p[g].x), 0, &stuck);
     if (!stuck)
       return st;
   }
   if (s->p[nx].v == PLD_VERDICT_UNDECIDED && s->o.refine && !s->p[nx].refined)
-    return eval_refine(s, nx);
+    return eval_refine(s, nx, 0);
   /* The answer is settled.  With UNDECIDED values below it, locate the most
    * private FAILS too. */
   if (s->o.fail_search) {
@@ -330,20 +331,22 @@ static int search_step(struct search *s, int *done)
     if (ul >= 0) {
       double xu = s->p[ul].x;
       stuck = 0;
+      if (s->eager[1] && s->o.refine && !s->p[ul].refined)
+        return eval_refine(s, ul, 1);
       if (b < 0) {
         double y = step_less(s, xu);
         if (!at_less_end(s, xu) && y != xu) {
-          st = eval_new(s, y, 0, &stuck);
+          st = eval_new(s, y, 1, &stuck);
           if (!stuck)
             return st;
         }
       } else if (!closed(s, s->p[b].x, xu)) {
-        st = eval_new(s, midpoint(s, s->p[b].x, xu), 0, &stuck);
+        st = eval_new(s, midpoint(s, s->p[b].x, xu), 1, &stuck);
         if (!stuck)
           return st;
       }
       if (s->o.refine && !s->p[ul].refined)
-        return eval_refine(s, ul);
+        return eval_refine(s, ul, 1);
     }
   }
   *done = 1;
