@@ -1338,6 +1338,11 @@ if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; 
   vg rdp-curve --orders '2;4;8' model-splitting:d=4,k=2,sigma=1,c=1 balanced-iteration:T=10,k=4,sigma=2,c=1 bounded-gaussian:kind=truncated,theta=0,a=1,sigma=1,c=1
   vg epsilon --delta 1e-5 --backend rdp --orders 2:20:10 'random-selection:weights=0.3;0.7[model-splitting:d=3,k=1,sigma=1,c=1,count=10+laplace:b=1|random-selection:weights=0.5;0.5[gaussian:sigma=8|random-participation:p=0.1,q=0.1,d=2,C=1,sigma=1]]'
   vg calibrate --epsilon 2 --delta 1e-5 'random-selection:weights=0.5;0.5[bounded-gaussian:kind=rectified,theta=0.3,a=1,sigma=?,c=1|gaussian:sigma=3]'
+  vg calibrate --epsilon 1 --delta 1e-5 --backend both --json poisson-gaussian:q=0.01,sigma=1,count=?
+  vg calibrate --epsilon 10 --delta 1e-5 --max-grid 64 laplace:b=?,count=10
+  vg calibrate --epsilon 10 --delta 1e-5 --max-grid 64 --range 0.8:1.05 laplace:b=?,count=10
+  vg calibrate --epsilon 0.015 --delta 1e-6 random-participation:p=0.001,q=0.1,d=30,C=1,sigma=?,analysis=thm41
+  vg calibrate --epsilon 2 --delta 1e-5 --backend rdp --orders '2;4;8' model-splitting:d=2,k=1,sigma=?,c=1
   vg epsilon --delta 1e-5 --backend rdp --orders '3;2' gaussian:sigma=1
   vg epsilon --delta 1e-5 model-splitting:d=3,k=1,sigma=1,c=1
   vg save --out "$L.vg" "pld:file=$L.1" gaussian:sigma=2,count=5

@@ -2206,7 +2206,10 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
                flo, fhi);
         if (!r->located)
           printf("; UNDECIDED between %s and %s: a %s %s may meet the "
-                 "target too", f, v, less, P);
+                 "target too%s", f, v, less, P,
+                 c->backend == BACKEND_PLD && !closed
+                     ? " (--backend both adds the RDP answer)"
+                     : "");
       } else if (!r->located) {
         cal_limit_text(c, 0, buf, sizeof buf);
         printf("; no value tried (%s) is certified to fail: a %s %s may "
