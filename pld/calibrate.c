@@ -64,6 +64,7 @@ struct pt {
   double x;
   int v;       /* verdict */
   int refined; /* a refinement was asked for */
+  int improved; /* and it gave a bracket */
   int status;  /* PLD_SUCCESS, or the UNDECIDED-class failure */
   pld_result r;
 };
@@ -237,6 +238,7 @@ static int eval_refine(struct search *s, long i, int side)
       r.bound.upper = q->r.bound.upper;
     q->r = r;
     q->status = PLD_SUCCESS;
+    q->improved = 1;
     q->v = pld_verdict(q->r.bound, s->eps);
     /* Once a refinement decides what the plain evaluation could not, the
      * plain verdicts around here are not to be trusted: refine every
@@ -422,8 +424,7 @@ int pld_calibrate_search(pld_eval_fn eval, void *ctx, double epsilon,
     r.param_next = s.p[nx].x;
     r.verdict_next = s.p[nx].v;
     r.next_status = s.p[nx].status;
-    r.next_refined = s.p[nx].refined && s.p[nx].status == PLD_SUCCESS &&
-                     s.p[nx].r.refinements > 0;
+    r.next_refined = s.p[nx].improved;
     r.at_next = s.p[nx].r;
   }
   if (b >= 0) {

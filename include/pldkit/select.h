@@ -1,4 +1,4 @@
-/* pldkit: random selection of composed mechanisms, and noise calibration.
+/* pldkit: random selection of composed mechanisms, and calibration.
  *
  * Random selection (RS, merging paper Alg. 2, Thm 5.2): output member i's
  * (composed) result with probability pi_i.  Its PLD in each direction is the
@@ -221,7 +221,8 @@ typedef struct pld_search_result {
   int next_status;       /**< the evaluator's status there: PLD_SUCCESS, or
                               PLD_ERANGE / PLD_ETOL / PLD_EMAXITER (it could
                               not evaluate; at_next.bound is then [0, inf]) */
-  int next_refined;      /**< at_next is a refined evaluation */
+  int next_refined;      /**< at_next is a refined evaluation (a
+                              refinement was asked for and gave a bracket) */
   pld_result at_next;    /**< its bracket */
   double param_fail;     /**< the most private value evaluated that FAILS,
                               on the less private side of param; NAN if none
@@ -260,7 +261,9 @@ typedef int (*pld_eval_fn)(double param, const pld_result *prev, void *ctx,
  *  integer search) between the least private MEETS and its nearest
  *  non-MEETS neighbour until they are within rel_tol (neighbours for
  *  integers); an UNDECIDED neighbour is then refined (opts->refine), and if
- *  it turns to MEETS the search goes on below it.  With fail_search, the
+ *  it turns to MEETS the search goes on below it (from then on refining every
+ *  UNDECIDED value on that side as soon as it is seen, so that the bisection
+ *  runs on refined verdicts instead of crawling).  With fail_search, the
  *  same is done between the most private FAILS and the least private
  *  UNDECIDED value, so that the result brackets the threshold by two
  *  certified statements.  UNDECIDED is never taken for FAILS.
