@@ -2431,9 +2431,10 @@ static int run(const struct cli *c)
     printf("warning: %s\n", c->parse.note);
   if (!c->json)
     print_edge_warning(c, &a);
-  /* An infinite upper end with a finite lower one is usually the PLD's
-   * floor (booked FFT round-off ~1e-10 on long compositions, truncation at
-   * --tail-mass), not the mechanism: say so and name the way out. */
+  /* An infinite upper end with a finite lower one is the PLD's floor
+   * (a loaded ledger's or a selection's untilted round-off, truncation at
+   * --tail-mass, a grid cap), not the mechanism: say so and name the way
+   * out. */
   if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
       !a.closed && isinf(a.res.bound.upper) && isfinite(a.res.bound.lower))
     printf("warning: delta = %g is below what the PLD can certify here (its "
