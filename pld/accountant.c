@@ -959,6 +959,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     best.upper = 1.0;
   double prev_w = INFINITY, prev_grid = 0.0;
   unsigned coarsen = 0, stalls = 0;
+  int fit_tried = 0;
   /* The builds' tail mass: what a build cuts off above its grid goes to
    * +inf (pessimistic) or is dropped (optimistic), up to tail_mass per run,
    * so it must stay far below the delta asked about (set on the first grid
@@ -1021,8 +1022,19 @@ static int run_query(const pld_accountant *acc, const struct query *q,
         }
     }
     built_free(&bl);
-    if (st == PLD_ERANGE && r.refinements > 0) { /* finest grid that fits */
+    if (st == PLD_ERANGE && r.refinements > 0) {
+      /* The step asked for does not fit: try once the finest that should
+       * (the composed support scales like 1/step; 80% of the cap for the
+       * windows' slack), if it is still noticeably finer than the last. */
+      double fit = prev_grid * (double)r.grid_size /
+                   (0.8 * (double)pp->max_grid);
       st = PLD_SUCCESS;
+      if (!fit_tried && fit < 0.8 * prev_grid && fit > grid) {
+        fit_tried = 1;
+        grid = fit;
+        it--;
+        continue;
+      }
       break;
     }
     if (st == PLD_ERANGE && !fixed && coarsen < 8) {
