@@ -17,6 +17,11 @@
  *   calibration    sigma of the DP-SGD demo run for epsilon = 2, delta = 1e-5
  *   accuracy       q = 0.01, sigma = 1, T = 1000 at Delta = 0.1 .. 1e-4:
  *                  bracket width against time
+ *   small-delta    epsilon(delta) of the DP-SGD demo run for delta = 1e-5 ..
+ *                  1e-15 and of q = 0.001, sigma = 1, T = 1e5 for delta =
+ *                  1e-8 .. 1e-12 (x = delta), and delta(epsilon) of the demo
+ *                  run down to 1e-66 (x = epsilon): the tilted composition
+ *                  (docs/design.md 5a), automatic grid
  * Speed is measured here and never asserted in tests.
  * usage: bench_perf [CSV] [--quick]   (--quick: one timed run, no 1e6) */
 #define _DEFAULT_SOURCE
@@ -39,7 +44,7 @@
 #define DEMO_T 14063
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
-            K_CALIBRATE };
+            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA };
 
 struct pcase {
   const char *group;
@@ -168,6 +173,16 @@ static int run_once(const struct pcase *c, struct bres *r)
     }
     return st;
   }
+  case K_SMALL_EPS:
+  case K_SMALL_DELTA:
+    st = accountant_of(c, &acc);
+    if (!st)
+      st = c->kind == K_SMALL_EPS ? pld_accountant_epsilon(acc, c->x, &res)
+                                  : pld_accountant_delta(acc, c->x, &res);
+    if (!st)
+      take(r, &res);
+    pld_accountant_free(acc);
+    return st;
   default:
     st = accountant_of(c, &acc);
     if (!st)
@@ -232,6 +247,11 @@ static void child(const struct pcase *c, int quick, int fd)
 #define ACCU(g) {"accuracy", "poisson-gaussian q=0.01 sigma=1 T=1000 Delta=" \
                  #g, K_ACC, 0.01, 1.0, 1000, g, g, 5}
 
+#define SEPS(q, s, T, d) {"small-delta", "epsilon(" #d ") poisson-gaussian q=" #q \
+                         " sigma=" #s " T=" #T, K_SMALL_EPS, q, s, T, 0, d, 5}
+#define SDEL(q, s, T, e) {"small-delta", "delta(" #e ") poisson-gaussian q=" #q \
+                         " sigma=" #s " T=" #T, K_SMALL_DELTA, q, s, T, 0, e, 3}
+
 static const struct pcase cases[] = {
   {"core", "gaussian sigma=1 T=1 (grid)", K_GAUSS_GRID, 0, 1.0, 1, 0, 1, 7},
   {"core", "gaussian sigma=1 T=1000 (grid)", K_GAUSS_GRID, 0, 1.0, 1000, 0,
@@ -258,6 +278,13 @@ static const struct pcase cases[] = {
    K_CALIBRATE, DEMO_Q, 0, DEMO_T, 0, 2, 5},
   ACCU(0.1), ACCU(0.03), ACCU(0.01), ACCU(3e-3), ACCU(1e-3), ACCU(3e-4),
   ACCU(1e-4),
+  SEPS(DEMO_Q, DEMO_SIGMA, DEMO_T, 1e-5), SEPS(DEMO_Q, DEMO_SIGMA, DEMO_T, 1e-9),
+  SEPS(DEMO_Q, DEMO_SIGMA, DEMO_T, 1e-10), SEPS(DEMO_Q, DEMO_SIGMA, DEMO_T, 1e-12),
+  SEPS(DEMO_Q, DEMO_SIGMA, DEMO_T, 1e-15),
+  SEPS(0.001, 1.0, 100000, 1e-8), SEPS(0.001, 1.0, 100000, 1e-9),
+  SEPS(0.001, 1.0, 100000, 1e-10), SEPS(0.001, 1.0, 100000, 1e-12),
+  SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 5.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 8.0),
+  SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 10.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 15.0),
 };
 
 int main(int argc, char **argv)

@@ -491,7 +491,9 @@ static double tilt_for(const struct built *b, int dir, double sd, int want_eps,
     return lo;
   for (int it = 0; it < 60; it++) {
     double mid = lo > 0.0 ? sqrt(lo * hi) : 0.5 * hi;
-    if (hi - lo <= 1e-6 * hi)
+    /* a tilt off by d costs a factor e^{K'' d^2 / 2} in the booked error
+     * only: 1e-4 is plenty */
+    if (hi - lo <= 1e-4 * hi)
       break;
     double d1, K1 = tilt_K(b, dir, mid, &d1);
     if (!isfinite(K1) || TILT_H(mid, K1, d1) >= 0.0)
@@ -1029,10 +1031,21 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     grid = fg;
     fixed = 1;
   }
+  /* Whether the grid-free bounds say anything: then a grid that does not
+   * fit max_grid (a huge count's window, a tiny cap) leaves the answer to
+   * them instead of failing. */
+  int fb_useful = fb1.bound.upper < best.upper;
+  for (size_t i = 0; q->kind == Q_CURVE && i < q->n && !fb_useful; i++)
+    fb_useful = fbc[i].bound.upper < 1.0;
   if (!fixed) {
     struct spread sp;
-    if ((st = composed_spread(&p, pp, &sp)))
+    if ((st = composed_spread(&p, pp, &sp))) {
+      if (st == PLD_ERANGE && fb_useful) {
+        st = PLD_SUCCESS;
+        goto finish;
+      }
       goto done;
+    }
     double sd = sp.sd;
     /* Start where the composed spread covers ~3000 grid points; the loop
      * refines from there.  Point-mass losses have no spread: then the
@@ -1102,6 +1115,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   grid = fmin(grid, 1000.0);
   double prev_w = INFINITY, prev_grid = 0.0;
   unsigned coarsen = 0, stalls = 0;
+  int fit_tried = 0;
   /* The builds' tail mass: what a build cuts off above its grid goes to
    * +inf (pessimistic) or is dropped (optimistic), up to tail_mass per run,
    * so it must stay far below the delta asked about (set on the first grid
@@ -1164,8 +1178,19 @@ static int run_query(const pld_accountant *acc, const struct query *q,
         }
     }
     built_free(&bl);
-    if (st == PLD_ERANGE && r.refinements > 0) { /* finest grid that fits */
+    if (st == PLD_ERANGE && r.refinements > 0) {
+      /* The step asked for does not fit: try once the finest that should
+       * (the composed support scales like 1/step; 80% of the cap for the
+       * windows' slack), if it is still noticeably finer than the last. */
+      double fit = prev_grid * (double)r.grid_size /
+                   (0.8 * (double)pp->max_grid);
       st = PLD_SUCCESS;
+      if (!fit_tried && fit < 0.8 * prev_grid && fit > grid) {
+        fit_tried = 1;
+        grid = fit;
+        it--;
+        continue;
+      }
       break;
     }
     if (st == PLD_ERANGE && !fixed && coarsen < 8 && grid * 4.0 <= 1000.0) {
@@ -1177,8 +1202,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       it--;
       continue;
     }
-    if (st == PLD_ERANGE && r.refinements == 0 &&
-        (q->kind == Q_CURVE || fb1.bound.upper < best.upper)) {
+    if (st == PLD_ERANGE && r.refinements == 0 && fb_useful) {
       /* no grid fits (a huge count's window): the grid-free bounds answer */
       st = PLD_SUCCESS;
       break;

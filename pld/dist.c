@@ -79,11 +79,17 @@ int pld_pmf_trim(struct pld_pmf *p, int rounding, double tau)
 double pld_pmf_logmgf(const struct pld_pmf *p, double grid, double lambda,
                       double *dlogmgf)
 {
-  /* log-sum-exp around the largest exponent */
+  /* log-sum-exp without a log per mass (this runs a few dozen times per
+   * query while the tilt is sought): m = f 2^k with f in [1/2, 1), and
+   * k ln 2 + lambda l bounds log m + lambda l from above within ln 2, so
+   * shifting by its maximum neither overflows nor loses the largest term */
+  const double ln2 = 0.6931471805599453;
   double mx = -INFINITY;
   for (size_t i = 0; i < p->n; i++)
     if (p->m[i] > 0.0) {
-      double e = log(p->m[i]) + lambda * (double)(p->offset + (int64_t)i) * grid;
+      int k;
+      (void)frexp(p->m[i], &k);
+      double e = (double)k * ln2 + lambda * (double)(p->offset + (int64_t)i) * grid;
       if (e > mx)
         mx = e;
     }
@@ -95,8 +101,10 @@ double pld_pmf_logmgf(const struct pld_pmf *p, double grid, double lambda,
   double s = 0.0, s1 = 0.0;
   for (size_t i = 0; i < p->n; i++)
     if (p->m[i] > 0.0) {
+      int k;
+      double f = frexp(p->m[i], &k);
       double l = (double)(p->offset + (int64_t)i) * grid;
-      double w = exp(log(p->m[i]) + lambda * l - mx);
+      double w = f * exp((double)k * ln2 + lambda * l - mx);
       s += w;
       s1 += w * l;
     }
@@ -127,34 +135,40 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
   double klo = (double)src->offset, khi = klo + (double)src->n - 1.0;
   kr = kr < klo ? klo : kr > khi ? khi : kr;
   int64_t k0 = (int64_t)kr;
-  /* c = log sum m_i e^{lambda (l_i - k0 Delta)}, by log-sum-exp */
-  double mx = -INFINITY;
-  for (size_t i = 0; i < src->n; i++)
+  /* c = log sum m_i e^{lambda (l_i - k0 Delta)}, by log-sum-exp; the
+   * exponents are kept in dst->m between the passes */
+  double mx = -INFINITY, emax = 0.0;
+  for (size_t i = 0; i < src->n; i++) {
+    double e = -INFINITY;
     if (src->m[i] > 0.0) {
-      double e = log(src->m[i]) +
-                 lambda * (double)(src->offset + (int64_t)i - k0) * grid;
-      mx = e > mx ? e : mx;
+      double lm = log(src->m[i]);
+      double x = lambda * (double)(src->offset + (int64_t)i - k0) * grid;
+      e = lm + x;
+      emax = fmax(emax, 2.0 * fabs(x) + fabs(lm));
     }
+    dst->m[i] = e;
+    mx = e > mx ? e : mx;
+  }
   double sum = 0.0;
   for (size_t i = 0; i < src->n; i++)
-    if (src->m[i] > 0.0)
-      sum += exp(log(src->m[i]) +
-                 lambda * (double)(src->offset + (int64_t)i - k0) * grid - mx);
+    if (src->m[i] > 0.0) {
+      dst->m[i] = exp(dst->m[i] - mx);
+      sum += dst->m[i];
+    } else {
+      dst->m[i] = 0.0;
+    }
   double c = mx + log(sum);
-  /* m_i e^{lambda (l_i - k0 Delta) - c}: the exponent's rounding is at most
-   * u (2 |lambda (l_i - k0 Delta)| + |c|) (the index difference is exact),
-   * exp and the product add 2u; the represented untilted mass
+  /* m_i e^{lambda (l_i - k0 Delta) - c}, i.e. the normalised weights: the
+   * exponent's rounding is at most u (2 |lambda (l_i - k0 Delta)| + |c| +
+   * |log m_i| + |mx|) (the index difference is exact; the weights were formed as
+   * exp(log m + x - mx), and then divided by the sum), exp, log, the
+   * division and the product add 4u; the represented untilted mass
    * m'_i e^{c - lambda (l_i - k0 Delta)} (with this very c) is then within
    * rho of m_i. */
-  double rho = 0.0, M = 0.0;
+  double rho = DBL_EPSILON * (emax + fabs(c) + fabs(mx) + 5.0);
+  double M = 0.0, inv = 1.0 / sum;
   for (size_t i = 0; i < src->n; i++) {
-    if (src->m[i] == 0.0)
-      continue;
-    double x = lambda * (double)(src->offset + (int64_t)i - k0) * grid;
-    double r = DBL_EPSILON * (2.0 * fabs(x) + fabs(c) + 3.0);
-    if (r > rho)
-      rho = r;
-    dst->m[i] = src->m[i] * exp(x - c);
+    dst->m[i] *= inv;
     M += dst->m[i];
   }
   dst->lnorm = c;
@@ -171,7 +185,7 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
   }
   /* rho relative per mass, as tilted L1 (+ underflowed masses, each below
    * the smallest normal) */
-  dst->tabs = rho / (1.0 - rho) * M + (double)src->n * DBL_MIN;
+  dst->tabs += rho / (1.0 - rho) * M + (double)src->n * DBL_MIN;
   return PLD_SUCCESS;
 }
 

@@ -6,7 +6,7 @@
  * Everything here reads the mechanisms' exact curves (the door) and, for
  * pure-DP detection, their constructors' parameters; nothing needs the RDP
  * backend (the RDP bound of the events lives one layer up, src/best.c).
- * The arguments are in docs/design.md, Sec. 8.  In short, for an event
+ * The arguments are in docs/design.md, Sec. 9.  In short, for an event
  * group i (mechanism M_i run c_i times) and the merged Gaussian mu:
  *
  *  - single runs (lower ends): composing never lowers delta(eps) in either
@@ -658,7 +658,7 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
 
 /* ---- lower ends from the loss's mean and variance (Cantelli) ----
  *
- * docs/design.md Sec. 8.  For one direction, let L be the loss under the
+ * docs/design.md Sec. 9.  For one direction, let L be the loss under the
  * first argument.  From upper bounds G on its CDF at grid points we build a
  * probability law nu that is stochastically below L (its CDF lies above
  * L's everywhere: each cell's mass sits at the cell's bottom, the unknown

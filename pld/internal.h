@@ -150,7 +150,7 @@ struct pld_mech *pld_mech_new(int kind);
 
 #define PLD_BUILTIN_REL_ERR 1e-11
 
-/* Grid-free bounds of the accountant (fallback.c, docs/design.md Sec. 8).
+/* Grid-free bounds of the accountant (fallback.c, docs/design.md Sec. 9).
  * A list of groups (mechanism, count) plus the merged Gaussian mu2; complete
  * is non-zero when that is every event of the composition (upper bounds
  * need all events, lower bounds any of them). */

@@ -72,10 +72,9 @@ static void tilted_init(struct tilted *t, const struct pld_pmf *p, double grid,
 }
 
 /* untilted mass of atom j (may be +inf where the weight overflows) */
-static double untilt(const struct tilted *t, size_t j, double l)
+static double untilt(const struct tilted *t, size_t j)
 {
   const struct pld_pmf *p = t->p;
-  (void)l;
   if (p->m[j] == 0.0)
     return 0.0;
   return p->m[j] * exp(p->lnorm - p->tilt * (double)(p->offset + (int64_t)j -
@@ -103,7 +102,7 @@ static void tilted_value(const struct tilted *t, double eps, double *v,
     double l = loss_at(p, j, t->grid, t->sgn);
     if (!(l > eps))
       break;
-    s += untilt(t, j, l) * -expm1(eps - l);
+    s += untilt(t, j) * -expm1(eps - l);
   }
   *v = s;
   *err = p->abs + p->tabs * tilted_W(t, eps) +
@@ -303,7 +302,7 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
     double lk = loss_at(p, k, grid, sgn);
     if (lk <= 0.0)
       return 0.0; /* upper: f(lk) <= delta already; lower: nothing above 0 */
-    double u = untilt(&t, k, lk);
+    double u = untilt(&t, k);
     if (!isfinite(u))
       return sgn > 0 ? lk : 0.0; /* the weights overflow below here */
     pc.S += u;
@@ -437,7 +436,7 @@ static void tilted_sweep(const struct pld_pmf *p, double grid,
     double eps = e[q].eps;
     while (!broken && k > 0 && loss_at(p, k - 1, grid, sgn) > eps) {
       double lk = loss_at(p, k - 1, grid, sgn);
-      double u = untilt(&t, k - 1, lk);
+      double u = untilt(&t, k - 1);
       if (!isfinite(u)) {
         broken = 1; /* weights overflow: nothing certain below here */
         break;

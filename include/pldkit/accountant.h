@@ -17,7 +17,7 @@
  * A fixed grid (params->discretization > 0, or the one set by
  * pld_accountant_add_dist) is used once, as is.
  *
- * Bounds without a grid (docs/design.md Sec. 8).  The grid books each
+ * Bounds without a grid (docs/design.md Sec. 9).  The grid books each
  * run's relative curve error, compounding as (1 + rel)^count, so from about
  * 2^38 runs it certifies nothing; every answer therefore also takes the
  * bounds that need no grid: basic composition, advanced composition (the
@@ -61,7 +61,7 @@ typedef struct pld_accountant pld_accountant;
  *  the upper end, .lower_kind for the lower end).  The answer is the
  *  tightest of the bounds the library has: its upper end the smallest of
  *  the proven upper bounds, its lower end the largest of the proven lower
- *  bounds (docs/design.md, Sec. 8). */
+ *  bounds (docs/design.md, Sec. 9). */
 enum pld_bound_kind {
   /** none: the trivial end (epsilon upper +inf, delta upper 1, lower 0) */
   PLD_BOUND_NONE = 0,

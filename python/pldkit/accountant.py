@@ -201,8 +201,10 @@ def _count(x, function):
 class Calibration(object):
     """The result of calibrate(): ``param`` (the smallest value found that
     meets the target by the certified epsilon), ``param_fail`` (the largest
-    found that does not; 0 if even the search floor met it), ``result`` (the
-    epsilon Result at param) and ``evaluations``."""
+    value found below it that is NOT CERTIFIED to meet it: it certifiably
+    fails, or the accountant could not decide; 0 if even the search floor
+    met it), ``result`` (the epsilon Result at param) and
+    ``evaluations``."""
 
     __slots__ = ("param", "param_fail", "result", "evaluations")
 
@@ -216,7 +218,8 @@ class Calibration(object):
         return self.param
 
     def __repr__(self):
-        return ("<Calibration param=%.10g (fails at %.10g), epsilon <= %.6g, "
+        return ("<Calibration param=%.10g (not certified at %.10g), "
+                "epsilon <= %.6g, "
                 "%d evaluations>" % (self.param, self.param_fail,
                                      self.result.upper, self.evaluations))
 

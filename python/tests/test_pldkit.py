@@ -562,9 +562,18 @@ class TestErrors(unittest.TestCase):
         self.assertEqual(cm.exception.code, pldkit.status.EEMPTY)
         self.assertEqual(cm.exception.message,
                          pldkit.strerror(pldkit.status.EEMPTY))
+        # no grid fits max_grid: a plain list is answered by the grid-free
+        # bounds (basic/advanced composition), a selection (which has none)
+        # is out of range
+        r = pldkit.Accountant(max_grid=100).compose(
+            pldkit.PoissonGaussian(0.1, 1.0), 100).epsilon(1e-5)
+        self.assertTrue(0 < r.lower <= r.upper < math.inf)
+        self.assertIn(r.bound_kind, ("basic", "advanced"))
+        member = pldkit.Accountant(max_grid=100).compose(
+            pldkit.PoissonGaussian(0.1, 1.0), 100)
         with self.assertRaises(pldkit.OutOfRange):
-            pldkit.Accountant(max_grid=100).compose(
-                pldkit.PoissonGaussian(0.1, 1.0), 100).epsilon(1e-5)
+            pldkit.Accountant(max_grid=100).add_selection(
+                [member], [1.0]).epsilon(1e-5)
         with self.assertRaises(pldkit.OutOfRange):
             pldkit.Laplace(1.0).to_pld(1e-10)
         # every status has a class carrying the library's sentence

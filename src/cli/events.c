@@ -67,6 +67,14 @@ enum domain {
   DOM_PATH         /* a file name (the text itself, see value.text) */
 };
 
+/* Which way the key moves epsilon, for calibrate's KEY=?: MORE, larger
+ * values are more private (noise scales: adding independent noise is
+ * post-processing); LESS, smaller values are (sensitivities, sampling rates,
+ * counts: a smaller shift, a rarer use, fewer runs); 0, not known to be
+ * monotone (or not a number), so '?' is refused.  DOM_NOISE keys are MORE
+ * unless said otherwise. */
+enum { MONO_NONE = 0, MONO_MORE = 1, MONO_LESS = -1 };
+
 struct key_spec {
   const char *name;
   enum domain dom;
@@ -74,6 +82,8 @@ struct key_spec {
   double def; /* used when !required (DOM_CHOICE: the index) */
   const char *meaning;
   const char *choices; /* DOM_CHOICE only: "a|b|c" */
+  int mono;            /* MONO_*, see above */
+  double solve_hi;     /* calibrate's search ceiling if not the domain's */
 };
 
 /* A parsed value; `real` is also set for integer keys, `integer` is the
@@ -117,6 +127,10 @@ typedef int (*closed_fn)(const struct value *v);
 /* A warning that goes with the answer for these values, or NULL. */
 typedef const char *(*note_fn)(const struct value *v);
 
+/* Why calibrate cannot solve for key k given the other values (static
+ * text), or NULL: for events whose monotonicity depends on another key. */
+typedef const char *(*no_solve_fn)(const struct value *v, size_t k);
+
 enum kind {
   KIND_MECH,     /* build() gives a mechanism, added with its count */
   KIND_SELECTION, /* takes a bracketed member list (random-selection) */
@@ -133,6 +147,7 @@ struct event_spec {
   note_fn note;     /* may be NULL */
   rdp_fn rdp;       /* KIND_MECH: the RDP formula; NULL: the PLD bridge */
   no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
+  no_solve_fn no_solve; /* may be NULL */
   const char *rdp_how; /* how --backend rdp handles it, for --help */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
@@ -246,6 +261,35 @@ static int build_participation(const struct value *v, pld_mech **out,
 static int closed_participation(const struct value *v)
 {
   return v[5].integer == AN_THM41 || v[5].integer == AN_OLS;
+}
+
+/* Calibrate's '?' on random-participation (keys p, q, d, C, sigma).  Every
+ * analysis depends on C/sigma only, and its delta(eps) is that of a mixture
+ * of subsampled Gaussians, monotone in the noise (post-processing).  In p:
+ * WCS is p S_q, CS the rate p q, MWCS p (1-r) S_q + (1 - p + p r) S_{p0 q}
+ * with p0 increasing in p and S_q >= S_{p0 q}: all non-decreasing
+ * (docs/participation.md).  In q: OLS, WCS and CS subsample at a rate
+ * increasing in q; MWCS trades q against p0 q, and pldkit has no proof.
+ * Theorem 4.1 is not a bound at all, and its monotonicity in p and q is not
+ * known either; its sigma is calibrated as the paper's Sec. 6 does (monotone
+ * there by observation only). */
+static const char *no_solve_participation(const struct value *v, size_t k)
+{
+  int64_t an = v[5].integer;
+  if (k == 0 && an == AN_OLS)
+    return "analysis=ols does not depend on p";
+  if (k == 0 && an == AN_THM41)
+    return "Theorem 4.1 is not known to be monotone in p";
+  if (k == 1 && an == AN_THM41)
+    return "Theorem 4.1 is not known to be monotone in q";
+  if (k == 1 && an == AN_MWCS)
+    return "analysis=mwcs is not known to be monotone in q (it trades "
+           "q against p0 q)";
+  if (k == 2 && (an == AN_MWCS || an == AN_THM41))
+    return "the analysis is not known to be monotone in d";
+  if (k == 2)
+    return "the analysis does not depend on d";
+  return NULL;
 }
 
 static const char *note_participation(const struct value *v)
@@ -790,7 +834,7 @@ static const struct event_spec events[] = {
    .rdp_how = "alpha sensitivity^2/(2 sigma^2), exact (Mironov 2017)",
    .keys = {{"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
-             "L2 sensitivity of the query"}}},
+             "L2 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "laplace",
    .summary = "Laplace mechanism: Laplace(b) noise on a query",
    .build = build_laplace,
@@ -798,7 +842,7 @@ static const struct event_spec events[] = {
    .rdp_how = "exact closed form (Mironov 2017, Prop. 6)",
    .keys = {{"b", DOM_NOISE, 1, 0, "noise scale"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
-             "L1 sensitivity of the query"}}},
+             "L1 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "discrete-laplace",
    .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
               "exp(-|k|/scale)",
@@ -808,7 +852,8 @@ static const struct event_spec events[] = {
    .check = check_discrete_sensitivity,
    .keys = {{"scale", DOM_NOISE, 1, 0, "noise scale"},
             {"sensitivity", DOM_INT_GE1, 0, 1,
-             "integer sensitivity, at most 2^20"}}},
+             "integer sensitivity, at most 2^20", .mono = MONO_LESS,
+             .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "discrete-gaussian",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
@@ -818,9 +863,11 @@ static const struct event_spec events[] = {
               "(Canonne, Kamath and Steinke 2020: the discrete Gaussian is "
               "sensitivity^2/(2 sigma^2)-concentrated DP)",
    .check = check_discrete_gaussian,
-   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter, at most 1e4"},
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter, at most 1e4",
+             .solve_hi = PLD_DISCRETE_GAUSSIAN_MAX_SIGMA},
             {"sensitivity", DOM_INT_GE1, 0, 1,
-             "integer sensitivity, at most 2^20"}}},
+             "integer sensitivity, at most 2^20", .mono = MONO_LESS,
+             .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "randomized-response",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
@@ -829,8 +876,9 @@ static const struct event_spec events[] = {
    .rdp = rdp_randomized_response,
    .rdp_how = "exact closed form",
    .keys = {{"epsilon", DOM_NONNEGATIVE, 1, 0,
-             "epsilon0 of one response (nats)"},
-            {"k", DOM_INT_GE2, 1, 0, "number of possible values"}}},
+             "epsilon0 of one response (nats)", .mono = MONO_LESS},
+            {"k", DOM_INT_GE2, 1, 0, "number of possible values",
+             .mono = MONO_MORE}}},
   {.name = "poisson-gaussian",
    .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
               "adjacency",
@@ -839,17 +887,20 @@ static const struct event_spec events[] = {
    .rdp_how = "exact binomial sum at integer orders, a series with a "
               "certified truncation error at fractional orders (Mironov, "
               "Talwar and Zhang 2019)",
-   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
-             "L2 sensitivity (clipping norm)"}}},
+             "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
   {.name = "poisson-laplace",
    .summary = "Poisson-subsampled Laplace, add/remove adjacency",
    .build = build_poisson_laplace,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
-   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step"},
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
             {"b", DOM_NOISE, 1, 0, "noise scale"},
-            {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity"}}},
+            {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity",
+             .mono = MONO_LESS}}},
   {.name = "finite",
    .summary = "an arbitrary pair of finite output distributions P (with the "
               "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
@@ -894,7 +945,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity of the summed query between replace-one "
              "neighbours (for sums of gradients clipped to norm C it is "
-             "2C)"}}},
+             "2C)", .mono = MONO_LESS}}},
   {.name = "random-participation",
    .summary = "one round of federated DP-SGD with random client "
               "participation: each client joins with probability p, samples "
@@ -922,12 +973,16 @@ static const struct event_spec events[] = {
               "(--backend pld only)",
    .closed = closed_participation,
    .note = note_participation,
-   .keys = {{"p", DOM_RATE, 1, 0, "client participation probability"},
-            {"q", DOM_RATE, 1, 0, "record sampling rate within a client"},
+   .no_solve = no_solve_participation,
+   .keys = {{"p", DOM_RATE, 1, 0, "client participation probability",
+             .mono = MONO_LESS},
+            {"q", DOM_RATE, 1, 0, "record sampling rate within a client",
+             .mono = MONO_LESS},
             {"d", DOM_INT_GE1, 1, 0,
              "records of the client other than the protected one (the "
              "paper's d; used by thm41 and mwcs only)"},
-            {"C", DOM_POSITIVE, 1, 0, "clipping norm of one gradient"},
+            {"C", DOM_POSITIVE, 1, 0, "clipping norm of one gradient",
+             .mono = MONO_LESS},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
@@ -956,7 +1011,8 @@ static const struct event_spec events[] = {
              "blocks each gradient goes to, 1 <= k <= d"},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"c", DOM_POSITIVE, 1, 0,
-             "clipping norm of one example's gradient (L2 sensitivity)"}}},
+             "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
   {.name = "balanced-iteration",
    .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
               "ONE event is a WHOLE run of T iterations in which each "
@@ -977,7 +1033,8 @@ static const struct event_spec events[] = {
              "iterations each example takes part in, 1 <= k <= T"},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"c", DOM_POSITIVE, 1, 0,
-             "clipping norm of one example's gradient (L2 sensitivity)"}}},
+             "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
   {.name = "bounded-gaussian",
    .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
               "paper): N(theta, sigma^2) clipped to the support "
@@ -1115,6 +1172,14 @@ static size_t n_keys(const struct event_spec *e)
   return n;
 }
 
+/* The key's direction for calibrate (MONO_*). */
+static int key_mono(const struct key_spec *ks)
+{
+  if (ks->mono)
+    return ks->mono;
+  return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
+}
+
 void pld_cli_events_help(FILE *f)
 {
   char head[32], text[400], dom[96];
@@ -1140,14 +1205,19 @@ void pld_cli_events_help(FILE *f)
       domain_phrase(ks, dom, sizeof dom);
       snprintf(head, sizeof head, "      %s", ks->name);
       snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
-               ks->dom == DOM_NOISE ? " (or ? in calibrate)" : "");
+               key_mono(ks) == MONO_MORE
+                   ? " (or ? in calibrate: larger is more private)"
+               : key_mono(ks) == MONO_LESS
+                   ? " (or ? in calibrate: smaller is more private)"
+                   : "");
       pld_cli_wrap(f, head, 20, text);
     }
   }
   fputs("  every EVENT also takes\n", f);
   pld_cli_wrap(f, "      count", 20,
                "number of runs, composed with itself; default 1, an integer "
-               "from 1 to 2^53");
+               "from 1 to 2^53 (or ? in calibrate: the largest number of "
+               "runs that meets the target)");
   fputs("\nMEMBER LISTS and '+':\n", f);
   pld_cli_wrap(f, "", 2,
                "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
@@ -1192,16 +1262,16 @@ void pld_cli_events_help(FILE *f)
                "PLD.  Proofs and what is not proven: docs/papers-rdp.md");
 }
 
-const char *pld_cli_noise_keys(void)
+const char *pld_cli_solvable_keys(void)
 {
-  static char buf[128];
+  static char buf[256];
   if (buf[0])
     return buf;
   size_t o = 0;
   for (size_t i = 0; i < N_EVENTS; i++)
     for (size_t k = 0; k < n_keys(&events[i]); k++) {
       const struct key_spec *ks = &events[i].keys[k];
-      if (ks->dom != DOM_NOISE)
+      if (key_mono(ks) == MONO_NONE)
         continue;
       /* Once per name. */
       int dup = 0;
@@ -1209,25 +1279,27 @@ const char *pld_cli_noise_keys(void)
         for (size_t l = 0; l < n_keys(&events[j]) && !dup; l++) {
           if (j == i && l == k)
             break;
-          dup = events[j].keys[l].dom == DOM_NOISE &&
+          dup = key_mono(&events[j].keys[l]) != MONO_NONE &&
                 strcmp(events[j].keys[l].name, ks->name) == 0;
         }
       if (dup)
         continue;
-      int w = snprintf(buf + o, sizeof buf - o, "%s%s", o ? ", " : "",
-                       ks->name);
+      int w = snprintf(buf + o, sizeof buf - o, "%s, ", ks->name);
       if (w < 0 || (size_t)w >= sizeof buf - o)
         return buf;
       o += (size_t)w;
     }
+  snprintf(buf + o, sizeof buf - o, "count");
   return buf;
 }
 
-int pld_cli_is_noise_key(const char *name)
+int pld_cli_is_solvable_key(const char *name)
 {
+  if (strcmp(name, "count") == 0)
+    return 1;
   for (size_t i = 0; i < N_EVENTS; i++)
     for (size_t k = 0; k < n_keys(&events[i]); k++)
-      if (events[i].keys[k].dom == DOM_NOISE &&
+      if (key_mono(&events[i].keys[k]) != MONO_NONE &&
           strcmp(events[i].keys[k].name, name) == 0)
         return 1;
   return 0;
@@ -1395,34 +1467,113 @@ static const char *list_range_text(enum domain d, double x)
   return "out of range";
 }
 
-/* The calibrate marker KEY=?: check it is allowed here and record it.
- * Returns a pld_cli_rc; on success *val points at the substituted text. */
-static int take_marker(struct pstate *ps, const struct key_spec *ks,
+/* The calibrate marker KEY=?: check it is allowed here and record it
+ * (whether '?' may stand for this key is checked by solve_check, once the
+ * event's other keys are known).  Returns a pld_cli_rc; on success *val
+ * points at the substituted text. */
+static int take_marker(struct pstate *ps, const char *name, enum domain dom,
                        const char *qev, const char **val)
 {
   pld_cli_parse *c = ps->ctx;
   if (c->subst == NULL) {
     snprintf(ps->err, ps->errlen, "%s=? in event %s: '?' marks the value to "
              "solve for and is only allowed in 'pldkit calibrate' (%s must "
-             "be %s)", ks->name, qev, ks->name, domain_text(DOM_POSITIVE));
-    return PLD_CLI_EUSAGE;
-  }
-  if (ks->dom != DOM_NOISE) {
-    snprintf(ps->err, ps->errlen, "%s=? in event %s: calibrate solves only "
-             "for a noise parameter (one of %s), not for %s", ks->name, qev,
-             pld_cli_noise_keys(), ks->name);
+             "be %s)", name, qev, name, domain_text(dom));
     return PLD_CLI_EUSAGE;
   }
   if (c->marks > 0) {
     snprintf(ps->err, ps->errlen, "a second '?' (%s=? in event %s): "
              "calibrate solves for exactly one value, and %s=? in event %s "
-             "already marks it", ks->name, qev, c->mark_key, c->mark_where);
+             "already marks it", name, qev, c->mark_key, c->mark_where);
     return PLD_CLI_EUSAGE;
   }
   c->marks++;
-  snprintf(c->mark_key, sizeof c->mark_key, "%s", ks->name);
+  snprintf(c->mark_key, sizeof c->mark_key, "%s", name);
   snprintf(c->mark_where, sizeof c->mark_where, "%s", qev);
-  *val = c->subst;
+  if (strcmp(c->subst, PLD_CLI_STANDIN) == 0)
+    *val = dom == DOM_INT_GE2 ? "2" : "1";
+  else
+    *val = c->subst;
+  return PLD_CLI_OK;
+}
+
+/* The keys of event e (with values v) that calibrate may solve for. */
+static void solvable_keys_of(const struct event_spec *e,
+                             const struct value *v, char *buf, size_t n)
+{
+  size_t o = 0;
+  buf[0] = '\0';
+  for (size_t k = 0; k < n_keys(e) && o < n; k++) {
+    if (key_mono(&e->keys[k]) == MONO_NONE ||
+        (e->no_solve && e->no_solve(v, k)))
+      continue;
+    int w = snprintf(buf + o, n - o, "%s, ", e->keys[k].name);
+    if (w < 0)
+      return;
+    o += (size_t)w;
+  }
+  if (o < n)
+    snprintf(buf + o, n - o, "count");
+}
+
+/* Calibrate: event e (values v, defaults filled in) holds the marker; check
+ * that its key can be solved for and record the search's direction and
+ * domain.  Returns a pld_cli_rc. */
+static int solve_check(struct pstate *ps, const struct event_spec *e,
+                       const struct value *v, const char *qev)
+{
+  pld_cli_parse *c = ps->ctx;
+  int closed = e->closed && e->closed(v);
+  char keys[200];
+  if (strcmp(c->mark_key, "count") == 0) {
+    if (closed) {
+      char an[32];
+      choice_name(&e->keys[5], v[5].integer, an, sizeof an);
+      snprintf(ps->err, ps->errlen, "count=? in event %s: analysis=%s is a "
+               "closed-form single round and does not compose (count must "
+               "be 1; analysis=wcs composes over rounds)", qev, an);
+      return PLD_CLI_EUSAGE;
+    }
+    c->mark_direction = MONO_LESS;
+    c->mark_integer = 1;
+    c->mark_lo = 1.0;
+    c->mark_hi = (double)PLD_CLI_MAX_COUNT;
+    return PLD_CLI_OK;
+  }
+  size_t k = 0;
+  while (k < n_keys(e) && strcmp(e->keys[k].name, c->mark_key) != 0)
+    k++;
+  if (k == n_keys(e))
+    return PLD_CLI_OK; /* not reached: the marker was read from e's keys */
+  const struct key_spec *ks = &e->keys[k];
+  const char *why = e->no_solve ? e->no_solve(v, k) : NULL;
+  if (why == NULL && key_mono(ks) == MONO_NONE)
+    why = "pldkit knows no monotone dependence of epsilon on it";
+  if (why) {
+    solvable_keys_of(e, v, keys, sizeof keys);
+    snprintf(ps->err, ps->errlen, "%s=? in event %s: calibrate cannot solve "
+             "for %s: %s (it solves for one key in which epsilon is "
+             "monotone; in this event: %s)", ks->name, qev, ks->name, why,
+             keys);
+    return PLD_CLI_EUSAGE;
+  }
+  c->mark_direction = key_mono(ks);
+  c->mark_integer = ks->dom == DOM_INT_GE1 || ks->dom == DOM_INT_GE2;
+  /* The search doubles and halves: positive bounds, 1e-12 and 1e12 as for
+   * noise scales (rates stop at 1). */
+  c->mark_lo = c->mark_integer ? (ks->dom == DOM_INT_GE2 ? 2.0 : 1.0)
+                               : 1e-12;
+  c->mark_hi = ks->dom == DOM_RATE ? 1.0
+               : c->mark_integer   ? (double)PLD_CLI_MAX_COUNT
+                                   : 1e12;
+  if (ks->solve_hi > 0)
+    c->mark_hi = ks->solve_hi;
+  /* The closed forms depend on C/sigma only; the library's own calibration
+   * floor is sigma = 1e-4 C (pld_participation_calibrate). */
+  if (closed && strcmp(ks->name, "sigma") == 0)
+    c->mark_lo = 1e-4 * v[3].real;
+  if (closed && strcmp(ks->name, "C") == 0)
+    c->mark_hi = 1e4 * v[4].real;
   return PLD_CLI_OK;
 }
 
@@ -1440,15 +1591,29 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
              "(%s must be %s)", ks->name, qev, ks->name, dom);
     return PLD_CLI_EUSAGE;
   }
+  if (strcmp(val, "?") == 0 && ps->ctx->subst &&
+      (ks->dom == DOM_PROB_LIST || ks->dom == DOM_WEIGHT_LIST ||
+       ks->dom == DOM_REAL_LIST || ks->dom == DOM_CHOICE ||
+       ks->dom == DOM_PATH)) {
+    snprintf(err, errlen, "%s=? in event %s: calibrate solves for one "
+             "number, and %s is %s", ks->name, qev, ks->name, dom);
+    return PLD_CLI_EUSAGE;
+  }
   switch (ks->dom) {
   case DOM_INT_GE1:
   case DOM_INT_GE2: {
     long long x = 0;
-    int r = pld_cli_parse_int(val, ks->dom == DOM_INT_GE2 ? 2 : 1, INT64_MAX,
+    const char *s = val;
+    if (strcmp(val, "?") == 0) {
+      int rc = take_marker(ps, ks->name, ks->dom, qev, &s);
+      if (rc != PLD_CLI_OK)
+        return rc;
+    }
+    int r = pld_cli_parse_int(s, ks->dom == DOM_INT_GE2 ? 2 : 1, INT64_MAX,
                               &x);
     if (r != PLD_CLI_INT_OK) {
       snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
-               ks->name, pld_cli_quote(qv, sizeof qv, val), qev,
+               ks->name, pld_cli_quote(qv, sizeof qv, s), qev,
                r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
                ks->name, dom);
       return PLD_CLI_EUSAGE;
@@ -1521,7 +1686,7 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     double x;
     const char *s = val;
     if (strcmp(val, "?") == 0) {
-      int rc = take_marker(ps, ks, qev, &s);
+      int rc = take_marker(ps, ks->name, ks->dom, qev, &s);
       if (rc != PLD_CLI_OK)
         return rc;
     }
@@ -1541,16 +1706,16 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
   return PLD_CLI_OK;
 }
 
-static int parse_count(struct pstate *ps, char *val, uint64_t *count,
+static int parse_count(struct pstate *ps, const char *text, uint64_t *count,
                        const char *qev)
 {
   char qv[QUOTE_LEN];
   long long x = 0;
-  if (strcmp(val, "?") == 0 && ps->ctx->subst) {
-    snprintf(ps->err, ps->errlen, "count=? in event %s: calibrate solves "
-             "only for a noise parameter (one of %s), not for count", qev,
-             pld_cli_noise_keys());
-    return PLD_CLI_EUSAGE;
+  const char *val = text;
+  if (strcmp(text, "?") == 0) {
+    int rc = take_marker(ps, "count", DOM_INT_GE1, qev, &val);
+    if (rc != PLD_CLI_OK)
+      return rc;
   }
   int r = *val ? pld_cli_parse_int(val, 1, (long long)PLD_CLI_MAX_COUNT, &x)
                : -1;
@@ -1960,6 +2125,7 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
              qev, e->name);
     goto done;
   }
+  unsigned marks0 = ps->ctx->marks;
   if (items) {
     rc = parse_items(ps, e, items, vals, &count, qev);
     if (rc != PLD_CLI_OK)
@@ -1979,6 +2145,12 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     vals[k].real = ks->def;
     vals[k].integer = (int64_t)ks->def;
+  }
+  if (ps->ctx->marks > marks0) {
+    rc = solve_check(ps, e, vals, qev);
+    if (rc != PLD_CLI_OK)
+      goto done;
+    rc = PLD_CLI_EUSAGE;
   }
   if (e->check && e->check(vals, why, sizeof why)) {
     snprintf(err, errlen, "event %s: %s", qev, why);
@@ -2007,8 +2179,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   const char *no_pld = e->no_pld ? e->no_pld(vals) : NULL;
   if (no_pld && ((backends & PLD_CLI_BACKEND_PLD) || (sk && sk->acc))) {
     snprintf(err, errlen, "event %s needs --backend rdp: %s (--backend rdp "
-             "works with 'pldkit epsilon' and 'pldkit delta', and 'pldkit "
-             "rdp-curve' prints the RDP curve)", qev, no_pld);
+             "works with 'pldkit epsilon', 'pldkit delta' and 'pldkit "
+             "calibrate', and 'pldkit rdp-curve' prints the RDP curve)", qev,
+             no_pld);
     goto done;
   }
 
@@ -2367,5 +2540,29 @@ int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
   snprintf(err, errlen, "analysis=%s in event %s is not available in this "
            "build", pld_cli_closed_name(c), c->where);
   return PLD_CLI_EUSAGE;
+#endif
+}
+
+int pld_cli_closed_bracket(const pld_cli_closed *c, double delta,
+                           pld_bound *out)
+{
+#if HAVE_PARTICIPATION
+  pld_participation_params par;
+  par.p = c->p;
+  par.q = c->q;
+  par.d = (int64_t)c->d;
+  par.clip = c->C;
+  par.sigma = c->sigma;
+  int an = c->analysis == AN_OLS     ? PLD_PARTICIPATION_OLS
+           : c->analysis == AN_THM41 ? PLD_PARTICIPATION_THM41
+           : c->analysis == AN_CS    ? PLD_PARTICIPATION_CS
+           : c->analysis == AN_MWCS  ? PLD_PARTICIPATION_MWCS
+                                     : PLD_PARTICIPATION_WCS;
+  return pld_participation_epsilon(&par, an, delta, out);
+#else
+  (void)c;
+  (void)delta;
+  (void)out;
+  return PLD_EUNSUPPORTED;
 #endif
 }

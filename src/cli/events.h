@@ -55,6 +55,9 @@ enum pld_cli_backend {
   PLD_CLI_BACKEND_RDP = 2  /* Renyi DP curves */
 };
 
+/* calibrate's validation pass: '?' stands for a valid value of its key. */
+#define PLD_CLI_STANDIN "<stand-in>"
+
 /* Objects that must outlive the mechanisms built by a parse (the context of
  * a mechanism made with pld_mech_from_curve); freed by
  * pld_cli_parse_release. */
@@ -67,7 +70,9 @@ typedef struct pld_cli_parse {
                                (random-selection) and of the RDP bridge;
                                NULL means defaults */
   const char *subst;        /* calibrate: the value text that replaces the
-                               one KEY=? marker; NULL: '?' is an error */
+                               one KEY=? marker (PLD_CLI_STANDIN: a valid
+                               stand-in for validation); NULL: '?' is an
+                               error */
   unsigned backends;        /* enum pld_cli_backend bits the EVENTs must
                                work with (validation); 0 means PLD */
   int no_bridge;            /* pld_cli_parse_event_rdp: an event without an
@@ -79,6 +84,9 @@ typedef struct pld_cli_parse {
   unsigned marks;                     /* KEY=? markers seen */
   char mark_key[32];                  /* the key of the marker */
   char mark_where[PLD_CLI_QUOTE_LEN]; /* the quoted event holding it */
+  int mark_direction;  /* +1: larger values are more private, -1: smaller */
+  int mark_integer;    /* the key takes integers (count, integer keys) */
+  double mark_lo, mark_hi; /* the domain calibrate searches */
   unsigned top_events;                /* events at the top level */
   const char *note;                   /* a warning for the answer, or NULL
                                          (static text) */
@@ -128,11 +136,12 @@ void pld_cli_owned_free(pld_cli_owned *list);
  *  and the grammar of member lists (part of every --help). */
 void pld_cli_events_help(FILE *f);
 
-/** The names of the keys that calibrate may solve for (noise parameters),
- *  comma-separated, e.g. "sigma, b, scale". */
-const char *pld_cli_noise_keys(void);
+/** The names of the keys that calibrate may solve for in some event (keys in
+ *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,
+ *  sensitivity, b, ...". */
+const char *pld_cli_solvable_keys(void);
 /** Non-zero if `name` is one of them. */
-int pld_cli_is_noise_key(const char *name);
+int pld_cli_is_solvable_key(const char *name);
 
 /** Whether the closed-form participation analyses are compiled in. */
 int pld_cli_have_closed(void);
@@ -149,6 +158,11 @@ typedef struct pld_cli_closed_answer {
                          worst-case delta there, else NAN */
   unsigned evaluations; /* closed-form evaluations made */
 } pld_cli_closed_answer;
+
+/** The epsilon bracket of a closed-form event at delta, for calibrate
+ *  (pld_participation_epsilon).  @return a pld_status (not a pld_cli_rc). */
+int pld_cli_closed_bracket(const pld_cli_closed *c, double delta,
+                           pld_bound *out);
 
 /** Answer a closed-form event: want_delta ? delta(x) : epsilon(x).
  *  On failure err gets one line.  @return a pld_cli_rc. */

@@ -48,7 +48,7 @@ static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
 /* Subcommands that run the PLD accountant. */
 #define PLD_CMDS (ALL_CMDS & ~ON(CMD_RDP_CURVE))
 /* Subcommands with a choice of backend, and those that use RDP orders. */
-#define BACKEND_CMDS (ON(CMD_EPSILON) | ON(CMD_DELTA))
+#define BACKEND_CMDS (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CALIBRATE))
 #define ORDER_CMDS (BACKEND_CMDS | ON(CMD_RDP_CURVE))
 
 /* --backend */
@@ -109,14 +109,16 @@ static const struct option_spec options[] = {
    "calibrate: the target delta", "a number in (0, 1)"},
   {"--param", "NAME", ON(CMD_CALIBRATE), OPT_PARAM,
    "calibrate: the key to solve for; it must be the key that holds '?'",
-   NULL /* the noise keys, from the event table: see option_default */},
+   NULL /* the solvable keys, from the event table: see option_default */},
   {"--range", "LO:HI", ON(CMD_CALIBRATE), OPT_PARAM_RANGE,
    "calibrate: search the parameter in [LO, HI] only (without it: from 1 "
-   "by doubling or halving, between 1e-12 and 1e12)",
-   "0 < LO < HI, finite"},
+   "by doubling or halving, between 1e-12 and 1e12, rates up to 1, "
+   "integers from their least value up to 2^53)",
+   "0 < LO < HI, finite, inside the key's domain"},
   {"--tolerance", "REL", ON(CMD_CALIBRATE), OPT_TOLERANCE,
    "calibrate: stop when the failing and the passing value are within REL "
-   "of each other (relative)", "a number in (0, 1)"},
+   "of each other (relative; integer keys such as count stop at "
+   "neighbours)", "a number in (0, 1)"},
   {"--backend", "NAME", BACKEND_CMDS, OPT_BACKEND,
    "who answers: pld (privacy loss distributions: a bracket [lower, "
    "upper], the tightest of the PLD grid, the grid-free bounds and, for "
@@ -196,6 +198,7 @@ struct cli {
   size_t range_n;
   char param[32];           /* calibrate: --param, or the key holding '?' */
   double cal_lo, cal_hi;    /* calibrate: --range (0, 0 if not given) */
+  double cal_dom_lo, cal_dom_hi; /* calibrate: the domain searched */
   double tolerance;         /* calibrate: --tolerance */
   enum backend backend;     /* epsilon, delta: --backend */
   double *orders;           /* --orders (owned), NULL: the default grid */
@@ -229,7 +232,7 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     break;
   case OPT_PARAM:
     snprintf(buf, n, "default the key that holds '?'; one of %s",
-             pld_cli_noise_keys());
+             pld_cli_solvable_keys());
     break;
   case OPT_PARAM_RANGE:
     snprintf(buf, n, "default none");
@@ -350,8 +353,8 @@ static void main_help(FILE *f)
           "  pldkit calibrate --epsilon E --delta D [--param NAME] "
           "[--range LO:HI]\n"
           "                   [--tolerance REL] [OPTIONS] EVENT...\n"
-          "      the smallest noise value (the one key given as KEY=?, e.g. "
-          "sigma=?)\n      such that the EVENTs are (E, D)-DP\n"
+          "      the least private value of one key (given as KEY=?, e.g. "
+          "sigma=? or\n      count=?) such that the EVENTs are (E, D)-DP\n"
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
@@ -448,25 +451,49 @@ static void cmd_help(FILE *f, enum cmd c)
   case CMD_CALIBRATE:
     fputs("Usage: pldkit calibrate --epsilon E --delta D [--param NAME] "
           "[--range LO:HI]\n"
-          "                        [--tolerance REL] [OPTIONS] EVENT...\n\n"
-          "Find the smallest value of one noise parameter such that the "
-          "composition of\nthe EVENTs is (E, D)-DP by the CERTIFIED upper "
-          "epsilon, so that the answer is\nnever over budget.  Mark the "
-          "parameter with '?' in exactly one place, e.g.\n"
+          "                        [--tolerance REL] [--backend pld|rdp|both] "
+          "[OPTIONS] EVENT...\n\n"
+          "Find the least private value of one key such that the "
+          "composition of the\nEVENTs is (E, D)-DP by the CERTIFIED upper "
+          "epsilon, so that the answer is never\nover budget: the smallest "
+          "noise, the largest sampling rate or sensitivity, the\nlargest "
+          "number of runs.  Mark the key with '?' in exactly one place, "
+          "e.g.\n"
           "  pldkit calibrate --epsilon 1 --delta 1e-5 "
           "poisson-gaussian:q=0.01,sigma=?,count=1000\n"
-          "Every evaluation puts a value in place of '?' and accounts the "
-          "whole EVENT list\nafresh.  The search brackets the threshold by "
-          "doubling or halving (within\n--range if given), then bisects "
-          "until the passing and the failing value are\nwithin --tolerance "
-          "of each other; it assumes that epsilon does not grow with\nthe "
-          "noise.  The answer is the value, the epsilon bracket at it, the "
-          "largest value\nfound to fail (just below it), the number of "
-          "evaluations and the time.  With\n--json: one object with query, "
-          "param, value, value_fail (null if none was\nfound), "
-          "epsilon_upper, epsilon_lower, delta, target_epsilon, tolerance, "
-          "evaluations,\nseconds and the discretization fields.  On a "
-          "terminal, progress is shown on\nstderr.\n\n", f);
+          "  pldkit calibrate --epsilon 3 --delta 1e-5 "
+          "poisson-gaussian:q=0.01,sigma=1,count=?\n"
+          "Any key in which epsilon is monotone may hold it (see EVENTS: "
+          "'or ? in\ncalibrate'); others are refused.  Every evaluation "
+          "puts a value in place of '?'\nand accounts the whole EVENT list "
+          "afresh, giving an epsilon bracket [lower,\nupper] at D: the "
+          "value MEETS the target if upper <= E, FAILS if lower > E, and\n"
+          "is UNDECIDED otherwise (e.g. upper = inf, the PLD's round-off "
+          "floor at small\nD).  Undecided is never taken for a failure: "
+          "the search brackets the threshold\nby doubling or halving from 1 "
+          "(within --range if given), bisects until the\nanswer and its "
+          "neighbour are within --tolerance (neighbours for integers),\n"
+          "re-evaluates an undecided neighbour on other grids, and then "
+          "also locates the\nmost private value that certifiably FAILS.  "
+          "It assumes that epsilon is monotone\nin the key (the answer "
+          "meets the target regardless).  The answer line gives the\n"
+          "value and its bracket; the neighbour, said to fail only when "
+          "that is certified\n(else \"not certified at\"); the certified "
+          "failure and, if the two are further\napart than the tolerance, "
+          "UNDECIDED between them.  --backend rdp calibrates\nwith the RDP "
+          "bound (an upper bound only: nothing is certified to fail), both\n"
+          "runs the two and says which is tighter.  Closed-form "
+          "random-participation\n(analysis=ols, thm41) calibrate too; "
+          "thm41 is Theorem 4.1 as stated, NOT a\ncertified bound.  With "
+          "--json: one object with query, backend, param,\ndirection, "
+          "integer, delta, target_epsilon, tolerance, search_lo, search_hi,\n"
+          "threshold (located, undecided or not_found), value, verdict, "
+          "epsilon_upper,\nepsilon_lower, located, at_limit, value_next, "
+          "verdict_next (fails or\nundecided), epsilon_upper_next, "
+          "epsilon_lower_next, next_refined, value_fail\n(certified to "
+          "fail, or null), evaluations, refined and the discretization\n"
+          "fields (with --backend both: objects pld and rdp, and tighter).  "
+          "On a terminal,\nprogress is shown on stderr.\n\n", f);
     break;
   case CMD_DEMO:
     {
@@ -798,10 +825,12 @@ static int set_option(struct cli *c, const struct option_spec *o,
     return range_value(c, o, val);
   case OPT_PARAM: {
     char q[QLEN];
-    if (!pld_cli_is_noise_key(val)) {
-      pld_cli_error("%s value %s is %s (NAME must be a noise key: one of "
-                    "%s)", o->name, pld_cli_quote(q, sizeof q, val),
-                    *val ? "not a noise key" : "empty", pld_cli_noise_keys());
+    if (!pld_cli_is_solvable_key(val)) {
+      pld_cli_error("%s value %s is %s (NAME must be a key calibrate can "
+                    "solve for: one of %s)", o->name,
+                    pld_cli_quote(q, sizeof q, val),
+                    *val ? "not such a key" : "empty",
+                    pld_cli_solvable_keys());
       return PLD_CLI_EUSAGE;
     }
     snprintf(c->param, sizeof c->param, "%s", val);
@@ -876,6 +905,39 @@ static const struct option_spec *find_option(const char *name, size_t len,
   return NULL;
 }
 
+/* calibrate: the domain searched, the key's (from the event table) cut to
+ * --range; integer keys take the integers inside --range. */
+static int cal_domain(struct cli *c)
+{
+  char lo[40], hi[40];
+  const pld_cli_parse *p = &c->parse;
+  c->cal_dom_lo = p->mark_lo;
+  c->cal_dom_hi = p->mark_hi;
+  if (!(c->cal_hi > 0))
+    return PLD_CLI_OK;
+  pld_cli_fmt_exact(lo, sizeof lo, p->mark_lo);
+  pld_cli_fmt_exact(hi, sizeof hi, p->mark_hi);
+  if (c->cal_lo < p->mark_lo || c->cal_hi > p->mark_hi) {
+    pld_cli_error("--range must lie inside the domain calibrate searches "
+                  "for %s (%s=? in event %s): [%s, %s]", c->param, c->param,
+                  p->mark_where, lo, hi);
+    return PLD_CLI_EUSAGE;
+  }
+  double a = c->cal_lo, b = c->cal_hi;
+  if (p->mark_integer) {
+    a = ceil(a);
+    b = floor(b);
+    if (!(a < b)) {
+      pld_cli_error("--range holds fewer than two integers, and %s takes "
+                    "integers", c->param);
+      return PLD_CLI_EUSAGE;
+    }
+  }
+  c->cal_dom_lo = a;
+  c->cal_dom_hi = b;
+  return PLD_CLI_OK;
+}
+
 /* Parse and validate the arguments of a subcommand (argv[0] is the first
  * argument after the subcommand's name).  Every EVENT is validated here. */
 static int parse_args(struct cli *c, int argc, char **argv)
@@ -887,7 +949,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
   list_options(ON(c->cmd), allowed, sizeof allowed);
   memset(&c->parse, 0, sizeof c->parse);
   /* calibrate: validate with a valid stand-in for the one '?'. */
-  c->parse.subst = c->cmd == CMD_CALIBRATE ? "1" : NULL;
+  c->parse.subst = c->cmd == CMD_CALIBRATE ? PLD_CLI_STANDIN : NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!only_events && a[0] == '-') {
@@ -983,7 +1045,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
       pld_cli_error("no '?' in the EVENTs of 'pldkit calibrate': mark the "
                     "one value to solve for as KEY=?, e.g. "
                     "poisson-gaussian:q=0.01,sigma=?,count=1000 (KEY one of "
-                    "%s)", pld_cli_noise_keys());
+                    "%s)", pld_cli_solvable_keys());
       return PLD_CLI_EUSAGE;
     }
     if (c->n_events > 0 && c->param[0] &&
@@ -997,12 +1059,14 @@ static int parse_args(struct cli *c, int argc, char **argv)
     snprintf(c->param, sizeof c->param, "%s", c->parse.mark_key);
     if (c->tolerance == 0)
       c->tolerance = CAL_TOLERANCE;
+    if (c->n_events > 0 && cal_domain(c) != PLD_CLI_OK)
+      return PLD_CLI_EUSAGE;
   }
   if (c->parse.closed.present && c->cmd != CMD_EPSILON &&
-      c->cmd != CMD_DELTA) {
+      c->cmd != CMD_DELTA && c->cmd != CMD_CALIBRATE) {
     pld_cli_error("analysis=%s in event %s is a closed-form single-round "
-                  "answer: only 'pldkit epsilon' and 'pldkit delta' can ask "
-                  "it (analysis=wcs works everywhere)",
+                  "answer: only 'pldkit epsilon', 'pldkit delta' and 'pldkit "
+                  "calibrate' can ask it (analysis=wcs works everywhere)",
                   pld_cli_closed_name(&c->parse.closed),
                   c->parse.closed.where);
     return PLD_CLI_EUSAGE;
@@ -1065,11 +1129,14 @@ struct answer {
   /* closed-form single round (random-participation thm41/ols) */
   int closed;
   pld_cli_closed_answer ca;
-  /* calibrate */
-  double value;      /* the calibrated value */
-  double value_fail; /* the largest value found to fail; valid if has_fail */
-  int has_fail;
-  unsigned evaluations;
+  /* calibrate: [CAL_PLD] the PLD search (accountant or closed form),
+   * [CAL_RDP] the RDP one */
+  pld_search_result cal[2];
+  int cal_ran[2];
+  double cal_seconds[2];
+  pld_rdp_result cal_rdp[2]; /* RDP details at the value and at the next */
+  int cal_rdp_have[2];
+  pld_cli_closed_answer cal_closed; /* closed form: flags at the value */
   /* --backend rdp or both, and rdp-curve */
   double pld_seconds, rdp_seconds;
   pld_rdp_result rdp;     /* epsilon, delta */
@@ -1139,10 +1206,12 @@ static int build_accountant(const struct cli *c, const char *subst,
   return PLD_CLI_OK;
 }
 
-/* The RDP curve of all the EVENTs on the --orders grid.  On failure err
- * holds the message. */
-static int build_rdp(const struct cli *c, pld_rdp_curve **out,
-                     unsigned *bridged, char *err, size_t errlen)
+/* The RDP curve of all the EVENTs on the --orders grid; `subst` replaces
+ * the '?' of calibrate (NULL elsewhere).  On failure err holds the
+ * message. */
+static int build_rdp(const struct cli *c, const char *subst,
+                     pld_rdp_curve **out, unsigned *bridged, char *err,
+                     size_t errlen)
 {
   pld_cli_parse pc;
   pld_rdp_curve *cv = NULL;
@@ -1156,6 +1225,7 @@ static int build_rdp(const struct cli *c, pld_rdp_curve **out,
   }
   memset(&pc, 0, sizeof pc);
   pc.params = &c->params;
+  pc.subst = subst;
   pc.backends = PLD_CLI_BACKEND_RDP;
   for (size_t i = 0; i < c->n_events; i++) {
     int rc = pld_cli_parse_event_rdp(c->events[i], &pc, cv, err, errlen);
@@ -1199,55 +1269,143 @@ static pld_rdp_curve *optional_rdp(const struct cli *c)
 
 /* ---- calibrate ---------------------------------------------------------- */
 
-struct cal_ctx {
-  const struct cli *c;
-  char err[ERRLEN + 96]; /* the build callback's failure, if any */
-  int err_rc;
-  double last;      /* the value last built (after clamping to --range) */
-  unsigned own;     /* evaluations made here, outside pld_calibrate */
-  int tty;          /* progress on stderr */
-  int width;        /* width of the progress line on screen */
-  pld_cli_owned **owned; /* kept alive until the calibration ends */
+/* The library searches (pld_calibrate_accountant, pld_calibrate_search);
+ * here only the callbacks that put a value in place of '?' and evaluate the
+ * EVENTs, and the printing. */
+
+enum { CAL_PLD = 0, CAL_RDP = 1 };
+
+/* The RDP answer at each value tried (for the order at the answer). */
+struct cal_seen {
+  double x;
+  pld_rdp_result r;
 };
 
-static double cal_clamp(const struct cli *c, double x)
+struct cal_ctx {
+  const struct cli *c;
+  int which;             /* CAL_PLD or CAL_RDP */
+  char err[ERRLEN + 96]; /* the callback's failure, if any */
+  double last;           /* the value last built */
+  int tty;               /* progress on stderr */
+  int width;             /* width of the progress line on screen */
+  pld_cli_owned **owned; /* kept alive until the calibration ends */
+  struct cal_seen *seen; /* CAL_RDP */
+  size_t n_seen;
+  unsigned bridged;
+};
+
+/* The text that replaces '?' for value x: integers as such, reals exactly. */
+static void cal_text(const struct cli *c, double x, char *buf, size_t n)
 {
-  if (c->cal_hi > 0) {
-    if (x > c->cal_hi)
-      x = c->cal_hi;
-    if (x < c->cal_lo)
-      x = c->cal_lo;
-  }
-  return x;
+  if (c->parse.mark_integer)
+    snprintf(buf, n, "%.0f", x);
+  else
+    pld_cli_fmt_exact(buf, n, x);
 }
 
 static int cal_build(double x, void *vk, pld_accountant **out)
 {
   struct cal_ctx *k = vk;
   char val[40], msg[ERRLEN];
-  x = cal_clamp(k->c, x);
   k->last = x;
-  pld_cli_fmt_exact(val, sizeof val, x);
+  cal_text(k->c, x, val, sizeof val);
   int rc = build_accountant(k->c, val, out, k->owned, msg, sizeof msg);
   if (rc != PLD_CLI_OK) {
     snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
-    k->err_rc = rc;
     return PLD_ECALLBACK;
   }
   return PLD_SUCCESS;
+}
+
+/* RDP: the certified upper end only, so the bracket is [0, value] and no
+ * value is ever certified to fail. */
+static int cal_eval_rdp(double x, const pld_result *prev, void *vk,
+                        pld_result *out)
+{
+  struct cal_ctx *k = vk;
+  char val[40], msg[ERRLEN];
+  pld_rdp_curve *cv = NULL;
+  pld_rdp_result r;
+  unsigned bridged = 0;
+  if (prev)
+    return PLD_EUNSUPPORTED;
+  k->last = x;
+  cal_text(k->c, x, val, sizeof val);
+  int rc = build_rdp(k->c, val, &cv, &bridged, msg, sizeof msg);
+  if (rc != PLD_CLI_OK) {
+    snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
+    return PLD_ECALLBACK;
+  }
+  int st = pld_rdp_epsilon(cv, k->c->delta, k->c->rdp_method, &r);
+  pld_rdp_curve_free(cv);
+  if (st != PLD_SUCCESS)
+    return st;
+  k->bridged = bridged;
+  if (k->n_seen < PLD_SEARCH_MAX_EVALS) {
+    k->seen[k->n_seen].x = x;
+    k->seen[k->n_seen].r = r;
+    k->n_seen++;
+  }
+  memset(out, 0, sizeof *out);
+  out->bound.lower = 0.0;
+  out->bound.upper = r.value;
+  out->met_accuracy = 1;
+  return PLD_SUCCESS;
+}
+
+/* The closed-form event with value x in place of '?'. */
+static int cal_closed_at(const struct cli *c, double x, pld_cli_closed *out,
+                         char *err, size_t errlen)
+{
+  pld_cli_parse pc;
+  char val[40];
+  memset(&pc, 0, sizeof pc);
+  pc.params = &c->params;
+  cal_text(c, x, val, sizeof val);
+  pc.subst = val;
+  int rc = PLD_CLI_OK;
+  for (size_t i = 0; i < c->n_events && rc == PLD_CLI_OK; i++)
+    rc = pld_cli_parse_event(c->events[i], &pc, NULL, err, errlen);
+  pld_cli_parse_release(&pc);
+  if (rc == PLD_CLI_OK)
+    *out = pc.closed;
+  return rc;
+}
+
+/* A closed-form single round (random-participation, analysis thm41 or
+ * ols): its epsilon bracket at delta (pld_participation_epsilon). */
+static int cal_eval_closed(double x, const pld_result *prev, void *vk,
+                           pld_result *out)
+{
+  struct cal_ctx *k = vk;
+  char msg[ERRLEN], val[40];
+  pld_cli_closed cl;
+  if (prev)
+    return PLD_EUNSUPPORTED;
+  k->last = x;
+  if (cal_closed_at(k->c, x, &cl, msg, sizeof msg) != PLD_CLI_OK) {
+    cal_text(k->c, x, val, sizeof val);
+    snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
+    return PLD_ECALLBACK;
+  }
+  memset(out, 0, sizeof *out);
+  int st = pld_cli_closed_bracket(&cl, k->c->delta, &out->bound);
+  out->closed_form = 1;
+  out->met_accuracy = 1;
+  return st;
 }
 
 static void cal_progress(void *vk, unsigned n, double x, double eps_upper)
 {
   struct cal_ctx *k = vk;
   char val[40], eps[40], line[160];
-  (void)x; /* k->last is what was built */
   if (!k->tty)
     return;
-  pld_cli_fmt(val, sizeof val, k->last, 10);
+  pld_cli_fmt(val, sizeof val, x, 10);
   pld_cli_fmt(eps, sizeof eps, eps_upper, 6);
-  int w = snprintf(line, sizeof line, "calibrate: evaluation %u: %s = %s, "
-                   "epsilon <= %s", n + k->own, k->c->param, val, eps);
+  int w = snprintf(line, sizeof line, "calibrate%s: evaluation %u: %s = %s, "
+                   "epsilon <= %s", k->which == CAL_RDP ? " (rdp)" : "", n,
+                   k->c->param, val, eps);
   if (w < 0)
     return;
   fprintf(stderr, "\r%-*s", k->width > w ? k->width : w, line);
@@ -1265,115 +1423,186 @@ static void cal_progress_clear(struct cal_ctx *k)
   }
 }
 
-/* One evaluation made here (the ends of --range). */
-static int cal_eval(struct cal_ctx *k, double x, pld_result *r)
+/* The search's end towards more privacy (private = 1) or less, for
+ * messages: "up to 1e+12", "down to 1", "in --range [2, 20]". */
+static void cal_limit_text(const struct cli *c, int private, char *buf,
+                           size_t n)
 {
-  pld_accountant *acc = NULL;
-  int st = cal_build(x, k, &acc);
-  if (st != PLD_SUCCESS)
-    return st;
-  st = pld_accountant_epsilon(acc, k->c->delta, r);
-  pld_accountant_free(acc);
-  if (st != PLD_SUCCESS)
-    return st;
-  k->own++;
-  cal_progress(k, 0, x, r->bound.upper);
-  return PLD_SUCCESS;
+  char lo[40], hi[40];
+  cal_text(c, c->cal_dom_lo, lo, sizeof lo);
+  cal_text(c, c->cal_dom_hi, hi, sizeof hi);
+  int up = (c->parse.mark_direction > 0) == (private != 0);
+  if (c->cal_hi > 0)
+    snprintf(buf, n, "in --range [%s, %s]", lo, hi);
+  else
+    snprintf(buf, n, "%s %s", up ? "up to" : "down to", up ? hi : lo);
 }
 
-/* Report a failed calibration (after the progress line is cleared). */
+static const char *backend_word(const struct cli *c, int which)
+{
+  if (which == CAL_RDP)
+    return "the RDP bound";
+  if (c->parse.closed.present)
+    return c->parse.closed.analysis == 2 ? "Theorem 4.1 as stated"
+                                         : "Theorem 5.1";
+  return "the certified bound";
+}
+
+/* Report a search that could not run (after the progress line is
+ * cleared). */
 static int cal_fail(const struct cal_ctx *k, int st)
 {
-  char v[40], e[40], d[40];
+  char v[40];
   const struct cli *c = k->c;
-  pld_cli_fmt_exact(v, sizeof v, k->last);
-  pld_cli_fmt_exact(e, sizeof e, c->epsilon);
-  pld_cli_fmt_exact(d, sizeof d, c->delta);
   if (st == PLD_ECALLBACK && k->err[0]) {
     pld_cli_error("calibrate: %s", k->err);
     return PLD_CLI_EFAIL;
   }
-  if (st == PLD_ETOL) {
-    pld_cli_error("calibrate: no value of %s up to %g meets epsilon <= %s at "
-                  "delta = %s (the last tried, %s = %s, does not; the target "
-                  "may be out of reach for these EVENTs)", c->param,
-                  1e12 * CAL_START, e, d, c->param, v);
-    return PLD_CLI_EFAIL;
-  }
-  pld_cli_error("%s (while calibrating %s, at %s = %s)%s", pld_strerror(st),
-                c->param, c->param, v, hint(st));
+  cal_text(c, k->last, v, sizeof v);
+  pld_cli_error("%s (while calibrating %s%s, at %s = %s)%s", pld_strerror(st),
+                c->param, k->which == CAL_RDP ? " with RDP" : "", c->param,
+                v, hint(st));
   return PLD_CLI_EFAIL;
 }
 
-static int calibrate_run(const struct cli *c, struct answer *a,
-                         pld_cli_owned **owned)
+/* "no value ... meets" for a search that found none, into buf. */
+static void cal_none_text(const struct cli *c, const struct answer *a,
+                          int which, char *buf, size_t n)
+{
+  const pld_search_result *r = &a->cal[which];
+  char e[40], d[40], lim[80], v[40], lo[40], hi[40];
+  pld_cli_fmt_exact(e, sizeof e, c->epsilon);
+  pld_cli_fmt_exact(d, sizeof d, c->delta);
+  cal_limit_text(c, 1, lim, sizeof lim);
+  cal_text(c, r->param_next, v, sizeof v);
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->at_next.bound.lower,
+                      r->at_next.bound.upper);
+  if (which == CAL_RDP)
+    snprintf(buf, n, "no value of %s %s meets epsilon <= %s at delta = %s "
+             "by the RDP bound (at %s = %s: epsilon <= %s)", c->param, lim,
+             e, d, c->param, v, hi);
+  else
+    snprintf(buf, n, "no value of %s %s is certified to meet epsilon <= %s "
+             "at delta = %s by %s (at %s = %s: epsilon in [%s, %s], %s%s%s); "
+             "%s", c->param, lim, e, d, backend_word(c, which), c->param, v,
+             lo, hi,
+             r->verdict_next == PLD_VERDICT_FAILS ? "which certifiably fails"
+                                                  : "undecided",
+             r->next_status ? ": " : "",
+             r->next_status ? pld_strerror(r->next_status) : "",
+             r->verdict_next == PLD_VERDICT_FAILS
+                 ? "the target may be out of reach for these EVENTs"
+                 : "that is no failure: the accountant could not decide it "
+                   "(a larger --max-grid, another --range, or --backend "
+                   "both may help)");
+}
+
+/* One search: the PLD (accountant or closed form) or the RDP one. */
+static int cal_search(const struct cli *c, struct answer *a, int which,
+                      pld_cli_owned **owned)
 {
   struct cal_ctx k;
-  pld_calibration cal;
-  double start = CAL_START;
+  pld_search_opts o;
   int st;
+  double t0 = now();
 
   memset(&k, 0, sizeof k);
-  memset(&cal, 0, sizeof cal);
   k.c = c;
+  k.which = which;
   k.owned = owned;
   k.tty = isatty(2);
-  if (c->cal_hi > 0) {
-    /* The ends of --range first: HI must meet the target (else there is no
-     * answer in the range) and if LO already does, LO is the answer. */
-    pld_result r;
-    st = cal_eval(&k, c->cal_hi, &r);
-    if (st != PLD_SUCCESS) {
-      cal_progress_clear(&k);
-      return cal_fail(&k, st);
-    }
-    if (!(r.bound.upper <= c->epsilon)) {
-      char hi[40], e[40], d[40], lo[40], up[40];
-      cal_progress_clear(&k);
-      pld_cli_fmt_exact(hi, sizeof hi, c->cal_hi);
-      pld_cli_fmt_exact(e, sizeof e, c->epsilon);
-      pld_cli_fmt_exact(d, sizeof d, c->delta);
-      pld_cli_fmt_bracket(lo, up, sizeof lo, r.bound.lower, r.bound.upper);
-      pld_cli_error("calibrate: no value of %s in --range meets epsilon <= "
-                    "%s at delta = %s: even %s = %s gives epsilon in [%s, "
-                    "%s]", c->param, e, d, c->param, hi, lo, up);
+  pld_search_opts_default(&o);
+  o.lo = c->cal_dom_lo;
+  o.hi = c->cal_dom_hi;
+  o.integer = c->parse.mark_integer;
+  o.direction = c->parse.mark_direction;
+  o.rel_tol = c->tolerance;
+  o.accuracy = c->params.accuracy;
+  /* A grid the user fixed is the grid to use. */
+  o.refine = !(c->params.discretization > 0);
+  /* Start at 1 (typical scales), inside --range at its geometric middle. */
+  double start = CAL_START;
+  if (c->cal_hi > 0)
+    start = sqrt(o.lo * o.hi);
+  if (o.integer)
+    start = floor(start);
+  o.start = fmin(fmax(start, o.lo), o.hi);
+
+  if (which == CAL_RDP) {
+    k.seen = malloc(PLD_SEARCH_MAX_EVALS * sizeof *k.seen);
+    if (k.seen == NULL) {
+      pld_cli_error("%s (while calibrating)", pld_strerror(PLD_ENOMEM));
       return PLD_CLI_EFAIL;
     }
-    st = cal_eval(&k, c->cal_lo, &r);
-    if (st != PLD_SUCCESS) {
-      cal_progress_clear(&k);
-      return cal_fail(&k, st);
-    }
-    if (r.bound.upper <= c->epsilon) {
-      a->value = c->cal_lo;
-      a->res = r;
-      a->has_fail = 0;
-      a->evaluations = k.own;
-      cal_progress_clear(&k);
-      return PLD_CLI_OK;
-    }
-    start = sqrt(c->cal_lo * c->cal_hi);
+    o.refine = 0;
+    o.fail_search = 0; /* RDP has no lower ends */
+    st = pld_calibrate_search(cal_eval_rdp, &k, c->epsilon, &o, cal_progress,
+                              &k, &a->cal[which]);
+  } else if (c->parse.closed.present) {
+    st = pld_calibrate_search(cal_eval_closed, &k, c->epsilon, &o,
+                              cal_progress, &k, &a->cal[which]);
+  } else {
+    st = pld_calibrate_accountant(cal_build, &k, c->epsilon, c->delta, &o,
+                                  cal_progress, &k, &a->cal[which]);
   }
-  st = pld_calibrate(cal_build, &k, c->epsilon, c->delta, start, c->tolerance,
-                     cal_progress, &k, &cal);
   cal_progress_clear(&k);
-  if (st != PLD_SUCCESS)
-    return cal_fail(&k, st);
-  /* With --range, values beyond it were built at its ends. */
-  a->value = cal_clamp(c, cal.param);
-  a->res = cal.at_param;
-  a->has_fail = cal.param_fail > 0;
-  a->value_fail = cal_clamp(c, cal.param_fail);
-  a->evaluations = cal.evaluations + k.own;
-  return PLD_CLI_OK;
+  a->cal_seconds[which] = now() - t0;
+  int rc = PLD_CLI_OK;
+  if (st != PLD_SUCCESS) {
+    rc = cal_fail(&k, st);
+  } else if (which == CAL_RDP) {
+    const pld_search_result *r = &a->cal[which];
+    a->bridged = k.bridged;
+    for (size_t i = 0; i < k.n_seen; i++) {
+      if (r->found && k.seen[i].x == r->param) {
+        a->cal_rdp[0] = k.seen[i].r;
+        a->cal_rdp_have[0] = 1;
+      }
+      if (!isnan(r->param_next) && k.seen[i].x == r->param_next) {
+        a->cal_rdp[1] = k.seen[i].r;
+        a->cal_rdp_have[1] = 1;
+      }
+    }
+  }
+  free(k.seen);
+  if (rc == PLD_CLI_OK)
+    a->cal_ran[which] = 1;
+  return rc;
 }
 
 static int compute_calibrate(const struct cli *c, struct answer *a)
 {
   pld_cli_owned *owned = NULL;
-  int rc = calibrate_run(c, a, &owned);
+  char err[ERRLEN];
+  int rc = PLD_CLI_OK;
+  if (c->backend & BACKEND_PLD)
+    rc = cal_search(c, a, CAL_PLD, &owned);
   pld_cli_owned_free(owned);
-  return rc;
+  if (rc == PLD_CLI_OK && (c->backend & BACKEND_RDP))
+    rc = cal_search(c, a, CAL_RDP, NULL);
+  if (rc != PLD_CLI_OK)
+    return rc;
+  const pld_search_result *p = &a->cal[CAL_PLD], *r = &a->cal[CAL_RDP];
+  a->res = p->at_param;
+  /* Nothing found by any backend asked: an error, as before. */
+  if (!((a->cal_ran[CAL_PLD] && p->found) ||
+        (a->cal_ran[CAL_RDP] && r->found))) {
+    cal_none_text(c, a, a->cal_ran[CAL_PLD] ? CAL_PLD : CAL_RDP, err,
+                  sizeof err);
+    pld_cli_error("calibrate: %s", err);
+    return PLD_CLI_EFAIL;
+  }
+  /* The closed forms' flags at the answer (thm41: refuted, below cs). */
+  if (a->cal_ran[CAL_PLD] && c->parse.closed.present && p->found) {
+    pld_cli_closed cl;
+    if (cal_closed_at(c, p->param, &cl, err, sizeof err) != PLD_CLI_OK ||
+        pld_cli_closed_query(&cl, 1, c->epsilon, &a->cal_closed, err,
+                             sizeof err) != PLD_CLI_OK) {
+      pld_cli_error("%s", err);
+      return PLD_CLI_EFAIL;
+    }
+  }
+  return PLD_CLI_OK;
 }
 
 /* ---- the other queries -------------------------------------------------- */
@@ -1384,7 +1613,7 @@ static int compute_rdp(const struct cli *c, struct answer *a)
   char err[ERRLEN], in[64];
   pld_rdp_curve *cv = NULL;
   double t0 = now();
-  int rc = build_rdp(c, &cv, &a->bridged, err, sizeof err);
+  int rc = build_rdp(c, NULL, &cv, &a->bridged, err, sizeof err);
   if (rc != PLD_CLI_OK) {
     pld_cli_error("%s", err);
     return rc;
@@ -1719,6 +1948,115 @@ static void json_rdp_answer(pld_cli_json *j, const struct cli *c,
   pld_cli_json_uint(j, "rdp_bridged", a->bridged);
 }
 
+static const char *verdict_name(int v)
+{
+  return v == PLD_VERDICT_MEETS   ? "meets"
+         : v == PLD_VERDICT_FAILS ? "fails"
+                                  : "undecided";
+}
+
+/* Which calibration is tighter (the less private value that meets): 0 pld,
+ * 1 rdp, 2 equal, -1 neither found one. */
+static int cal_tighter(const struct cli *c, const struct answer *a)
+{
+  const pld_search_result *p = &a->cal[CAL_PLD], *r = &a->cal[CAL_RDP];
+  if (!p->found && !r->found)
+    return -1;
+  if (!r->found)
+    return 0;
+  if (!p->found)
+    return 1;
+  if (p->param == r->param)
+    return 2;
+  return (c->parse.mark_direction > 0) == (p->param < r->param) ? 0 : 1;
+}
+
+/* One calibration's answer: the value, its bracket and its neighbours. */
+static void json_cal(pld_cli_json *j, const struct cli *c,
+                     const struct answer *a, int which)
+{
+  const pld_search_result *r = &a->cal[which];
+  int rdp = which == CAL_RDP, closed = !rdp && c->parse.closed.present;
+  pld_cli_json_string(j, "threshold", !r->found  ? "not_found"
+                                      : r->located ? "located"
+                                                   : "undecided");
+  if (r->found) {
+    pld_cli_json_number(j, "value", r->param);
+    pld_cli_json_string(j, "verdict", "meets");
+    pld_cli_json_number(j, "epsilon_upper", r->at_param.bound.upper);
+    if (rdp)
+      pld_cli_json_null(j, "epsilon_lower");
+    else
+      pld_cli_json_number(j, "epsilon_lower", r->at_param.bound.lower);
+  } else {
+    pld_cli_json_null(j, "value");
+    pld_cli_json_null(j, "verdict");
+    pld_cli_json_null(j, "epsilon_upper");
+    pld_cli_json_null(j, "epsilon_lower");
+  }
+  pld_cli_json_bool(j, "located", r->located);
+  pld_cli_json_bool(j, "at_limit", r->at_limit);
+  if (isnan(r->param_next)) {
+    pld_cli_json_null(j, "value_next");
+    pld_cli_json_null(j, "verdict_next");
+  } else {
+    pld_cli_json_number(j, "value_next", r->param_next);
+    pld_cli_json_string(j, "verdict_next", verdict_name(r->verdict_next));
+    pld_cli_json_number(j, "epsilon_upper_next", r->at_next.bound.upper);
+    if (rdp)
+      pld_cli_json_null(j, "epsilon_lower_next");
+    else
+      pld_cli_json_number(j, "epsilon_lower_next", r->at_next.bound.lower);
+    pld_cli_json_bool(j, "next_refined", r->next_refined);
+    if (r->next_status)
+      pld_cli_json_string(j, "next_error", pld_strerror(r->next_status));
+  }
+  /* value_fail: certified to fail (its lower end exceeds the target). */
+  if (isnan(r->param_fail)) {
+    pld_cli_json_null(j, "value_fail");
+  } else {
+    pld_cli_json_number(j, "value_fail", r->param_fail);
+    pld_cli_json_number(j, "epsilon_lower_fail", r->at_fail.bound.lower);
+    pld_cli_json_number(j, "epsilon_upper_fail", r->at_fail.bound.upper);
+  }
+  pld_cli_json_bool(j, "nonmonotone", r->nonmonotone);
+  pld_cli_json_uint(j, "evaluations", r->evaluations);
+  pld_cli_json_uint(j, "refined", r->refinements);
+  if (rdp) {
+    pld_cli_json_string(j, "certified", "upper");
+    if (a->cal_rdp_have[0]) {
+      const pld_rdp_result *x = &a->cal_rdp[0];
+      if (isnan(x->order))
+        pld_cli_json_null(j, "rdp_order");
+      else
+        pld_cli_json_number(j, "rdp_order", x->order);
+      pld_cli_json_string(j, "rdp_conversion", method_name(c->rdp_method));
+      pld_cli_json_string(j, "rdp_conversion_used", method_name(x->method));
+      pld_cli_json_bool(j, "rdp_at_edge", x->at_edge);
+    }
+    pld_cli_json_uint(j, "rdp_bridged", a->bridged);
+  } else if (closed) {
+    int thm41 = c->parse.closed.analysis == 2;
+    pld_cli_json_string(j, "analysis", pld_cli_closed_name(&c->parse.closed));
+    pld_cli_json_bool(j, "single_round", 1);
+    /* Theorem 4.1 is no bound: its calibration is never certified. */
+    pld_cli_json_bool(j, "certified", !thm41);
+    if (thm41 && r->found) {
+      pld_cli_json_bool(j, "refuted", !a->cal_closed.certified);
+      pld_cli_json_bool(j, "below_cs", a->cal_closed.below_cs);
+      pld_cli_json_number(j, "cs_delta", a->cal_closed.cs_delta);
+      pld_cli_json_number(j, "lower_limit", a->cal_closed.lower_limit);
+    }
+  } else {
+    pld_cli_json_string(j, "certified", "upper");
+    struct answer tmp = *a;
+    tmp.res = r->at_param;
+    json_grid_fields(j, c, &tmp);
+  }
+  if (c->backend == BACKEND_BOTH)
+    pld_cli_json_number(j, "seconds", a->cal_seconds[which]);
+}
+
 static void print_json(const struct cli *c, const struct answer *a)
 {
   pld_cli_json j, sub;
@@ -1773,24 +2111,38 @@ static void print_json(const struct cli *c, const struct answer *a)
     break;
   case CMD_CALIBRATE:
   case N_CMDS:
+    pld_cli_json_string(&j, "backend", backend_names[c->backend]);
     pld_cli_json_string(&j, "param", c->param);
-    pld_cli_json_number(&j, "value", a->value);
-    if (a->has_fail)
-      pld_cli_json_number(&j, "value_fail", a->value_fail);
-    else
-      pld_cli_json_null(&j, "value_fail");
-    pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
-    pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
+    pld_cli_json_string(&j, "direction", c->parse.mark_direction > 0
+                                             ? "larger_is_more_private"
+                                             : "smaller_is_more_private");
+    pld_cli_json_bool(&j, "integer", c->parse.mark_integer);
     pld_cli_json_number(&j, "delta", c->delta);
     pld_cli_json_number(&j, "target_epsilon", c->epsilon);
     pld_cli_json_number(&j, "tolerance", c->tolerance);
+    pld_cli_json_number(&j, "search_lo", c->cal_dom_lo);
+    pld_cli_json_number(&j, "search_hi", c->cal_dom_hi);
     if (c->cal_hi > 0) {
       pld_cli_json_number(&j, "range_lo", c->cal_lo);
       pld_cli_json_number(&j, "range_hi", c->cal_hi);
     }
-    pld_cli_json_uint(&j, "evaluations", a->evaluations);
-    pld_cli_json_string(&j, "certified", "upper");
-    json_grid_fields(&j, c, a);
+    if (c->backend == BACKEND_BOTH) {
+      pld_cli_json_object(&j, "pld", &sub);
+      json_cal(&sub, c, a, CAL_PLD);
+      pld_cli_json_close(&sub);
+      pld_cli_json_object(&j, "rdp", &sub);
+      json_cal(&sub, c, a, CAL_RDP);
+      pld_cli_json_close(&sub);
+      int t = cal_tighter(c, a);
+      if (t < 0)
+        pld_cli_json_null(&j, "tighter");
+      else
+        pld_cli_json_string(&j, "tighter", t == 2   ? "equal"
+                                           : t == 1 ? "rdp"
+                                                    : "pld");
+    } else {
+      json_cal(&j, c, a, c->backend == BACKEND_RDP ? CAL_RDP : CAL_PLD);
+    }
     break;
   }
   if (c->parse.note)
@@ -1837,28 +2189,153 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
   printf("), %.3g s\n", a->seconds);
 }
 
-static void print_calibrate_text(const struct cli *c, const struct answer *a)
+/* One calibration's answer, one line: the value and its bracket; its less
+ * private neighbour, said to fail only when that is certified; the most
+ * private certified failure and the undecided stretch, if any. */
+static void print_cal_line(const struct cli *c, const struct answer *a,
+                           int which, const char *prefix)
 {
-  const pld_result *r = &a->res;
-  char v[40], f[40], e[40], d[40], lo[40], hi[40], how[192];
-  pld_cli_fmt_exact(v, sizeof v, a->value);
+  const pld_search_result *r = &a->cal[which];
+  char v[40], e[40], d[40], lo[40], hi[40], how[192], x[40], xlo[40], xhi[40];
+  char buf[ERRLEN];
+  int rdp = which == CAL_RDP, closed = !rdp && c->parse.closed.present;
+  int thm41 = closed && c->parse.closed.analysis == 2;
+  const char *P = c->param;
+  const char *less = c->parse.mark_direction > 0 ? "smaller" : "larger";
+
+  fputs(prefix, stdout);
+  if (!r->found) {
+    cal_none_text(c, a, which, buf, sizeof buf);
+    printf("%s\n", buf);
+    return;
+  }
+  cal_text(c, r->param, v, sizeof v);
   pld_cli_fmt_exact(e, sizeof e, c->epsilon);
   pld_cli_fmt_exact(d, sizeof d, c->delta);
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
-  how_text(r, how, sizeof how);
-  printf("%s = %s meets epsilon <= %s at delta = %s by the certified bound: "
-         "epsilon in [%s, %s] at it; ", c->param, v, e, d, lo, hi);
-  if (a->has_fail) {
-    pld_cli_fmt_exact(f, sizeof f, a->value_fail);
-    printf("%s = %s does not", c->param, f);
-  } else if (c->cal_hi > 0) {
-    printf("it is the bottom of --range");
+  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->at_param.bound.lower,
+                      r->at_param.bound.upper);
+  if (rdp) {
+    pld_cli_fmt(hi, sizeof hi, r->at_param.bound.upper, 6);
+    printf("%s = %s meets epsilon <= %s at delta = %s by the RDP bound: "
+           "epsilon <= %s at it", P, v, e, d, hi);
+    if (a->cal_rdp_have[0] && !isnan(a->cal_rdp[0].order)) {
+      pld_cli_fmt_exact(x, sizeof x, a->cal_rdp[0].order);
+      printf(" (order %s%s)", x,
+             a->cal_rdp[0].at_edge ? ", an end of the order grid" : "");
+    }
+  } else if (closed) {
+    printf("%s = %s meets epsilon <= %s at delta = %s by analysis=%s (%s): "
+           "epsilon in [%s, %s] at it", P, v, e, d,
+           pld_cli_closed_name(&c->parse.closed),
+           thm41 ? "Theorem 4.1 as stated, NOT a certified bound: its proof "
+                   "is invalid"
+                 : "Theorem 5.1, a certified bound",
+           lo, hi);
+    if (thm41)
+      printf(a->cal_closed.below_cs
+                 ? "; there it falls below cs, the exact delta of another "
+                   "dataset, so it is no valid bound"
+             : !a->cal_closed.certified
+                 ? "; refuted there: a concrete dataset has a larger delta"
+                 : "; no dataset checked has a larger delta there (not a "
+                   "proof)");
   } else {
-    printf("every smaller value tried (down to %g) met it too",
-           1e-12 * CAL_START);
+    printf("%s = %s meets epsilon <= %s at delta = %s by the certified "
+           "bound: epsilon in [%s, %s] at it%s", P, v, e, d, lo, hi,
+           r->at_param.met_accuracy ? "" : " (requested accuracy not met)");
   }
-  printf("; %u evaluations; %s, %.3g s%s\n", a->evaluations, how, a->seconds,
-         r->met_accuracy ? "" : "; requested accuracy not met");
+
+  if (r->at_limit) {
+    if (c->cal_hi > 0) {
+      printf("; it is the %s of --range",
+             c->parse.mark_direction > 0 ? "bottom" : "top");
+    } else {
+      cal_limit_text(c, 0, buf, sizeof buf);
+      printf("; every %s value tried (%s) met it too", less, buf);
+    }
+  } else {
+    cal_text(c, r->param_next, x, sizeof x);
+    pld_cli_fmt_bracket(xlo, xhi, sizeof xlo, r->at_next.bound.lower,
+                        r->at_next.bound.upper);
+    if (r->verdict_next == PLD_VERDICT_FAILS && closed) {
+      /* An analysis's value above the target says that the analysis does
+       * not certify it, not that the protocol fails. */
+      printf("; %s = %s does not meet it by analysis=%s (its epsilon in "
+             "[%s, %s])", P, x, pld_cli_closed_name(&c->parse.closed), xlo,
+             xhi);
+    } else if (r->verdict_next == PLD_VERDICT_FAILS) {
+      printf("; %s = %s does not (certified: epsilon in [%s, %s])", P, x,
+             xlo, xhi);
+    } else if (rdp) {
+      pld_cli_fmt(xhi, sizeof xhi, r->at_next.bound.upper, 6);
+      printf("; not certified by RDP at %s = %s (epsilon <= %s; RDP has no "
+             "lower bound, so no value is certified to fail and a %s %s "
+             "may meet the target too)", P, x, xhi, less, P);
+    } else {
+      printf("; not certified at %s = %s (epsilon in [%s, %s]%s%s%s: "
+             "undecided, which is not a failure)", P, x, xlo, xhi,
+             r->next_refined ? ", after refinement" : "",
+             r->next_status ? "; it could not be evaluated: " : "",
+             r->next_status ? pld_strerror(r->next_status) : "");
+      if (!isnan(r->param_fail)) {
+        char f[40], flo[40], fhi[40];
+        cal_text(c, r->param_fail, f, sizeof f);
+        pld_cli_fmt_bracket(flo, fhi, sizeof flo, r->at_fail.bound.lower,
+                            r->at_fail.bound.upper);
+        printf("; %s = %s does not (certified: epsilon in [%s, %s])", P, f,
+               flo, fhi);
+        if (!r->located)
+          printf("; UNDECIDED between %s and %s: a %s %s may meet the "
+                 "target too%s", f, v, less, P,
+                 c->backend == BACKEND_PLD && !closed
+                     ? " (--backend both adds the RDP answer)"
+                     : "");
+      } else if (!r->located) {
+        cal_limit_text(c, 0, buf, sizeof buf);
+        printf("; no value tried (%s) is certified to fail: a %s %s may "
+               "meet the target too", buf, less, P);
+      }
+    }
+  }
+  if (r->nonmonotone)
+    printf("; warning: a value certified to fail lies on the more private "
+           "side of one certified to meet (epsilon is not monotone in %s "
+           "here; the answer still meets the target)", P);
+  printf("; %u evaluations", r->evaluations);
+  if (r->refinements)
+    printf(" (%u refined)", r->refinements);
+  if (!rdp && !closed) {
+    how_text(&r->at_param, how, sizeof how);
+    printf("; %s", how);
+  }
+  printf(", %.3g s\n", a->cal_seconds[which]);
+}
+
+static void print_calibrate_text(const struct cli *c, const struct answer *a)
+{
+  int both = c->backend == BACKEND_BOTH;
+  if (c->backend & BACKEND_PLD)
+    print_cal_line(c, a, CAL_PLD, both ? "pld: " : "");
+  if (c->backend & BACKEND_RDP)
+    print_cal_line(c, a, CAL_RDP, both ? "rdp: " : "");
+  if (!both)
+    return;
+  int t = cal_tighter(c, a);
+  const pld_search_result *p = &a->cal[CAL_PLD], *r = &a->cal[CAL_RDP];
+  char x[40], y[40];
+  if (t == 2) {
+    cal_text(c, p->param, x, sizeof x);
+    printf("tighter: neither (both give %s = %s)\n", c->param, x);
+  } else if (p->found && r->found) {
+    const pld_search_result *w = t ? r : p, *l = t ? p : r;
+    cal_text(c, w->param, x, sizeof x);
+    cal_text(c, l->param, y, sizeof y);
+    printf("tighter: %s (%s = %s, against %s = %s by %s)\n",
+           t ? "rdp" : "pld", c->param, x, c->param, y, t ? "pld" : "rdp");
+  } else {
+    printf("tighter: %s (only it found a value that meets the target)\n",
+           t ? "rdp" : "pld");
+  }
 }
 
 /* The RDP answer of epsilon and delta, one line. */
@@ -2034,9 +2511,10 @@ static int run(const struct cli *c)
     printf("warning: %s\n", c->parse.note);
   if (!c->json)
     print_edge_warning(c, &a);
-  /* An infinite upper end with a finite lower one is usually the PLD's
-   * floor (booked FFT round-off ~1e-10 on long compositions, truncation at
-   * --tail-mass), not the mechanism: say so and name the way out. */
+  /* An infinite upper end with a finite lower one is the PLD's floor
+   * (a loaded ledger's or a selection's untilted round-off, truncation at
+   * --tail-mass, a grid cap), not the mechanism: say so and name the way
+   * out. */
   if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
       !a.closed && isinf(a.res.bound.upper) && isfinite(a.res.bound.lower))
     printf("warning: delta = %g is below what the PLD can certify here (its "
