@@ -877,6 +877,8 @@ static int moments_lower(const struct plan *p, const struct query *q,
         g[n].count = p->other[i]->count;
         n++;
       }
+    for (size_t i = 0; i < npts; i++)
+      lo[i] = q->kind == Q_CURVE ? curve[i].lower : best->lower;
     st = pld_fallback_moments(g, n, p->mu2, q->kind != Q_EPS, npts,
                               q->kind == Q_CURVE ? q->eps : &q->x, lo);
   }
@@ -994,17 +996,18 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       curve[i].upper = 1.0;
     }
   }
-  /* The grid-free bounds first: where they already meet the target (a
-   * randomized response over 10^12 values is (0, 1.7e-12)-DP) the grid is
-   * not needed, and where the grid fails they are the answer. */
-  pld_fb_answer fb1 = {{0.0, INFINITY}, PLD_BOUND_NONE, PLD_BOUND_NONE};
-  if ((st = fallback_query(&p, q, &fb1, fbc)))
-    goto done;
+  /* The grid-free bounds (pld/fallback.c), computed when the grid cannot
+   * answer or did not meet the target: where it did, no other bound can
+   * move either end by more than the target width.  Until then they are
+   * the trivial bracket. */
+  pld_fb_answer fb1 = {{0.0, q->kind == Q_EPS ? INFINITY : 1.0},
+                       PLD_BOUND_NONE, PLD_BOUND_NONE};
+  for (size_t i = 0; q->kind == Q_CURVE && i < q->n; i++)
+    fbc[i] = (pld_fb_answer){{0.0, 1.0}, PLD_BOUND_NONE, PLD_BOUND_NONE};
+  int fb_done = 0;
   pld_bound best = {0.0, INFINITY};
   if (q->kind != Q_EPS)
     best.upper = 1.0;
-  if (q->kind != Q_CURVE && width_ok(q, pp, fb1.bound, 0.0))
-    goto finish;
   {
     /* The grid books each curve's relative error per run, compounding as
      * prod (1 + rel_i)^count_i (design.md Sec. 5): from rel >= 1 on it
@@ -1031,19 +1034,31 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     grid = fg;
     fixed = 1;
   }
-  /* Whether the grid-free bounds say anything: then a grid that does not
-   * fit max_grid (a huge count's window, a tiny cap) leaves the answer to
-   * them instead of failing. */
-  int fb_useful = fb1.bound.upper < best.upper;
-  for (size_t i = 0; q->kind == Q_CURVE && i < q->n && !fb_useful; i++)
-    fb_useful = fbc[i].bound.upper < 1.0;
+  /* A grid that does not fit max_grid (a huge count's window, a tiny cap)
+   * leaves the answer to the grid-free bounds if they say anything (an
+   * upper end below the trivial one), instead of failing. */
+#define GRID_FAILED_RESCUE()                                                  \
+  do {                                                                        \
+    if (!fb_done) {                                                           \
+      fb_done = 1;                                                            \
+      if ((st = fallback_query(&p, q, &fb1, fbc)))                            \
+        goto done;                                                            \
+    }                                                                         \
+    int useful_ = fb1.bound.upper < best.upper;                               \
+    for (size_t i_ = 0; q->kind == Q_CURVE && i_ < q->n && !useful_; i_++)    \
+      useful_ = fbc[i_].bound.upper < 1.0;                                    \
+    if (useful_) {                                                            \
+      st = PLD_SUCCESS;                                                       \
+      goto finish;                                                            \
+    }                                                                         \
+    st = PLD_ERANGE;                                                          \
+    goto done;                                                                \
+  } while (0)
   if (!fixed) {
     struct spread sp;
     if ((st = composed_spread(&p, pp, &sp))) {
-      if (st == PLD_ERANGE && fb_useful) {
-        st = PLD_SUCCESS;
-        goto finish;
-      }
+      if (st == PLD_ERANGE)
+        GRID_FAILED_RESCUE();
       goto done;
     }
     double sd = sp.sd;
@@ -1202,11 +1217,8 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       it--;
       continue;
     }
-    if (st == PLD_ERANGE && r.refinements == 0 && fb_useful) {
-      /* no grid fits (a huge count's window): the grid-free bounds answer */
-      st = PLD_SUCCESS;
-      break;
-    }
+    if (st == PLD_ERANGE && r.refinements == 0)
+      GRID_FAILED_RESCUE(); /* no grid fits: the grid-free bounds answer */
     if (st)
       goto done;
     r.refinements = it + 1;
@@ -1269,7 +1281,13 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if (lattice > 0.0 && grid <= lattice)
       grid = lattice;
   }
+#undef GRID_FAILED_RESCUE
 finish:
+  if (!fb_done && !(r.refinements > 0 && r.met_accuracy)) {
+    fb_done = 1;
+    if ((st = fallback_query(&p, q, &fb1, fbc)))
+      goto done;
+  }
   if (q->kind == Q_CURVE) {
     /* every point combined; fbc[i] then holds the point's kinds */
     for (size_t i = 0; i < q->n; i++) {

@@ -767,8 +767,9 @@ static void nu_stats(size_t n, const double *y, const double *A,
  * The grid is refined by bisecting the cells that cost the mean most,
  * until the total cost is below 1e-3 of the mean (or 1e-18 absolute), or
  * MOM_MAX_POINTS. */
-static int run_moments(const struct pld_mech *m, int dir, double *mean_lo,
-                       double *var_up, int *ok)
+static int run_moments(const struct pld_mech *m, int dir, int refine,
+                       double *mean_lo, double *var_up, double *cost_out,
+                       int *ok)
 {
   size_t cap = 4096, n = 0;
   double *y, *A, *B, *G, *c, *w1, *w2;
@@ -826,7 +827,8 @@ static int run_moments(const struct pld_mech *m, int dir, double *mean_lo,
   for (int pass = 0; pass < 80; pass++) {
     nu_stats(n, y, A, B, G, c, &mean, &m2, &cost);
     *ok = isfinite(mean) && isfinite(m2);
-    if (!(cost > fmax(1e-3 * fabs(mean), 1e-18)) || n >= MOM_MAX_POINTS)
+    if (!refine || !(cost > fmax(1e-3 * fabs(mean), 1e-18)) ||
+        n >= MOM_MAX_POINTS)
       break;
     /* bisect the cells costing more than half the average: the midpoints
      * go to the end of the arrays, evaluated, then merged in order */
@@ -888,6 +890,7 @@ static int run_moments(const struct pld_mech *m, int dir, double *mean_lo,
 #endif
   if (*ok) {
     *mean_lo = mean;
+    *cost_out = cost;
     double v = m2 - (mean > 0.0 ? mean * mean * (1.0 - 4.0 * U_) : 0.0);
     *var_up = v > 0.0 ? v : 0.0;
   }
@@ -900,26 +903,30 @@ out:
  * groups with finite statistics (the others are left out: a composition
  * is at least as revealing as any part of it) and the merged Gaussian. */
 static int composed_moments(const struct pld_fb_group *g, size_t n,
-                            double mu2, double ES[2], double V[2], int *any)
+                            double mu2, int refine, double ES[2], double V[2],
+                            double EShi[2], int *any)
 {
   int st;
   *any = 0;
   for (int d = 0; d < 2; d++) {
     ES[d] = 0.5 * mu2;
+    EShi[d] = 0.5 * mu2;
     V[d] = mu2;
   }
   if (mu2 > 0.0)
     *any = 1;
   for (size_t i = 0; i < n; i++) {
-    double em[2], vm[2];
+    double em[2], vm[2], cm[2];
     int ok[2];
     int sym = g[i].m->curve.symmetric;
     for (int d = 0; d < (sym ? 1 : 2); d++)
-      if ((st = run_moments(g[i].m, d, &em[d], &vm[d], &ok[d])))
+      if ((st = run_moments(g[i].m, d, refine, &em[d], &vm[d], &cm[d],
+                            &ok[d])))
         return st;
     if (sym) {
       em[1] = em[0];
       vm[1] = vm[0];
+      cm[1] = cm[0];
       ok[1] = ok[0];
     }
     double cnt = (double)g[i].count;
@@ -927,6 +934,9 @@ static int composed_moments(const struct pld_fb_group *g, size_t n,
       if (!ok[d])
         continue; /* leave this group out of direction d */
       ES[d] += cnt * em[d] - 4.0 * U_ * fabs(cnt * em[d]);
+      /* an estimate (not a bound) of what refining could reach: the mean
+       * with every cell's mass at its top */
+      EShi[d] += cnt * (em[d] + cm[d]);
       V[d] += cnt * vm[d] * (1.0 + 4.0 * U_);
       *any = 1;
     }
@@ -977,15 +987,34 @@ int pld_fallback_moments(const struct pld_fb_group *g, size_t n, double mu2,
                          int want_delta, size_t npts, const double *x,
                          double *lower)
 {
-  double ES[2], V[2];
+  double ES[2], V[2], EShi[2];
   int any;
-  int st = composed_moments(g, n, isfinite(mu2) && mu2 > 0.0 ? mu2 : 0.0, ES,
-                            V, &any);
+  mu2 = isfinite(mu2) && mu2 > 0.0 ? mu2 : 0.0;
+  /* A coarse pass first (a few hundred points per group and direction):
+   * the bound stays below the composed mean, so where even the mean's
+   * estimate cannot beat the lower ends in hand (few runs: the grid's lower
+   * end is a few spreads above the mean) the refinement is skipped. */
+  int st = composed_moments(g, n, mu2, 0, ES, V, EShi, &any);
   if (st)
     return st;
-  for (size_t i = 0; i < npts; i++) {
+  /* the estimate: Cantelli at the coarse mean with every cell's mass at
+   * its top (what refining could at best approach) */
+  int worth = 0;
+  for (size_t i = 0; i < npts && any; i++)
+    for (int d = 0; d < 2; d++) {
+      if (!(isfinite(EShi[d]) && isfinite(V[d])))
+        continue;
+      double v = want_delta ? (x[i] == INFINITY ? 0.0
+                                                : cantelli_delta(EShi[d], V[d],
+                                                                 x[i]))
+                            : cantelli_eps(EShi[d], V[d], x[i]);
+      worth |= v > lower[i];
+    }
+  if (worth && (st = composed_moments(g, n, mu2, 1, ES, V, EShi, &any)))
+    return st;
+  for (size_t i = 0; i < npts && worth; i++) {
     double b = 0.0;
-    for (int d = 0; d < 2 && any; d++) {
+    for (int d = 0; d < 2; d++) {
       if (!(isfinite(ES[d]) && isfinite(V[d])))
         continue;
       double v = want_delta ? (x[i] == INFINITY ? 0.0
@@ -995,7 +1024,8 @@ int pld_fallback_moments(const struct pld_fb_group *g, size_t n, double mu2,
       if (v > b)
         b = v;
     }
-    lower[i] = b;
+    if (b > lower[i])
+      lower[i] = b;
   }
   return PLD_SUCCESS;
 }

@@ -166,8 +166,9 @@ int pld_fallback_epsilon(const struct pld_fb_group *g, size_t n, double mu2,
                          int complete, double delta, pld_fb_answer *out);
 int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
                        int complete, double eps, pld_fb_answer *out);
-/* Lower ends from the composed loss's mean and variance (Cantelli):
- * lower[i] for eps(x[i]) (want_delta 0) or delta(x[i]) (want_delta 1). */
+/* Lower ends from the composed loss's mean and variance (Cantelli) for
+ * eps(x[i]) (want_delta 0) or delta(x[i]) (want_delta 1): lower[i] holds
+ * the lower end in hand and is raised where this bound is better. */
 int pld_fallback_moments(const struct pld_fb_group *g, size_t n, double mu2,
                          int want_delta, size_t npts, const double *x,
                          double *lower);

@@ -19,17 +19,18 @@
  *
  * Bounds without a grid (docs/design.md Sec. 9).  The grid books each
  * run's relative curve error, compounding as (1 + rel)^count, so from about
- * 2^38 runs it certifies nothing; every answer therefore also takes the
- * bounds that need no grid: basic composition, advanced composition (the
+ * 2^38 runs it certifies nothing; wherever the grid misses the target
+ * width (or cannot run), the answer therefore also takes the bounds that
+ * need no grid (where the grid meets it, no bound can move either end by
+ * more than that width): basic composition, advanced composition (the
  * Kairouz-Oh-Viswanath worst case bounded by Chernoff, Gaussian events
  * exactly), one run of each event and the Gaussian events alone (lower
  * ends), and, when the bracket still misses its target, the composed
  * loss's mean and variance (a lower end by Cantelli's inequality).  The
  * answer is the smallest proven upper end and the largest proven lower end;
  * pld_result.bound_kind and .lower_kind name the bound behind each.  The
- * grid is skipped when these already meet the target or when its booked
- * error rules out anything useful, and a grid that does not fit max_grid
- * leaves the answer to them.  Selections and added PLDs have no such
+ * grid is skipped when its booked error rules out anything useful, and a
+ * grid that does not fit max_grid leaves the answer to them.  Selections and added PLDs have no such
  * bounds: a list holding one gets its upper end from the grid only.  For
  * the RDP bound on top, see best.h.
  *
@@ -37,8 +38,9 @@
  * per grid tried one PLD build and one FFT self-composition per event group
  * (per member event for selections) and one composition between groups.
  * The grid-free bounds cost a few hundred curve evaluations per event
- * group, the mean and variance (only when needed) up to 2^17 loss-tail
- * evaluations per group and direction.  A list of Gaussians only is
+ * group; the mean and variance a few hundred loss-tail evaluations per
+ * group and direction, and, where that estimate says the bound can beat
+ * the lower end in hand, up to 2^17.  A list of Gaussians only is
  * answered in closed form at negligible cost.
  */
 #ifndef PLDKIT_ACCOUNTANT_H
