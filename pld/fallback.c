@@ -107,6 +107,10 @@ double pld_mech_pure_eps(const struct pld_mech *m)
   case PLD_MECH_FINITE:
     if (m->label == 101) /* randomized response: losses -eps0, 0, eps0 */
       return m->par[0];
+    if (m->label == 103)
+      return INFINITY; /* the discrete Gaussian is stored cut at 40 sigma;
+                          the mechanism itself has unbounded loss (with
+                          mass below 1e-340), so it is not claimed pure */
     return finite_eps0(m);
   case PLD_MECH_POISSON: {
     /* P = (1-q) B0 + q B1 vs Q = B0: the loss log(1 - q + q e^{L_B}) lies

@@ -49,6 +49,8 @@ int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
 {
   pld_result r;
   pld_params p;
+  if (!out)
+    return PLD_EINVAL;
   int st = pld_accountant_epsilon(acc, delta, &r);
   if (st)
     return st;
@@ -68,6 +70,8 @@ int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
 {
   pld_result r;
   pld_params p;
+  if (!out)
+    return PLD_EINVAL;
   int st = pld_accountant_delta(acc, epsilon, &r);
   if (st)
     return st;

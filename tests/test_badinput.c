@@ -695,8 +695,74 @@ static void test_accountant(void **state) {
   EXPECT_DONE();
 }
 
+/* best.h, pld_accountant_get_params, pld_bound_kind_name. */
+static void test_best(void **state) {
+  (void)state;
+  pld_accountant *acc = NULL;
+  pld_mech *lap = NULL;
+  pld_rdp_curve *cv = NULL;
+  REQUIRE_OK(pld_accountant_alloc(NULL, &acc));
+  REQUIRE_OK(pld_mech_laplace(1.0, 1.0, &lap));
+  REQUIRE_OK(pld_rdp_curve_alloc_default(&cv));
+  pld_result r0, r;
+  memset(&r0, 0x5a, sizeof r0);
+  r = r0;
+  /* empty, NULL, bad delta/epsilon: the accountant's codes, out untouched */
+  EXPECT_STATUS(pld_best_epsilon(acc, cv, 1e-5, &r), PLD_EEMPTY);
+  REQUIRE_OK(pld_accountant_add(acc, lap, 10));
+  REQUIRE_OK(pld_rdp_add_laplace(cv, 1.0, 1.0, 10));
+  EXPECT_STATUS(pld_best_epsilon(NULL, cv, 1e-5, &r), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_epsilon(acc, cv, 1e-5, NULL), PLD_EINVAL);
+  const double bad_delta[5] = {0.0, 1.0, -1e-5, NAN, INFINITY};
+  for (size_t i = 0; i < 5; i++)
+    EXPECT_STATUS(pld_best_epsilon(acc, cv, bad_delta[i], &r), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_delta(acc, cv, -1.0, &r), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_delta(acc, cv, NAN, &r), PLD_EINVAL);
+  EXPECT(same_bytes(&r, &r0, sizeof r), "result touched on failure");
+  double e2[2] = {0.5, NAN};
+  pld_bound b2[2] = {{-7, -7}, {-7, -7}};
+  EXPECT_STATUS(pld_best_curve(acc, cv, 2, e2, b2, &r), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_curve(acc, cv, 0, e2, b2, &r), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_curve(acc, cv, 1, NULL, b2, &r), PLD_EINVAL);
+  EXPECT(b2[0].lower == -7 && same_bytes(&r, &r0, sizeof r),
+         "curve outputs touched on failure");
+  /* rdp NULL is the accountant's answer, bit for bit */
+  pld_result a, b;
+  REQUIRE_OK(pld_accountant_epsilon(acc, 1e-5, &a));
+  REQUIRE_OK(pld_best_epsilon(acc, NULL, 1e-5, &b));
+  EXPECT(same_bytes(&a, &b, sizeof a), "best with no RDP differs");
+  /* with the events' RDP: never looser, the same lower end */
+  REQUIRE_OK(pld_best_epsilon(acc, cv, 1e-5, &b));
+  EXPECT(b.bound.upper <= a.bound.upper && b.bound.lower == a.bound.lower,
+         "best [%g, %g] vs accountant [%g, %g]", b.bound.lower, b.bound.upper,
+         a.bound.lower, a.bound.upper);
+  /* get_params */
+  pld_params p;
+  EXPECT_STATUS(pld_accountant_get_params(NULL, &p), PLD_EINVAL);
+  EXPECT_STATUS(pld_accountant_get_params(acc, NULL), PLD_EINVAL);
+  REQUIRE_OK(pld_accountant_get_params(acc, &p));
+  pld_params d;
+  pld_params_default(&d);
+  EXPECT(p.discretization == d.discretization && p.accuracy == d.accuracy &&
+             p.abs_accuracy == d.abs_accuracy && p.tail_mass == d.tail_mass &&
+             p.max_grid == d.max_grid && p.fftw_flags == d.fftw_flags,
+         "get_params differs from the defaults");
+  /* names */
+  EXPECT(strcmp(pld_bound_kind_name(PLD_BOUND_GRID), "grid") == 0 &&
+             strcmp(pld_bound_kind_name(PLD_BOUND_MOMENTS), "moments") == 0 &&
+             strcmp(pld_bound_kind_name(PLD_BOUND_NONE), "none") == 0 &&
+             strcmp(pld_bound_kind_name(-1), "unknown") == 0 &&
+             strcmp(pld_bound_kind_name(99), "unknown") == 0,
+         "bound kind names");
+  pld_rdp_curve_free(cv);
+  pld_mech_free(lap);
+  pld_accountant_free(acc);
+  EXPECT_DONE();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_best),
       cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_params),
       cmocka_unit_test(test_mech_constructors),
