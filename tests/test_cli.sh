@@ -1390,6 +1390,9 @@ if expect_ok "count=2^53" epsilon --delta 1e-5 --json poisson-gaussian:q=0.01,si
 fi
 expect_ok "count=2^53, delta" delta --epsilon 1 laplace:b=1,count=9007199254740992
 usage "is out of range (count must be an integer from 1 to 2^53" epsilon --delta 1e-5 poisson-gaussian:q=0.01,sigma=1,count=9007199254740993
+# save needs a grid: at 10^12 steps none is composed, and it says so.
+expect_fail 1 "no PLD grid can be composed for these EVENTs" save --delta 1e-5 --out "$tmp/huge.pld" poisson-gaussian:q=0.01,sigma=1,count=1000000000000
+if [ -e "$tmp/huge.pld" ]; then bad "save wrote a file without a grid"; else ok; fi
 # Laplace, 10^8 runs: KL = e^-1 per run (exact), so the truth is just above
 # e^-1 10^8 = 3.679e7 (3.683e7 is above it: tests/test_huge.c); basic
 # composition certifies 10^8.

@@ -1719,6 +1719,8 @@ static int compute_pld(const struct cli *c, struct answer *a)
  * then write the file.  All-Gaussian lists are answered in closed form and
  * so name no grid: there the grid starts at accuracy * epsilon and is halved
  * until the composed PLD's own bracket meets --accuracy. */
+static const char *kind_words(int k);
+
 static int compute_save(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN];
@@ -1737,6 +1739,19 @@ static int compute_save(const struct cli *c, struct answer *a)
   }
   if (!(grid > 0)) {
     st = pld_accountant_epsilon(acc, c->delta, &r);
+    if (st == PLD_SUCCESS && !r.closed_form && r.refinements == 0) {
+      /* answered without a grid: none fits, or its booked round-off
+       * compounds past use over these counts (docs/design.md Sec. 9) */
+      char lo[40], hi[40];
+      pld_cli_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
+      pld_cli_error("no PLD grid can be composed for these EVENTs (the "
+                    "answer, epsilon in [%s, %s], came from %s without "
+                    "one): nothing to save; --discretization forces a grid",
+                    lo, hi, kind_words(r.bound_kind));
+      pld_accountant_free(acc);
+      pld_cli_owned_free(owned);
+      return PLD_CLI_EFAIL;
+    }
     if (st == PLD_SUCCESS) {
       closed = r.closed_form;
       a->res.refinements = r.refinements;
