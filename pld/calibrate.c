@@ -504,10 +504,13 @@ static int acc_refine(const struct acc_ctx *a, const pld_accountant *acc,
       if (st)
         break;
       tried++;
-      if (b.lower > r.bound.lower)
+      if (b.lower > r.bound.lower) {
         r.bound.lower = b.lower;
+        r.lower_kind = PLD_BOUND_GRID;
+      }
       if (b.upper < r.bound.upper) {
         r.bound.upper = b.upper;
+        r.bound_kind = PLD_BOUND_GRID;
         r.discretization = grid;
         r.grid_size = gs;
         r.fft_size = fs;
