@@ -1,7 +1,7 @@
 /* pldkit: the accountant's grid-free bounds (basic and advanced composition,
- * single runs), used next to the grid and instead of it where the grid
- * cannot certify (huge counts, where the booked relative error compounds as
- * (1 + rel)^count; pure-DP events whose FFT round-off floor exceeds delta).
+ * single runs, the composed loss's mean and variance), used next to the grid
+ * and instead of it where the grid cannot certify (huge counts, where the
+ * booked relative error compounds as (1 + rel)^count; grids over the cap).
  *
  * Everything here reads the mechanisms' exact curves (the door) and, for
  * pure-DP detection, their constructors' parameters; nothing needs the RDP
@@ -22,7 +22,8 @@
  *    binary RR_{e_i} and the Gaussian.  That one is bounded by Chernoff:
  *    delta' <= exp(K(l) - l eps) l^l / (1+l)^(1+l) for every l > 0, with
  *    K(l) = log E_P e^{l L} = sum c_i log(p_i e^{l e_i} + (1-p_i) e^{-l e_i})
- *    + l (l+1) mu^2 / 2, p_i = e^{e_i}/(1 + e^{e_i}).
+ *    + l (l+1) mu^2 / 2, p_i = e^{e_i}/(1 + e^{e_i});
+ *  - the loss's mean and variance (lower ends): see the section below.
  *
  * Soundness: every number returned was VERIFIED at the point returned (a
  * root search only chooses where to look), and every float step is rounded
@@ -148,28 +149,36 @@ struct src {
   double rel; /* relative accuracy of the values */
 };
 
-/* Largest and smallest direction value at eps (the curve's max over the
- * directions is what matters; both are returned for the two sides).
- * A NaN counts as 1 for the upper side and 0 for the lower one. */
-static int src_value(const struct src *s, double eps, double *vmax)
+/* The larger direction's value at eps (the curve's max over the
+ * directions is what matters), for each side: a NaN or a failed callback
+ * proves nothing, so it counts as 1 on the upper side (*up) and 0 on the
+ * lower one (*lo) -- these bounds are optional, and a curve that fails far
+ * out, where the grid never looks, must not fail the query.  Only
+ * PLD_ENOMEM is passed on. */
+static int src_value(const struct src *s, double eps, double *up, double *lo)
 {
   if (!s->m) {
-    *vmax = pld_gaussian_delta(s->mu, eps);
+    double v = pld_gaussian_delta(s->mu, eps);
+    *up = isnan(v) ? 1.0 : v;
+    *lo = isnan(v) ? 0.0 : v;
     return PLD_SUCCESS;
   }
   const pld_curve *c = &s->m->curve;
-  double v = 0.0;
+  double u = 0.0, l = 0.0;
   for (int dir = 0; dir < (c->symmetric ? 1 : 2); dir++) {
     double d;
     int r = c->delta(c->ctx, dir, 1, &eps, &d);
-    if (r)
-      return r == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
-    if (isnan(d))
-      return PLD_ECALLBACK; /* as the builder: a curve value must be a number */
-    if (d > v)
-      v = d;
+    if (r == PLD_ENOMEM)
+      return PLD_ENOMEM;
+    if (r || isnan(d)) {
+      u = 1.0;
+      continue;
+    }
+    u = d > u ? d : u;
+    l = d > l ? d : l;
   }
-  *vmax = v;
+  *up = u;
+  *lo = l;
   return PLD_SUCCESS;
 }
 
@@ -186,12 +195,12 @@ static double val_lo(const struct src *s, double v)
 /* delta(eps) of one run: a bracket. */
 static int src_delta(const struct src *s, double eps, pld_bound *b)
 {
-  double v;
-  int st = src_value(s, eps, &v);
+  double u, l;
+  int st = src_value(s, eps, &u, &l);
   if (st)
     return st;
-  b->upper = val_up(s, v);
-  b->lower = val_lo(s, v);
+  b->upper = val_up(s, u);
+  b->lower = val_lo(s, l);
   return PLD_SUCCESS;
 }
 
@@ -696,13 +705,13 @@ static int cdf_bounds(const struct pld_mech *m, int dir, size_t n,
   if (c->tails) {
     /* P[L > y] = p_gt_dir(y); P[L < y] = e^y eq_gt_od(-y) */
     if ((st = c->tails(c->ctx, dir, n, y, A, w2)))
-      return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
+      goto failed;
     for (size_t i = 0; i < n; i++) {
       double lo = A[i] / (1.0 + r) * (1.0 - 4.0 * U_) - TINY;
       A[i] = isnan(A[i]) ? 1.0 : fmin(fmax(1.0 - lo, 0.0), 1.0);
     }
     if ((st = c->tails(c->ctx, od, n, w1, w2, B)))
-      return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
+      goto failed;
     for (size_t i = 0; i < n; i++) {
       double v = exp(y[i]) * B[i] * (1.0 + r) * (1.0 + 8.0 * U_) + TINY;
       B[i] = isnan(v) ? 1.0 : fmin(fmin(v, exp(y[i]) * (1.0 + 4.0 * U_) + TINY), 1.0);
@@ -710,20 +719,24 @@ static int cdf_bounds(const struct pld_mech *m, int dir, size_t n,
     return PLD_SUCCESS;
   }
   if ((st = c->delta(c->ctx, dir, n, y, A)))
-    return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
+    goto failed;
   for (size_t i = 0; i < n; i++) {
     double lo = A[i] / (1.0 + r) * (1.0 - 4.0 * U_) - TINY;
     A[i] = isnan(A[i]) ? 1.0 : fmin(fmax(1.0 - lo, 0.0), 1.0);
     w1[i] = -y[i] - 1.0;
   }
   if ((st = c->delta(c->ctx, od, n, w1, B)))
-    return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
+    goto failed;
   for (size_t i = 0; i < n; i++) {
     double up = B[i] / (1.0 - r) * (1.0 + 4.0 * U_) + TINY;
     double v = exp(y[i]) * fmin(up / -expm1(-1.0), 1.0) * (1.0 + 4.0 * U_) + TINY;
     B[i] = isnan(v) ? 1.0 : fmin(v, 1.0);
   }
   return PLD_SUCCESS;
+failed:
+  /* PLD_ECALLBACK here means "no bound from this event" to the caller (an
+   * optional bound must not fail the query); PLD_ENOMEM is passed on */
+  return st == PLD_ENOMEM ? PLD_ENOMEM : PLD_ECALLBACK;
 }
 
 /* The law nu on the grid y[0..n) from G[k] = min(A[k], B[k]) made
@@ -771,9 +784,27 @@ static void nu_stats(size_t n, const double *y, const double *A,
  * The grid is refined by bisecting the cells that cost the mean most,
  * until the total cost is below 1e-3 of the mean (or 1e-18 absolute), or
  * MOM_MAX_POINTS. */
+static int run_moments_(const struct pld_mech *m, int dir, int refine,
+                        double *mean_lo, double *var_up, double *cost_out,
+                        int *ok);
+
+/* As run_moments_, but a failing callback (PLD_ECALLBACK) only leaves the
+ * event out (*ok = 0). */
 static int run_moments(const struct pld_mech *m, int dir, int refine,
                        double *mean_lo, double *var_up, double *cost_out,
                        int *ok)
+{
+  int st = run_moments_(m, dir, refine, mean_lo, var_up, cost_out, ok);
+  if (st == PLD_ECALLBACK) {
+    *ok = 0;
+    st = PLD_SUCCESS;
+  }
+  return st;
+}
+
+static int run_moments_(const struct pld_mech *m, int dir, int refine,
+                        double *mean_lo, double *var_up, double *cost_out,
+                        int *ok)
 {
   size_t cap = 4096, n = 0;
   double *y, *A, *B, *G, *c, *w1, *w2;
