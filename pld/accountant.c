@@ -560,10 +560,17 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
     pld_dist *d = NULL;
     int st = PLD_SUCCESS;
     /* Progressively finer probes until the grid resolves the loss; the last
-     * successful one is kept (a loss far below 1e-6 nats needs no more). */
+     * successful one is kept (a loss far below 1e-6 nats needs no more).
+     * Losses of 1e7 nats and more do not fit even the first probe: then
+     * the builder's largest step, and finer from there. */
     for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
       pld_dist *t = NULL;
       st = pld_dist_from_curve(c, g, pp, &t);
+      if (st == PLD_ERANGE && !d && g < PLD_GRID_MAX) {
+        pld_dist_free(t);
+        g = 8.0 * PLD_GRID_MAX; /* the loop divides by 8 */
+        continue;
+      }
       if (st) {
         pld_dist_free(t);
         if (d && st == PLD_ERANGE)
@@ -951,9 +958,16 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   /* A step at or below the lattice makes every PLD exact, and the lattice
    * itself is the coarsest such step; a step above it splits atoms, which
    * the roundings handle (a fine lattice -- a discrete Gaussian with large
-   * sigma has 1/sigma^2 -- is not worth millions of points). */
+   * sigma has 1/sigma^2 -- is not worth millions of points).  A lattice
+   * above the builder's largest step (discrete Laplace with scale 1e-8:
+   * 1e8 nats) is divided down to it, and so is any automatic step (a spread
+   * of 1e7 nats and more). */
+  double lstep = lattice > PLD_GRID_MAX ? lattice / ceil(lattice / PLD_GRID_MAX)
+                                        : lattice;
+  if (!fixed)
+    grid = fmin(grid, PLD_GRID_MAX);
   if (!fixed && lattice > 0.0 && grid <= lattice)
-    grid = lattice;
+    grid = lstep;
   pld_bound best = {0.0, INFINITY};
   if (q->kind != Q_EPS)
     best.upper = 1.0;
@@ -1037,11 +1051,11 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       }
       break;
     }
-    if (st == PLD_ERANGE && !fixed && coarsen < 8) {
+    if (st == PLD_ERANGE && !fixed && coarsen < 8 && grid < PLD_GRID_MAX) {
       /* not even the first grid fits the memory cap (a tiny sampling rate
        * needs a fine step over a long tail): coarsen; the bracket stays
        * certified, only wider, and met_accuracy says so */
-      grid *= 4.0;
+      grid = fmin(grid * 4.0, PLD_GRID_MAX);
       coarsen++;
       it--;
       continue;
@@ -1064,7 +1078,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     double w = best.upper - best.lower;
     /* On the loss lattice itself every PLD is exact: a finer grid cannot
      * narrow what is left (booked round-off only). */
-    if (lattice > 0.0 && grid >= lattice * (1.0 - 1e-9))
+    if (lattice > 0.0 && grid >= lstep * (1.0 - 1e-9))
       break;
     /* Both roundings err to second order in the grid step (connect-the-dots
      * and its dual) for smooth losses, but only to first order where atoms
@@ -1106,7 +1120,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       f = fmin(f, 0.25);
     grid *= f;
     if (lattice > 0.0 && grid <= lattice)
-      grid = lattice;
+      grid = lstep;
   }
   r.bound = best;
   if (best.lower > best.upper)

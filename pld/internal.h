@@ -150,4 +150,9 @@ struct pld_mech *pld_mech_new(int kind);
 
 #define PLD_BUILTIN_REL_ERR 1e-11
 
+/* The largest grid step (nats) of pld_dist_from_curve, pld_dist_identity and
+ * PLD files; with the builder's loss range (at most 1e9 nats, build.c) a
+ * grid of this step has about 1e6 points. */
+#define PLD_GRID_MAX 1e3
+
 #endif
