@@ -60,7 +60,7 @@
  * (optimistic), both safe; with Delta <= 1000 the grid then has at most
  * ~1e6 points. */
 #define LOSS_LOW 700.0
-#define LOSS_MAX 1e9
+#define LOSS_MAX PLD_LOSS_MAX
 
 /* A grid point's loss is the real number j * Delta; its double may be off
  * by half an ulp, and near an atom the curve is arbitrarily sensitive to

@@ -151,8 +151,8 @@ struct pld_mech *pld_mech_new(int kind);
 #define PLD_BUILTIN_REL_ERR 1e-11
 
 /* The largest grid step (nats) of pld_dist_from_curve, pld_dist_identity and
- * PLD files; with the builder's loss range (at most 1e9 nats, build.c) a
- * grid of this step has about 1e6 points. */
-#define PLD_GRID_MAX 1e3
+ * PLD files; with the builder's loss range (at most PLD_LOSS_MAX = 1e9 nats)
+ * a grid of this step has about 1e6 points. */
+#define PLD_GRID_MAX PLD_DISCRETIZATION_MAX
 
 #endif
