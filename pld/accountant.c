@@ -566,9 +566,9 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
     for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
       pld_dist *t = NULL;
       st = pld_dist_from_curve(c, g, pp, &t);
-      if (st == PLD_ERANGE && !d && g < PLD_GRID_MAX) {
+      if (st == PLD_ERANGE && !d && g < PLD_GRID_TAILS_MAX) {
         pld_dist_free(t);
-        g = 8.0 * PLD_GRID_MAX; /* the loop divides by 8 */
+        g = 8.0 * PLD_GRID_TAILS_MAX; /* the loop divides by 8 */
         continue;
       }
       if (st) {
@@ -959,13 +959,14 @@ static int run_query(const pld_accountant *acc, const struct query *q,
    * itself is the coarsest such step; a step above it splits atoms, which
    * the roundings handle (a fine lattice -- a discrete Gaussian with large
    * sigma has 1/sigma^2 -- is not worth millions of points).  A lattice
-   * above the builder's largest step (discrete Laplace with scale 1e-8:
-   * 1e8 nats) is divided down to it, and so is any automatic step (a spread
-   * of 1e7 nats and more). */
-  double lstep = lattice > PLD_GRID_MAX ? lattice / ceil(lattice / PLD_GRID_MAX)
-                                        : lattice;
+   * above the builder's largest step with bucket merging (discrete Laplace
+   * with scale 1e-8: 1e8 nats) is divided down to it, and so is any
+   * automatic step (a spread of 1e7 nats and more). */
+  double lstep = lattice > PLD_GRID_TAILS_MAX
+                     ? lattice / ceil(lattice / PLD_GRID_TAILS_MAX)
+                     : lattice;
   if (!fixed)
-    grid = fmin(grid, PLD_GRID_MAX);
+    grid = fmin(grid, PLD_GRID_TAILS_MAX);
   if (!fixed && lattice > 0.0 && grid <= lattice)
     grid = lstep;
   pld_bound best = {0.0, INFINITY};

@@ -35,7 +35,11 @@
  * full Delta per composition.
  *
  * Both use slopes in the scale-free form x_j s_j = (v_{j+1}-v_j)/(e^Delta-1),
- * so nothing overflows for losses in the thousands.
+ * so nothing overflows for any loss: x_j itself is formed only in g-form
+ * (eps_j in [-700, 1], the grid's lower end being clipped at -700 nats), and
+ * the factors e^{+-Delta} are handled where they leave the double range
+ * (steps above 709 nats).  docs/design.md §2, "Huge losses" and "Steps up
+ * to 1000 nats".
  */
 #include <float.h>
 #include <math.h>
@@ -187,6 +191,26 @@ static int gform(const struct vals *v, long k)
 static double val(const struct vals *v, long j, long k, double f0)
 {
   return gform(v, k) ? val_g(v, j, f0) : val_d(v, j, f0);
+}
+
+/* A bound on the error of val(v, j, k, f0) - val(v, i, k, f0) against the
+ * exact curve: the curve's relative error rel on each value (in the form it
+ * is stored; converting adds at most 1 + x_j to its size) and the rounding
+ * of the conversion and of the difference.  f0 (index -1) is exact. */
+static double diff_err(const struct vals *v, long i, long j, long k, double f0,
+                       double rel)
+{
+  double e = 0.0;
+  long ix[2] = {i, j};
+  for (int t = 0; t < 2; t++) {
+    if (ix[t] < 0)
+      continue;
+    double w = fabs(val(v, ix[t], k, f0));
+    if ((ix[t] <= v->jz) != gform(v, k))
+      w += 1.0 + xj(v, ix[t]);
+    e += (rel + 4.0 * U_) * w;
+  }
+  return e;
 }
 
 /* Masses of the piecewise-linear f through (0, f0), (x_j, v_j), flat beyond
@@ -409,7 +433,17 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * every slope is one larger, so the bound is 0 (times x_0). */
   double gshift0 = gform(&v, 0) ? x0 : 0.0;
   double b0 = val(&v, 0, 0, 1.0) - val(&v, -1, 0, 1.0);
-  double c0 = N >= 2 ? (val(&v, 1, 0, 1.0) - val(&v, 0, 0, 1.0)) * cu : gshift0;
+  /* The neighbouring slopes enter as bounds: the left one a must not be
+   * above the exact one, the right one c not below it (the gap grows as a
+   * falls and as c rises), so each takes the error of its difference
+   * (diff_err) the safe way.  It matters for coarse steps: a multiplies a
+   * difference by e^Delta, and where d is flat to within its rounding (the
+   * bulk of a Gaussian with mu = 50, at Delta = 700) the computed a was 0
+   * while the exact one is -1e278, which gave no gap at all and an
+   * "optimistic" curve far above the true one. */
+  double c0 = N >= 2 ? (val(&v, 1, 0, 1.0) - val(&v, 0, 0, 1.0) +
+                        diff_err(&v, 0, 1, 0, 1.0, curve_rel)) * cu
+                     : gshift0;
   double gprev = chord_gap(-x0 + gshift0, b0, c0);
   double f0 = 1.0 - gprev;
   double *lowered = pld_malloc(n * sizeof(double));
@@ -418,11 +452,14 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   for (long j = 0; j + 1 < N; j++) {
     double h = x0 * exp((double)j * grid) * expm1(grid); /* x_j (e^grid - 1) */
     int gf = gform(&v, j + 1);
-    double a = (j == 0) ? scaled(expm1(grid), val(&v, 0, 1, 1.0) - val(&v, -1, 1, 1.0))
-                        : scaled(eg, val(&v, j, j + 1, 1.0) - val(&v, j - 1, j + 1, 1.0));
+    double a = (j == 0) ? scaled(expm1(grid), val(&v, 0, 1, 1.0) - val(&v, -1, 1, 1.0) -
+                                                  diff_err(&v, -1, 0, 1, 1.0, curve_rel))
+                        : scaled(eg, val(&v, j, j + 1, 1.0) - val(&v, j - 1, j + 1, 1.0) -
+                                         diff_err(&v, j - 1, j, j + 1, 1.0, curve_rel));
     double b = DIFF(j);
     double c = (j + 2 < N) ? emg * (val(&v, j + 2, j + 2, 1.0) -
-                                    val(&v, j + 1, j + 2, 1.0))
+                                    val(&v, j + 1, j + 2, 1.0) +
+                                    diff_err(&v, j + 1, j + 2, j + 2, 1.0, curve_rel))
                            : (gf ? h : 0.0);
     /* c must be in the same form as a, b: when j + 2 switches to d-form,
      * convert (shift by the interval width) */
@@ -460,7 +497,8 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   lower_hull(&v, f0, stack);
   masses_from_values(&v, f0, opt->m, &crel, &cabs);
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
-  /* The gap bounds are Lipschitz in the grid values with constant <= 3, so a
+  /* The neighbouring slopes a, c entered as safe bounds (diff_err); the
+   * gap is Lipschitz in b and the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
   opt->rel = 4.0 * curve_rel + mass_rel + crel;
   opt->abs = cabs + abs_extra + raise + sub_abs;
@@ -619,7 +657,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   /* The tails' bucket merging needs e^Delta (the deficit of an atom at the
    * next grid point, in units scaled by x_k); beyond 700 nats per step it
    * would overflow, and there the curve-only construction is used. */
-  int use_tails = curve->tails != NULL && grid <= 700.0;
+  int use_tails = curve->tails != NULL && grid <= PLD_GRID_TAILS_MAX;
 
   /* Size checks in floating point before any integer conversion. */
   double nmaxd = 0.0;

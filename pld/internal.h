@@ -154,5 +154,11 @@ struct pld_mech *pld_mech_new(int kind);
  * PLD files; with the builder's loss range (at most PLD_LOSS_MAX = 1e9 nats)
  * a grid of this step has about 1e6 points. */
 #define PLD_GRID_MAX PLD_DISCRETIZATION_MAX
+/* The largest step at which the builder merges loss buckets from the tails
+ * (its optimistic member needs e^Delta); above it the curve-only chord-gap
+ * construction is used, sound but loose there (a left slope times e^Delta
+ * can only be bounded by the curve's relative error times e^Delta).  The
+ * accountant's automatic grid stays at or below it. */
+#define PLD_GRID_TAILS_MAX 700.0
 
 #endif

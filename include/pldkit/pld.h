@@ -156,7 +156,7 @@ typedef struct pld_dist pld_dist;
  *  (about 1e6 points at the largest step).  Mass above it goes to +infinity
  *  in the pessimistic member and down onto the top grid point in the
  *  optimistic one, so epsilons beyond it are bracketed as
- *  [PLD_LOSS_MAX or more, +INFINITY]. */
+ *  [about PLD_LOSS_MAX, +INFINITY]. */
 #define PLD_LOSS_MAX 1e9
 
 /** Build the PLD pair (both directions, both roundings) of a mechanism from
