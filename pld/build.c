@@ -789,8 +789,9 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
          * P[L > top] - d(inf), is not negligible: it goes down onto the top
          * grid point (rounding a loss down is safe for the optimistic
          * member) instead of being dropped.  A lower bound of it (the tail
-         * at or above the top, the relative errors and the rounding taken
-         * off) is the amount placed, so nothing needs booking. */
+         * just above the top, its and d(inf)'s relative errors and the
+         * rounding taken off) is the amount placed: that amount is the
+         * ideal rounding, so nothing needs booking. */
         double e = 2.0 * curve->rel_err + 8.0 * U_;
         double above = work[n] * (1.0 - e) - infm[dir] * (1.0 + e);
         if (above > 0.0)
