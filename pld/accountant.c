@@ -1035,6 +1035,22 @@ static int run_query(const pld_accountant *acc, const struct query *q,
           curve[i].upper = fmin(curve[i].upper, tmp[i].upper);
           curve[i].lower = fmax(curve[i].lower, tmp[i].lower);
         }
+      /* An epsilon query's first tilt is a guess from delta alone; when it
+       * missed (a bracket short of its width whose middle asks for a tilt
+       * a fifth or more away -- two-atom losses such as Laplace's pull the
+       * Chernoff guess to the cap, and the lower end collapsed to 0), one
+       * more pass on this grid under the tilt of the bracket's middle. */
+      if (q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, b, 0.0) &&
+          isfinite(b.upper)) {
+        double e = 0.5 * (b.lower + b.upper), moved = 0.0;
+        for (int dir = 0; dir < 2; dir++) {
+          tilts[1][dir] = tilt_for(&bl, dir, 1.0, 1, e);
+          moved = fmax(moved, fabs(tilts[1][dir] - tilts[0][dir]) /
+                                  fmax(tilts[0][dir], 1e-300));
+        }
+        if (moved > 0.2)
+          nt = 2;
+      }
     }
     built_free(&bl);
     if (st == PLD_ERANGE && r.refinements > 0) {
