@@ -668,50 +668,6 @@ struct query {
   const double *eps; /* Q_CURVE */
 };
 
-static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
-                      pld_bound *curve, double *curve_max)
-{
-  if (q->kind == Q_EPS)
-    return pld_dist_epsilon(d, q->x, b);
-  if (q->kind == Q_DELTA)
-    return pld_dist_delta(d, q->x, b);
-  int st = pld_dist_curve(d, q->n, q->eps, curve);
-  if (st)
-    return st;
-  /* the point that matters is the one furthest from its target */
-  double mx = 0.0;
-  for (size_t i = 0; i < q->n; i++)
-    mx = fmax(mx, curve[i].upper);
-  size_t w = 0;
-  double worst = -INFINITY;
-  for (size_t i = 0; i < q->n; i++) {
-    double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
-    double r = (curve[i].upper - curve[i].lower) / tgt;
-    if (r > worst) {
-      worst = r;
-      w = i;
-    }
-  }
-  *b = curve[w];
-  *curve_max = mx;
-  return PLD_SUCCESS;
-}
-
-static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
-                    double curve_max)
-{
-  if (q->kind == Q_EPS) {
-    if (b.lower == INFINITY)
-      return 1; /* no finite epsilon, and that is certain */
-    if (b.upper == INFINITY)
-      return 0;
-    return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
-  }
-  double floor = DELTA_FLOOR;
-  (void)curve_max;
-  return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
-}
-
 /* The point of a curve furthest from its target width, and the curve's
  * largest upper delta. */
 static void curve_worst(const struct query *q, const pld_bound *curve,
@@ -732,6 +688,35 @@ static void curve_worst(const struct query *q, const pld_bound *curve,
   }
   *b = curve[w];
   *curve_max = mx;
+}
+
+static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
+                      pld_bound *curve, double *curve_max)
+{
+  if (q->kind == Q_EPS)
+    return pld_dist_epsilon(d, q->x, b);
+  if (q->kind == Q_DELTA)
+    return pld_dist_delta(d, q->x, b);
+  int st = pld_dist_curve(d, q->n, q->eps, curve);
+  if (st)
+    return st;
+  curve_worst(q, curve, b, curve_max);
+  return PLD_SUCCESS;
+}
+
+static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
+                    double curve_max)
+{
+  if (q->kind == Q_EPS) {
+    if (b.lower == INFINITY)
+      return 1; /* no finite epsilon, and that is certain */
+    if (b.upper == INFINITY)
+      return 0;
+    return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
+  }
+  double floor = DELTA_FLOOR;
+  (void)curve_max;
+  return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
 }
 
 /* A build's tail mass for answers near delta over `runs` runs: its share of
