@@ -568,10 +568,17 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
     pld_dist *d = NULL;
     int st = PLD_SUCCESS;
     /* Progressively finer probes until the grid resolves the loss; the last
-     * successful one is kept (a loss far below 1e-6 nats needs no more). */
+     * successful one is kept (a loss far below 1e-6 nats needs no more).
+     * Losses of 1e7 nats and more do not fit even the first probe: then
+     * the builder's largest step, and finer from there. */
     for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
       pld_dist *t = NULL;
       st = pld_dist_from_curve(c, g, pp, &t);
+      if (st == PLD_ERANGE && !d && g < PLD_GRID_TAILS_MAX) {
+        pld_dist_free(t);
+        g = 8.0 * PLD_GRID_TAILS_MAX; /* the loop divides by 8 */
+        continue;
+      }
       if (st) {
         pld_dist_free(t);
         if (d && st == PLD_ERANGE)
@@ -669,50 +676,6 @@ struct query {
   const double *eps; /* Q_CURVE */
 };
 
-static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
-                      pld_bound *curve, double *curve_max)
-{
-  if (q->kind == Q_EPS)
-    return pld_dist_epsilon(d, q->x, b);
-  if (q->kind == Q_DELTA)
-    return pld_dist_delta(d, q->x, b);
-  int st = pld_dist_curve(d, q->n, q->eps, curve);
-  if (st)
-    return st;
-  /* the point that matters is the one furthest from its target */
-  double mx = 0.0;
-  for (size_t i = 0; i < q->n; i++)
-    mx = fmax(mx, curve[i].upper);
-  size_t w = 0;
-  double worst = -INFINITY;
-  for (size_t i = 0; i < q->n; i++) {
-    double tgt = fmax(1e-3 * curve[i].upper, fmax(DELTA_FLOOR, 1e-6 * mx));
-    double r = (curve[i].upper - curve[i].lower) / tgt;
-    if (r > worst) {
-      worst = r;
-      w = i;
-    }
-  }
-  *b = curve[w];
-  *curve_max = mx;
-  return PLD_SUCCESS;
-}
-
-static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
-                    double curve_max)
-{
-  if (q->kind == Q_EPS) {
-    if (b.lower == INFINITY)
-      return 1; /* no finite epsilon, and that is certain */
-    if (b.upper == INFINITY)
-      return 0;
-    return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
-  }
-  double floor = DELTA_FLOOR;
-  (void)curve_max;
-  return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
-}
-
 /* The point of a curve furthest from its target width, and the curve's
  * largest upper delta. */
 static void curve_worst(const struct query *q, const pld_bound *curve,
@@ -733,6 +696,35 @@ static void curve_worst(const struct query *q, const pld_bound *curve,
   }
   *b = curve[w];
   *curve_max = mx;
+}
+
+static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
+                      pld_bound *curve, double *curve_max)
+{
+  if (q->kind == Q_EPS)
+    return pld_dist_epsilon(d, q->x, b);
+  if (q->kind == Q_DELTA)
+    return pld_dist_delta(d, q->x, b);
+  int st = pld_dist_curve(d, q->n, q->eps, curve);
+  if (st)
+    return st;
+  curve_worst(q, curve, b, curve_max);
+  return PLD_SUCCESS;
+}
+
+static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
+                    double curve_max)
+{
+  if (q->kind == Q_EPS) {
+    if (b.lower == INFINITY)
+      return 1; /* no finite epsilon, and that is certain */
+    if (b.upper == INFINITY)
+      return 0;
+    return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
+  }
+  double floor = DELTA_FLOOR;
+  (void)curve_max;
+  return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
 }
 
 /* A build's tail mass for answers near delta over `runs` runs: its share of
@@ -1122,12 +1114,17 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   /* A step at or below the lattice makes every PLD exact, and the lattice
    * itself is the coarsest such step; a step above it splits atoms, which
    * the roundings handle (a fine lattice -- a discrete Gaussian with large
-   * sigma has 1/sigma^2 -- is not worth millions of points). */
+   * sigma has 1/sigma^2 -- is not worth millions of points).  A lattice
+   * above the builder's largest step with bucket merging (discrete Laplace
+   * with scale 1e-8: 1e8 nats) is divided down to it, and so is any
+   * automatic step (a spread of 1e7 nats and more). */
+  double lstep = lattice > PLD_GRID_TAILS_MAX
+                     ? lattice / ceil(lattice / PLD_GRID_TAILS_MAX)
+                     : lattice;
+  if (!fixed)
+    grid = fmin(grid, PLD_GRID_TAILS_MAX);
   if (!fixed && lattice > 0.0 && grid <= lattice)
-    grid = lattice;
-  /* The builder takes steps up to 1000 nats (a 2^53-fold composition has a
-   * spread of 10^6 nats and would start above that). */
-  grid = fmin(grid, 1000.0);
+    grid = lstep;
   double prev_w = INFINITY, prev_grid = 0.0;
   unsigned coarsen = 0, stalls = 0;
   int fit_tried = 0;
@@ -1191,6 +1188,22 @@ static int run_query(const pld_accountant *acc, const struct query *q,
           curve[i].upper = fmin(curve[i].upper, tmp[i].upper);
           curve[i].lower = fmax(curve[i].lower, tmp[i].lower);
         }
+      /* An epsilon query's first tilt is a guess from delta alone; when it
+       * missed (a bracket short of its width whose middle asks for a tilt
+       * a fifth or more away -- two-atom losses such as Laplace's pull the
+       * Chernoff guess to the cap, and the lower end collapsed to 0), one
+       * more pass on this grid under the tilt of the bracket's middle. */
+      if (q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, b, 0.0) &&
+          isfinite(b.upper)) {
+        double e = 0.5 * (b.lower + b.upper), moved = 0.0;
+        for (int dir = 0; dir < 2; dir++) {
+          tilts[1][dir] = tilt_for(&bl, dir, 1.0, 1, e);
+          moved = fmax(moved, fabs(tilts[1][dir] - tilts[0][dir]) /
+                                  fmax(tilts[0][dir], 1e-300));
+        }
+        if (moved > 0.2)
+          nt = 2;
+      }
     }
     built_free(&bl);
     if (st == PLD_ERANGE && r.refinements > 0) {
@@ -1208,11 +1221,11 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       }
       break;
     }
-    if (st == PLD_ERANGE && !fixed && coarsen < 8 && grid * 4.0 <= 1000.0) {
+    if (st == PLD_ERANGE && !fixed && coarsen < 8 && grid < PLD_GRID_MAX) {
       /* not even the first grid fits the memory cap (a tiny sampling rate
        * needs a fine step over a long tail): coarsen; the bracket stays
        * certified, only wider, and met_accuracy says so */
-      grid *= 4.0;
+      grid = fmin(grid * 4.0, PLD_GRID_MAX);
       coarsen++;
       it--;
       continue;
@@ -1237,7 +1250,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     double w = best.upper - best.lower;
     /* On the loss lattice itself every PLD is exact: a finer grid cannot
      * narrow what is left (booked round-off only). */
-    if (lattice > 0.0 && grid >= lattice * (1.0 - 1e-9))
+    if (lattice > 0.0 && grid >= lstep * (1.0 - 1e-9))
       break;
     /* Both roundings err to second order in the grid step (connect-the-dots
      * and its dual) for smooth losses, but only to first order where atoms
@@ -1279,7 +1292,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       f = fmin(f, 0.25);
     grid *= f;
     if (lattice > 0.0 && grid <= lattice)
-      grid = lattice;
+      grid = lstep;
   }
 #undef GRID_FAILED_RESCUE
 finish:

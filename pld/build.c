@@ -35,7 +35,11 @@
  * full Delta per composition.
  *
  * Both use slopes in the scale-free form x_j s_j = (v_{j+1}-v_j)/(e^Delta-1),
- * so nothing overflows for losses in the thousands.
+ * so nothing overflows for any loss: x_j itself is formed only in g-form
+ * (eps_j in [-700, 1], the grid's lower end being clipped at -700 nats), and
+ * the factors e^{+-Delta} are handled where they leave the double range
+ * (steps above 709 nats).  docs/design.md §2, "Huge losses" and "Steps up
+ * to 1000 nats".
  */
 #include <float.h>
 #include <math.h>
@@ -45,6 +49,22 @@
 #include "internal.h"
 
 #define U_ DBL_EPSILON
+/* Smallest subnormal: the absolute rounding error of a product that lands
+ * below DBL_MIN is at most half of it (relative bounds stop there). */
+#define ETA_ 0x1p-1074
+
+/* The loss range the builder resolves (docs/design.md §2, "Range").
+ * Below -LOSS_LOW nats lies at most e^-LOSS_LOW of P's mass (P[L <= l] =
+ * E_Q[e^L 1{L <= l}] <= e^l), and the grid is never extended there: the
+ * pessimistic chord from (0, 1) moves that mass up to the first grid point
+ * and the optimistic member drops it, both safe.  Then every x_j = e^eps_j
+ * the builder forms (in g-form only, eps_j <= 1) is a normal double.  Above
+ * LOSS_MAX nats the grid stops even if the curve has not decayed: what lies
+ * above goes to +inf (pessimistic) or down to the top grid point
+ * (optimistic), both safe; with Delta <= 1000 the grid then has at most
+ * ~1e6 points. */
+#define LOSS_LOW 700.0
+#define LOSS_MAX PLD_LOSS_MAX
 
 /* A grid point's loss is the real number j * Delta; its double may be off
  * by half an ulp, and near an atom the curve is arbitrarily sensitive to
@@ -72,23 +92,29 @@ static int curve_at(const pld_curve *c, int dir, double eps, double *out)
 }
 
 /* Smallest eps (to within a few grid steps) with d(eps) - d(inf) <= tau:
- * beyond it the finite part of the PLD carries at most tau. */
+ * beyond it the finite part of the PLD carries at most tau.  If even
+ * LOSS_MAX does not get there, the cut-off is LOSS_MAX and *capped is set
+ * (the finite mass above it is then not negligible). */
 static int upper_cutoff(const pld_curve *c, int dir, double tau, double grid,
-                        double *cut, double *infm)
+                        double *cut, double *infm, int *capped)
 {
+  *capped = 0;
   int st = curve_at(c, dir, INFINITY, infm);
   if (st)
     return st;
-  double e = fmax(c->loss_scale, grid), v;
+  double e = fmin(fmax(c->loss_scale, grid), LOSS_MAX), v;
   if ((st = curve_at(c, dir, e, &v)))
     return st;
   double lo, hi;
   if (v - *infm > tau) {
     lo = e;
     for (;;) {
-      e *= 2.0;
-      if (e > 1e9)
-        return PLD_ERANGE; /* losses beyond 1e9 nats: not a sane mechanism */
+      if (e >= LOSS_MAX) {
+        *cut = LOSS_MAX;
+        *capped = 1;
+        return PLD_SUCCESS;
+      }
+      e = fmin(2.0 * e, LOSS_MAX);
       if ((st = curve_at(c, dir, e, &v)))
         return st;
       if (v - *infm <= tau)
@@ -167,22 +193,51 @@ static double val(const struct vals *v, long j, long k, double f0)
   return gform(v, k) ? val_g(v, j, f0) : val_d(v, j, f0);
 }
 
+/* A bound on the error of val(v, j, k, f0) - val(v, i, k, f0) against the
+ * exact curve: the curve's relative error rel on each value (in the form it
+ * is stored; converting adds at most 1 + x_j to its size) and the rounding
+ * of the conversion and of the difference.  f0 (index -1) is exact. */
+static double diff_err(const struct vals *v, long i, long j, long k, double f0,
+                       double rel)
+{
+  double e = 0.0;
+  long ix[2] = {i, j};
+  for (int t = 0; t < 2; t++) {
+    if (ix[t] < 0)
+      continue;
+    double w = fabs(val(v, ix[t], k, f0));
+    if ((ix[t] <= v->jz) != gform(v, k))
+      w += 1.0 + xj(v, ix[t]);
+    e += (rel + 4.0 * U_) * w;
+  }
+  return e;
+}
+
 /* Masses of the piecewise-linear f through (0, f0), (x_j, v_j), flat beyond
  * x_{n-1}.  Negative round-off masses are clipped; the clipped amounts are
  * returned relative to the curve below them (*clip_rel) where that is
- * positive, else absolutely (*clip_abs). */
+ * positive, else absolutely (*clip_abs), together with the absolute
+ * rounding of products that fall below DBL_MIN (ETA_/2 each, where the
+ * relative bound of the second differences does not hold) and, for
+ * Delta > 709 where 1/(e^Delta - 1) underflows, the right slopes it drops:
+ * each |D_j| cu, at most 2 cu in all (the values vary by at most 2), which
+ * is below 2 DBL_MIN. */
 static void masses_from_values(const struct vals *v, double f0, double *m,
                                double *clip_rel, double *clip_abs)
 {
   double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
-  double cr = 0.0, ca = 0.0;
+  double cr = 0.0, ca = cu >= DBL_MIN ? 0.0 : 4.0 * DBL_MIN;
   long n = (long)v->n;
   for (long j = 0; j < n; j++) {
     long k = j + 1 < n ? j + 1 : j;
-    double right = (j + 1 < n) ? (val(v, j + 1, k, f0) - val(v, j, k, f0)) * cu
-                               : (gform(v, k) ? xj(v, j) : 0.0);
-    double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0))
-                           : (val(v, j, k, f0) - val(v, j - 1, k, f0)) * cl;
+    double dr = (j + 1 < n) ? val(v, j + 1, k, f0) - val(v, j, k, f0) : 0.0;
+    double dl = (j > 0) ? val(v, j, k, f0) - val(v, j - 1, k, f0) : 0.0;
+    double right = (j + 1 < n) ? dr * cu : (gform(v, k) ? xj(v, j) : 0.0);
+    double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0)) : dl * cl;
+    if (dr != 0.0 && fabs(right) < DBL_MIN)
+      ca += ETA_;
+    if (dl != 0.0 && fabs(left) < DBL_MIN)
+      ca += ETA_;
     double mj = right - left;
     if (mj < 0.0) {
       double dj = val_d(v, j, f0);
@@ -239,6 +294,10 @@ static void sweep_noise_up(const struct vals *v, double f0, double *m, size_t n,
   }
 }
 
+/* f * diff where f may be +inf (e^Delta for Delta > 709): a zero difference
+ * stays zero instead of becoming NaN. */
+static double scaled(double f, double diff) { return diff == 0.0 ? 0.0 : f * diff; }
+
 /* Upper bound on the gap between a chord of slope b and a convex function
  * whose one-sided slopes at the interval ends are >= a and <= c (all three
  * multiplied by the interval width). */
@@ -250,15 +309,24 @@ static double chord_gap(double a, double b, double c)
     b = a;
   if (b > c)
     b = c;
+  /* a = -inf: e^Delta times the left slope overflowed (Delta > 709); the
+   * gap grows as a falls, and its limit is c - b */
+  if (a == -INFINITY)
+    return c - b;
   return (b - a) * (c - b) / (c - a);
 }
 
-/* Weight of x_j on the segment from x_i to x_k (i < j < k; i == -1 is x = 0). */
+/* Weight of x_j on the segment from x_i to x_k (i < j < k; i == -1 is x = 0):
+ * (e^a - 1)/(e^b - 1) with a = (j - i) Delta < b = (k - i) Delta, in the
+ * form e^(a-b) (1 - e^-a)/(1 - e^-b) once e^b could overflow. */
 static double seg_weight(long i, long j, long k, double grid)
 {
   if (i < 0)
     return exp((double)(j - k) * grid);
-  return expm1((double)(j - i) * grid) / expm1((double)(k - i) * grid);
+  double a = (double)(j - i) * grid, b = (double)(k - i) * grid;
+  if (b <= 700.0)
+    return expm1(a) / expm1(b);
+  return exp(a - b) * (expm1(-a) / expm1(-b));
 }
 
 /* Lower convex hull of (0, f0), (x_j, w_j); w is overwritten with the hull's
@@ -328,6 +396,14 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
     }
   }
   double mass_rel = 8.0 * U_ * R * cl;
+  /* g_j = x_j H_{1/x_j}(Q||P) is a product formed by the caller; where it
+   * is subnormal (the bottom of a long lower tail) its rounding is absolute,
+   * at most ETA_/2, and reaches the masses at j-1, j, j+1 through the
+   * factors 1/(e^Delta - 1) and 1/(1 - e^-Delta). */
+  double sub_abs = 0.0;
+  for (long j = 0; j <= jz; j++)
+    if (g[j] > 0.0 && g[j] < DBL_MIN)
+      sub_abs += (1.0 / expm1(grid) + cl) * ETA_;
 
   struct vals v = {work, n, jz, lo, grid};
   for (size_t j = 0; j < n; j++)
@@ -339,7 +415,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
   pess->rel = curve_rel + mass_rel + crel;
-  pess->abs = cabs + abs_extra;
+  pess->abs = cabs + abs_extra + sub_abs;
   pess->l1 = abs_extra;
   if (!want_opt)
     return PLD_SUCCESS; /* the caller builds it from the loss tails */
@@ -348,6 +424,8 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * Slopes (times the interval width) in the form of the interval's right
    * end; a common shift of a, b, c leaves the gap unchanged. */
   double eg = exp(grid), emg = exp(-grid), cu = 1.0 / expm1(grid);
+  /* lo Delta >= -LOSS_LOW, so x0 and h below (used in g-form only, where
+   * x_j <= e) are normal doubles */
   double x0 = exp(fmin((double)lo * grid, 700.0));
   long N = (long)n;
 #define DIFF(j) (val(&v, (j) + 1, (j) + 1, 1.0) - val(&v, (j), (j) + 1, 1.0))
@@ -355,7 +433,17 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * every slope is one larger, so the bound is 0 (times x_0). */
   double gshift0 = gform(&v, 0) ? x0 : 0.0;
   double b0 = val(&v, 0, 0, 1.0) - val(&v, -1, 0, 1.0);
-  double c0 = N >= 2 ? (val(&v, 1, 0, 1.0) - val(&v, 0, 0, 1.0)) * cu : gshift0;
+  /* The neighbouring slopes enter as bounds: the left one a must not be
+   * above the exact one, the right one c not below it (the gap grows as a
+   * falls and as c rises), so each takes the error of its difference
+   * (diff_err) the safe way.  It matters for coarse steps: a multiplies a
+   * difference by e^Delta, and where d is flat to within its rounding (the
+   * bulk of a Gaussian with mu = 50, at Delta = 700) the computed a was 0
+   * while the exact one is -1e278, which gave no gap at all and an
+   * "optimistic" curve far above the true one. */
+  double c0 = N >= 2 ? (val(&v, 1, 0, 1.0) - val(&v, 0, 0, 1.0) +
+                        diff_err(&v, 0, 1, 0, 1.0, curve_rel)) * cu
+                     : gshift0;
   double gprev = chord_gap(-x0 + gshift0, b0, c0);
   double f0 = 1.0 - gprev;
   double *lowered = pld_malloc(n * sizeof(double));
@@ -364,11 +452,14 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   for (long j = 0; j + 1 < N; j++) {
     double h = x0 * exp((double)j * grid) * expm1(grid); /* x_j (e^grid - 1) */
     int gf = gform(&v, j + 1);
-    double a = (j == 0) ? expm1(grid) * (val(&v, 0, 1, 1.0) - val(&v, -1, 1, 1.0))
-                        : eg * (val(&v, j, j + 1, 1.0) - val(&v, j - 1, j + 1, 1.0));
+    double a = (j == 0) ? scaled(expm1(grid), val(&v, 0, 1, 1.0) - val(&v, -1, 1, 1.0) -
+                                                  diff_err(&v, -1, 0, 1, 1.0, curve_rel))
+                        : scaled(eg, val(&v, j, j + 1, 1.0) - val(&v, j - 1, j + 1, 1.0) -
+                                         diff_err(&v, j - 1, j, j + 1, 1.0, curve_rel));
     double b = DIFF(j);
     double c = (j + 2 < N) ? emg * (val(&v, j + 2, j + 2, 1.0) -
-                                    val(&v, j + 1, j + 2, 1.0))
+                                    val(&v, j + 1, j + 2, 1.0) +
+                                    diff_err(&v, j + 1, j + 2, j + 2, 1.0, curve_rel))
                            : (gf ? h : 0.0);
     /* c must be in the same form as a, b: when j + 2 switches to d-form,
      * convert (shift by the interval width) */
@@ -406,10 +497,11 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   lower_hull(&v, f0, stack);
   masses_from_values(&v, f0, opt->m, &crel, &cabs);
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
-  /* The gap bounds are Lipschitz in the grid values with constant <= 3, so a
+  /* The neighbouring slopes a, c entered as safe bounds (diff_err); the
+   * gap is Lipschitz in b and the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
   opt->rel = 4.0 * curve_rel + mass_rel + crel;
-  opt->abs = cabs + abs_extra + raise;
+  opt->abs = cabs + abs_extra + raise + sub_abs;
   opt->l1 = abs_extra;
   return PLD_SUCCESS;
 }
@@ -544,25 +636,36 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     return PLD_EINVAL;
   if (grid < 1e-9)
     return PLD_ERANGE;
-  if (grid > 1e3)
+  if (grid > PLD_GRID_MAX)
     return PLD_EINVAL; /* a grid step beyond 1000 nats says nothing */
 
   int ndir = curve->symmetric ? 1 : 2, st;
   double cut[2], infm[2];
+  int capped[2];
   for (int dir = 0; dir < ndir; dir++)
     if ((st = upper_cutoff(curve, dir, params->tail_mass, grid, &cut[dir],
-                           &infm[dir])))
+                           &infm[dir], &capped[dir])))
       return st;
   if (ndir == 1) {
     cut[1] = cut[0];
     infm[1] = infm[0];
+    capped[1] = capped[0];
   }
+  /* The grid of direction dir spans [-low[dir], cut[dir]]: the lower end
+   * is the other direction's cut-off, but not below -LOSS_LOW. */
+  double low[2] = {fmin(cut[1], LOSS_LOW), fmin(cut[0], LOSS_LOW)};
+  /* The tails' bucket merging needs e^Delta (the deficit of an atom at the
+   * next grid point, in units scaled by x_k); beyond 700 nats per step it
+   * would overflow, and there the curve-only construction is used. */
+  int use_tails = curve->tails != NULL && grid <= PLD_GRID_TAILS_MAX;
 
   /* Size checks in floating point before any integer conversion. */
+  double nmaxd = 0.0;
   for (int dir = 0; dir < ndir; dir++) {
-    double span = (cut[dir] + cut[1 - dir]) / grid + 3.0;
+    double span = (cut[dir] + low[dir]) / grid + 3.0;
     if (!(span <= (double)params->max_grid))
       return PLD_ERANGE;
+    nmaxd = fmax(nmaxd, span + 1.0);
   }
 
   struct pld_dist *d = NULL;
@@ -572,7 +675,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   if ((st = pld_dist_new(grid, &d)))
     return st;
   d->symmetric = curve->symmetric ? 1 : 0;
-  size_t nmax = (size_t)((cut[0] + cut[1]) / grid + 4.0);
+  size_t nmax = (size_t)nmaxd;
   eps = pld_malloc(nmax * sizeof(double));
   vals[0] = pld_malloc(nmax * sizeof(double));
   vals[1] = ndir == 2 ? pld_malloc(nmax * sizeof(double)) : NULL;
@@ -586,7 +689,9 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   }
   int64_t glo[2], ghi[2];
   for (int dir = 0; dir < ndir; dir++) {
-    glo[dir] = (int64_t)floor(-cut[1 - dir] / grid);
+    glo[dir] = (int64_t)floor(-low[dir] / grid);
+    if ((double)glo[dir] * grid < -LOSS_LOW)
+      glo[dir]++;
     ghi[dir] = (int64_t)ceil(cut[dir] / grid);
     if (ghi[dir] < glo[dir])
       ghi[dir] = glo[dir];
@@ -654,7 +759,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
       gbuf[j] = exp(grid_up((double)(lo + j) * grid)) * other;
     }
     if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, infm[dir],
-                              curve->rel_err, curve->tails == NULL,
+                              curve->rel_err, !use_tails,
                               &d->p[dir][PLD_PESSIMISTIC],
                               &d->p[dir][PLD_OPTIMISTIC], work, stack)))
       goto fail;
@@ -674,10 +779,24 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
           st = PLD_ECALLBACK;
           goto fail;
         }
-      if ((st = build_optimistic_tails(work + 1, gbuf + 1, vals[dir], n, grid,
+      if (use_tails &&
+          (st = build_optimistic_tails(work + 1, gbuf + 1, vals[dir], n, grid,
                                        infm[dir], curve->rel_err,
                                        &d->p[dir][PLD_OPTIMISTIC], obuf)))
         goto fail;
+      if (use_tails && capped[dir]) {
+        /* The top was capped at LOSS_MAX, so the finite mass above it,
+         * P[L > top] - d(inf), is not negligible: it goes down onto the top
+         * grid point (rounding a loss down is safe for the optimistic
+         * member) instead of being dropped.  A lower bound of it (the tail
+         * just above the top, its and d(inf)'s relative errors and the
+         * rounding taken off) is the amount placed: that amount is the
+         * ideal rounding, so nothing needs booking. */
+        double e = 2.0 * curve->rel_err + 8.0 * U_;
+        double above = work[n] * (1.0 - e) - infm[dir] * (1.0 + e);
+        if (above > 0.0)
+          d->p[dir][PLD_OPTIMISTIC].m[n - 1] += above;
+      }
       /* The exact mass above the grid top is at most P[L > top] (the tail
        * at eps[n]), while the pessimistic inf mass is the computed curve
        * there: for randomized response or discrete Laplace, whose loss

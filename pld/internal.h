@@ -150,6 +150,17 @@ struct pld_mech *pld_mech_new(int kind);
 
 #define PLD_BUILTIN_REL_ERR 1e-11
 
+/* The largest grid step (nats) of pld_dist_from_curve, pld_dist_identity and
+ * PLD files; with the builder's loss range (at most PLD_LOSS_MAX = 1e9 nats)
+ * a grid of this step has about 1e6 points. */
+#define PLD_GRID_MAX PLD_DISCRETIZATION_MAX
+/* The largest step at which the builder merges loss buckets from the tails
+ * (its optimistic member needs e^Delta); above it the curve-only chord-gap
+ * construction is used, sound but loose there (a left slope times e^Delta
+ * can only be bounded by the curve's relative error times e^Delta).  The
+ * accountant's automatic grid stays at or below it. */
+#define PLD_GRID_TAILS_MAX 700.0
+
 /* Grid-free bounds of the accountant (fallback.c, docs/design.md Sec. 9).
  * A list of groups (mechanism, count) plus the merged Gaussian mu2; complete
  * is non-zero when that is every event of the composition (upper bounds

@@ -15,6 +15,23 @@
 #include "alloc.h"
 #include "internal.h"
 
+/* The base loss e1 = log x' = log(1 + (x - 1)/q) behind eps = log x in
+ * direction PQ, given t = expm1(eps)/q > -1.  Where t overflows (eps beyond
+ * ~709, or earlier for tiny q), log1p(inf) = inf evaluated the base at +inf:
+ * the curve and tails came out 0 above 709 nats, below the truth (a
+ * Poisson-Gaussian with mu = 42 has its losses near 880 nats).  There
+ * e1 = log(expm1(eps) + q) - log q (a sum of positives; e1 >= 690, so the
+ * absolute rounding of the two logs is relative to e1), and beyond eps = 700,
+ * where expm1 overflows, e1 = eps - log q + log1p(-(1-q) e^-eps). */
+static double pq_base_eps(double e, double t, double q, double l1q)
+{
+  if (t < 1e300)
+    return log1p(t);
+  if (e < 700.0)
+    return log(expm1(e) + q) - log(q);
+  return e - log(q) + log1p(-exp(l1q - e));
+}
+
 static int base_eval(const struct pld_mech *b, int dir, double e, double *v)
 {
   return b->curve.delta(b->curve.ctx, dir, 1, &e, v);
@@ -41,7 +58,7 @@ int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
         delta[i] = -expm1(e);
         continue;
       }
-      if ((rc = base_eval(b, 0, log1p(t), &v)))
+      if ((rc = base_eval(b, 0, pq_base_eps(e, t, q, l1q), &v)))
         return rc;
       delta[i] = q * v;
     } else {
@@ -98,11 +115,11 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
         eq_gt[i] = exp(e);
         continue;
       }
-      double e1 = log1p(t);
+      double e1 = pq_base_eps(e, t, q, l1q);
       if ((rc = base_tails(b, 0, e1, &pb, &eqb)))
         return rc;
       /* Q_b[L_b > e1] = e^{-e1} eqb, and e^{-e1} = 1/(1+t) */
-      double inv1t = 1.0 / (1.0 + t);
+      double inv1t = t < 1e300 ? 1.0 / (1.0 + t) : exp(-e1);
       p_gt[i] = q * pb + (1.0 - q) * inv1t * eqb;
       eq_gt[i] = (e < 700.0 ? exp(e) * inv1t : exp(e - e1)) * eqb;
     } else {

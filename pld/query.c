@@ -265,6 +265,21 @@ static double piece_bound(const struct tilted *t, const struct piece *pc,
   return t->sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
 }
 
+/* Narrow [lo, hi] to adjacent doubles keeping f(lo) > delta >= f(hi). */
+static void bisect_piece(const struct tilted *t, const struct piece *pc,
+                         double delta, double *lo, double *hi)
+{
+  for (int i = 0; i < 200; i++) {
+    double mid = 0.5 * (*lo + *hi);
+    if (!(mid > *lo && mid < *hi))
+      break;
+    if (piece_bound(t, pc, mid) > delta)
+      *lo = mid;
+    else
+      *hi = mid;
+  }
+}
+
 static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
                          int sgn)
 {
@@ -283,15 +298,7 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
         hi = lo + 2.0 * (hi - lo);
       if (piece_bound(&t, &pc, hi) > delta)
         return INFINITY;
-      for (int i = 0; i < 200; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (!(mid > lo && mid < hi))
-          break;
-        if (piece_bound(&t, &pc, mid) > delta)
-          lo = mid;
-        else
-          hi = mid;
-      }
+      bisect_piece(&t, &pc, delta, &lo, &hi);
       return hi;
     }
   } else if (lower_err(p, p->inf, p->abs + (4.0 * U_ * (double)p->n + t.rho) *
@@ -321,15 +328,7 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
      * f(lk) <= delta on the upper side (for the lower side any eps with
      * f > delta will do, eb is one) */
     double lo = eb, hi = lk;
-    for (int i = 0; i < 200; i++) {
-      double mid = 0.5 * (lo + hi);
-      if (!(mid > lo && mid < hi))
-        break;
-      if (piece_bound(&t, &pc, mid) > delta)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    bisect_piece(&t, &pc, delta, &lo, &hi);
     return sgn > 0 ? hi : lo;
   }
   return 0.0;

@@ -249,6 +249,74 @@ for sens in 1000 100000; do
       "num(j['epsilon_lower']) <= $exact * (1 + 1e-12) and num(j['epsilon_upper']) >= $exact * (1 - 1e-12) and num(j['epsilon_upper']) <= $exact * (1 + 1e-4)"
   fi
 done
+# Losses far beyond e^709 (issue 11).  The Poisson-subsampled Gaussian with
+# mu = 7.62198 / 0.182014 = 41.9: its losses sit near mu^2/2 = 877 nats.
+# Exact: delta(eps) = q Phi(mu - z) - (e^eps - 1 + q) Phi(-z), z where the
+# densities cross, in log space (log Phi by its asymptotic series below -30).
+pg_exact() { # QUERY X
+  python3 - "$@" <<'EOF'
+import math, sys
+q, mu = 0.00253275, 7.62198 / 0.182014
+def lphi(x):
+    if x > -30:
+        return math.log(0.5 * math.erfc(-x / math.sqrt(2)))
+    x2, t, s = x * x, 1.0, 1.0
+    for n in range(1, 13):
+        t *= -(2 * n - 1) / x2
+        s += t
+    return -0.5 * x2 - math.log(-x) - 0.5 * math.log(2 * math.pi) + math.log(s)
+def delta(e):
+    le = e + math.log1p((q - 1) * math.exp(-e))
+    z = (le - math.log(q) + mu * mu / 2) / mu
+    la, lb = math.log(q) + lphi(mu - z), le + lphi(-z)
+    return math.exp(la) * -math.expm1(lb - la)
+x = float(sys.argv[2])
+if sys.argv[1] == "delta":
+    print(repr(delta(x)))
+else:
+    lo, hi = 0.0, 2000.0
+    for _ in range(200):
+        m = (lo + hi) / 2
+        lo, hi = (m, hi) if delta(m) > x else (lo, m)
+    print(repr(hi))
+EOF
+}
+PG=poisson-gaussian:q=0.00253275,sigma=0.182014,sensitivity=7.62198
+exact=$(pg_exact epsilon 1e-3)
+if expect_ok "$PG epsilon" epsilon --delta 1e-3 --json $PG; then
+  jcheck "$PG brackets the exact epsilon(1e-3) $exact within the default accuracy" \
+    "num(j['epsilon_lower']) <= $exact * (1 + 1e-9) and num(j['epsilon_upper']) >= $exact * (1 - 1e-9) and num(j['epsilon_upper']) - num(j['epsilon_lower']) <= 2e-3 * num(j['epsilon_upper']) and j['met_accuracy']"
+fi
+exact=$(pg_exact delta 0.244671)
+if expect_ok "$PG delta" delta --epsilon 0.244671 --json $PG; then
+  jcheck "$PG brackets the exact delta(0.244671) $exact within the default accuracy" \
+    "num(j['delta_lower']) <= $exact * (1 + 1e-9) and num(j['delta_upper']) >= $exact * (1 - 1e-9) and num(j['delta_upper']) - num(j['delta_lower']) <= 2e-3 * num(j['delta_upper']) and j['met_accuracy']"
+fi
+# A discrete Laplace with scale 1e-8 has all of P at loss s/scale (the rest
+# carries e^-1e8): epsilon(1e-5) = s/scale + log(1 - 1e-5).  The automatic
+# grid must fit (it stopped at the memory cap), and a step above 1000 nats
+# is a usage error naming the range (it was "An argument is invalid").
+for sc in "1e-8 1" "1e-7 3"; do
+  read -r scl sns <<<"$sc"
+  exact=$(python3 -c "import math; print(repr($sns / $scl + math.log1p(-1e-5)))")
+  if expect_ok "discrete-laplace scale=$scl,sensitivity=$sns" epsilon --delta 1e-5 --json discrete-laplace:scale=$scl,sensitivity=$sns; then
+    jcheck "discrete-laplace scale=$scl,sensitivity=$sns brackets $exact within the default accuracy" \
+      "num(j['epsilon_lower']) <= $exact * (1 + 1e-12) and num(j['epsilon_upper']) >= $exact * (1 - 1e-12) and num(j['epsilon_upper']) - num(j['epsilon_lower']) <= 2e-3 * num(j['epsilon_upper']) and num(j['discretization']) <= 1000"
+  fi
+done
+expect_fail 2 "(0, 1000]" epsilon --delta 1e-5 --discretization 1000.5 discrete-laplace:scale=1e-8
+# Beyond 1e9 nats (PLD_LOSS_MAX) the grid brackets [about 1e9, inf]; one
+# run's exact curve (the grid-free bounds, design.md Sec. 9) closes it
+# around the exact 1e10 + log(1 - 1e-5), and the answer names them.
+if expect_ok "discrete-laplace scale=1e-10" epsilon --delta 1e-5 --json discrete-laplace:scale=1e-10; then
+  jcheck "discrete-laplace scale=1e-10: around 1e10 + log(1 - 1e-5)" \
+    "num(j['epsilon_lower']) <= 1e10 + math.log1p(-1e-5) <= num(j['epsilon_upper']) <= 1e10 * (1 + 1e-12) and j['bound_kind'] == 'basic' and j['lower_kind'] == 'single-run'"
+fi
+# Inside a selection (no grid-free bounds) the grid's [about 1e9, inf]
+# stays, with the warning that names the limit.
+if expect_ok "discrete-laplace scale=1e-10 in a selection" epsilon --delta 1e-5 'random-selection:weights=1[discrete-laplace:scale=1e-10]'; then
+  if grep -q '^epsilon in \[1e+09, inf\]' "$OUT" && grep -q 'beyond 1e+09 nats' "$OUT"; then ok; else bad "discrete-laplace scale=1e-10 in a selection: '$(cat "$OUT")'"; fi
+fi
 usage "above the limit 10000" epsilon --delta 1e-5 discrete-gaussian:sigma=2e4
 usage "above the limit 2^20" epsilon --delta 1e-5 discrete-laplace:scale=1,sensitivity=1048577
 

@@ -149,21 +149,33 @@ PLD_API void pld_workspace_free(pld_workspace *ws);
 
 typedef struct pld_dist pld_dist;
 
+/** Largest grid step Delta (nats) of pld_dist_from_curve, pld_dist_identity
+ *  and PLD files. */
+#define PLD_DISCRETIZATION_MAX 1000.0
+/** Largest loss (nats) pld_dist_from_curve resolves: a grid stops there
+ *  (about 1e6 points at the largest step).  Mass above it goes to +infinity
+ *  in the pessimistic member and down onto the top grid point in the
+ *  optimistic one, so epsilons beyond it are bracketed as
+ *  [about PLD_LOSS_MAX, +INFINITY]. */
+#define PLD_LOSS_MAX 1e9
+
 /** Build the PLD pair (both directions, both roundings) of a mechanism from
  *  its hockey-stick curve on the grid of step `discretization` (Delta, in
  *  [1e-9, 1000] nats; below 1e-9 gives PLD_ERANGE, above 1000 PLD_EINVAL).
  *  The curve must have a non-NULL delta, rel_err in [0, 1e-3) and a finite
  *  loss_scale > 0.  params may be NULL (defaults); neither it nor the curve
  *  is retained.  Losses whose upper tail carries at most params->tail_mass
- *  are truncated (to +infinity when pessimistic, dropped when optimistic).
+ *  are truncated (to +infinity when pessimistic, dropped when optimistic);
+ *  the grid spans at most [-700, PLD_LOSS_MAX] nats (below -700 lies at
+ *  most e^-700 of the mass; above PLD_LOSS_MAX, see there).
  *  A callback failure, or a value outside [-1e-12, 1 + 1e-12], gives
  *  PLD_ECALLBACK (PLD_ENOMEM if the callback returned PLD_ENOMEM).  The
  *  caller frees *out with pld_dist_free.
  *  Cost: O(grid) time and memory, grid = loss range / Delta, with the curve
  *  (and tails) evaluated in a few batched calls.
  *  @return PLD_SUCCESS, PLD_EINVAL (bad curve, Delta or params, NULL),
- *  PLD_ERANGE (Delta < 1e-9, grid over params->max_grid, or losses beyond
- *  1e9 nats), PLD_ENOMEM, PLD_ECALLBACK. */
+ *  PLD_ERANGE (Delta < 1e-9, or grid over params->max_grid), PLD_ENOMEM,
+ *  PLD_ECALLBACK. */
 PLD_API PLD_NODISCARD int pld_dist_from_curve(const pld_curve *curve,
                                               double discretization,
                                               const pld_params *params,

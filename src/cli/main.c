@@ -139,7 +139,7 @@ static const struct option_spec options[] = {
   {"--discretization", "X", PLD_CMDS | ON(CMD_RDP_CURVE), OPT_DISCRETIZATION,
    "fix the grid step Delta (nats) of the PLDs, those of the RDP bridge "
    "included, instead of choosing it automatically",
-   "a finite number > 0"},
+   "a number in (0, 1000]"},
   {"--accuracy", "REL", PLD_CMDS, OPT_ACCURACY,
    "automatic Delta: refine until (upper - lower) / upper <= REL",
    "a number in (0, 1)"},
@@ -841,7 +841,10 @@ static int set_option(struct cli *c, const struct option_spec *o,
   case OPT_TOLERANCE:
     return real_value(o, val, 0.0, 1, 1.0, 1, &c->tolerance);
   case OPT_DISCRETIZATION:
-    return real_value(o, val, 0.0, 1, HUGE_VAL, 1, &c->params.discretization);
+    /* the builder's largest step (PLD_DISCRETIZATION_MAX): beyond it every
+     * event built from a curve would fail with "argument invalid" */
+    return real_value(o, val, 0.0, 1, PLD_DISCRETIZATION_MAX, 0,
+                      &c->params.discretization);
   case OPT_ACCURACY:
     return real_value(o, val, 0.0, 1, 1.0, 1, &c->params.accuracy);
   case OPT_TAIL_MASS:
@@ -1164,8 +1167,8 @@ static const char *hint(int st)
   switch (st) {
   case PLD_ERANGE:
   case PLD_ENOMEM:
-    return "; a coarser --discretization, a larger --accuracy or a larger "
-           "--max-grid may help";
+    return "; a coarser --discretization (at most 1000), a larger --accuracy "
+           "or a larger --max-grid may help";
   case PLD_EMAXITER:
   case PLD_ETOL:
     return "; try a different --accuracy or --discretization";
@@ -2531,6 +2534,13 @@ static int run(const struct cli *c)
    * --tail-mass, a grid cap), not the mechanism: say so and name the way
    * out. */
   if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
+      !a.closed && isinf(a.res.bound.upper) &&
+      a.res.bound.lower >= PLD_LOSS_MAX * (1.0 - 1e-9) &&
+      isfinite(a.res.bound.lower))
+    printf("warning: the privacy loss reaches beyond %g nats, the largest a "
+           "PLD resolves (PLD_LOSS_MAX); the PLD counts the loss beyond it as "
+           "+inf, so no finite epsilon is certified\n", PLD_LOSS_MAX);
+  else if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
       !a.closed && isinf(a.res.bound.upper) && isfinite(a.res.bound.lower))
     printf("warning: delta = %g is below what the PLD can certify here (its "
            "booked round-off and truncation), and no other bound (basic or "
