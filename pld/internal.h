@@ -80,8 +80,8 @@ struct pld_mech {
   size_t n;
   double *p, *q;      /* the pair's log masses (for copies and equality) */
   double *loss[2];    /* sorted descending finite losses per direction */
-  double *sp[2], *sq[2]; /* suffix sums of first argument masses / LOG of
-                            those of the second */
+  double *sp[2], *sq[2]; /* suffix sums of first argument masses; W and V
+                            (pld/mech_finite.c), k + 1 each */
   size_t nfin[2];
   double infmass[2];  /* mass of the first argument where the second is 0 */
   struct pld_mech *base; /* Poisson, WOR: the base mechanism */
@@ -110,9 +110,10 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
                           double *p_gt, double *eq_gt);
 int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt);
-/* lp, lq: LOG masses (-inf for 0); kept as such in m->p, m->q. */
+/* lp, lq: LOG masses (-inf for 0); kept as such in m->p, m->q.  lpq: the
+ * losses log(p_i/q_i) to 2u relative (NULL: lp - lq), kept in m->arr. */
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
-                         const double *lq);
+                         const double *lq, const double *lpq);
 int pld_mech_mixture_setup(struct pld_mech *m);
 int pld_mech_select_setup(struct pld_mech *m);
 int pld_mech_wor_setup(struct pld_mech *m);
