@@ -5,6 +5,7 @@
  * bracket is as narrow as asked.  Every bracket along the way is valid, so
  * the answer is the intersection of all of them.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -245,6 +246,7 @@ int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
 /* The plan: Gaussian groups merged into one mu, the others as they are. */
 struct plan {
   double mu2;             /* sum of count * mu^2 over Gaussian groups */
+  double mu_rel;          /* relative error bound of sqrt(mu2) */
   pld_mech *gauss;        /* the merged Gaussian, or NULL */
   const struct group **other;
   size_t nother;
@@ -266,11 +268,15 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
     return PLD_ENOMEM;
   for (size_t i = 0; i < acc->n; i++) {
     double mu;
-    if (acc->g[i].m && pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS)
+    if (acc->g[i].m && pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS) {
       p->mu2 += (double)acc->g[i].count * mu * mu;
-    else
+      /* mu = s/sigma (u/2), its square, the count, the sum: 2u per term
+       * and u/2 per addition; halved by sqrt, plus its own u/2 (below) */
+      p->mu_rel += 1.5 * DBL_EPSILON;
+    } else
       p->other[p->nother++] = &acc->g[i];
   }
+  p->mu_rel = 0.5 * p->mu_rel + DBL_EPSILON;
   if (p->mu2 > 0.0 && (p->nother > 0 || need_grid)) {
     /* only needed when it is discretized with other events */
     double mu = sqrt(p->mu2);
@@ -279,6 +285,8 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
     int st = pld_mech_gaussian(1.0, mu, &p->gauss);
     if (st)
       return st;
+    /* the exact mu is within mu_rel of this one: booked on the curve */
+    p->gauss->curve.rel_err += pld_gaussian_mu_sens(mu) * p->mu_rel;
   }
   if (!isfinite(p->mu2))
     return PLD_ERANGE;
@@ -455,22 +463,38 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
 
 /* ---- closed form for Gaussians only ---- */
 
+/* Root finding on certified log-space bounds of delta (pld/mech_gaussian.c:
+ * llo <= log delta(eps) <= lhi, no underflow at tiny targets).  The upper
+ * end is the top of a sign-changing bracket of lhi(eps) - log(target)
+ * rounded down, so lhi <= that there: the exact delta is <= target, and the
+ * exact epsilon is at most the upper end.  The lower end is the bottom of a
+ * bracket of llo(eps) - log(target) rounded up: the exact delta exceeds the
+ * target there, and, delta being decreasing, the exact epsilon is at least
+ * the lower end.  (It used to solve delta(eps) = target (1 -+ 1e-10) on one
+ * evaluation, whose error is up to 2e-10 relative at mu = 1e-4: an upper end
+ * below the exact epsilon.) */
 struct gctx {
-  double mu, target;
+  double mu, lt;
+  int upper;
 };
+/* delta grows with mu (d delta/d mu = phi(a) > 0): the upper end is solved
+ * at the largest mu the merged one may stand for, the lower at the least */
 
 static double gauss_minus(double eps, void *ctx)
 {
   const struct gctx *g = ctx;
-  return pld_gaussian_delta(g->mu, eps) - g->target;
+  double llo, lhi;
+  (void)pld_gaussian_log_delta(g->mu, eps, &llo, &lhi);
+  return (g->upper ? lhi : llo) - g->lt;
 }
 
-static int gauss_epsilon(double mu, double delta, pld_bound *b)
+static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
+                         pld_bound *b)
 {
-  /* delta(eps) is decreasing; relative evaluation error below 1e-11 is
-   * covered by solving for delta (1 -+ 1e-10). */
-  struct gctx g = {mu, delta * (1.0 - 1e-10)};
-  if (pld_gaussian_delta(mu, 0.0) <= g.target) {
+  double lt = log(delta); /* within 1 ulp: two steps out are safe */
+  struct gctx g = {mu_hi, nextafter(nextafter(lt, -INFINITY), -INFINITY), 1};
+  double mu = mu_hi;
+  if (gauss_minus(0.0, &g) <= 0.0) {
     b->upper = 0.0;
     b->lower = 0.0;
     return PLD_SUCCESS;
@@ -482,15 +506,18 @@ static int gauss_epsilon(double mu, double delta, pld_bound *b)
       return PLD_ERANGE;
   }
   double lo_, hi_;
-  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-13 * hi, 400, &lo_, &hi_))
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-14 * hi, 400, &lo_, &hi_))
     return PLD_EMAXITER;
-  b->upper = hi_ * (1.0 + 1e-15);
-  g.target = delta * (1.0 + 1e-10);
-  if (pld_gaussian_delta(mu, 0.0) <= g.target) {
+  b->upper = hi_;
+  g.lt = nextafter(nextafter(lt, INFINITY), INFINITY);
+  g.upper = 0;
+  g.mu = mu_lo;
+  if (gauss_minus(0.0, &g) <= 0.0) {
     b->lower = 0.0;
     return PLD_SUCCESS;
   }
-  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-13 * hi, 400, &lo_, &hi_))
+  /* lhi <= lt_lo at hi_ implies llo < lt_hi there: a bracket */
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi_, 1e-14 * hi_, 400, &lo_, &hi_))
     return PLD_EMAXITER;
   b->lower = fmin(lo_, b->upper);
   return PLD_SUCCESS;
@@ -575,13 +602,18 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     r.closed_form = 1;
     r.met_accuracy = 1;
     if (q->kind == Q_EPS) {
-      st = gauss_epsilon(mu, q->x, &r.bound);
+      st = gauss_epsilon(mu * (1.0 - p.mu_rel), mu * (1.0 + p.mu_rel), q->x,
+                         &r.bound);
     } else {
       size_t n = q->kind == Q_DELTA ? 1 : q->n;
       for (size_t i = 0; i < n; i++) {
         double e = q->kind == Q_DELTA ? q->x : q->eps[i];
-        double v = pld_gaussian_delta(mu, e);
-        pld_bound b = {fmax(v * (1.0 - 1e-10), 0.0), fmin(v * (1.0 + 1e-10), 1.0)};
+        /* certified ends; the upper one is never 0 for the positive
+         * exact value at a finite eps, even below the smallest double */
+        pld_bound b;
+        double junk;
+        (void)pld_gaussian_delta_bounds(mu * (1.0 - p.mu_rel), e, &b.lower, &junk);
+        (void)pld_gaussian_delta_bounds(mu * (1.0 + p.mu_rel), e, &junk, &b.upper);
         if (q->kind == Q_DELTA)
           r.bound = b;
         else

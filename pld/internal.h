@@ -96,6 +96,14 @@ struct pld_mech {
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta);
 double pld_gaussian_delta(double mu, double eps);
+/* Certified bounds: *lo <= delta(eps) <= *hi (and *hi > 0 at finite eps,
+ * where the exact value is positive); returns pld_gaussian_delta's value. */
+double pld_gaussian_delta_bounds(double mu, double eps, double *lo, double *hi);
+/* The same in log space (no underflow): *llo <= log delta(eps) <= *lhi. */
+double pld_gaussian_log_delta(double mu, double eps, double *llo, double *lhi);
+/* A bound on (mu/delta) d delta/d mu over the useful range of eps: the
+ * relative effect of a relative error in mu. */
+double pld_gaussian_mu_sens(double mu);
 int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta);
 int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
