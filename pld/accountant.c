@@ -508,6 +508,11 @@ static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
   double lo_, hi_;
   if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-14 * hi, 400, &lo_, &hi_))
     return PLD_EMAXITER;
+  /* the bracket is relative to the search range, which may be far above
+   * the root (mu = 1e-6: eps ~ 2e-5 against a start at 1): once more,
+   * relative to the root */
+  if (pld_root_bracket(gauss_minus, &g, lo_, hi_, 1e-15 * hi_, 400, &lo_, &hi_))
+    return PLD_EMAXITER;
   b->upper = hi_;
   g.lt = nextafter(nextafter(lt, INFINITY), INFINITY);
   g.upper = 0;
@@ -517,7 +522,7 @@ static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
     return PLD_SUCCESS;
   }
   /* lhi <= lt_lo at hi_ implies llo < lt_hi there: a bracket */
-  if (pld_root_bracket(gauss_minus, &g, 0.0, hi_, 1e-14 * hi_, 400, &lo_, &hi_))
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi_, 1e-15 * hi_, 400, &lo_, &hi_))
     return PLD_EMAXITER;
   b->lower = fmin(lo_, b->upper);
   return PLD_SUCCESS;

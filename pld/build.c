@@ -136,18 +136,23 @@ struct vals {
 };
 
 static double xj(const struct vals *v, long j) { return exp((double)(v->lo + j) * v->grid); }
+/* x_j - 1, for converting between the forms: d - g = 1 - x_j is -expm1,
+ * accurate relative to itself, where 1.0 - x_j lost u absolutely -- a
+ * relative 2e-7 at the first grid point above 0 of randomized response at
+ * eps0 = 1e-9, unbooked (last-bit rounding, docs/design.md). */
+static double xm1(const struct vals *v, long j) { return expm1((double)(v->lo + j) * v->grid); }
 /* value of index j (-1 is x = 0 with value f0) in d-form or g-form */
 static double val_d(const struct vals *v, long j, double f0)
 {
   if (j < 0)
     return f0;
-  return j <= v->jz ? v->w[j] + 1.0 - xj(v, j) : v->w[j];
+  return j <= v->jz ? v->w[j] - xm1(v, j) : v->w[j];
 }
 static double val_g(const struct vals *v, long j, double f0)
 {
   if (j < 0)
     return f0 - 1.0;
-  return j <= v->jz ? v->w[j] : v->w[j] - 1.0 + xj(v, j);
+  return j <= v->jz ? v->w[j] : v->w[j] + xm1(v, j);
 }
 /* Whether a formula whose largest index is k uses the g-form: only when
  * every point it touches has eps <= Delta, where converting is harmless. */
@@ -189,6 +194,62 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
   }
   *clip_rel = cr;
   *clip_abs = ca;
+}
+
+/* The booked effect of computing the masses (last-bit rounding, see
+ * docs/design.md).  m_j = r_j - l_j with r_j = D_j x_j/(x_{j+1} - x_j) and
+ * l_j = D_{j-1} x_j/(x_j - x_{j-1}) from the differences D of stored doubles
+ * in the form used (exact to u/2 relative), the factors within 1.5u: the
+ * computed mass is off by at most e_j = 4u (|r_j| + |l_j|), plus the
+ * clipped amount if it was negative.  Such an error moves the curve by
+ * e_j (1 - x/x_j)_+, so on [x_{i-1}, x_i] by at most
+ *     E_i = sum_{j >= i} e_j min(1, (j - i + 1)(1 - e^-Delta))
+ * (1 - x_{i-1}/x_j = 1 - e^{-(j-i+1) Delta}), and on [0, x_0] by the plain
+ * sum; the curve there is at least its value d_i at x_i (on [0, x_0] also
+ * at least 1 - x, see below).  E_i is bounded
+ * in one backward pass by U_i = min(A_i, U_{i+1} + c A_i), A_i the tail sum
+ * of e, c = 1 - e^-Delta.  It is booked relatively where E_i <= 1e-9 d_i
+ * (harmless against any accuracy asked), else absolutely: there d_i is
+ * itself tiny (the top of the grid, a curve that is rounding).  (The former bound 8u cl max(d_{j-1}/d_j), cl =
+ * 1/(1 - e^-Delta), dropped the factor (1 - x/x_j), which is what makes
+ * a mass's rounding harmless at the losses next to it: 1.8e-6 relative at
+ * Delta = 1e-9 for randomized response, whose exact bracket is ~1e-15.) */
+static void book_mass_rounding(const struct vals *v, double f0, double *a,
+                               double *rel, double *abs)
+{
+  double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
+  double c = -expm1(-v->grid) * (1.0 + 4.0 * U_);
+  long n = (long)v->n;
+  for (long j = 0; j < n; j++) {
+    long k = j + 1 < n ? j + 1 : j;
+    double right = (j + 1 < n) ? (val(v, j + 1, k, f0) - val(v, j, k, f0)) * cu
+                               : (gform(v, k) ? xj(v, j) : 0.0);
+    double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0))
+                           : (val(v, j, k, f0) - val(v, j - 1, k, f0)) * cl;
+    double mj = right - left;
+    a[j] = 4.0 * U_ * (fabs(right) + fabs(left)) + (mj < 0.0 ? -mj : 0.0);
+  }
+  double A = 0.0, U = 0.0, r = 0.0, ab = 0.0;
+  for (long i = n; i-- > 0;) {
+    A += a[i];
+    U = fmin(A, U + c * A);
+    double E = (i == 0 ? A : U) * (1.0 + 8.0 * (double)n * U_);
+    if (!(E > 0.0))
+      continue;
+    double di = val_d(v, i, f0), ri = E / di;
+    if (i == 0 && di > 0.0) {
+      /* on [0, x_0] the curve is also >= 1 - x, and sum_j e_j (1 - x/x_j)
+       * <= A (1 - x/x_top) <= A ((1 - x) + (1 - 1/x_top)_+) */
+      double ct = fmax(-expm1(-(double)(v->lo + n - 1) * v->grid), 0.0);
+      ri = fmin(ri, A * (1.0 + ct / di) * (1.0 + 8.0 * (double)n * U_));
+    }
+    if (di > 0.0 && ri <= 1e-9)
+      r = fmax(r, ri);
+    else
+      ab = fmax(ab, E);
+  }
+  *rel = r;
+  *abs = ab;
 }
 
 /* Masses at the round-off level of the second differences are noise, not
@@ -281,9 +342,9 @@ static void lower_hull(struct vals *v, double f0, long *stack)
       /* store back in j's own form */
       int gf = gform(v, b);
       if (j <= v->jz)
-        v->w[j] = gf ? x : x - 1.0 + xj(v, j);
+        v->w[j] = gf ? x : x + xm1(v, j);
       else
-        v->w[j] = gf ? x + 1.0 - xj(v, j) : x;
+        v->w[j] = gf ? x - xm1(v, j) : x;
     }
   }
 }
@@ -301,40 +362,25 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   if ((st = pld_pmf_alloc(pess, lo, n)) || (st = pld_pmf_alloc(opt, lo, n)))
     return st;
 
-  /* Relative effect of rounding in the second differences: an error in m_j
-   * moves d(x) only for x < x_j, by at most 8u (|D_j| + |D_{j-1}|)/(1-e^-grid)
-   * in the form used, and the sum of those |D| above x_j is at most the
-   * value at x_{j-1} <= R d(x) for x in (x_{j-1}, x_j], R bounding consecutive
-   * ratios (in g-form the D are of g, which is below d).  Ratios above 1e3
-   * are booked absolutely. */
-  double cl = -1.0 / expm1(-grid), R = 1.0, abs_extra = 0.0;
-  for (size_t j = 1; j < n; j++) {
-    double prev = (long)j - 1 <= jz ? g[j - 1] : d[j - 1];
-    /* Where d_j = 0 the chord from d_{j-1} down to 0 is linear in x, and
-     * the rounding of its one mass is relative to the chord itself. */
-    if (d[j] > 0.0) {
-      double r = prev / d[j];
-      if (r > 1e3)
-        abs_extra += 8.0 * U_ * prev * cl;
-      else if (r > R)
-        R = r;
-    }
-  }
-  double mass_rel = 8.0 * U_ * R * cl;
-
+  double *merr = pld_malloc(n * sizeof(double));
+  if (!merr)
+    return PLD_ENOMEM;
   struct vals v = {work, n, jz, lo, grid};
   for (size_t j = 0; j < n; j++)
     work[j] = (long)j <= jz ? g[j] : d[j];
 
   /* Pessimistic: connect the dots through (0, 1). */
-  double crel, cabs;
+  double crel, cabs, mrel, mabs;
   masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
+  book_mass_rounding(&v, 1.0, merr, &mrel, &mabs); /* clipping included */
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
-  pess->rel = curve_rel + mass_rel + crel;
-  pess->abs = cabs + abs_extra;
-  if (!want_opt)
+  pess->rel = curve_rel + 2.0 * U_ + mrel;
+  pess->abs = mabs;
+  if (!want_opt) {
+    pld_free(merr);
     return PLD_SUCCESS; /* the caller builds it from the loss tails */
+  }
 
   /* Optimistic: grid values lowered by the chord-gap bounds, then hull.
    * Slopes (times the interval width) in the form of the interval's right
@@ -351,8 +397,10 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double gprev = chord_gap(-x0 + gshift0, b0, c0);
   double f0 = 1.0 - gprev;
   double *lowered = pld_malloc(n * sizeof(double));
-  if (!lowered)
+  if (!lowered) {
+    pld_free(merr);
     return PLD_ENOMEM;
+  }
   for (long j = 0; j + 1 < N; j++) {
     double h = x0 * exp((double)j * grid) * expm1(grid); /* x_j (e^grid - 1) */
     int gf = gform(&v, j + 1);
@@ -375,7 +423,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
     work[j] -= lowered[j];
   pld_free(lowered);
   double vlast = fmin(infm, d[n - 1] - gprev);
-  work[n - 1] = (N - 1 <= jz) ? vlast - 1.0 + xj(&v, N - 1) : vlast;
+  work[n - 1] = (N - 1 <= jz) ? vlast + xm1(&v, N - 1) : vlast;
   /* Values below zero (only where d itself is below the gap bound, in the far
    * tail) are raised to zero; chords move by at most the largest raise,
    * which is booked.  The curve must end flat: lowering the last value to
@@ -394,14 +442,16 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   if (f0 < 0.0)
     f0 = 0.0;
   if (val_d(&v, N - 1, f0) > vmin)
-    work[N - 1] = (N - 1 <= jz) ? vmin - 1.0 + xj(&v, N - 1) : vmin;
+    work[N - 1] = (N - 1 <= jz) ? vmin + xm1(&v, N - 1) : vmin;
   lower_hull(&v, f0, stack);
   masses_from_values(&v, f0, opt->m, &crel, &cabs);
+  book_mass_rounding(&v, f0, merr, &mrel, &mabs);
+  pld_free(merr);
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
   /* The gap bounds are Lipschitz in the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
-  opt->rel = 4.0 * curve_rel + mass_rel + crel;
-  opt->abs = cabs + abs_extra + raise;
+  opt->rel = 4.0 * curve_rel + 2.0 * U_ + mrel;
+  opt->abs = mabs + raise;
   return PLD_SUCCESS;
 }
 

@@ -240,19 +240,44 @@ static double loss_of(double p, double q)
   return log(p) - log(q);
 }
 
-/* A finite mechanism from linear masses; losses, if given, are the exact
- * ones (randomized response), else computed from p and q. */
-static int finite_new(size_t n, const double *p, const double *q,
-                      const double *loss, int label, pld_mech **out)
+/* sum - 1 of non-negative doubles summing to about 1, to u/2 relative:
+ * Neumaier's compensated sum s + c, then s - 1 is exact (Sterbenz). */
+static double sum_minus_one(size_t n, const double *p)
 {
+  double s = 0.0, c = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double t = s + p[i];
+    c += fabs(s) >= fabs(p[i]) ? (s - t) + p[i] : (p[i] - t) + s;
+    s = t;
+  }
+  return (s - 1.0) + c;
+}
+
+/* A finite mechanism from linear masses; losses, if given, are the exact
+ * ones (randomized response), else computed from p and q.  With norm, the
+ * pair is the normalised one, p/sum(p) and q/sum(q): the builder relies on
+ * H_x(P||Q) = 1 - x + x H_{1/x}(Q||P), true for probability measures only,
+ * and a pair of doubles off by 5.6e-17 in its sum gave a spurious mass
+ * 5.6e-17/Delta at loss 0 (5.6e-9 on a grid of 1e-8). */
+static int finite_new(size_t n, const double *p, const double *q,
+                      const double *loss, int norm, int label, pld_mech **out)
+{
+  double lsp = 0.0, lsq = 0.0;
+  if (norm) {
+    lsp = log1p(sum_minus_one(n, p));
+    lsq = log1p(sum_minus_one(n, q));
+  }
   double *lp = pld_malloc(n * sizeof(double)), *lq = pld_malloc(n * sizeof(double));
   double *lpq = pld_malloc(n * sizeof(double));
   int st = PLD_ENOMEM;
   if (lp && lq && lpq) {
     for (size_t i = 0; i < n; i++) {
-      lp[i] = log(p[i]); /* log(0) = -inf */
-      lq[i] = log(q[i]);
-      lpq[i] = loss ? loss[i] : (p[i] > 0.0 && q[i] > 0.0 ? loss_of(p[i], q[i]) : 0.0);
+      lp[i] = log(p[i]) - lsp; /* log(0) = -inf */
+      lq[i] = log(q[i]) - lsq;
+      /* the shift lsq - lsp is below 2e-9 and known to u relative */
+      lpq[i] = loss ? loss[i]
+                    : (p[i] > 0.0 && q[i] > 0.0 ? loss_of(p[i], q[i]) + (lsq - lsp)
+                                                : 0.0);
     }
     st = finite_new_log(n, lp, lq, lpq, label, out);
   }
@@ -267,7 +292,7 @@ int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
   if (!out || !p || !q || n == 0 || n > ((size_t)1 << 26) || !check_pmf(n, p) ||
       !check_pmf(n, q))
     return PLD_EINVAL;
-  return finite_new(n, p, q, NULL, 100, out);
+  return finite_new(n, p, q, NULL, 1, 100, out);
 }
 
 int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
@@ -280,7 +305,7 @@ int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
   double p[3] = {e / z, 1.0 / z, (double)(k - 2) / z};
   double q[3] = {1.0 / z, e / z, (double)(k - 2) / z};
   double loss[3] = {eps0, -eps0, 0.0}; /* exactly */
-  int st = finite_new(k == 2 ? 2 : 3, p, q, loss, 101, out);
+  int st = finite_new(k == 2 ? 2 : 3, p, q, loss, 0, 101, out);
   if (!st) {
     (*out)->par[0] = eps0;
     (*out)->par[1] = (double)k;
