@@ -375,7 +375,10 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   book_mass_rounding(&v, 1.0, merr, &mrel, &mabs); /* clipping included */
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
-  pess->rel = curve_rel + 2.0 * U_ + mrel;
+  /* 4u: the stored values themselves, x_j times the other direction (exp
+   * and the product) and the conversions between the forms (expm1), are
+   * perturbed relatively, which moves the chord by as much */
+  pess->rel = curve_rel + 4.0 * U_ + mrel;
   pess->abs = mabs;
   if (!want_opt) {
     pld_free(merr);
@@ -450,7 +453,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
   /* The gap bounds are Lipschitz in the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
-  opt->rel = 4.0 * curve_rel + 2.0 * U_ + mrel;
+  opt->rel = 4.0 * curve_rel + 4.0 * U_ + mrel;
   opt->abs = mabs + raise;
   return PLD_SUCCESS;
 }
