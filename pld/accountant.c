@@ -5,6 +5,7 @@
  * bracket is as narrow as asked.  Every bracket along the way is valid, so
  * the answer is the intersection of all of them.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -219,7 +220,7 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
    * so a ledger in memory and the same ledger loaded give one answer */
   for (int i = 0; i < 2; i++)
     for (int r = 0; r < 2; r++)
-      c->p[i][r].l1 = 0.0;
+      c->p[i][r].l1 = c->p[i][r].l1abs = 0.0;
   acc->g[acc->n].m = NULL;
   acc->g[acc->n].sel = NULL;
   acc->g[acc->n].dist = c;
@@ -258,6 +259,7 @@ int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
 /* The plan: Gaussian groups merged into one mu, the others as they are. */
 struct plan {
   double mu2;             /* sum of count * mu^2 over Gaussian groups */
+  double mu_rel;          /* relative error bound of sqrt(mu2) */
   pld_mech *gauss;        /* the merged Gaussian, or NULL */
   const struct group **other;
   size_t nother;
@@ -279,11 +281,15 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
     return PLD_ENOMEM;
   for (size_t i = 0; i < acc->n; i++) {
     double mu;
-    if (acc->g[i].m && pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS)
+    if (acc->g[i].m && pld_mech_gaussian_mu(acc->g[i].m, &mu) == PLD_SUCCESS) {
       p->mu2 += (double)acc->g[i].count * mu * mu;
-    else
+      /* mu = s/sigma (u/2), its square, the count, the sum: 2u per term
+       * and u/2 per addition; halved by sqrt, plus its own u/2 (below) */
+      p->mu_rel += 1.5 * DBL_EPSILON;
+    } else
       p->other[p->nother++] = &acc->g[i];
   }
+  p->mu_rel = 0.5 * p->mu_rel + DBL_EPSILON;
   if (p->mu2 > 0.0 && (p->nother > 0 || need_grid)) {
     /* only needed when it is discretized with other events */
     double mu = sqrt(p->mu2);
@@ -292,6 +298,8 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
     int st = pld_mech_gaussian(1.0, mu, &p->gauss);
     if (st)
       return st;
+    /* the exact mu is within mu_rel of this one: booked on the curve */
+    p->gauss->curve.rel_err += pld_gaussian_mu_sens(mu) * p->mu_rel;
   }
   if (!isfinite(p->mu2))
     return PLD_ERANGE;
@@ -619,22 +627,38 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
 
 /* ---- closed form for Gaussians only ---- */
 
+/* Root finding on certified log-space bounds of delta (pld/mech_gaussian.c:
+ * llo <= log delta(eps) <= lhi, no underflow at tiny targets).  The upper
+ * end is the top of a sign-changing bracket of lhi(eps) - log(target)
+ * rounded down, so lhi <= that there: the exact delta is <= target, and the
+ * exact epsilon is at most the upper end.  The lower end is the bottom of a
+ * bracket of llo(eps) - log(target) rounded up: the exact delta exceeds the
+ * target there, and, delta being decreasing, the exact epsilon is at least
+ * the lower end.  (It used to solve delta(eps) = target (1 -+ 1e-10) on one
+ * evaluation, whose error is up to 2e-10 relative at mu = 1e-4: an upper end
+ * below the exact epsilon.) */
 struct gctx {
-  double mu, target;
+  double mu, lt;
+  int upper;
 };
+/* delta grows with mu (d delta/d mu = phi(a) > 0): the upper end is solved
+ * at the largest mu the merged one may stand for, the lower at the least */
 
 static double gauss_minus(double eps, void *ctx)
 {
   const struct gctx *g = ctx;
-  return pld_gaussian_delta(g->mu, eps) - g->target;
+  double llo, lhi;
+  (void)pld_gaussian_log_delta(g->mu, eps, &llo, &lhi);
+  return (g->upper ? lhi : llo) - g->lt;
 }
 
-static int gauss_epsilon(double mu, double delta, pld_bound *b)
+static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
+                         pld_bound *b)
 {
-  /* delta(eps) is decreasing; relative evaluation error below 1e-11 is
-   * covered by solving for delta (1 -+ 1e-10). */
-  struct gctx g = {mu, delta * (1.0 - 1e-10)};
-  if (pld_gaussian_delta(mu, 0.0) <= g.target) {
+  double lt = log(delta); /* within 1 ulp: two steps out are safe */
+  struct gctx g = {mu_hi, nextafter(nextafter(lt, -INFINITY), -INFINITY), 1};
+  double mu = mu_hi;
+  if (gauss_minus(0.0, &g) <= 0.0) {
     b->upper = 0.0;
     b->lower = 0.0;
     return PLD_SUCCESS;
@@ -646,15 +670,23 @@ static int gauss_epsilon(double mu, double delta, pld_bound *b)
       return PLD_ERANGE;
   }
   double lo_, hi_;
-  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-13 * hi, 400, &lo_, &hi_))
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-14 * hi, 400, &lo_, &hi_))
     return PLD_EMAXITER;
-  b->upper = hi_ * (1.0 + 1e-15);
-  g.target = delta * (1.0 + 1e-10);
-  if (pld_gaussian_delta(mu, 0.0) <= g.target) {
+  /* the bracket is relative to the search range, which may be far above
+   * the root (mu = 1e-6: eps ~ 2e-5 against a start at 1): once more,
+   * relative to the root */
+  if (pld_root_bracket(gauss_minus, &g, lo_, hi_, 1e-15 * hi_, 400, &lo_, &hi_))
+    return PLD_EMAXITER;
+  b->upper = hi_;
+  g.lt = nextafter(nextafter(lt, INFINITY), INFINITY);
+  g.upper = 0;
+  g.mu = mu_lo;
+  if (gauss_minus(0.0, &g) <= 0.0) {
     b->lower = 0.0;
     return PLD_SUCCESS;
   }
-  if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-13 * hi, 400, &lo_, &hi_))
+  /* lhi <= lt_lo at hi_ implies llo < lt_hi there: a bracket */
+  if (pld_root_bracket(gauss_minus, &g, 0.0, hi_, 1e-15 * hi_, 400, &lo_, &hi_))
     return PLD_EMAXITER;
   b->lower = fmin(lo_, b->upper);
   return PLD_SUCCESS;
@@ -754,18 +786,51 @@ static double tilt_delta_est(const struct built *b, int dir, double lam,
  * grid, from the delta asked).  Curves: the untilted pass plus up to
  * MAX_TILTS - 1 tilts spread over the points above the mean loss. */
 #define MAX_TILTS 9
+#define PLD_SPARSE_SPAN_MAX 1e6
+/* Whether every group is a sparse pmf (composed by exact direct convolution,
+ * compose.c: at most 64 atoms), so that no FFT round-off arises to tilt
+ * away; a tilt would only let rounding noise far up the lattice capture
+ * it (randomized response at eps0 = 1e-9 lost its tight upper end). */
+static int all_sparse(const struct built *b)
+{
+  for (size_t i = 0; i < b->n; i++)
+    for (int dir = 0; dir < 2; dir++) {
+      const struct pld_pmf *m = &b->one[i]->p[dir][PLD_PESSIMISTIC];
+      size_t nz = 0;
+      for (size_t j = 0; j < m->n; j++)
+        nz += m->m[j] != 0.0;
+      /* (the T-fold power stays sparse only while its span fits) */
+      if (nz > 64 || (double)(m->n - 1) * (double)b->cnt[i] + 1.0 >
+                         (double)PLD_SPARSE_SPAN_MAX)
+        return 0;
+    }
+  return 1;
+}
+
 static size_t choose_tilts(const struct built *b, const struct query *q,
                            pld_bound best, double tilts[][2], double *est)
 {
   double sd = 1.0;
   *est = 1.0;
+  if (all_sparse(b)) {
+    tilts[0][0] = tilts[0][1] = 0.0;
+    return 1;
+  }
   if (q->kind == Q_EPS) {
     double e = isfinite(best.upper) ? 0.5 * (best.lower + best.upper)
                                     : best.lower;
-    for (int dir = 0; dir < 2; dir++)
-      tilts[0][dir] = (isfinite(best.upper) || best.lower > 0.0)
-                          ? tilt_for(b, dir, sd, 1, e)
-                          : tilt_for(b, dir, sd, 0, q->x);
+    /* The larger of the Chernoff guess from delta and the tilt of the
+     * bracket's middle: a bracket may come from grid-free bounds far from
+     * the answer (advanced composition over 1e8 Laplace runs put its middle
+     * below the mean, and no tilt left the FFT floor at inf), and a tilt
+     * too weak costs the upper end, one too strong only some width (the
+     * second pass below repairs it). */
+    for (int dir = 0; dir < 2; dir++) {
+      double l = tilt_for(b, dir, sd, 0, q->x);
+      if (isfinite(best.upper))
+        l = fmax(l, tilt_for(b, dir, sd, 1, e));
+      tilts[0][dir] = l;
+    }
     *est = q->x;
     return 1;
   }
@@ -947,13 +1012,18 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     r.bound_kind = PLD_BOUND_CLOSED_FORM;
     r.lower_kind = PLD_BOUND_CLOSED_FORM;
     if (q->kind == Q_EPS) {
-      st = gauss_epsilon(mu, q->x, &r.bound);
+      st = gauss_epsilon(mu * (1.0 - p.mu_rel), mu * (1.0 + p.mu_rel), q->x,
+                         &r.bound);
     } else {
       size_t n = q->kind == Q_DELTA ? 1 : q->n;
       for (size_t i = 0; i < n; i++) {
         double e = q->kind == Q_DELTA ? q->x : q->eps[i];
-        double v = pld_gaussian_delta(mu, e);
-        pld_bound b = {fmax(v * (1.0 - 1e-10), 0.0), fmin(v * (1.0 + 1e-10), 1.0)};
+        /* certified ends; the upper one is never 0 for the positive
+         * exact value at a finite eps, even below the smallest double */
+        pld_bound b;
+        double junk;
+        (void)pld_gaussian_delta_bounds(mu * (1.0 - p.mu_rel), e, &b.lower, &junk);
+        (void)pld_gaussian_delta_bounds(mu * (1.0 + p.mu_rel), e, &junk, &b.upper);
         if (q->kind == Q_DELTA)
           r.bound = b;
         else
@@ -1046,6 +1116,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     st = PLD_ERANGE;                                                          \
     goto done;                                                                \
   } while (0)
+  double spread_sd = INFINITY; /* unknown on a fixed grid */
   if (!fixed) {
     struct spread sp;
     if ((st = composed_spread(&p, pp, &sp))) {
@@ -1054,6 +1125,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       goto done;
     }
     double sd = sp.sd;
+    spread_sd = sd;
     /* Start where the composed spread covers ~3000 grid points; the loop
      * refines from there.  Point-mass losses have no spread: then the
      * events' own loss scales set the start. */
@@ -1123,7 +1195,13 @@ static int run_query(const pld_accountant *acc, const struct query *q,
                      : lattice;
   if (!fixed)
     grid = fmin(grid, PLD_GRID_TAILS_MAX);
-  if (!fixed && lattice > 0.0 && grid <= lattice)
+  /* A lattice finer than the step is still taken where the composed
+   * spread covers it with a modest number of points (randomized response
+   * at eps0 = 1e-9: a handful; a discrete Gaussian with sigma = 1e3 over 10
+   * runs: 1e5), since it makes the answer exact. */
+  if (!fixed && lattice > 0.0 &&
+      (grid <= lattice ||
+       40.0 * spread_sd / lattice <= 0.25 * (double)pp->max_grid))
     grid = lstep;
   double prev_w = INFINITY, prev_grid = 0.0;
   unsigned coarsen = 0, stalls = 0;

@@ -162,9 +162,11 @@ struct vals {
 };
 
 static double xj(const struct vals *v, long j) { return exp((double)(v->lo + j) * v->grid); }
-/* x_j - 1 without cancellation: (w + 1) - x lost the digits of a small w
- * next to x ~ 1 (randomized response with k = 2^40 on its lattice grid had
- * its top mass 7e-6 low, below the truth, with nothing booked) */
+/* x_j - 1 without cancellation, for converting between the forms: 1.0 - x_j
+ * lost u absolutely (a relative 2e-7 at the first grid point above 0 of
+ * randomized response at eps0 = 1e-9; with k = 2^40 on its lattice grid the
+ * top mass came out 7e-6 low, below the truth), unbooked (docs/design.md
+ * §10). */
 static double xm1(const struct vals *v, long j) { return expm1((double)(v->lo + j) * v->grid); }
 /* value of index j (-1 is x = 0 with value f0) in d-form or g-form */
 static double val_d(const struct vals *v, long j, double f0)
@@ -251,6 +253,74 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
   }
   *clip_rel = cr;
   *clip_abs = ca;
+}
+
+/* The booked effect of computing the masses (last-bit rounding, see
+ * docs/design.md).  m_j = r_j - l_j with r_j = D_j x_j/(x_{j+1} - x_j) and
+ * l_j = D_{j-1} x_j/(x_j - x_{j-1}) from the differences D of stored doubles
+ * in the form used (exact to u/2 relative), the factors within 1.5u: the
+ * computed mass is off by at most e_j = 4u (|r_j| + |l_j|), plus the
+ * clipped amount if it was negative.  Such an error moves the curve by
+ * e_j (1 - x/x_j)_+, so on [x_{i-1}, x_i] by at most
+ *     E_i = sum_{j >= i} e_j min(1, (j - i + 1)(1 - e^-Delta))
+ * (1 - x_{i-1}/x_j = 1 - e^{-(j-i+1) Delta}), and on [0, x_0] by the plain
+ * sum; the curve there is at least its value d_i at x_i (on [0, x_0] also
+ * at least 1 - x, see below).  E_i is bounded
+ * in one backward pass by U_i = min(A_i, U_{i+1} + c A_i), A_i the tail sum
+ * of e, c = 1 - e^-Delta.  It is booked relatively where E_i <= 1e-9 d_i
+ * (harmless against any accuracy asked), else absolutely: there d_i is
+ * itself tiny (the top of the grid, a curve that is rounding).  (The former bound 8u cl max(d_{j-1}/d_j), cl =
+ * 1/(1 - e^-Delta), dropped the factor (1 - x/x_j), which is what makes
+ * a mass's rounding harmless at the losses next to it: 1.8e-6 relative at
+ * Delta = 1e-9 for randomized response, whose exact bracket is ~1e-15.) */
+static void book_mass_rounding(const struct vals *v, double f0, double *a,
+                               double *rel, double *abs, double *l1,
+                               long *l1top)
+{
+  double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
+  double c = -expm1(-v->grid) * (1.0 + 4.0 * U_);
+  long n = (long)v->n;
+  for (long j = 0; j < n; j++) {
+    long k = j + 1 < n ? j + 1 : j;
+    double right = (j + 1 < n) ? (val(v, j + 1, k, f0) - val(v, j, k, f0)) * cu
+                               : (gform(v, k) ? xj(v, j) : 0.0);
+    double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0))
+                           : (val(v, j, k, f0) - val(v, j - 1, k, f0)) * cl;
+    double mj = right - left;
+    a[j] = 4.0 * U_ * (fabs(right) + fabs(left)) + (mj < 0.0 ? -mj : 0.0);
+  }
+  double A = 0.0, U = 0.0, r = 0.0, ab = 0.0;
+  *l1 = 0.0;
+  *l1top = -1; /* the highest index with a mass error */
+  for (long i = n; i-- > 0;)
+    if (a[i] > 0.0) {
+      *l1top = i;
+      break;
+    }
+  for (long i = n; i-- > 0;) {
+    A += a[i];
+    U = fmin(A, U + c * A);
+    double E = (i == 0 ? A : U) * (1.0 + 8.0 * (double)n * U_);
+    if (!(E > 0.0))
+      continue;
+    double di = val_d(v, i, f0), ri = E / di;
+    if (i == 0 && di > 0.0) {
+      /* on [0, x_0] the curve is also >= 1 - x, and sum_j e_j (1 - x/x_j)
+       * <= A (1 - x/x_top) <= A ((1 - x) + (1 - 1/x_top)_+) */
+      double ct = fmax(-expm1(-(double)(v->lo + n - 1) * v->grid), 0.0);
+      ri = fmin(ri, A * (1.0 + ct / di) * (1.0 + 8.0 * (double)n * U_));
+    }
+    if (di > 0.0 && ri <= 1e-9)
+      r = fmax(r, ri);
+    else {
+      ab = fmax(ab, E);
+      /* every mass error from here up: an L1 bound on what the absolute
+       * part stands for, which a tilt can weigh (dist.c, pld_pmf_tilt) */
+      *l1 = A * (1.0 + 8.0 * (double)n * U_);
+    }
+  }
+  *rel = r;
+  *abs = ab;
 }
 
 /* Masses at the round-off level of the second differences are noise, not
@@ -356,9 +426,9 @@ static void lower_hull(struct vals *v, double f0, long *stack)
       /* store back in j's own form */
       int gf = gform(v, b);
       if (j <= v->jz)
-        v->w[j] = gf ? x : x - 1.0 + xj(v, j);
+        v->w[j] = gf ? x : x + xm1(v, j);
       else
-        v->w[j] = gf ? x + 1.0 - xj(v, j) : x;
+        v->w[j] = gf ? x - xm1(v, j) : x;
     }
   }
 }
@@ -376,26 +446,6 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   if ((st = pld_pmf_alloc(pess, lo, n)) || (st = pld_pmf_alloc(opt, lo, n)))
     return st;
 
-  /* Relative effect of rounding in the second differences: an error in m_j
-   * moves d(x) only for x < x_j, by at most 8u (|D_j| + |D_{j-1}|)/(1-e^-grid)
-   * in the form used, and the sum of those |D| above x_j is at most the
-   * value at x_{j-1} <= R d(x) for x in (x_{j-1}, x_j], R bounding consecutive
-   * ratios (in g-form the D are of g, which is below d).  Ratios above 1e3
-   * are booked absolutely. */
-  double cl = -1.0 / expm1(-grid), R = 1.0, abs_extra = 0.0;
-  for (size_t j = 1; j < n; j++) {
-    double prev = (long)j - 1 <= jz ? g[j - 1] : d[j - 1];
-    /* Where d_j = 0 the chord from d_{j-1} down to 0 is linear in x, and
-     * the rounding of its one mass is relative to the chord itself. */
-    if (d[j] > 0.0) {
-      double r = prev / d[j];
-      if (r > 1e3)
-        abs_extra += 8.0 * U_ * prev * cl;
-      else if (r > R)
-        R = r;
-    }
-  }
-  double mass_rel = 8.0 * U_ * R * cl;
   /* g_j = x_j H_{1/x_j}(Q||P) is a product formed by the caller; where it
    * is subnormal (the bottom of a long lower tail) its rounding is absolute,
    * at most ETA_/2, and reaches the masses at j-1, j, j+1 through the
@@ -403,22 +453,34 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double sub_abs = 0.0;
   for (long j = 0; j <= jz; j++)
     if (g[j] > 0.0 && g[j] < DBL_MIN)
-      sub_abs += (1.0 / expm1(grid) + cl) * ETA_;
+      sub_abs += (1.0 / expm1(grid) - 1.0 / expm1(-grid)) * ETA_;
 
+  double *merr = pld_malloc(n * sizeof(double));
+  if (!merr)
+    return PLD_ENOMEM;
   struct vals v = {work, n, jz, lo, grid};
   for (size_t j = 0; j < n; j++)
     work[j] = (long)j <= jz ? g[j] : d[j];
 
   /* Pessimistic: connect the dots through (0, 1). */
-  double crel, cabs;
+  double crel, cabs, mrel, mabs, ml1;
+  long ml1top;
   masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
+  book_mass_rounding(&v, 1.0, merr, &mrel, &mabs, &ml1, &ml1top); /* clipping included */
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
-  pess->rel = curve_rel + mass_rel + crel;
-  pess->abs = cabs + abs_extra + sub_abs;
-  pess->l1 = abs_extra;
-  if (!want_opt)
+  /* 4u: the stored values themselves, x_j times the other direction (exp
+   * and the product) and the conversions between the forms (expm1), are
+   * perturbed relatively, which moves the chord by as much */
+  pess->rel = curve_rel + 4.0 * U_ + mrel;
+  pess->abs = mabs + sub_abs;
+  pess->l1 = ml1;
+  pess->l1abs = mabs;
+  pess->l1top = lo + (ml1top >= 0 ? ml1top : (long)n - 1);
+  if (!want_opt) {
+    pld_free(merr);
     return PLD_SUCCESS; /* the caller builds it from the loss tails */
+  }
 
   /* Optimistic: grid values lowered by the chord-gap bounds, then hull.
    * Slopes (times the interval width) in the form of the interval's right
@@ -447,8 +509,10 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double gprev = chord_gap(-x0 + gshift0, b0, c0);
   double f0 = 1.0 - gprev;
   double *lowered = pld_malloc(n * sizeof(double));
-  if (!lowered)
+  if (!lowered) {
+    pld_free(merr);
     return PLD_ENOMEM;
+  }
   for (long j = 0; j + 1 < N; j++) {
     double h = x0 * exp((double)j * grid) * expm1(grid); /* x_j (e^grid - 1) */
     int gf = gform(&v, j + 1);
@@ -474,7 +538,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
     work[j] -= lowered[j];
   pld_free(lowered);
   double vlast = fmin(infm, d[n - 1] - gprev);
-  work[n - 1] = (N - 1 <= jz) ? vlast - 1.0 + xj(&v, N - 1) : vlast;
+  work[n - 1] = (N - 1 <= jz) ? vlast + xm1(&v, N - 1) : vlast;
   /* Values below zero (only where d itself is below the gap bound, in the far
    * tail) are raised to zero; chords move by at most the largest raise,
    * which is booked.  The curve must end flat: lowering the last value to
@@ -493,16 +557,20 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   if (f0 < 0.0)
     f0 = 0.0;
   if (val_d(&v, N - 1, f0) > vmin)
-    work[N - 1] = (N - 1 <= jz) ? vmin - 1.0 + xj(&v, N - 1) : vmin;
+    work[N - 1] = (N - 1 <= jz) ? vmin + xm1(&v, N - 1) : vmin;
   lower_hull(&v, f0, stack);
   masses_from_values(&v, f0, opt->m, &crel, &cabs);
+  book_mass_rounding(&v, f0, merr, &mrel, &mabs, &ml1, &ml1top);
+  pld_free(merr);
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
   /* The neighbouring slopes a, c entered as safe bounds (diff_err); the
    * gap is Lipschitz in b and the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
-  opt->rel = 4.0 * curve_rel + mass_rel + crel;
-  opt->abs = cabs + abs_extra + raise + sub_abs;
-  opt->l1 = abs_extra;
+  opt->rel = 4.0 * curve_rel + 4.0 * U_ + mrel;
+  opt->abs = mabs + raise + sub_abs;
+  opt->l1 = ml1;
+  opt->l1abs = mabs;
+  opt->l1top = lo + (ml1top >= 0 ? ml1top : (long)n - 1);
   return PLD_SUCCESS;
 }
 
@@ -540,6 +608,7 @@ static int build_optimistic_tails(const double *pg, const double *eqg,
   /* atoms -1 .. n-2 at index +1 */
   size_t na = n;
   double *P = buf, *X = buf + na, *Y = buf + 2 * na, *A = buf + 3 * na;
+  double snapped = 0.0;
   for (size_t i = 0; i < na; i++) {
     long k = (long)i - 1;
     double Pk = pg[k] - pg[k + 1];
@@ -558,9 +627,20 @@ static int build_optimistic_tails(const double *pg, const double *eqg,
     P[i] = Pk;
     double t = rho * eg;
     /* An atom at the top of its bucket up to rounding (e.g. a lattice
-     * mechanism on an aligned grid) sits on eps_{k+1}: no deficit.  The
-     * position error is at most 1e-12 nats, booked below. */
-    X[i] = (t - 1.0 < 1e-12) ? 0.0 : Pk * ((t < INFINITY ? t : 1e300) - 1.0);
+     * mechanism on an aligned grid) sits on eps_{k+1}: no deficit.  That
+     * raises its loss by log t <= t - 1 < 1e-12 nats, which raises d(x) by
+     * at most P_k x (e^{-l} - e^{-l log t}) <= P_k (t - 1) = the deficit
+     * dropped, for every x: booked absolutely below (it was booked as a
+     * relative 1e-11, which is no bound where d is small against P_k: the
+     * lower end of delta for a pair 5.8e-13 nats below a grid point came
+     * out 2.6e-6 relative above the exact value). */
+    if (t - 1.0 < 1e-12) {
+      X[i] = 0.0;
+      if (t > 1.0)
+        snapped += Pk * (t - 1.0);
+    } else {
+      X[i] = Pk * ((t < INFINITY ? t : 1e300) - 1.0);
+    }
     Y[i] = Pk * (1.0 - rho);
     A[i] = (rho - emg) * cl; /* connect-the-dots split */
     if (!(A[i] >= 0.0))
@@ -617,7 +697,7 @@ static int build_optimistic_tails(const double *pg, const double *eqg,
   if (R2 > 1e6)
     R2 = 1e6;
   opt->rel = 4.0 * curve_rel + (16.0 * U_ + 2.0 * curve_rel) * R2 + 1e-11;
-  opt->abs = 0.0;
+  opt->abs = snapped * (1.0 + 4.0 * (double)na * U_);
   return PLD_SUCCESS;
 }
 
@@ -698,32 +778,12 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     size_t n = (size_t)(ghi[dir] - glo[dir] + 1);
     for (size_t j = 0; j < n; j++)
       eps[j] = grid_down((double)(glo[dir] + (int64_t)j) * grid);
-    if (curve->tails) {
-      /* delta = p_gt - eq_gt from one evaluation; where that difference
-       * cancels badly (below 1e-6 of p_gt: relative error over 1e-10) the
-       * curve itself is asked. */
-      int r = curve->tails(curve->ctx, dir, n, eps, work, gbuf);
-      if (r) {
-        st = cb_status(r);
-        goto fail;
-      }
-      size_t nbad = 0;
-      for (size_t j = 0; j < n; j++) {
-        double v = work[j] - gbuf[j];
-        if (!(v >= 1e-6 * work[j]))
-          eps[nbad++] = eps[j], stack[nbad - 1] = (long)j;
-        vals[dir][j] = v;
-      }
-      if (nbad) {
-        int r2 = curve->delta(curve->ctx, dir, nbad, eps, work);
-        if (r2) {
-          st = cb_status(r2);
-          goto fail;
-        }
-        for (size_t t = 0; t < nbad; t++)
-          vals[dir][stack[t]] = work[t];
-      }
-    } else {
+    /* The grid values come from the curve, whose contract is a relative
+     * error of rel_err.  (They used to come from p_gt - eq_gt wherever that
+     * kept 1e-6 of p_gt; but tails accurate to rel_err each give a
+     * difference accurate only to rel_err (p_gt + eq_gt)/delta, up to 2e6
+     * times what was booked.) */
+    {
       int r = curve->delta(curve->ctx, dir, n, eps, vals[dir]);
       if (r) {
         st = cb_status(r);
@@ -809,7 +869,20 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
       struct pld_pmf *pm = &d->p[dir][PLD_PESSIMISTIC];
       double tail = work[n] * (1.0 + 2.0 * curve->rel_err + 1e-9);
       if (pm->inf > tail) {
-        pm->abs += pm->inf - tail;
+        /* eps[n] is the top rounded up, so the tail there may miss atoms
+         * whose loss exceeds the real top by a few ulps (the top and the
+         * losses are both off by at most 4u relative): they add at most
+         * P (L - top) <= 8u |top| P to the curve beyond the top, P their
+         * mass, at most the tail at the top rounded down. */
+        double etop = grid_down((double)(lo - 1 + (int64_t)n) * grid), pt, et;
+        int r2 = curve->tails(curve->ctx, dir, 1, &etop, &pt, &et);
+        if (r2) {
+          st = cb_status(r2);
+          goto fail;
+        }
+        pm->abs += pm->inf - tail +
+                   8.0 * U_ * fabs(etop) * fmin(pt, 1.0) *
+                       (1.0 + 2.0 * curve->rel_err + 1e-9);
         pm->inf = tail;
       }
     }

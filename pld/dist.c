@@ -174,14 +174,14 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
   dst->lnorm = c;
   dst->kref = k0;
   if (src->l1 > 0.0) {
-    /* The builder's steep-drop rounding bounds the L1 norm of mass errors
-     * at or below the top atom (build.c, build_direction; counted twice,
-     * for the two differences each mass comes from): as tilted L1 it
-     * weighs at most the top atom's tilt. */
-    double xt = lambda * (double)(src->offset + (int64_t)src->n - 1 - k0) * grid;
-    dst->tabs += 2.0 * src->l1 * exp(xt - c) * (1.0 + 1e-12);
-    dst->abs = fmax(src->abs - src->l1, 0.0);
+    /* l1 bounds the L1 norm of the mass errors behind the absolute part
+     * l1abs of abs (build.c, book_mass_rounding), all at or below the grid
+     * index l1top: as tilted L1 each weighs at most the tilt there. */
+    double xt = lambda * (double)(src->l1top - k0) * grid;
+    dst->tabs += src->l1 * exp(xt - c) * (1.0 + 1e-12);
+    dst->abs = fmax(src->abs - src->l1abs, 0.0);
     dst->l1 = 0.0;
+    dst->l1abs = 0.0;
   }
   /* rho relative per mass, as tilted L1 (+ underflowed masses, each below
    * the smallest normal) */

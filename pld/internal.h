@@ -33,10 +33,13 @@ struct pld_pmf {
   double tilt;
   double lnorm;
   int64_t kref;
-  /* the part of abs that bounds the L1 norm of mass errors sitting at or
-   * below the top atom (the builder's steep-drop rounding); tilting turns
-   * it into tilted L1 error, weighted by the top atom's tilt (0 if unknown) */
+  /* an L1 bound on the mass errors behind the absolute part l1abs of abs
+   * (the builder's rounding of masses where it is not relative to the
+   * curve, build.c, book_mass_rounding); a tilt weighs it at the top atom
+   * and drops l1abs from abs (0 if unknown) */
   double l1;
+  double l1abs; /* the part of abs that l1 stands for */
+  int64_t l1top; /* grid index at or above every mass error l1 covers */
   double tabs;
   double umass;
 };
@@ -110,8 +113,8 @@ struct pld_mech {
   size_t n;
   double *p, *q;      /* the pair's log masses (for copies and equality) */
   double *loss[2];    /* sorted descending finite losses per direction */
-  double *sp[2], *sq[2]; /* suffix sums of first argument masses / LOG of
-                            those of the second */
+  double *sp[2], *sq[2]; /* suffix sums of first argument masses; W and V
+                            (pld/mech_finite.c), k + 1 each */
   size_t nfin[2];
   double infmass[2];  /* mass of the first argument where the second is 0 */
   struct pld_mech *base; /* Poisson, WOR: the base mechanism */
@@ -126,6 +129,14 @@ struct pld_mech {
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta);
 double pld_gaussian_delta(double mu, double eps);
+/* Certified bounds: *lo <= delta(eps) <= *hi (and *hi > 0 at finite eps,
+ * where the exact value is positive); returns pld_gaussian_delta's value. */
+double pld_gaussian_delta_bounds(double mu, double eps, double *lo, double *hi);
+/* The same in log space (no underflow): *llo <= log delta(eps) <= *lhi. */
+double pld_gaussian_log_delta(double mu, double eps, double *llo, double *lhi);
+/* A bound on (mu/delta) d delta/d mu over the useful range of eps: the
+ * relative effect of a relative error in mu. */
+double pld_gaussian_mu_sens(double mu);
 int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta);
 int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
@@ -140,9 +151,10 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
                           double *p_gt, double *eq_gt);
 int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt);
-/* lp, lq: LOG masses (-inf for 0); kept as such in m->p, m->q. */
+/* lp, lq: LOG masses (-inf for 0); kept as such in m->p, m->q.  lpq: the
+ * losses log(p_i/q_i) to 2u relative (NULL: lp - lq), kept in m->arr. */
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
-                         const double *lq);
+                         const double *lq, const double *lpq);
 int pld_mech_mixture_setup(struct pld_mech *m);
 int pld_mech_select_setup(struct pld_mech *m);
 int pld_mech_wor_setup(struct pld_mech *m);

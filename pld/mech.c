@@ -52,10 +52,11 @@ int pld_mech_copy(const pld_mech *m, pld_mech **out)
     c->curve.ctx = c;
   int st = PLD_SUCCESS;
   if (m->kind == PLD_MECH_FINITE)
-    st = pld_mech_finite_init(c, m->n, m->p, m->q);
+    st = pld_mech_finite_init(c, m->n, m->p, m->q,
+                              m->narr == m->n ? m->arr : NULL);
   if (!st && m->base)
     st = pld_mech_copy(m->base, &c->base);
-  if (!st && m->narr) {
+  if (!st && m->narr && !c->arr) {
     c->arr = pld_malloc(m->narr * sizeof(double));
     if (!c->arr)
       st = PLD_ENOMEM;

@@ -5,6 +5,7 @@
  *     delta(eps) = P[q = 0] + sum_{l_i > eps} (p_i - e^eps q_i),  l_i = log(p_i/q_i),
  * evaluated from prefix sums over the atoms sorted by decreasing loss.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,48 +24,60 @@ static int cmp_atom(const void *x, const void *y)
   return (a < b) - (a > b); /* descending */
 }
 
-/* log(e^x + e^y) for x, y in [-inf, 0]. */
-static double log_add(double x, double y)
-{
-  if (x < y) {
-    double t = x;
-    x = y;
-    y = t;
-  }
-  return y == -INFINITY ? x : x + log1p(exp(y - x));
-}
-
-/* The pair is kept as LOG masses (lp, lq; -inf for 0), and the suffix sums
- * of the second argument in log space too: a huge sensitivity (discrete
- * Laplace with s/scale = 5e4 nats) gives masses like e^{-5e4} that underflow
- * as doubles, but whose e^eps q terms in the curve are of order 1 -- stored
- * as 0 they would turn a finite loss into +inf (upper) and overstate the
- * optimistic side (lower). */
+/* The pair is kept as LOG masses (lp, lq; -inf for 0): a huge sensitivity
+ * (discrete Laplace with s/scale = 5e4 nats) gives masses like e^{-5e4}
+ * that underflow as doubles, yet the loss of such an outcome is finite --
+ * stored as 0 the mass would turn it into +inf (upper) and overstate the
+ * optimistic side (lower).
+ *
+ * Last-bit rounding (docs/design.md): the losses come from lpq (the
+ * constructor's own log(p_i/q_i), accurate to 2u relative) where given,
+ * since lp - lq is off by u (|lp| + |lq|) absolutely, 1e-8 relative for
+ * randomized response at eps0 = 1e-8, and near a grid point the curve is
+ * arbitrarily sensitive to that; the builder's grid nudges (4u relative)
+ * cover a relative error of 2u.  The curve is summed from non-negative
+ * terms only: with lambda_c = L[c-1] the smallest loss above eps,
+ *     delta(eps) = inf + V[c] + W[c] (1 - e^{eps - lambda_c}),
+ *     V[c] = sum_{i<c} p_i (1 - e^{lambda_c - L_i}),
+ *     W[c] = sum_{i<c} p_i e^{lambda_c - L_i} = e^{lambda_c} Q[L > eps],
+ * where the former P[L > eps] - e^eps Q[L > eps] cancelled to an absolute
+ * error of u P[L > eps] (a relative 5e-8 at eps = 0 for randomized response
+ * at eps0 = 1e-8, against a booked 1e-11). */
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
-                         const double *lq)
+                         const double *lq, const double *lpq)
 {
   m->kind = PLD_MECH_FINITE;
   m->n = n;
   m->p = pld_malloc(n * sizeof(double));
   m->q = pld_malloc(n * sizeof(double));
+  if (lpq && !m->arr) {
+    m->arr = pld_malloc(n * sizeof(double));
+    if (m->arr) {
+      memcpy(m->arr, lpq, n * sizeof(double));
+      m->narr = n;
+    }
+  }
   struct atom *at = pld_malloc(n * sizeof *at);
-  if (!m->p || !m->q || !at) {
+  if (!m->p || !m->q || !at || (lpq && !m->arr)) {
     pld_free(at);
     return PLD_ENOMEM;
   }
   memcpy(m->p, lp, n * sizeof(double));
   memcpy(m->q, lq, n * sizeof(double));
-  double scale = 0.0;
+  double scale = 0.0, span = 0.0, lmax = 0.0;
+  size_t kmax = 0;
   for (int d = 0; d < 2; d++) {
     const double *f = d ? lq : lp, *s = d ? lp : lq;
     size_t k = 0;
     double inf = 0.0;
     for (size_t i = 0; i < n; i++) {
       if (f[i] > -INFINITY && s[i] > -INFINITY) {
-        at[k].l = f[i] - s[i];
+        at[k].l = lpq ? (d ? -lpq[i] : lpq[i]) : f[i] - s[i];
         at[k].a = exp(f[i]);
         at[k].lb = s[i];
         scale += at[k].a * fabs(at[k].l);
+        if (at[k].a > 0.0)
+          lmax = fmax(lmax, -f[i]);
         k++;
       } else if (f[i] > -INFINITY) {
         inf += exp(f[i]);
@@ -75,17 +88,32 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
     m->infmass[d] = inf;
     m->loss[d] = pld_malloc((k ? k : 1) * sizeof(double));
     m->sp[d] = pld_malloc((k + 1) * sizeof(double));
-    m->sq[d] = pld_malloc((k + 1) * sizeof(double));
+    m->sq[d] = pld_malloc(2 * (k + 1) * sizeof(double));
     if (!m->loss[d] || !m->sp[d] || !m->sq[d]) {
       pld_free(at);
       return PLD_ENOMEM;
     }
+    /* sq holds W (first k + 1) and V (next k + 1), see above */
+    double *W = m->sq[d], *V = m->sq[d] + k + 1;
     m->sp[d][0] = 0.0;
-    m->sq[d][0] = -INFINITY; /* log of the suffix sum of second masses */
+    W[0] = V[0] = 0.0;
+    double reach = 0.0;
     for (size_t i = 0; i < k; i++) {
       m->loss[d][i] = at[i].l;
       m->sp[d][i + 1] = m->sp[d][i] + at[i].a;
-      m->sq[d][i + 1] = log_add(m->sq[d][i], at[i].lb);
+      double step = i ? at[i].l - at[i - 1].l : 0.0; /* <= 0 */
+      V[i + 1] = V[i] + W[i] * -expm1(step);
+      W[i + 1] = at[i].a + W[i] * exp(step);
+      /* the rounding of step (and of the two losses it comes from) moves
+       * e^step relatively by as much; a step beyond -745 underflows to 0
+       * and carries nothing forward (discrete Laplace with scale 1e-8 has
+       * two atoms 2e8 nats apart, and the loss span made rel_err 4e-8) */
+      if (i && step > -745.0)
+        reach += -step + 2.0 * (fabs(at[i].l) + fabs(at[i - 1].l));
+    }
+    if (k) {
+      span = fmax(span, reach);
+      kmax = k > kmax ? k : kmax;
     }
   }
   pld_free(at);
@@ -93,6 +121,14 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
   m->curve.tails = pld_mech_finite_tails;
   m->curve.ctx = m;
   m->curve.loss_scale = fmax(0.5 * scale, 1e-3);
+  /* The recursions above grow a relative error of at most ~3u per atom
+   * plus u/2 times the loss span (the rounding of each step's argument),
+   * and a mass exp(lp) is off by u |lp| relatively: booked on top of the
+   * builtin 1e-11 when a long support (discrete Gaussian at sigma = 1e4:
+   * 8e5 atoms) makes that larger. */
+  m->curve.rel_err = fmax(PLD_BUILTIN_REL_ERR,
+                          (8.0 * (double)kmax + span + 4.0 * fmin(lmax, 746.0) +
+                           64.0) * DBL_EPSILON);
   return PLD_SUCCESS;
 }
 
@@ -116,19 +152,18 @@ int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
   const struct pld_mech *m = ctx;
   const double *L = m->loss[dir];
   size_t k = m->nfin[dir];
+  const double *W = m->sq[dir], *V = m->sq[dir] + k + 1;
   for (size_t i = 0; i < n; i++) {
     double e = eps[i];
     if (e == INFINITY) {
       delta[i] = m->infmass[dir];
       continue;
     }
-    size_t lo = count_above(L, k, e);
-    /* e^eps q in log space: eps may exceed 709 while q is tiny, and q = 0
-     * must not meet e^eps = inf. */
-    double lsq = m->sq[dir][lo];
-    double v = m->infmass[dir] + m->sp[dir][lo] -
-               (lsq > -INFINITY ? exp(e + lsq) : 0.0);
-    delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+    size_t c = count_above(L, k, e);
+    double v = m->infmass[dir];
+    if (c)
+      v += V[c] + W[c] * -expm1(e - L[c - 1]);
+    delta[i] = v > 1.0 ? 1.0 : v;
   }
   return 0;
 }
@@ -139,6 +174,7 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
   const struct pld_mech *m = ctx;
   const double *L = m->loss[dir];
   size_t k = m->nfin[dir];
+  const double *W = m->sq[dir];
   for (size_t i = 0; i < n; i++) {
     double e = eps[i];
     if (e == INFINITY) {
@@ -146,9 +182,10 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
       eq_gt[i] = 0.0;
       continue;
     }
-    size_t lo = count_above(L, k, e);
-    p_gt[i] = fmin(m->infmass[dir] + m->sp[dir][lo], 1.0);
-    eq_gt[i] = m->sq[dir][lo] > -INFINITY ? exp(e + m->sq[dir][lo]) : 0.0;
+    size_t c = count_above(L, k, e);
+    p_gt[i] = fmin(m->infmass[dir] + m->sp[dir][c], 1.0);
+    /* e^eps Q[L > eps] = W[c] e^{eps - lambda_c}, with eps < lambda_c */
+    eq_gt[i] = c ? W[c] * exp(e - L[c - 1]) : 0.0;
   }
   return 0;
 }
@@ -164,15 +201,17 @@ static int check_pmf(size_t n, const double *p)
   return fabs(s - 1.0) <= 1e-9;
 }
 
-/* A finite mechanism from LOG masses lp, lq (-inf for 0). */
+/* A finite mechanism from LOG masses lp, lq (-inf for 0) and, where the
+ * constructor knows them to 2u relative, the losses lpq = log(p_i/q_i)
+ * (NULL: lp - lq). */
 static int finite_new_log(size_t n, const double *lp, const double *lq,
-                          int label, pld_mech **out)
+                          const double *lpq, int label, pld_mech **out)
 {
   struct pld_mech *m = pld_mech_new(PLD_MECH_FINITE);
   if (!m)
     return PLD_ENOMEM;
   m->label = label;
-  int st = pld_mech_finite_init(m, n, lp, lq);
+  int st = pld_mech_finite_init(m, n, lp, lq, lpq);
   if (st) {
     pld_mech_free(m);
     return st;
@@ -182,29 +221,76 @@ static int finite_new_log(size_t n, const double *lp, const double *lq,
   if (m->nfin[0] != m->nfin[1] || m->infmass[0] != m->infmass[1])
     sym = 0;
   for (size_t i = 0; sym && i < m->nfin[0]; i++)
-    if (m->loss[0][i] != m->loss[1][i] || m->sp[0][i + 1] != m->sp[1][i + 1] ||
-        m->sq[0][i + 1] != m->sq[1][i + 1])
+    if (m->loss[0][i] != m->loss[1][i] || m->sp[0][i + 1] != m->sp[1][i + 1])
+      sym = 0;
+  for (size_t i = 0; sym && i < 2 * (m->nfin[0] + 1); i++)
+    if (m->sq[0][i] != m->sq[1][i])
       sym = 0;
   m->curve.symmetric = sym;
   *out = m;
   return PLD_SUCCESS;
 }
 
-/* A finite mechanism from linear masses. */
-static int finite_new(size_t n, const double *p, const double *q, int label,
-                      pld_mech **out)
+/* log(p/q) for p, q > 0 to within 2u relative: p - q is exact where
+ * q/2 <= p <= 2q (Sterbenz), and log1p of it costs at most 1.72u there
+ * (u/2 from the division times x/((1+x) log1p x) <= 1.44, plus 1 ulp);
+ * elsewhere |log(p/q)| >= log 2 and the ratio's rounding costs u/(2 log 2)
+ * (or, where the ratio leaves the normal range, log p - log q is off by at
+ * most u (|log p| + |log q|) <= 1.1u |log p - log q|). */
+static double loss_of(double p, double q)
 {
+  if (p >= 0.5 * q && p <= 2.0 * q)
+    return log1p((p - q) / q);
+  double r = p / q;
+  if (isnormal(r) && r < INFINITY)
+    return log(r);
+  return log(p) - log(q);
+}
+
+/* sum - 1 of non-negative doubles summing to about 1, to u/2 relative:
+ * Neumaier's compensated sum s + c, then s - 1 is exact (Sterbenz). */
+static double sum_minus_one(size_t n, const double *p)
+{
+  double s = 0.0, c = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double t = s + p[i];
+    c += fabs(s) >= fabs(p[i]) ? (s - t) + p[i] : (p[i] - t) + s;
+    s = t;
+  }
+  return (s - 1.0) + c;
+}
+
+/* A finite mechanism from linear masses; losses, if given, are the exact
+ * ones (randomized response), else computed from p and q.  With norm, the
+ * pair is the normalised one, p/sum(p) and q/sum(q): the builder relies on
+ * H_x(P||Q) = 1 - x + x H_{1/x}(Q||P), true for probability measures only,
+ * and a pair of doubles off by 5.6e-17 in its sum gave a spurious mass
+ * 5.6e-17/Delta at loss 0 (5.6e-9 on a grid of 1e-8). */
+static int finite_new(size_t n, const double *p, const double *q,
+                      const double *loss, int norm, int label, pld_mech **out)
+{
+  double lsp = 0.0, lsq = 0.0;
+  if (norm) {
+    lsp = log1p(sum_minus_one(n, p));
+    lsq = log1p(sum_minus_one(n, q));
+  }
   double *lp = pld_malloc(n * sizeof(double)), *lq = pld_malloc(n * sizeof(double));
+  double *lpq = pld_malloc(n * sizeof(double));
   int st = PLD_ENOMEM;
-  if (lp && lq) {
+  if (lp && lq && lpq) {
     for (size_t i = 0; i < n; i++) {
-      lp[i] = log(p[i]); /* log(0) = -inf */
-      lq[i] = log(q[i]);
+      lp[i] = log(p[i]) - lsp; /* log(0) = -inf */
+      lq[i] = log(q[i]) - lsq;
+      /* the shift lsq - lsp is below 2e-9 and known to u relative */
+      lpq[i] = loss ? loss[i]
+                    : (p[i] > 0.0 && q[i] > 0.0 ? loss_of(p[i], q[i]) + (lsq - lsp)
+                                                : 0.0);
     }
-    st = finite_new_log(n, lp, lq, label, out);
+    st = finite_new_log(n, lp, lq, lpq, label, out);
   }
   pld_free(lp);
   pld_free(lq);
+  pld_free(lpq);
   return st;
 }
 
@@ -213,7 +299,7 @@ int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
   if (!out || !p || !q || n == 0 || n > ((size_t)1 << 26) || !check_pmf(n, p) ||
       !check_pmf(n, q))
     return PLD_EINVAL;
-  return finite_new(n, p, q, 100, out);
+  return finite_new(n, p, q, NULL, 1, 100, out);
 }
 
 int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
@@ -225,7 +311,8 @@ int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
   double e = exp(eps0), z = e + (double)(k - 1);
   double p[3] = {e / z, 1.0 / z, (double)(k - 2) / z};
   double q[3] = {1.0 / z, e / z, (double)(k - 2) / z};
-  int st = finite_new(k == 2 ? 2 : 3, p, q, 101, out);
+  double loss[3] = {eps0, -eps0, 0.0}; /* exactly */
+  int st = finite_new(k == 2 ? 2 : 3, p, q, loss, 0, 101, out);
   if (!st) {
     (*out)->par[0] = eps0;
     (*out)->par[1] = (double)k;
@@ -260,7 +347,15 @@ int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
   }
   p[s] = (double)s * lr - l1r;
   q[s] = -l1r;
-  int st = finite_new_log(n, p, q, 102, out);
+  /* the loss of outcome k is (s - 2k)/scale: one rounding (u/2) */
+  double *lpq = pld_malloc(n * sizeof(double));
+  int st = PLD_ENOMEM;
+  if (lpq) {
+    for (int64_t k = 0; k <= s; k++)
+      lpq[k] = (double)(s - 2 * k) / scale;
+    st = finite_new_log(n, p, q, lpq, 102, out);
+  }
+  pld_free(lpq);
   pld_free(p);
   pld_free(q);
   if (!st) {
@@ -308,7 +403,18 @@ int pld_mech_discrete_gaussian(double sigma, int64_t s, pld_mech **out)
     p[i] -= lzp;
     q[i] -= lzq;
   }
-  int st = finite_new_log(n, p, q, 103, out);
+  /* the loss of k is (s - 2k) s h, the integer exact (below 2^41), h to u:
+   * 1.5u relative (the two normalisers agree exactly, the kept support
+   * being mirror-symmetric under k -> s - k) */
+  double *lpq = pld_malloc(n * sizeof(double));
+  double h2 = 0.5 / (sigma * sigma);
+  int st = PLD_ENOMEM;
+  if (lpq) {
+    for (int64_t k = lo; k <= hi; k++)
+      lpq[k - lo] = (double)((s - 2 * k) * s) * h2;
+    st = finite_new_log(n, p, q, lpq, 103, out);
+  }
+  pld_free(lpq);
   pld_free(p);
   pld_free(q);
   if (!st) {

@@ -106,7 +106,24 @@ static void tilted_value(const struct tilted *t, double eps, double *v,
   }
   *v = s;
   *err = p->abs + p->tabs * tilted_W(t, eps) +
-         (4.0 * U_ * (double)p->n + t->rho) * s;
+         ((4.0 * (double)p->n + 8.0) * U_ + t->rho) * s;
+}
+
+/* Whether some atom of positive mass lies strictly above eps, i.e. whether
+ * the member's exact curve is positive there although the computed sum may
+ * have underflowed to zero. */
+static int positive_above(const struct pld_pmf *p, double grid, double eps,
+                          int sgn)
+{
+  if (p->inf > 0.0)
+    return 1;
+  for (size_t j = p->n; j-- > 0;) {
+    if (!(loss_at(p, j, grid, sgn) > eps))
+      return 0;
+    if (p->m[j] > 0.0)
+      return 1;
+  }
+  return 0;
 }
 
 void pld_pmf_moments(const struct pld_pmf *p, double grid, double *mean,
@@ -129,63 +146,111 @@ void pld_pmf_moments(const struct pld_pmf *p, double grid, double *mean,
   *var = fmax(s2 / M - mu * mu, 0.0) * grid * grid;
 }
 
-/* Certified upper / optimistic lower value of one member's curve. */
+/* Certified values of one member's exact curve from a computed one (§5, and
+ * "Last-bit rounding" in docs/design.md).
+ *
+ * pld_pmf_delta sums non-negative terms m_j (-expm1(eps - l_j)): the
+ * difference eps - l_j costs u/2 relative, and since |x e^x/(1 - e^x)| <= 1
+ * for x < 0 that stays u/2 in the term; expm1 (assumed within 2 ulp, glibc
+ * documents 1), the product (u/2) and a recursive sum of n + 1 non-negative
+ * terms (n u/2) add up to at most (n/2 + 4) u < (4n + 8) u relative.  A term
+ * that underflows below DBL_MIN is off by at most DBL_TRUE_MIN absolutely,
+ * which matters only where the whole value is subnormal: then it is booked
+ * (when the exact value is positive), so that an upper end is never 0 for a
+ * positive curve.  The final arithmetic below adds at most 3 roundings of
+ * u/2, covered by the factors (1 +- 4u) (exactly representable). */
+static double eval_slack(const struct pld_pmf *p)
+{
+  return (4.0 * (double)p->n + 8.0) * U_;
+}
+
 /* At eps = +inf only the mass at infinity counts; the booked absolute error
  * lives in the finite masses and does not reach it. */
 static double upper_inf(const struct pld_pmf *p)
 {
+  if (!(p->rel < 1.0))
+    return 1.0;
   return fmin(p->inf * (1.0 + p->rel) * (1.0 + 4.0 * U_), 1.0);
 }
 
-/* Certified upper / optimistic lower value from a computed value v and the
- * bound err on its distance from the ideal curve: d_ideal <= (v + err) /
- * (1 - rel) and >= (v - err) / (1 + rel).  A booked rel >= 1 certifies
- * nothing (the divisor would turn the bound negative and report delta = 0:
- * found by fuzzing discrete-gaussian with sigma ~ 1e3 on a 1e-7 grid), so
- * the upper end is then the trivial 1. */
+/* Tilted members: certified upper / optimistic lower value from a computed
+ * value v and the bound err on its distance from the ideal curve:
+ * d_ideal <= (v + err) / (1 - rel) and >= (v - err) / (1 + rel), each
+ * rounded outward by 4u (a rel >= 1 certifies nothing: upper 1). */
 static double upper_err(const struct pld_pmf *p, double v, double err)
 {
   if (!(p->rel < 1.0))
     return 1.0;
-  double r = (v + err) / (1.0 - p->rel);
+  double r = (v + err) / (1.0 - p->rel) * (1.0 + 4.0 * U_);
   return r >= 0.0 ? fmin(r, 1.0) : 1.0; /* NaN and +inf give 1 */
 }
 
 static double lower_err(const struct pld_pmf *p, double v, double err)
 {
-  double r = (v - err) / (1.0 + p->rel);
+  double r = (v - err) / (1.0 + p->rel) * (1.0 - 4.0 * U_);
   return r > 0.0 ? r : 0.0; /* NaN gives 0 */
 }
 
-/* untilted members: the booked abs plus 4u n v for the summation */
-static double untilted_err(const struct pld_pmf *p, double v)
+static double lower_inf(const struct pld_pmf *p)
 {
-  return p->abs + 4.0 * U_ * (double)p->n * v;
+  return p->inf / (1.0 + p->rel) * (1.0 - 4.0 * U_);
 }
 
-static double upper_of(const struct pld_pmf *p, double v)
+/* pos: the exact value is positive (some positive mass above eps). */
+static double upper_of(const struct pld_pmf *p, double v, int pos)
 {
-  return upper_err(p, v, untilted_err(p, v));
+  /* d_ideal <= (d + abs)/(1 - rel).
+   * A booked rel >= 1 certifies nothing (the divisor would turn the bound
+   * negative and report delta = 0: found by fuzzing discrete-gaussian with
+   * sigma ~ 1e3 on a 1e-7 grid), so the upper end is then the trivial 1. */
+  if (!(p->rel < 1.0))
+    return 1.0;
+  double under = pos ? ((double)p->n + 2.0) * DBL_TRUE_MIN : 0.0;
+  double r = (v + eval_slack(p) * v + p->abs + under) / (1.0 - p->rel) *
+             (1.0 + 4.0 * U_);
+  return r >= 0.0 ? fmin(r, 1.0) : 1.0;
 }
 
 static double lower_of(const struct pld_pmf *p, double v)
 {
-  return lower_err(p, v, untilted_err(p, v));
+  /* v (1 - slack) rounded down, then the subtraction of abs: a difference
+   * of two doubles is within u/2 of the exact difference of the operands,
+   * so only the operands need directing. */
+  double a = v * (1.0 - eval_slack(p)) * (1.0 - 2.0 * U_);
+  double r = (a - p->abs * (1.0 + 2.0 * U_)) / (1.0 + p->rel) * (1.0 - 4.0 * U_);
+  return fmax(r, 0.0);
 }
 
-/* one member's bound at a finite eps, tilted or not */
-static double member_bound(const struct pld_pmf *p, double grid, double eps,
+/* A tilted member's bound at a finite eps (§5a). */
+static double tilted_bound(const struct pld_pmf *p, double grid, double eps,
                            int sgn)
 {
-  if (p->tilt > 0.0) {
-    struct tilted t;
-    double v, err;
-    tilted_init(&t, p, grid, sgn);
-    tilted_value(&t, eps, &v, &err);
-    return sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
-  }
-  double v = pld_pmf_delta(p, grid, eps, sgn);
-  return sgn > 0 ? upper_of(p, v) : lower_of(p, v);
+  struct tilted t;
+  double v, err;
+  tilted_init(&t, p, grid, sgn);
+  tilted_value(&t, eps, &v, &err);
+  return sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
+}
+
+/* Certified upper value of the pessimistic member's exact curve at eps and
+ * lower value of the optimistic one's. */
+static double upper_at(const struct pld_pmf *p, double grid, double eps)
+{
+  if (eps == INFINITY)
+    return upper_inf(p);
+  if (p->tilt > 0.0)
+    return tilted_bound(p, grid, eps, +1);
+  return upper_of(p, pld_pmf_delta(p, grid, eps, +1),
+                  positive_above(p, grid, eps, +1));
+}
+
+static double lower_at(const struct pld_pmf *p, double grid, double eps)
+{
+  if (eps == INFINITY)
+    return lower_inf(p);
+  if (p->tilt > 0.0)
+    return tilted_bound(p, grid, eps, -1);
+  return lower_of(p, pld_pmf_delta(p, grid, eps, -1));
 }
 
 static int ndir_of(const pld_dist *d) { return d->symmetric ? 1 : 2; }
@@ -196,15 +261,8 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
     return PLD_EINVAL;
   double up = 0.0, lo = 0.0;
   for (int dir = 0; dir < ndir_of(d); dir++) {
-    const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
-    const struct pld_pmf *po = &d->p[dir][PLD_OPTIMISTIC];
-    if (eps == INFINITY) {
-      up = fmax(up, upper_inf(pp));
-      lo = fmax(lo, po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_));
-      continue;
-    }
-    up = fmax(up, member_bound(pp, d->delta, eps, +1));
-    lo = fmax(lo, member_bound(po, d->delta, eps, -1));
+    up = fmax(up, upper_at(&d->p[dir][PLD_PESSIMISTIC], d->delta, eps));
+    lo = fmax(lo, lower_at(&d->p[dir][PLD_OPTIMISTIC], d->delta, eps));
   }
   out->upper = up;
   out->lower = fmin(lo, up);
@@ -212,29 +270,35 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
 }
 
 /* Smallest eps with the member's computed curve <= t (t > inf mass),
- * solved exactly piecewise; -inf if already below at every eps. */
+ * solved piecewise; -inf if already below at every eps.
+ *
+ * Walking down from the top, D_k = sum_{j > k} m_j (1 - e^{l_k - l_j}) is the
+ * value at l_k and W_k = sum_{j >= k} m_j e^{l_k - l_j}; on [l_{k-1}, l_k]
+ *     delta = inf + D_k + W_k (1 - e^{eps - l_k}),
+ * and D_{k-1} = D_k + W_k (1 - e^{-Delta}).  Every term is non-negative, so
+ * nothing cancels (the former S - e^{eps - l_k} W lost u S absolutely, and
+ * log of a ratio next to 1 lost u nats: 1.1e-16 nats below the exact
+ * epsilon of randomized response at eps0 = 1e-8).  The result is only a
+ * candidate: the callers verify it with a certified evaluation. */
 static double solve_eps(const struct pld_pmf *p, double grid, double t,
                         int sgn)
 {
-  /* Walk down from the top: S = sum_{j >= k} m_j, W = sum_{j >= k} m_j
-   * e^{l_k - l_j}; for eps in [l_{k-1}, l_k): delta = inf + S - e^{eps - l_k} W. */
-  double S = 0.0, W = 0.0, eg = exp(-grid);
+  double D = 0.0, W = 0.0, eg = exp(-grid), c1 = -expm1(-grid);
   double tt = t - p->inf;
   for (size_t k = p->n; k-- > 0;) {
+    if (k + 1 < p->n)
+      D += W * c1; /* W still W_{k+1} */
     W = p->m[k] + eg * W;
-    S += p->m[k];
-    double lk = loss_at(p, k, grid, sgn);
-    /* value at l_{k-1} (bottom of this piece) */
-    double at_bottom = S - eg * W;
-    if (k == 0 || at_bottom > tt) {
-      /* crossing inside [l_{k-1}, l_k) (or below the grid when k == 0) */
-      double ratio = (S - tt) / W;
-      if (!(ratio > 0.0))
+    double below = D + W * c1; /* value at l_{k-1} */
+    if (k == 0 || below > tt) {
+      /* crossing inside [l_{k-1}, l_k] (or below the grid when k == 0) */
+      double r = (tt - D) / W;
+      if (!(r < 1.0))
         return -INFINITY;
-      double e = lk + log(ratio);
-      if (e > lk)
-        e = lk;
-      return e;
+      double lk = loss_at(p, k, grid, sgn);
+      if (!(r > 0.0))
+        return lk;
+      return lk + log1p(-r);
     }
   }
   return -INFINITY;
@@ -260,7 +324,7 @@ static double piece_bound(const struct tilted *t, const struct piece *pc,
   double w = pc->W > 0.0 ? exp(eps - pc->lk) * pc->W : 0.0;
   double v = p->inf + fmax(pc->S - w, 0.0);
   double err = p->abs + p->tabs * tilted_W(t, eps) +
-               (4.0 * U_ * (double)p->n + t->rho) * v +
+               ((4.0 * (double)p->n + 8.0) * U_ + t->rho) * v +
                4.0 * U_ * (pc->S + w);
   return t->sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
 }
@@ -301,8 +365,8 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
       bisect_piece(&t, &pc, delta, &lo, &hi);
       return hi;
     }
-  } else if (lower_err(p, p->inf, p->abs + (4.0 * U_ * (double)p->n + t.rho) *
-                                             p->inf) > delta) {
+  } else if (lower_err(p, p->inf, p->abs + ((4.0 * (double)p->n + 8.0) * U_ +
+                                             t.rho) * p->inf) > delta) {
     return INFINITY; /* the mass at +inf alone exceeds delta */
   }
   for (size_t k = p->n; k-- > 0;) {
@@ -334,6 +398,41 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
   return 0.0;
 }
 
+/* Move a candidate epsilon outward until the certified evaluation confirms
+ * it: for the upper end the pessimistic member's certified upper value must
+ * be <= delta (then the exact curve is too, so eps(delta) <= e); for the
+ * lower end the optimistic member's certified lower value must be > delta
+ * (then the exact curve exceeds delta at e and at every smaller epsilon, so
+ * eps(delta) > e).  Steps start at a few ulps of max(|e|, Delta) and double;
+ * if that never confirms, the trivial end (inf, 0) is returned. */
+static double confirm_upper(const struct pld_pmf *p, double grid, double delta,
+                            double e)
+{
+  if (!(e >= 0.0))
+    e = 0.0;
+  double h = 8.0 * U_ * fmax(fabs(e), grid);
+  for (int it = 0; it < 2100 && isfinite(e); it++) {
+    if (upper_at(p, grid, e) <= delta)
+      return e;
+    e += h;
+    h *= 2.0;
+  }
+  return INFINITY;
+}
+
+static double confirm_lower(const struct pld_pmf *p, double grid, double delta,
+                            double e)
+{
+  double h = 8.0 * U_ * fmax(fabs(e), grid);
+  for (int it = 0; it < 2100 && e > 0.0; it++) {
+    if (lower_at(p, grid, e) > delta)
+      return e;
+    e -= h;
+    h *= 2.0;
+  }
+  return 0.0;
+}
+
 int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
 {
   if (!d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
@@ -351,29 +450,25 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
       lo = fmax(lo, el - 8.0 * U_ * fabs(el));
       continue;
     }
-    /* upper: computed pessimistic curve must reach t with upper_of(t) <= delta */
-    double slack = 4.0 * U_ * (double)pp->n;
-    double t = (delta * (1.0 - pp->rel) - pp->abs) / (1.0 + slack);
-    double eu;
-    if (!(t > pp->inf))
-      eu = INFINITY;
-    else {
-      eu = solve_eps(pp, d->delta, t, +1);
-      /* round away from the optimistic side by a few ulps */
-      eu = eu + 8.0 * U_ * fabs(eu) + 1e-300;
-    }
-    double so = 4.0 * U_ * (double)po->n;
-    double tl = (delta * (1.0 + po->rel) + po->abs) / (1.0 - so);
+    /* upper: the computed pessimistic curve must reach t with
+     * upper_of(t) <= delta */
+    double t = (delta * (1.0 - pp->rel) - pp->abs) / (1.0 + eval_slack(pp));
+    double eu = INFINITY;
+    if (t > pp->inf)
+      eu = confirm_upper(pp, d->delta, delta, solve_eps(pp, d->delta, t, +1));
     double el;
-    if (!isfinite(tl) || !(po->inf >= 0.0))
+    double tl0 = (delta * (1.0 + po->rel) + po->abs) / (1.0 - eval_slack(po));
+    if (!isfinite(tl0) || !(po->inf >= 0.0)) {
       el = 0.0; /* an overflowed booking (a huge count) proves nothing: an
                    infinite or NaN slack must not read as "certainly
                    infinite" (it did: [inf, inf] at 10^12 steps) */
-    else if (!(tl > po->inf))
+    } else if (lower_inf(po) > delta) {
       el = INFINITY;
-    else {
-      el = solve_eps(po, d->delta, tl, -1);
-      el = el - 8.0 * U_ * fabs(el);
+    } else {
+      double tl = (delta * (1.0 + po->rel) + po->abs) / (1.0 - eval_slack(po));
+      el = tl > po->inf ? solve_eps(po, d->delta, tl, -1)
+                        : loss_at(po, po->n - 1, d->delta, -1);
+      el = confirm_lower(po, d->delta, delta, el);
     }
     up = fmax(up, eu);
     lo = fmax(lo, el);
@@ -394,29 +489,39 @@ static int cmp_desc(const void *x, const void *y)
   return (a < b) - (a > b);
 }
 
-/* delta at sorted-descending epsilons in one sweep down the pmf. */
+/* delta at sorted-descending epsilons in one sweep down the pmf, with the
+ * non-negative form of solve_eps (value inf + D_k + W_k (1 - e^{eps - l_k})
+ * on [l_{k-1}, l_k]), so its rounding is relative like pld_pmf_delta's; pos
+ * marks the points where the exact value is positive. */
 static void sweep(const struct pld_pmf *p, double grid,
-                  const struct idx_eps *e, size_t n, double *vals, int sgn)
+                  const struct idx_eps *e, size_t n, double *vals, int *pos,
+                  int sgn)
 {
   size_t k = p->n; /* atoms with index >= k have been added */
-  double S = 0.0, W = 0.0, eg = exp(-grid);
+  double D = 0.0, W = 0.0, eg = exp(-grid), c1 = -expm1(-grid);
+  int any = p->inf > 0.0;
   for (size_t q = 0; q < n; q++) {
     double eps = e[q].eps;
     if (eps == INFINITY) {
       vals[q] = p->inf;
+      pos[q] = p->inf > 0.0;
       continue;
     }
     while (k > 0 && loss_at(p, k - 1, grid, sgn) > eps) {
       k--;
+      if (k + 1 < p->n)
+        D += W * c1;
       W = p->m[k] + eg * W;
-      S += p->m[k];
+      if (p->m[k] > 0.0)
+        any = 1;
     }
+    pos[q] = any;
     if (k == p->n) {
       vals[q] = p->inf;
       continue;
     }
     double lk = loss_at(p, k, grid, sgn);
-    vals[q] = p->inf + fmax(S - exp(eps - lk) * W, 0.0);
+    vals[q] = p->inf + D + W * -expm1(eps - lk);
   }
 }
 
@@ -464,7 +569,9 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
   double *v = pld_malloc(n * sizeof(double));
   double *hi = pld_malloc(n * sizeof(double));
   double *lo = pld_malloc(n * sizeof(double));
-  if (!e || !v || !hi || !lo) {
+  int *pos = pld_malloc(n * sizeof(int));
+  if (!e || !v || !hi || !lo || !pos) {
+    pld_free(pos);
     pld_free(e);
     pld_free(v);
     pld_free(hi);
@@ -487,20 +594,18 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
         hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp) : v[q]);
       tilted_sweep(po, d->delta, e, n, v, -1);
       for (size_t q = 0; q < n; q++)
-        lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
-                                          ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
-                                          : v[q]);
+        lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY ? lower_inf(po) : v[q]);
       continue;
     }
-    sweep(pp, d->delta, e, n, v, +1);
+    sweep(pp, d->delta, e, n, v, pos, +1);
     for (size_t q = 0; q < n; q++)
-      hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY ? upper_inf(pp)
-                                                          : upper_of(pp, v[q]));
-    sweep(po, d->delta, e, n, v, -1);
+      hi[e[q].i] = fmax(hi[e[q].i], e[q].eps == INFINITY
+                                        ? upper_inf(pp)
+                                        : upper_of(pp, v[q], pos[q]));
+    sweep(po, d->delta, e, n, v, pos, -1);
     for (size_t q = 0; q < n; q++)
-      lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY
-                                        ? po->inf / (1.0 + po->rel) * (1.0 - 4.0 * U_)
-                                        : lower_of(po, v[q]));
+      lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY ? lower_inf(po)
+                                                          : lower_of(po, v[q]));
   }
   for (size_t i = 0; i < n; i++) {
     out[i].upper = hi[i];
@@ -510,5 +615,6 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
   pld_free(v);
   pld_free(hi);
   pld_free(lo);
+  pld_free(pos);
   return PLD_SUCCESS;
 }

@@ -317,6 +317,52 @@ fi
 if expect_ok "discrete-laplace scale=1e-10 in a selection" epsilon --delta 1e-5 'random-selection:weights=1[discrete-laplace:scale=1e-10]'; then
   if grep -q '^epsilon in \[1e+09, inf\]' "$OUT" && grep -q 'beyond 1e+09 nats' "$OUT"; then ok; else bad "discrete-laplace scale=1e-10 in a selection: '$(cat "$OUT")'"; fi
 fi
+# Last-bit rounding at tiny losses (issue 11): the exact values in 50-digit
+# decimal arithmetic from the doubles the CLI parses.  Randomized response:
+# eps(delta) = log(e^eps0 - delta (e^eps0 + k - 1)); the finite pair is the
+# normalised one, delta(eps) = max over both directions of
+# sum (p_i/S_p - e^eps q_i/S_q)_+.  Before the fix the first upper end was
+# 1.1e-16 nats below the exact value, the second lower end 8.9e-8 relative
+# above it, the third lower end 1.5e-13 above it.
+lastbit_exact() { # KIND ARGS...
+  python3 - "$@" <<'EOF'
+import sys
+from decimal import Decimal as D, getcontext
+getcontext().prec = 50
+kind = sys.argv[1]
+if kind == "rr":
+    e0, k, d = D(float(sys.argv[2])), D(int(sys.argv[3])), D(float(sys.argv[4]))
+    x = e0.exp()
+    print((x - d * (x + k - 1)).ln())
+else:
+    eps = D(float(sys.argv[2]))
+    p = [D(float(v)) for v in sys.argv[3].split(";")]
+    q = [D(float(v)) for v in sys.argv[4].split(";")]
+    sp, sq, x = sum(p), sum(q), eps.exp()
+    pq = sum(max(D(0), a / sp - x * b / sq) for a, b in zip(p, q))
+    qp = sum(max(D(0), b / sq - x * a / sp) for a, b in zip(p, q))
+    print(max(pq, qp))
+EOF
+}
+lastbit_check() { # WHAT QUERY VALUE EVENT EXACT
+  local what=$1 query=$2 value=$3 ev=$4 exact=$5 key
+  [ "$query" = epsilon ] && key=epsilon || key=delta
+  if expect_ok "$what" "$query" "--$([ "$query" = epsilon ] && echo delta || echo epsilon)" "$value" --json "$ev"; then
+    jcheck "$what: lower <= exact $exact <= upper" \
+      "__import__('decimal').Decimal(repr(num(j['${key}_lower']))) <= __import__('decimal').Decimal('$exact') <= __import__('decimal').Decimal(repr(num(j['${key}_upper'])))"
+  fi
+}
+lastbit_check "rr eps0=1e-8 k=10 delta=1e-12" epsilon 1e-12 randomized-response:epsilon=1e-08,k=10 \
+  "$(lastbit_exact rr 1e-8 10 1e-12)"
+lastbit_check "rr eps0=1e-9 k=3 delta=3e-12" epsilon 3e-12 randomized-response:epsilon=1e-09,k=3 \
+  "$(lastbit_exact rr 1e-9 3 3e-12)"
+lastbit_check "pair 1e-7 apart at eps=3.92e-7" delta 3.92e-07 'finite:p=0.500000297;0.499999703,q=0.5;0.5' \
+  "$(lastbit_exact pair 3.92e-7 '0.500000297;0.499999703' '0.5;0.5')"
+# and a positive delta below the smallest double keeps a positive upper end
+if expect_ok "gaussian delta(60) underflows" delta --epsilon 60 --json gaussian:sigma=1; then
+  jcheck "gaussian delta(60) = e^-1842: upper > 0" "0 < num(j['delta_upper']) < 1e-300 and num(j['delta_lower']) == 0"
+fi
+
 usage "above the limit 10000" epsilon --delta 1e-5 discrete-gaussian:sigma=2e4
 usage "above the limit 2^20" epsilon --delta 1e-5 discrete-laplace:scale=1,sensitivity=1048577
 

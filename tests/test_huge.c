@@ -415,8 +415,10 @@ static void test_rr_huge_k(void **state)
   pld_accountant *a = one_event(m, 1);
   pld_result r;
   REQUIRE_OK(pld_accountant_delta(a, 0.0, &r));
+  /* (the mass-1 atom's snap is booked absolutely, a few u, design.md
+   * §10.2: a few 1e-4 of this delta; the default accuracy holds) */
   EXPECT(r.bound.lower <= d0 && d0 <= r.bound.upper &&
-             r.bound.upper <= d0 * (1 + 1e-6L),
+             r.bound.upper <= d0 * (1 + 2e-3L),
          "delta(0) in [%.17g, %.17g], exact %.17Lg", r.bound.lower,
          r.bound.upper, d0);
   pld_accountant_free(a);

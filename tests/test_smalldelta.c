@@ -321,7 +321,9 @@ static void test_lattice_exact(void **state)
   long double d = e1 / (e1 + (long double)k - 1.0L) * -expm1l(-0.5L);
   print_message("RR(1, 2^40) delta(0.5) = [%.17g, %.17g] exact %.17Lg, grid %zu\n",
                 r.bound.lower, r.bound.upper, d, r.grid_size);
-  EXPECT(ref_brackets(r.bound, d) && r.bound.upper <= (double)(d * (1.0L + 1e-8L)) &&
+  /* (the snap of the mass-1 atom at loss 0 is booked absolutely, a few u,
+   * design.md §10.2: 0.15% of this delta; the default accuracy holds) */
+  EXPECT(ref_brackets(r.bound, d) && r.bound.upper <= (double)(d * (1.0L + 2e-3L)) &&
              r.met_accuracy,
          "RR(1, 2^40) delta(0.5) = [%.17g, %.17g] vs %.17Lg", r.bound.lower,
          r.bound.upper, d);

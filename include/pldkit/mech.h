@@ -88,7 +88,9 @@ PLD_API PLD_NODISCARD int pld_mech_randomized_response(double epsilon0,
                                                        pld_mech **out);
 
 /** An arbitrary pair of finite distributions p[0..n), q[0..n) (each finite,
- *  non-negative, summing to 1 within 1e-9; 1 <= n <= 2^26), exact.  Mass of
+ *  non-negative, summing to 1 within 1e-9; 1 <= n <= 2^26), exact for the
+ *  normalised pair p/sum(p), q/sum(q) (sums of doubles are rarely exactly 1,
+ *  and the PLD of a pair needs probability measures).  Mass of
  *  p where q is 0 is a loss of +infinity (and vice versa for direction QP).
  *  The arrays are copied.  Cost O(n log n) to build, O(log n) per curve
  *  point.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
