@@ -78,7 +78,7 @@ fuzz: deps
 	  [ $$t = config ] && extra="src/cli/config.c src/cli/output.c $$(pkg-config --libs jansson)"; \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Isrc -Isrc/cli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
-	    $$(pkg-config --libs fftw3 gsl) -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \
+	    $$(pkg-config --libs fftw3 gsl) -lfftw3_threads -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \
 	  mkdir -p tests/fuzz/corpus/$$t; \
 	  $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 tests/fuzz/corpus/$$t || exit 1; \
 	done

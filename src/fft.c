@@ -9,6 +9,15 @@
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* FFTW's planner keeps global state.  plan_lock serialises pldkit's own
+ * planning, but a host program that also plans FFTW transforms in other
+ * threads raced with it (heap corruption in 3 of 3 runs).  Making the
+ * planner thread-safe (libfftw3_threads, FFTW >= 3.3.5) puts every
+ * planner call, the host's included, behind FFTW's own lock.  Done once,
+ * before pldkit's first FFTW call (pld.h documents the contract). */
+static pthread_once_t planner_once = PTHREAD_ONCE_INIT;
+static void planner_thread_safe(void) { fftw_make_planner_thread_safe(); }
+
 size_t pld_fft_good_size(size_t n)
 {
   if (n <= 8)
@@ -50,6 +59,7 @@ int pld_workspace_alloc(const pld_params *params, pld_workspace **out)
   int st = pld_params_validate(params);
   if (st)
     return st;
+  pthread_once(&planner_once, planner_thread_safe);
   pld_workspace *ws = pld_calloc(1, sizeof *ws);
   if (!ws)
     return PLD_ENOMEM;
