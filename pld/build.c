@@ -473,7 +473,9 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * and the product) and the conversions between the forms (expm1), are
    * perturbed relatively, which moves the chord by as much */
   pess->rel = curve_rel + 4.0 * U_ + mrel;
-  pess->abs = mabs + sub_abs;
+  /* cabs: the slopes' and masses' rounding below the smallest normal
+   * (masses_from_values); mabs counts clipping too, so this only adds */
+  pess->abs = mabs + sub_abs + cabs;
   pess->l1 = ml1;
   pess->l1abs = mabs;
   pess->l1top = lo + (ml1top >= 0 ? ml1top : (long)n - 1);
@@ -567,7 +569,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
    * gap is Lipschitz in b and the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
   opt->rel = 4.0 * curve_rel + 4.0 * U_ + mrel;
-  opt->abs = mabs + raise + sub_abs;
+  opt->abs = mabs + raise + sub_abs + cabs;
   opt->l1 = ml1;
   opt->l1abs = mabs;
   opt->l1top = lo + (ml1top >= 0 ? ml1top : (long)n - 1);
