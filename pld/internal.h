@@ -60,6 +60,10 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
  * its derivative in lambda (the tilted mean loss); -inf if no finite mass. */
 double pld_pmf_logmgf(const struct pld_pmf *p, double grid, double lambda,
                       double *dlogmgf);
+/* The same with K'' (the tilted variance) too, approximate (a relative
+ * error of a few n u): for choosing tilts and references only. */
+double pld_pmf_logmgf_fast(const struct pld_pmf *p, double grid, double lambda,
+                           double *d1, double *d2);
 /* A copy of d with every member tilted by lambda[dir] (0: left untilted). */
 int pld_dist_tilt(const struct pld_dist *d, const double lambda[2],
                   struct pld_dist **out);
