@@ -108,8 +108,8 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
     direct_convolve(a, b, r.m, nc);
     direct_rel = ((double)(za < zb ? za : zb) + 1.0) * U_;
   } else {
-    size_t N = pld_fft_good_size(nc);
-    if (N > max_grid) {
+    size_t N = pld_fft_ladder_size(nc);
+    if (N > max_grid && (N = pld_fft_good_size(nc)) > max_grid) {
       pld_pmf_clear(&r);
       return PLD_ERANGE;
     }

@@ -33,6 +33,21 @@ size_t pld_fft_good_size(size_t n)
   }
 }
 
+size_t pld_fft_ladder_size(size_t n)
+{
+  if (n <= 64)
+    return pld_fft_good_size(n);
+  size_t p = 64;
+  while (p * 2 <= n)
+    p *= 2;
+  /* p <= n < 2p: the first of p, 5p/4, 3p/2, 7p/4, 2p that holds n */
+  static const size_t num[5] = {4, 5, 6, 7, 8};
+  for (int i = 0; i < 5; i++)
+    if (p / 4 * num[i] >= n)
+      return p / 4 * num[i];
+  return 2 * p;
+}
+
 static void fft_release(struct pld_fft *f)
 {
   if (f->fwd || f->inv) {

@@ -21,7 +21,7 @@ struct pld_fft {
   unsigned long last_use;
 };
 
-#define PLD_FFT_CACHE 4
+#define PLD_FFT_CACHE 8
 
 struct pld_workspace {
   pld_params params;
@@ -31,6 +31,10 @@ struct pld_workspace {
 
 /* Smallest n' >= n of the form 2^a 3^b 5^c 7^d (fast for FFTW). */
 size_t pld_fft_good_size(size_t n);
+/* Smallest n' >= n among 2^k {1, 5/4, 3/2, 7/4} (at most 25% padding):
+ * pairwise convolutions of varying lengths then share a few plans (an
+ * FFTW_ESTIMATE plan of ~1e5 points costs 2-3 ms, ten transforms). */
+size_t pld_fft_ladder_size(size_t n);
 /* Get (planning if needed) buffers and plans of length n. */
 int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
 
