@@ -604,6 +604,62 @@ struct spread {
   double sd, mean, bias_coef;
 };
 
+/* A probe build of one mechanism: its per-run loss variance, mean, the
+ * optimistic bias (pessimistic minus optimistic mean) and the probe's step. */
+static int probe_spread(const pld_mech *m, const pld_params *pp,
+                      double *v_out, double *mu_out, double *gap_out,
+                      double *delta_out)
+{
+  const pld_curve *c = pld_mech_curve(m);
+  pld_dist *d = NULL;
+  int st = PLD_SUCCESS;
+  /* Progressively finer probes until the grid resolves the loss; the last
+   * successful one is kept (a loss far below 1e-6 nats needs no more).
+   * Losses of 1e7 nats and more do not fit even the first probe: then
+   * the builder's largest step, and finer from there. */
+  for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
+    pld_dist *t = NULL;
+    st = pld_dist_from_curve(c, g, pp, &t);
+    if (st == PLD_ERANGE && !d && g < PLD_GRID_TAILS_MAX) {
+      pld_dist_free(t);
+      g = 8.0 * PLD_GRID_TAILS_MAX; /* the loop divides by 8 */
+      continue;
+    }
+    if (st) {
+      pld_dist_free(t);
+      if (d && st == PLD_ERANGE)
+        st = PLD_SUCCESS; /* finer does not fit: the coarser one will do */
+      break;
+    }
+    pld_dist_free(d);
+    d = t;
+    if (pld_dist_grid_size(d) >= 64 || g < 1e-8)
+      break;
+  }
+  if (st) {
+    pld_dist_free(d);
+    return st;
+  }
+  double v = 0.0, mu = 0.0, gap = 0.0;
+  for (int dir = 0; dir < 2; dir++) {
+    double mean, var1, mo, vo;
+    pld_pmf_moments(&d->p[dir][PLD_PESSIMISTIC], d->delta, &mean, &var1);
+    pld_pmf_moments(&d->p[dir][PLD_OPTIMISTIC], d->delta, &mo, &vo);
+    v = fmax(v, var1);
+    mu = fmax(mu, mean);
+    gap = fmax(gap, mean - mo);
+  }
+  if (v <= 0.0)
+    v = d->delta * d->delta;
+  *v_out = v;
+  *mu_out = mu;
+  *gap_out = gap;
+  *delta_out = d->delta;
+  pld_dist_free(d);
+  return PLD_SUCCESS;
+}
+
+#define SPREAD_STRATA 64
 static int composed_spread(const struct plan *p, const pld_params *pp,
                            struct spread *out);
 static int composed_spread(const struct plan *p, const pld_params *pp,
@@ -611,6 +667,10 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
 {
   double var = p->mu2; /* Gaussian with mu: loss variance mu^2 */
   double mean_total = 0.5 * p->mu2, bias = 0.0;
+  size_t nplain = 0;
+  size_t *plain_idx = pld_malloc((p->nother ? p->nother : 1) * sizeof(size_t));
+  if (!plain_idx)
+    return PLD_ENOMEM;
   for (size_t i = 0; i < p->nother; i++) {
     if (p->other[i]->sel) {
       /* a rough start is enough: the largest member spread */
@@ -624,8 +684,10 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
         if (!st)
           st = composed_spread(&mp, pp, &sk);
         plan_free(&mp);
-        if (st)
+        if (st) {
+          pld_free(plain_idx);
           return st;
+        }
         vs = fmax(vs, sk.sd * sk.sd);
         ms = fmax(ms, sk.mean);
       }
@@ -635,53 +697,44 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
     }
     if (p->other[i]->dist)
       continue; /* a fixed grid: the spread is not needed */
-    const pld_curve *c = pld_mech_curve(p->other[i]->m);
-    pld_dist *d = NULL;
-    int st = PLD_SUCCESS;
-    /* Progressively finer probes until the grid resolves the loss; the last
-     * successful one is kept (a loss far below 1e-6 nats needs no more).
-     * Losses of 1e7 nats and more do not fit even the first probe: then
-     * the builder's largest step, and finer from there. */
-    for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
-      pld_dist *t = NULL;
-      st = pld_dist_from_curve(c, g, pp, &t);
-      if (st == PLD_ERANGE && !d && g < PLD_GRID_TAILS_MAX) {
-        pld_dist_free(t);
-        g = 8.0 * PLD_GRID_TAILS_MAX; /* the loop divides by 8 */
-        continue;
-      }
-      if (st) {
-        pld_dist_free(t);
-        if (d && st == PLD_ERANGE)
-          st = PLD_SUCCESS; /* finer does not fit: the coarser one will do */
-        break;
-      }
-      pld_dist_free(d);
-      d = t;
-      if (pld_dist_grid_size(d) >= 64 || g < 1e-8)
-        break;
-    }
-    if (st) {
-      pld_dist_free(d);
-      return st;
-    }
-    double v = 0.0, mu = 0.0, gap = 0.0;
-    for (int dir = 0; dir < 2; dir++) {
-      double mean, var1, mo, vo;
-      pld_pmf_moments(&d->p[dir][PLD_PESSIMISTIC], d->delta, &mean, &var1);
-      pld_pmf_moments(&d->p[dir][PLD_OPTIMISTIC], d->delta, &mo, &vo);
-      v = fmax(v, var1);
-      mu = fmax(mu, mean);
-      gap = fmax(gap, mean - mo);
-    }
-    if (v <= 0.0)
-      v = d->delta * d->delta;
-    double cnt = (double)p->other[i]->count;
-    var += cnt * v;
-    mean_total += cnt * mu;
-    bias += cnt * gap / (d->delta * d->delta);
-    pld_dist_free(d);
+    plain_idx[nplain++] = i; /* below */
   }
+  /* Many plain groups (a heterogeneous schedule: 1000 distinct steps cost
+   * 1000 probe builds, ~2 s) share probes: they fall into SPREAD_STRATA
+   * runs of consecutive groups, and a run whose mechanisms all come from
+   * one constructor takes its middle group's per-run figures.  This only
+   * sets the first grid (any grid is sound; the refinement loop corrects
+   * a poor start). */
+  size_t nruns = nplain > SPREAD_STRATA ? SPREAD_STRATA : nplain;
+  for (size_t k = 0; k < nruns; k++) {
+    size_t first = k * nplain / nruns, last = (k + 1) * nplain / nruns;
+    const pld_mech *mm = p->other[plain_idx[(first + last) / 2]]->m;
+    int same = 1;
+    for (size_t r = first; r < last && same; r++)
+      same = p->other[plain_idx[r]]->m->kind == mm->kind &&
+             p->other[plain_idx[r]]->m->label == mm->label;
+    for (size_t r = first; r < last; r++) {
+      const pld_mech *m = same ? mm : p->other[plain_idx[r]]->m;
+      double cnt = 0.0;
+      if (same)
+        for (size_t t = first; t < last; t++)
+          cnt += (double)p->other[plain_idx[t]]->count;
+      else
+        cnt = (double)p->other[plain_idx[r]]->count;
+      double v, mu, gap, dl;
+      int st = probe_spread(m, pp, &v, &mu, &gap, &dl);
+      if (st) {
+        pld_free(plain_idx);
+        return st;
+      }
+      var += cnt * v;
+      mean_total += cnt * mu;
+      bias += cnt * gap / (dl * dl);
+      if (same)
+        break;
+    }
+  }
+  pld_free(plain_idx);
   out->sd = sqrt(var);
   out->mean = mean_total;
   out->bias_coef = bias;
