@@ -374,6 +374,146 @@ static int build_plan(const struct plan *p, const pld_params *bp, double grid,
   return st;
 }
 
+static double tilt_K2(const struct built *b, int dir, double lam, double *dK,
+                      double *d2K);
+
+/* The window of the tilted composition in one direction (docs/design.md
+ * §5b): with K(l) = sum count K_i(l) the groups' log-MGF, the tilted
+ * composition's upper tail beyond b is at most e^{K(lam + t) - K(lam) - t b}
+ * for t > 0 (the mirror image for t < 0); t solves t K'(lam + t) -
+ * (K(lam + t) - K(lam)) = log(1/tau), the optimum of b(t), by safeguarded
+ * Newton (the left side grows like t^2 K''/2).  An estimate only: the
+ * accumulator bounds the tails rigorously on the very inputs at the
+ * chosen t.  Returns 0 if no finite edge was found. */
+static int fourier_edge(const struct built *b, int dir, double lam,
+                        double logtau, int sgn, double *edge, double *t_out)
+{
+  double d0, v0, K0 = tilt_K2(b, dir, lam, &d0, &v0);
+  if (!isfinite(K0) || !isfinite(d0))
+    return 0;
+  double L = -logtau; /* > 0 */
+  double t = sqrt(2.0 * L / fmax(v0, 1e-300));
+  double tmax = sgn > 0 ? INFINITY : 0.999 * lam; /* fast K needs lam + t >= 0 */
+  if (t > tmax)
+    t = tmax;
+  double best = INFINITY, best_t = t;
+  for (int it = 0; it < 8 && t > 0.0; it++) {
+    double d1, v1, K1 = tilt_K2(b, dir, lam + sgn * t, &d1, &v1);
+    if (!isfinite(K1) || !isfinite(d1))
+      break;
+    /* edge at this t: b = (K1 - K0 + L)/t above, a = -(K1 - K0 + L)/t below */
+    double e = sgn * (K1 - K0 + L) / t;
+    if (sgn * e < sgn * best || !isfinite(best)) {
+      best = e;
+      best_t = t;
+    }
+    double H = t * sgn * d1 - (K1 - K0) - L; /* increasing in t */
+    double dH = t * v1;
+    if (!(dH > 0.0))
+      break;
+    double nt = t - H / dH;
+    if (!(nt > 0.0))
+      nt = 0.5 * t;
+    if (nt > tmax)
+      nt = tmax;
+    if (fabs(nt - t) <= 1e-3 * t)
+      break;
+    t = nt;
+  }
+  if (!isfinite(best))
+    return 0;
+  *edge = best;
+  *t_out = best_t;
+  return 1;
+}
+
+/* Fourier-domain composition of the tilted groups (docs/design.md §5b):
+ * PLD_ERANGE when it does not apply or its window is too narrow (the
+ * caller then composes pairwise). */
+static int compose_fourier(const struct built *b, const double *tilt,
+                           pld_workspace *ws, pld_dist **out)
+{
+  const pld_params *pp = pld_workspace_params(ws);
+  double grid = b->one[0]->delta;
+  int sym = tilt[0] == tilt[1];
+  for (size_t i = 0; i < b->n && sym; i++)
+    sym = b->one[i]->symmetric;
+  int ndir = sym ? 1 : 2;
+  /* the window's tail bound is booked as tilted L1 (2 tau): 1e-13 is far
+   * below the transforms' own booking (~1e-9) and shortens the window */
+  double logtau = log(fmax(pp->tail_mass, 1e-13));
+  int64_t A[2] = {0, 0};
+  double rho_u[2] = {1.0, 1.0}, rho_l[2] = {1.0, 1.0};
+  size_t need = 0;
+  for (int dir = 0; dir < ndir; dir++) {
+    double hi, lo, tu, tl;
+    if (!fourier_edge(b, dir, tilt[dir], logtau, +1, &hi, &tu) ||
+        !fourier_edge(b, dir, tilt[dir], logtau, -1, &lo, &tl))
+      return PLD_ERANGE;
+    double ah = floor(lo / grid) - 1.0, bh = ceil(hi / grid) + 1.0;
+    if (!(bh - ah + 1.0 <= (double)pp->max_grid) || !(fabs(ah) < 4e18))
+      return PLD_ERANGE;
+    A[dir] = (int64_t)ah;
+    size_t w = (size_t)(bh - ah + 1.0);
+    need = w > need ? w : need;
+    rho_u[dir] = exp(-tu * grid);
+    rho_l[dir] = exp(-tl * grid);
+  }
+  size_t N = pld_spec_acc_size(need);
+  if (N > pp->max_grid)
+    return PLD_ERANGE;
+  struct pld_spec_acc *acc[2][2] = {{NULL, NULL}, {NULL, NULL}};
+  int st = PLD_SUCCESS;
+  for (int dir = 0; dir < ndir && !st; dir++)
+    for (int r = 0; r < 2 && !st; r++)
+      st = pld_spec_acc_new(N, A[dir], rho_u[dir], rho_l[dir], &acc[dir][r]);
+  for (size_t i = 0; i < b->n && !st; i++) {
+    pld_dist *one = NULL, *many = NULL;
+    st = pld_dist_tilt(b->one[i], tilt, &one);
+    if (!st && b->cnt[i] > 1) {
+      st = pld_dist_self_compose(one, b->cnt[i], ws, &many);
+      pld_dist_free(one);
+      one = many;
+    }
+    for (int dir = 0; dir < ndir && !st; dir++)
+      for (int r = 0; r < 2 && !st; r++)
+        st = pld_spec_acc_add(acc[dir][r], ws, &one->p[dir][r]);
+    pld_dist_free(one);
+  }
+  pld_dist *d = NULL;
+  if (!st)
+    st = pld_dist_new(grid, &d);
+  if (!st) {
+    d->symmetric = ndir == 1;
+    for (size_t i = 0; i < b->n; i++)
+      if (pld_dist_fft_size(b->one[i]) > d->fft_size)
+        d->fft_size = pld_dist_fft_size(b->one[i]);
+  }
+  /* a window whose rigorous tail bound exceeds 1e-12 (tilted L1; the
+   * estimate aims at tail_mass / 100) is not worth its booking */
+  for (int dir = 0; dir < ndir && !st; dir++)
+    for (int r = 0; r < 2 && !st; r++)
+      st = pld_spec_acc_finish(acc[dir][r], ws, r, pp->tail_mass,
+                               1e-10, &d->p[dir][r],
+                               &d->fft_size);
+  if (!st && ndir == 1)
+    for (int r = 0; r < 2 && !st; r++)
+      st = pld_pmf_copy(&d->p[0][r], &d->p[1][r]);
+  for (int dir = 0; dir < 2; dir++)
+    for (int r = 0; r < 2; r++)
+      pld_spec_acc_clear(acc[dir][r]);
+  if (st) {
+    pld_dist_free(d);
+    return st;
+  }
+  *out = d;
+  return PLD_SUCCESS;
+}
+
+/* Fewer groups than this compose pairwise (the window search costs a few
+ * passes over every group). */
+#define FOURIER_MIN_GROUPS 8
+
 /* The composition of the built groups, every member tilted by tilt[dir]
  * first when tilt is not NULL (docs/design.md §5a).
  *
@@ -389,6 +529,11 @@ static int build_plan(const struct plan *p, const pld_params *bp, double grid,
 static int compose_built(const struct built *b, const double *tilt,
                          pld_workspace *ws, pld_dist **out)
 {
+  if (tilt && tilt[0] > 0.0 && tilt[1] > 0.0 && b->n >= FOURIER_MIN_GROUPS) {
+    int st = compose_fourier(b, tilt, ws, out);
+    if (st != PLD_ERANGE)
+      return st;
+  }
   pld_dist *stack[66];
   unsigned rank[66];
   size_t top = 0;

@@ -663,3 +663,276 @@ int pld_dist_self_compose(const pld_dist *a, uint64_t T, pld_workspace *ws,
     return PLD_EINVAL;
   return compose_common(a, NULL, T, ws, out);
 }
+
+/* ---- many tilted pmfs in the Fourier domain (docs/design.md §5b) ----
+ *
+ * The product of n distinct pmfs on one window [A, A + N - 1]: each input
+ * is transformed once (length N), the spectra are multiplied pointwise, and
+ * one inverse transform gives the window.  Booked, all as tilted L1 (the
+ * inputs are tilted, §5a):
+ *  - the round-off of the product, from a per-frequency bound E_m(k) on
+ *    |computed - exact product of the exact transforms| carried along:
+ *      E_1 = e_1,  E_m = |P_{m-1}| (c |a_m| + e_m) + E_{m-1} (|a_m| + e_m),
+ *    with e_m = kappa u lg M_m the forward transform's elementwise error
+ *    (§5's assumption), c = 4u the complex product's rounding, |.| taken
+ *    as |re| + |im| (an upper bound) of the computed values;
+ *  - the inverse transform: (sum_k w_k E_n(k) + (kappa u lg + 2u)
+ *    sum_k w_k |P_n(k)|) / N per output, 2x that per output for the
+ *    zeroing of outputs below it;
+ *  - the window: the circular result holds the exact in-window mass plus
+ *    the aliased mass outside it, and misses the latter: 2 (tau_lo +
+ *    tau_hi), from Chernoff bounds evaluated on the very inputs,
+ *    sum_{s > B} X_s <= rho^{B - sum top_i} prod_i sum_j F_i[j] rho^{top_i - j}
+ *    for any rho in (0, 1] (and the mirror image below A);
+ *  - the inputs' own tilted errors, telescoped as in pld_pmf_convolve. */
+struct pld_spec_acc {
+  size_t N, nh, count;
+  int64_t A, sum_off, sum_top;
+  double rho_u, rho_l; /* Chernoff parameters (per grid step) */
+  double lsu, lsl, labs; /* sum of log S_u, log S_l, and of their |.| */
+  fftw_complex *Z;
+  double *E, *t;
+  struct pld_pmf r; /* the ledger fields (no masses until the end) */
+  double M;         /* mass of the exact product of the computed inputs */
+  double T;         /* its tilted L1 distance from the ideal product */
+};
+
+void pld_spec_acc_clear(struct pld_spec_acc *s)
+{
+  if (!s)
+    return;
+  pld_fftw_free(s->Z);
+  pld_free(s->E);
+  pld_free(s->t);
+  pld_free(s);
+}
+
+int pld_spec_acc_new(size_t N, int64_t A, double rho_u, double rho_l,
+                     struct pld_spec_acc **out)
+{
+  struct pld_spec_acc *s = pld_calloc(1, sizeof *s);
+  if (!s)
+    return PLD_ENOMEM;
+  s->N = N;
+  s->nh = N / 2 + 1;
+  s->A = A;
+  s->rho_u = rho_u;
+  s->rho_l = rho_l;
+  s->Z = pld_fftw_malloc(s->nh * sizeof(fftw_complex));
+  s->E = pld_malloc(s->nh * sizeof(double));
+  s->t = pld_malloc(s->nh * sizeof(double));
+  if (!s->Z || !s->E || !s->t) {
+    pld_spec_acc_clear(s);
+    return PLD_ENOMEM;
+  }
+  *out = s;
+  return PLD_SUCCESS;
+}
+
+/* Upper bounds of sum_j m_j rho^{n-1-j} (up = 1) or sum_j m_j rho^j
+ * (up = 0) by Horner's rule: non-negative terms, so the computed value is
+ * within a factor (1 - u)^{-2n} <= 1 + 2.01 n u of the exact one above it,
+ * plus 2 n times the smallest subnormal for products that underflowed. */
+static double horner_up(const double *m, size_t n, double rho, int up)
+{
+  double h = 0.0;
+  if (up)
+    for (size_t j = 0; j < n; j++)
+      h = h * rho + m[j];
+  else
+    for (size_t j = n; j-- > 0;)
+      h = h * rho + m[j];
+  return h * (1.0 + (2.01 * (double)n + 2.0) * U_) +
+         2.0 * (double)n * 0x1p-1074;
+}
+
+/* Z *= A pointwise, and the error bound E updated (see above).  No square
+ * root (the loop vectorises): |A| <= (|A|^2 + 1)/2 (AM-GM, tight where
+ * |A| ~ 1, the only place where the bound is not negligible anyway), and
+ * |Z| <= t, the running product of those bounds times (1 + c)^m (the
+ * computed products' rounding), carried per frequency.  (The surrogate
+ * |re| + |im| of the pairwise path overestimates by up to sqrt 2, which
+ * would compound to 2^{n/2} over n spectra.) */
+static void spec_mul(fftw_complex *Zc, double *restrict E, double *restrict t,
+                     const double *restrict A, size_t nh, double e, double g)
+{
+  double *restrict Z = (double *)Zc;
+  const double c = 4.0 * U_, up = 0.5 * (1.0 + 4.0 * U_);
+  for (size_t k = 0; k < nh; k++) {
+    double ar = A[2 * k], ai = A[2 * k + 1];
+    double zr = Z[2 * k], zi = Z[2 * k + 1];
+    double aa = (ar * ar + ai * ai + 1.0) * up;
+    E[k] = t[k] * g * (c * aa + e) + E[k] * (aa + e);
+    t[k] *= aa;
+    Z[2 * k] = zr * ar - zi * ai;
+    Z[2 * k + 1] = zr * ai + zi * ar;
+  }
+}
+
+int pld_spec_acc_add(struct pld_spec_acc *s, pld_workspace *ws,
+                     const struct pld_pmf *f)
+{
+  if (!(f->tilt > 0.0))
+    return PLD_EINCOMPAT; /* the booking below is the tilted one */
+  if (s->count > 0 && f->tilt != s->r.tilt)
+    return PLD_EINCOMPAT;
+  struct pld_fft *ff;
+  int st = pld_fft_get(ws, s->N, &ff);
+  if (st)
+    return st;
+  size_t N = s->N, nh = s->nh;
+  int64_t top = f->offset + (int64_t)f->n - 1;
+  if (__builtin_add_overflow(s->sum_off, f->offset, &s->sum_off) ||
+      __builtin_add_overflow(s->sum_top, top, &s->sum_top))
+    return PLD_ERANGE;
+  /* the input, wrapped modulo N: index j at j mod N */
+  if (f->n <= N) {
+    memcpy(ff->x, f->m, f->n * sizeof(double));
+    memset(ff->x + f->n, 0, (N - f->n) * sizeof(double));
+  } else {
+    memset(ff->x, 0, N * sizeof(double));
+    for (size_t j = 0, p = 0; j < f->n; j++) {
+      ff->x[p] += f->m[j];
+      if (++p == N)
+        p = 0;
+    }
+  }
+  fftw_execute_dft_r2c(ff->fwd, ff->x, ff->X);
+  /* an upper bound of the input's mass (non-negative recursive sum) */
+  double Mi = pld_pmf_mass(f) * (1.0 + ((double)f->n + 2.0) * U_);
+  double lg = log2((double)N) + 1.0;
+  double e = FFT_KAPPA * U_ * lg * Mi;
+  if (s->count == 0) {
+    memcpy(s->Z, ff->X, nh * sizeof(fftw_complex));
+    for (size_t k = 0; k < nh; k++) {
+      double ar = ff->X[k][0], ai = ff->X[k][1];
+      s->E[k] = e;
+      s->t[k] = (ar * ar + ai * ai + 1.0) * 0.5 * (1.0 + 4.0 * U_);
+    }
+  } else {
+    /* (1 + c)^m, c = 4u, m = count: the rounding of the m products so far */
+    double g = 1.0 + 4.01 * U_ * (double)(s->count + 1);
+    spec_mul(s->Z, s->E, s->t, (const double *)ff->X, nh, e, g);
+  }
+  /* Chernoff sums on this very input */
+  double su = horner_up(f->m, f->n, s->rho_u, 1);
+  double sl = horner_up(f->m, f->n, s->rho_l, 0);
+  double lu = log(su), ll = log(sl);
+  /* a zero sum (no finite mass) makes the product, and its tails, 0 */
+  s->lsu += lu;
+  s->lsl += ll;
+  if (isfinite(lu))
+    s->labs += fabs(lu);
+  if (isfinite(ll))
+    s->labs += fabs(ll);
+  /* the ledger, as pld_pmf_convolve's tilted branch composes it */
+  if (s->count == 0) {
+    s->r.tilt = f->tilt;
+    s->r.lnorm = f->lnorm;
+    s->r.kref = f->kref;
+    s->r.umass = f->umass;
+    s->r.inf = f->inf;
+    s->r.rel = f->rel;
+    s->r.abs = f->abs;
+    s->T = f->tabs;
+    s->M = Mi;
+  } else {
+    struct pld_pmf *a = &s->r;
+    double ua = a->umass, ub = f->umass;
+    double ta = ua + a->inf, tb = ub + f->inf;
+    a->lnorm += f->lnorm;
+    if (__builtin_add_overflow(a->kref, f->kref, &a->kref))
+      return PLD_ERANGE;
+    double rel = booked((1.0 + a->rel) * (1.0 + f->rel) - 1.0);
+    double abs_ = booked(mul0(a->abs, tb) + mul0(f->abs, ta * (1.0 + a->rel)));
+    a->inf = a->inf * tb + ua * f->inf;
+    a->umass = ua * ub;
+    a->rel = rel;
+    a->abs = abs_;
+    s->T = (s->T * Mi + f->tabs * (s->M + s->T)) * (1.0 + 4.0 * U_);
+    s->M *= Mi * (1.0 + 2.0 * U_);
+  }
+  s->count++;
+  return PLD_SUCCESS;
+}
+
+int pld_spec_acc_finish(struct pld_spec_acc *s, pld_workspace *ws,
+                        int rounding, double tau, double tau_cap,
+                        struct pld_pmf *out, size_t *fft_n)
+{
+  if (s->count == 0)
+    return PLD_EINVAL;
+  size_t N = s->N, nh = s->nh;
+  int64_t A = s->A, B;
+  if (__builtin_add_overflow(A, (int64_t)N - 1, &B))
+    return PLD_ERANGE;
+  /* The window's Chernoff bounds (log space, rounded up: the sums of
+   * logs carry at most (count + 8) 4u of their absolute values). */
+  double slack = (double)(s->count + 8) * 4.0 * U_ * s->labs;
+  double tau_hi = 0.0, tau_lo = 0.0;
+  if (B < s->sum_top && s->lsu > -INFINITY) {
+    double lr = -log(s->rho_u) * (1.0 + 4.0 * U_);
+    double lb = s->lsu + (double)(s->sum_top - B) * lr;
+    tau_hi = exp(lb * (lb > 0 ? 1.0 + 4.0 * U_ : 1.0 - 4.0 * U_) + slack) *
+             (1.0 + 4.0 * U_);
+  }
+  if (A > s->sum_off && s->lsl > -INFINITY) {
+    double lr = -log(s->rho_l) * (1.0 + 4.0 * U_);
+    double lb = s->lsl + (double)(A - s->sum_off) * lr;
+    tau_lo = exp(lb * (lb > 0 ? 1.0 + 4.0 * U_ : 1.0 - 4.0 * U_) + slack) *
+             (1.0 + 4.0 * U_);
+  }
+  if (!(tau_lo + tau_hi <= tau_cap))
+    return PLD_ERANGE; /* the window was too narrow: the caller falls back */
+  struct pld_fft *ff;
+  int st = pld_fft_get(ws, N, &ff);
+  if (st)
+    return st;
+  double lg = log2((double)N) + 1.0;
+  double sumE = 0.0, sumZ = 0.0;
+  double grow = 1.0 + 16.0 * ((double)s->count + 1.0) * U_;
+  for (size_t k = 0; k < nh; k++) {
+    double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
+    sumE += w * s->E[k];
+    sumZ += w * (fabs(s->Z[k][0]) + fabs(s->Z[k][1]));
+  }
+  /* each E(k) update may also lose up to a few subnormals absolutely */
+  sumE += 16.0 * (double)nh * ((double)s->count + 1.0) * 0x1p-1074;
+  double elem = (sumE * grow + (FFT_KAPPA * lg + 2.0) * U_ * sumZ) *
+                (1.0 + ((double)nh + 8.0) * U_) / (double)N;
+  fftw_execute_dft_c2r(ff->inv, s->Z, ff->x); /* destroys Z */
+  struct pld_pmf r = s->r;
+  r.m = NULL;
+  if ((st = pld_pmf_alloc(&r, A, N))) /* resets the fields: restore */
+    return st;
+  r.tilt = s->r.tilt;
+  r.lnorm = s->r.lnorm;
+  r.kref = s->r.kref;
+  r.umass = s->r.umass;
+  r.inf = s->r.inf;
+  r.rel = s->r.rel;
+  r.abs = s->r.abs;
+  double inv = 1.0 / (double)N;
+  /* window index s = A + j sits at (s - sum_off) mod N */
+  int64_t base = (A - s->sum_off) % (int64_t)N;
+  if (base < 0)
+    base += (int64_t)N;
+  for (size_t j = 0, p = (size_t)base; j < N; j++) {
+    double v = ff->x[p] * inv;
+    r.m[j] = v > elem ? v : 0.0; /* round-off, not signal (see above) */
+    if (++p == N)
+      p = 0;
+  }
+  double fft_err = 2.0 * elem * (double)N;
+  r.tabs = (s->T + fft_err + 2.0 * (tau_lo + tau_hi)) * (1.0 + 4.0 * U_);
+  if (*fft_n < N)
+    *fft_n = N;
+  if ((st = pld_pmf_trim(&r, rounding, tau))) {
+    pld_pmf_clear(&r);
+    return st;
+  }
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+size_t pld_spec_acc_size(size_t n) { return pld_fft_ladder_size(n); }
