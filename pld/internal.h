@@ -85,23 +85,6 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
                           double tau, size_t max_grid, pld_workspace *ws,
                           struct pld_pmf *out, size_t *fft_n);
 
-/* The product of many tilted pmfs in the Fourier domain, one member at a
- * time (compose.c, docs/design.md §5b): new(N, A, rho_u, rho_l) for the
- * window [A, A + N - 1] and the Chernoff parameters of its two edges, add
- * each input once, finish (PLD_ERANGE when the window's bounded tail mass
- * exceeds tau_cap: the caller composes another way). */
-struct pld_spec_acc;
-int pld_spec_acc_new(size_t N, int64_t A, double rho_u, double rho_l,
-                     struct pld_spec_acc **out);
-int pld_spec_acc_add(struct pld_spec_acc *s, pld_workspace *ws,
-                     const struct pld_pmf *f);
-int pld_spec_acc_finish(struct pld_spec_acc *s, pld_workspace *ws,
-                        int rounding, double tau, double tau_cap,
-                        struct pld_pmf *out, size_t *fft_n);
-void pld_spec_acc_clear(struct pld_spec_acc *s);
-/* the transform length the accumulator uses for a window of n points */
-size_t pld_spec_acc_size(size_t n);
-
 /* query.c internals */
 double pld_pmf_delta(const struct pld_pmf *p, double delta_grid, double eps,
                      int sgn);
