@@ -1371,6 +1371,26 @@ static int run_query(const pld_accountant *acc, const struct query *q,
         r.grid_size = pld_dist_grid_size(d);
       if (pld_dist_fft_size(d) > r.fft_size)
         r.fft_size = pld_dist_fft_size(d);
+      /* What this pass's bracket would be without the tilted booking
+       * (round-off, trims, windows: all in tabs): when that is about as
+       * wide, the grid step and not the tilt limits it, and a second
+       * tilt (below) cannot help.  Only steers the work. */
+      int tilt_limits = 1;
+      if (!st && q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, bt, 0.0) &&
+          isfinite(bt.upper)) {
+        pld_dist *z = NULL;
+        pld_bound bz;
+        if (pld_dist_copy(d, &z) == PLD_SUCCESS) {
+          for (int dir = 0; dir < 2; dir++)
+            for (int rr = 0; rr < 2; rr++)
+              z->p[dir][rr].tabs = 0.0;
+          if (pld_dist_epsilon(z, q->x, &bz) == PLD_SUCCESS &&
+              isfinite(bz.upper) &&
+              bz.upper - bz.lower >= 0.9 * (bt.upper - bt.lower))
+            tilt_limits = 0;
+        }
+        pld_dist_free(z);
+      }
       pld_dist_free(d);
       if (st)
         break;
@@ -1388,7 +1408,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
        * Chernoff guess to the cap, and the lower end collapsed to 0), one
        * more pass on this grid under the tilt of the bracket's middle. */
       if (q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, b, 0.0) &&
-          isfinite(b.upper)) {
+          isfinite(b.upper) && tilt_limits) {
         double e = 0.5 * (b.lower + b.upper), moved = 0.0;
         for (int dir = 0; dir < 2; dir++) {
           tilts[1][dir] = tilt_for(&bl, dir, 1.0, 1, e);
