@@ -54,6 +54,7 @@ bench: all
 	./$(BUILD)/bench/bench_rdp bench/results/rdp.csv | tee -a bench/results/summary.txt
 	./$(BUILD)/bench/bench_mixtures | tee -a bench/results/summary.txt
 	./$(BUILD)/bench/bench_merge | tee -a bench/results/summary.txt
+	./$(BUILD)/bench/bench_hetero | tee -a bench/results/summary.txt
 	python3 bench/rdp_vs_pld_summary.py bench/results | tee -a bench/results/summary.txt
 	gnuplot -e "data='bench/results'; out='bench/results'" bench/perf.gp
 	@echo "results: bench/results (perf.csv, rdp_vs_pld*.csv, *.png, summary.txt)"
