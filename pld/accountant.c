@@ -1380,12 +1380,13 @@ static int run_query(const pld_accountant *acc, const struct query *q,
           isfinite(bt.upper)) {
         pld_dist *z = NULL;
         pld_bound bz;
-        if (pld_dist_copy(d, &z) == PLD_SUCCESS) {
+        st = pld_dist_copy(d, &z);
+        if (!st) {
           for (int dir = 0; dir < 2; dir++)
             for (int rr = 0; rr < 2; rr++)
               z->p[dir][rr].tabs = 0.0;
-          if (pld_dist_epsilon(z, q->x, &bz) == PLD_SUCCESS &&
-              isfinite(bz.upper) &&
+          st = pld_dist_epsilon(z, q->x, &bz);
+          if (!st && isfinite(bz.upper) &&
               bz.upper - bz.lower >= 0.9 * (bt.upper - bt.lower))
             tilt_limits = 0;
         }
