@@ -213,8 +213,9 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
      * weight: the block start's exponent u (3 |x_b| + |sh|) and its exp
      * 2u, r's 3u compounded over at most 63 steps plus the 63 products
      * (4 * 64 u), the product with m_i u; then the division by the sum
-     * 2u, and c = sh + log(sum) u (|sh| + |log sum|) + 2u: the
-     * represented untilted mass m'_i e^{c - x_i} is within rho of m_i. */
+     * 2u, and c = sh + log(sum): the sum's rounding u |c| <= u (|sh| +
+     * |log sum|) and the log's 2u |log sum|: the represented untilted
+     * mass m'_i e^{c - x_i} is within rho of m_i. */
     double r = exp(lambda * grid);
     double xm = fmax(fabs(xlo), fabs(xhi));
     for (size_t b0 = 0; b0 < src->n; b0 += 64) {
@@ -232,7 +233,7 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
       goto slow;
     double ls = log(sum);
     c = sh + ls;
-    rho = DBL_EPSILON * (3.0 * xm + 2.0 * fabs(sh) + fabs(ls) + 270.0);
+    rho = DBL_EPSILON * (3.0 * xm + 2.0 * fabs(sh) + 3.0 * fabs(ls) + 270.0);
   } else {
   slow:;
     /* c = log sum m_i e^{lambda (l_i - k0 Delta)}, by log-sum-exp; the
