@@ -2,7 +2,7 @@
 # fresh Debian 12 machine (installing missing packages as root), configure
 # build/, compile, and run the demo or the test suite.
 
-PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
+PKGS := meson ninja-build pkg-config gcc g++ libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
 .PHONY: all deps configure demo test bench figures fuzz clean
@@ -77,8 +77,7 @@ fuzz: deps
 	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
 	ninja -C $(FUZZ) libpldkit.a
 	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
-	  extra=""; [ $$t = event ] && extra="cli/events.c cli/output.c"; \
-	  [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
+	  extra=""; [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Icli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
 	    $$(pkg-config --libs fftw3 gsl) -lfftw3_threads -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \

@@ -14,4 +14,5 @@
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>
 #include <pldkit/best.h>
+#include <pldkit/event.h>
 #endif
