@@ -350,6 +350,11 @@ _OPTIONAL = {
         "pld_mech_rectified_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
     },
+    # status.h: the thread-local text naming the parameter, value and range
+    # of the last rejection (newer libraries).
+    "error_detail": {
+        "pld_error_detail": (c_char_p, []),
+    },
     # Test hooks of src/alloc.c (exported, not in a public header).
     "alloc_hooks": {
         "pld_test_fail_allocation": (None, [c_long]),
@@ -417,6 +422,15 @@ for _part, _table in _OPTIONAL.items():
 def bound_kind_name(kind):
     """pld_bound_kind_name(kind) as a str ('grid', 'basic', ...)."""
     return lib.pld_bound_kind_name(int(kind)).decode("utf-8", "replace")
+
+
+def error_detail():
+    """pld_error_detail() as a str ("" if none, or if the library has no
+    such function)."""
+    if not available.get("error_detail"):
+        return ""
+    d = lib.pld_error_detail()
+    return d.decode("utf-8", "replace") if d else ""
 
 
 def strerror(status):
