@@ -5,7 +5,7 @@
 PKGS := meson ninja-build pkg-config gcc g++ libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test bench figures fuzz clean
+.PHONY: all deps configure demo test bench figures fuzz clean python-install
 
 all: configure
 	ninja -C $(BUILD)
@@ -45,6 +45,18 @@ test: all
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(SAN) --print-errorlogs --num-processes 2 -t 4
 	PLDKIT_TEST_VALGRIND=1 bash tests/test_cli.sh $(BUILD)/pldkit
+
+# The Python binding, offline: Debian's pip and setuptools (installed if
+# missing), no build isolation and no index, so nothing is downloaded.  In a
+# virtualenv ($$VIRTUAL_ENV set) it installs there; otherwise into
+# /usr/local (Debian 12 marks its python "externally managed", hence
+# --break-system-packages: the package has no dependencies).  The package
+# finds the library installed by `meson install -C build` (or PLDKIT_LIBRARY).
+PYTHON ?= python3
+PIP_FLAGS ?= --no-build-isolation --no-index
+python-install: all
+	@$(MAKE) --no-print-directory deps PKGS="python3-pip python3-setuptools"
+	$(PYTHON) -m pip install $(PIP_FLAGS) $$([ -n "$$VIRTUAL_ENV" ] || echo --break-system-packages) ./python
 
 # The performance report, the RDP-vs-PLD comparison and the other
 # benchmarks: CSVs, plots and summary.txt in bench/results.  Never part of
