@@ -39,6 +39,7 @@ HEADER_LAYER = {
     "participation.h": "papers",
     "merge.h": "papers",
     "best.h": "papers",
+    "allocation.h": "papers",
     "event.h": "catalogue",
     "pldkit.h": "front",
 }

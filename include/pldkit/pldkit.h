@@ -14,5 +14,6 @@
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>
 #include <pldkit/best.h>
+#include <pldkit/allocation.h>
 #include <pldkit/event.h>
 #endif
