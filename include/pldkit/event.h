@@ -139,6 +139,28 @@ PLD_API void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from);
 /** Free a list of owned objects (NULL is a no-op). */
 PLD_API void pld_event_owned_free(pld_event_owned *list);
 
+/** One catalogue entry: its NAME, a one-paragraph summary, an example
+ *  EVENT text (NULL for `pld`, which needs a file), how the RDP backend
+ *  answers it, whether the PLD backend answers it (else --backend rdp
+ *  only) and its number of keys (count= not included).  Strings are
+ *  static. */
+typedef struct pld_event_info {
+  const char *name;
+  const char *summary;
+  const char *example;
+  const char *rdp_how;
+  int has_pld;
+  size_t n_keys;
+} pld_event_info;
+
+/** Number of events in the catalogue. */
+PLD_API size_t pld_event_count(void);
+/** Entry i < pld_event_count().  @return PLD_SUCCESS or PLD_EINVAL. */
+PLD_API int pld_event_info_get(size_t i, pld_event_info *out);
+/** The index of the event called `name`.  @return PLD_SUCCESS or
+ *  PLD_EINVAL (no such event; *index untouched). */
+PLD_API int pld_event_find(const char *name, size_t *index);
+
 /** Write the list of events with every key, its meaning, domain and default,
  *  and the grammar of member lists (part of every --help). */
 PLD_API void pld_event_help(FILE *f);
