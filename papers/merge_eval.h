@@ -23,8 +23,4 @@ void pld_merge_eval_free(pld_merge_eval *ev);
 int pld_merge_eval_point(pld_merge_eval *ev, int m, const double *w,
                          double *upper, double *lower, int *met);
 
-/* n = 2: pld_merge_max_weight's search with this evaluator. */
-int pld_merge_eval_max_weight(pld_merge_eval *ev, int m, double eps,
-                              double *w0);
-
 #endif

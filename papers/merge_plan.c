@@ -180,6 +180,44 @@ static int baselines(pld_merge_report *R, const pld_params *dparams)
   return PLD_SUCCESS;
 }
 
+/* n = 2: the largest feasible weight on run 0 for method m, as
+ * pld_merge_max_weight (same assumption: feasible at w0 = 0, epsilon
+ * growing with w0; same stopping rule: bracket within 1e-4 relative, 1e-12
+ * absolute; the weight returned is itself verified feasible), but started
+ * from the grid's bracket (the grid runs w0 = 0 .. 1 ascending, already
+ * evaluated) and evaluated with the planner's reused work. */
+static int max_weight(const pld_merge_report *R, pld_merge_eval *ev, int m,
+                      double *w0)
+{
+  size_t np = R->n_points;
+  if (R->points[np - 1].feasible[m]) {
+    *w0 = 1.0;
+    return PLD_SUCCESS;
+  }
+  if (!R->points[0].feasible[m]) {
+    *w0 = -1.0;
+    return PLD_SUCCESS;
+  }
+  size_t k = 1;
+  while (k < np && R->points[k].feasible[m])
+    k++;
+  /* lo feasible (verified), hi infeasible */
+  double lo = R->weights[(k - 1) * 2], hi = R->weights[k * 2];
+  while (hi - lo > 1e-4 * hi && hi - lo > 1e-12) {
+    double mid = 0.5 * (lo + hi), w[2] = {mid, 1.0 - mid}, up, low;
+    int met;
+    int st = pld_merge_eval_point(ev, m, w, &up, &low, &met);
+    if (st != PLD_SUCCESS)
+      return st;
+    if (up <= R->epsilon)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *w0 = lo;
+  return PLD_SUCCESS;
+}
+
 int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
 {
   if (!plan || !out || !plan->runs || plan->n < 1 ||
@@ -286,7 +324,7 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
     for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
       report_progress(&pr, grid_end, 1.0, (size_t)m, PLD_MERGE_N_METHODS,
                       "max weight");
-      st = pld_merge_eval_max_weight(ev, m, R->epsilon, &R->max_weight[m]);
+      st = max_weight(R, ev, m, &R->max_weight[m]);
       if (st != PLD_SUCCESS)
         goto fail;
       if (R->max_weight[m] < 0.0)
