@@ -30,6 +30,7 @@
 #include <pldkit/rdp.h>
 #include <pldkit/rdp_papers.h>
 #include <pldkit/select.h>
+#include <pldkit/merge.h>
 
 
 #include <pldkit/participation.h>
@@ -752,6 +753,90 @@ static int check_mixture(const struct value *v, char *why, size_t n)
   return 0;
 }
 
+/* merge-lc: keys lambda, q, sigma, clip, lr (lists, one entry per run; clip
+ * and lr default to 1 for every run).  Fills runs (steps 1: every run is
+ * active in this event's steps). */
+static size_t lc_runs(const struct value *v, pld_merge_run *runs)
+{
+  size_t n = v[0].len;
+  for (size_t i = 0; i < n; i++) {
+    runs[i].q = v[1].list[i];
+    runs[i].sigma = v[2].list[i];
+    runs[i].clip = v[3].present ? v[3].list[i] : 1.0;
+    runs[i].lr = v[4].present ? v[4].list[i] : 1.0;
+    runs[i].steps = 1;
+  }
+  return n;
+}
+
+static int check_merge_lc(const struct value *v, char *why, size_t n)
+{
+  static const char *const name[] = {"lambda", "q", "sigma", "clip", "lr"};
+  size_t len = v[0].len;
+  if (len < 1 || len > PLD_MERGE_MAX_RUNS) {
+    snprintf(why, n, "lambda has %zu entries; 1 to %d runs are supported "
+             "(the LC surrogate has 2^n mixture components)", len,
+             PLD_MERGE_MAX_RUNS);
+    return 1;
+  }
+  int any = 0;
+  for (size_t k = 0; k < 5; k++) {
+    if (!v[k].present)
+      continue;
+    if (v[k].len != len) {
+      snprintf(why, n, "%s has %zu entries but lambda has %zu (one per run)",
+               name[k], v[k].len, len);
+      return 1;
+    }
+    for (size_t i = 0; i < len; i++) {
+      double x = v[k].list[i];
+      int ok = k == 0 ? x >= 0.0 : k == 1 ? x > 0.0 && x <= 1.0 : x > 0.0;
+      if (!ok) {
+        snprintf(why, n, "%s entry %zu is %.17g; must be %s", name[k], i + 1,
+                 x, k == 0 ? ">= 0" : k == 1 ? "in (0, 1]" : "> 0");
+        return 1;
+      }
+      if (k == 0)
+        any |= x > 0.0;
+    }
+  }
+  if (!any) {
+    snprintf(why, n, "every lambda is 0: the merged model releases nothing");
+    return 1;
+  }
+  return 0;
+}
+
+static int build_merge_lc(const struct value *v, pld_mech **out,
+                          pld_event_owned **own)
+{
+  pld_merge_run runs[PLD_MERGE_MAX_RUNS];
+  size_t n = lc_runs(v, runs);
+  return pld_merge_lc_step_mech(runs, n, v[0].list, out);
+}
+
+static int rdp_merge_lc(const struct value *v, pld_rdp_curve *c,
+                        uint64_t count)
+{
+  pld_merge_run runs[PLD_MERGE_MAX_RUNS];
+  double lam[PLD_MERGE_MAX_RUNS], sum = 0.0;
+  size_t n = lc_runs(v, runs);
+  /* pld_merge_lc_rdp wants lambda on the simplex; the pair is scale-free
+   * in lambda, so normalise (the rounding moves the pair by ulps, inside
+   * that function's margin; see papers/merge.c) */
+  for (size_t i = 0; i < n; i++)
+    sum += v[0].list[i];
+  for (size_t i = 0; i < n; i++) {
+    lam[i] = v[0].list[i] / sum;
+    runs[i].steps = count;
+  }
+  double t = 0.0;
+  for (size_t i = 0; i + 1 < n; i++)
+    t += lam[i];
+  lam[n - 1] = fmax(0.0, 1.0 - t);
+  return pld_merge_lc_rdp(runs, n, lam, c);
+}
+
 /* The library's size limits of the discrete mechanisms (mech.h): their PLD
  * is exact on the whole support, which these bound. */
 static int check_discrete_sensitivity(const struct value *v, char *why,
@@ -1079,6 +1164,29 @@ static const struct event_spec events[] = {
               "(conservative; inf if the file has mass at +inf, as every "
               "truncated or FFT-composed PLD does)",
    .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
+  {.name = "merge-lc",
+   .example = "merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,clip=1;1,lr=0.1;0.1,count=100",
+   .summary = "one step of a linear combination theta = sum_i lambda_i "
+              "theta_i of n <= 5 DP-SGD runs trained on the same data "
+              "(model merging paper, Thm 6.4 surrogate: the mixture "
+              "sum_J rho_J N(Delta_J, s^2) against N(0, s^2)); count = "
+              "steps, every listed run active in each; steps after a run "
+              "ended: a second merge-lc without it (lambda is scale-free, "
+              "need not sum to 1)",
+   .build = build_merge_lc,
+   .check = check_merge_lc,
+   .rdp = rdp_merge_lc,
+   .rdp_how = "Thm 6.2 of the model merging paper in both directions "
+              "(pld_merge_lc_rdp), certified upper",
+   .keys = {{"lambda", DOM_REAL_LIST, 1, 0,
+             "merge weights lambda_i >= 0, one per run"},
+            {"q", DOM_REAL_LIST, 1, 0, "Poisson sampling rate of each run"},
+            {"sigma", DOM_REAL_LIST, 1, 0,
+             "noise multiplier of each run (noise std sigma_i * clip_i)"},
+            {"clip", DOM_REAL_LIST, 0, 0,
+             "clipping norm of each run (default 1 each)"},
+            {"lr", DOM_REAL_LIST, 0, 0,
+             "learning rate of each run (default 1 each)"}}},
   {.name = "random-selection",
    .example = "random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=3]",
    .summary = "random selection of one of n member event lists, member i "

@@ -175,6 +175,31 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
+int pld_merge_lc_step_mech(const pld_merge_run *runs, size_t n,
+                           const double *lambda, pld_mech **out)
+{
+  if (!out || !runs || !lambda || n < 1 || n > PLD_MERGE_MAX_RUNS)
+    return PLD_EINVAL;
+  pld_merge_run r[PLD_MERGE_MAX_RUNS];
+  int any = 0;
+  for (size_t i = 0; i < n; i++) {
+    r[i] = runs[i];
+    r[i].steps = 1; /* ignored: every run is active */
+    if (!run_ok(&r[i]) || !isfinite(lambda[i]) || lambda[i] < 0.0)
+      return PLD_EINVAL;
+    any |= lambda[i] > 0.0;
+  }
+  if (!any) return PLD_EINVAL;
+  /* The pair is scale-free in lambda (every Delta_J and s scale alike), so
+   * lambda need not sum to 1. */
+  lc_step S;
+  lc_build(r, n, lambda, 1, &S);
+  if (S.k == 0 || !(S.s > 0.0)) return PLD_EINVAL;
+  double qm = 0.0, qw = 1.0;
+  return pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+                                   out);
+}
+
 int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
                      pld_rdp_curve *c)
 {

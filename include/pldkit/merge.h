@@ -83,6 +83,22 @@ PLD_API PLD_NODISCARD int pld_merge_lc_accountant(const pld_merge_run *runs,
                                                   const pld_params *params,
                                                   pld_accountant **out);
 
+/** One step of the LC surrogate with every run active (the pair of
+ *  pld_merge_lc_accountant's step type, runs' steps ignored): the mechanism
+ *  that the catalogue's merge-lc event composes `count` times.  lambda_i >=
+ *  0 finite, not all 0; the pair is scale-free in lambda (every shift and
+ *  the noise scale alike), so lambda need not sum to 1 -- which lets the
+ *  steps after a run ended be written with the remaining runs only (Sec.
+ *  6.2's virtual steps).  Runs valid (steps may be 0), 1 <= n <=
+ *  PLD_MERGE_MAX_RUNS.  A step that releases nothing (every active run
+ *  has lambda_i = 0) is PLD_EINVAL.  The caller frees *out with
+ *  pld_mech_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_merge_lc_step_mech(const pld_merge_run *runs,
+                                                 size_t n,
+                                                 const double *lambda,
+                                                 pld_mech **out);
+
 /** The LC RDP (Thm 6.2 per step type, both directions, via
  *  pld_rdp_add_mixture_gaussian) added to c at c's orders, rounded upward (a
  *  certified upper bound up to that function's quadrature margin); same
