@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include <pldkit/event.h>
 #include <pldkit/merge.h>
 #include <pldkit/pldkit.h>
 
@@ -319,10 +320,97 @@ static void test_bad_input(void **state)
   pld_merge_report_free(NULL);
 }
 
+
+/* The merge-lc EVENT of the catalogue: against pld_merge_lc_accountant
+ * (the same runs aligned, T steps), against the single run's
+ * Poisson-Gaussian composition at lambda = (1, 0) (an independent
+ * mechanism: the LC pair of one run is (1-q) N(0, s^2) + q N(Delta, s^2)
+ * vs N(0, s^2), Delta/s = 1/sigma), its RDP against pld_merge_lc_rdp, and
+ * a bad event. */
+static pld_bound event_eps(const char *ev, unsigned backend, double *rdp)
+{
+  pld_event_query q;
+  pld_event_query_default(&q);
+  q.backend = backend;
+  pld_event_answer a;
+  char err[256];
+  const char *evs[1] = {ev};
+  assert_int_equal(pld_event_epsilon(&q, 1, evs, 1e-5, &a, err, sizeof err),
+                   PLD_EVENT_OK);
+  if (rdp)
+    *rdp = a.rdp.value;
+  return a.pld.bound;
+}
+
+static void test_lc_event(void **state)
+{
+  (void)state;
+  const pld_merge_run runs[2] = {{0.01, 1.0, 1.0, 0.1, 100},
+                                 {0.01, 1.2, 1.0, 0.1, 100}};
+  const double lam[2] = {0.5, 0.5};
+  pld_accountant *a = NULL;
+  pld_result r;
+  assert_int_equal(pld_merge_lc_accountant(runs, 2, lam, NULL, &a), 0);
+  assert_int_equal(pld_accountant_epsilon(a, 1e-5, &r), 0);
+  pld_accountant_free(a);
+  pld_bound e = event_eps("merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,"
+                          "clip=1;1,lr=0.1;0.1,count=100",
+                          PLD_EVENT_BACKEND_PLD, NULL);
+  assert_true(e.upper >= r.bound.lower && e.lower <= r.bound.upper);
+  assert_true(e.upper <= r.bound.upper * 1.002);
+  assert_true(r.bound.upper <= e.upper * 1.002);
+  /* lambda is scale-free: (2, 2) is (0.5, 0.5) */
+  pld_bound e2 = event_eps("merge-lc:lambda=2;2,q=0.01;0.01,sigma=1;1.2,"
+                           "clip=1;1,lr=0.1;0.1,count=100",
+                           PLD_EVENT_BACKEND_PLD, NULL);
+  assert_true(e2.upper >= e.lower && e2.lower <= e.upper);
+
+  /* lambda = (1, 0): the first run alone, 1000 Poisson-Gaussian steps */
+  pld_bound one = event_eps("merge-lc:lambda=1;0,q=0.01;0.02,sigma=1;1.2,"
+                            "count=1000",
+                            PLD_EVENT_BACKEND_PLD, NULL);
+  pld_merge_run pg = {0.01, 1.0, 1.0, 1.0, 1000};
+  pld_bound own = own_bound(&pg, 1e-5);
+  assert_true(one.upper >= own.lower && one.lower <= own.upper);
+  assert_true(one.upper <= own.upper * 1.004);
+  assert_true(own.upper <= one.upper * 1.004);
+
+  /* RDP backend: pld_merge_lc_rdp on the default orders, best conversion */
+  double ev_rdp;
+  (void)event_eps("merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,"
+                  "clip=1;1,lr=0.1;0.1,count=100",
+                  PLD_EVENT_BACKEND_RDP, &ev_rdp);
+  pld_rdp_curve *c = NULL;
+  pld_rdp_result rr;
+  assert_int_equal(pld_rdp_curve_alloc_default(&c), 0);
+  assert_int_equal(pld_merge_lc_rdp(runs, 2, lam, c), 0);
+  assert_int_equal(pld_rdp_epsilon(c, 1e-5, PLD_RDP_BEST, &rr), 0);
+  pld_rdp_curve_free(c);
+  assert_true(fabs(ev_rdp - rr.value) <= 1e-12 * rr.value);
+
+  /* bad input: usage errors, one line */
+  pld_event_query q;
+  pld_event_query_default(&q);
+  pld_event_answer ans;
+  char err[256];
+  const char *bad[] = {"merge-lc:lambda=0;0,q=0.01;0.01,sigma=1;1",
+                       "merge-lc:lambda=1;1,q=0.01,sigma=1;1",
+                       "merge-lc:lambda=1;1,q=1.5;0.1,sigma=1;1",
+                       "merge-lc:lambda=1;1;1;1;1;1,q=.1;.1;.1;.1;.1;.1,"
+                       "sigma=1;1;1;1;1;1"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    assert_int_equal(pld_event_epsilon(&q, 1, &bad[i], 1e-5, &ans, err,
+                                       sizeof err),
+                     PLD_EVENT_EUSAGE);
+    assert_true(strlen(err) > 0 && strchr(err, '\n') == NULL);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_lc_event),
       cmocka_unit_test(test_warnings),
       cmocka_unit_test(test_two_runs_pinned),
       cmocka_unit_test(test_three_runs_pinned),
