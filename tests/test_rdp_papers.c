@@ -232,6 +232,106 @@ static void test_split_reverse(void **state)
   EXPECT_DONE();
 }
 
+/* Large orders (issue 12 item 5: the former fixed z grid on [-38.5, 38.5]
+ * lost the mass of phi's integrand and gave 36.1 for dropout at alpha = 512
+ * where the truth is 128.2).  Two references computed here:
+ *  - d = 2, by rotation: the sum direction is N(0) vs N(m), m = s/sqrt 2, and
+ *    the difference direction is N(0) vs the mixture of N(+-m), so
+ *    D = (alpha + 1) t / 4 + (1/beta) log int N(x) cosh(m x)^{-beta} dx,
+ *    a one-dimensional integral (no Gamma identity, no lognormal transform),
+ *    trapezoid on [-60, 60] in long double, step checked by doubling;
+ *  - d >= 3: E_Q[(q/p)^beta] = E[(kappa S)^{-beta}], S = sum e^{s z_i},
+ *    kappa = e^{-t/2}/d, by the Gamma identity with phi integrated by brute
+ *    force on a fixed wide z range that reaches 45 beyond the deepest mode,
+ *    and v on +-20 around the integrand's maximum (golden section: it is
+ *    log-concave); both steps checked by doubling.
+ * Tolerance: lib >= ref - 1e-9 relative (sound), lib <= ref (1 + 1e-7). */
+static long double ref_rev_d2(double s, double alpha, double hx)
+{
+  long double m = s / sqrtl(2.0L), beta = alpha - 1, mx = 0, sum = 0;
+  /* integrand exp(-x^2/2 - beta log cosh(m x)) <= 1, max at 0 */
+  for (long double x = -60; x <= 60; x += hx) {
+    long double ax = fabsl(m * x);
+    long double lc = ax + log1pl(expl(-2 * ax)) - logl(2.0L);
+    sum += expl(-x * x / 2 - beta * lc - mx);
+  }
+  long double J = sum * hx / sqrtl(2 * 3.14159265358979323846L);
+  return (alpha + 1) * s * s / 4 + logl(J) / beta;
+}
+
+static double ref_logphi(double lu, double s, double zlo, double hz)
+{
+  double mx = -INFINITY;
+  for (double z = zlo; z <= 40; z += hz)
+    mx = fmax(mx, -exp(lu + s * z) - z * z / 2);
+  double sum = 0;
+  for (double z = zlo; z <= 40; z += hz)
+    sum += exp(-exp(lu + s * z) - z * z / 2 - mx);
+  return mx + log(sum * hz) - 0.5 * log(2 * 3.14159265358979323846);
+}
+
+static double ref_rev_gamma(int d, double s, double alpha, double hz,
+                            double hv)
+{
+  double beta = alpha - 1, lkap = -s * s / 2.0 - log(d);
+  /* deepest mode: y = s beta / d at the mass (tilt condition); go 45 below */
+  double ymax = 2 * s * beta / d + 10;
+  double zlo = -(ymax + 45);
+  /* the v integrand is log-concave: golden section for its maximum */
+  double lo = -60, hi = 60 + s * ymax + 50, gr = 0.6180339887498949;
+  for (int it = 0; it < 80; it++) {
+    double x1 = hi - gr * (hi - lo), x2 = lo + gr * (hi - lo);
+    double g1 = beta * x1 + d * ref_logphi(lkap + x1, s, zlo, 0.05);
+    double g2 = beta * x2 + d * ref_logphi(lkap + x2, s, zlo, 0.05);
+    if (g1 < g2) lo = x1; else hi = x2;
+  }
+  double vb = 0.5 * (lo + hi);
+  double best = beta * vb + d * ref_logphi(lkap + vb, s, zlo, hz);
+  long double sum = 0;
+  for (double v = vb - 20; v <= vb + 20; v += hv)
+    sum += expl(beta * v + d * ref_logphi(lkap + v, s, zlo, hz) - best);
+  return (double)((best + logl(sum * hv) - lgammal(beta)) / beta);
+}
+
+static void test_split_reverse_large_orders(void **state)
+{
+  (void)state;
+  struct { double s, alpha; } c2[] = {{1, 512}, {1, 128}, {1, 2048}, {2, 300},
+                                      {0.5, 1000}, {1, 1.5}};
+  for (size_t i = 0; i < sizeof c2 / sizeof *c2; i++) {
+    long double ref = ref_rev_d2(c2[i].s, c2[i].alpha, 1e-3);
+    long double ref2 = ref_rev_d2(c2[i].s, c2[i].alpha, 2e-3);
+    EXPECT(fabsl(ref2 - ref) < 1e-12L * (1 + ref), "d=2 step check %.3Lg",
+           ref2 - ref);
+    double r = -7;
+    REQUIRE_OK(pld_rdp_split_reverse_exact(c2[i].alpha, 2, 1, 1.0, c2[i].s, &r));
+    EXPECT(r >= ref * (1 - 1e-9L) && r <= ref * (1 + 1e-7L),
+           "dropout s=%g alpha=%g: reverse %.15g vs 1-d integral %.15Lg",
+           c2[i].s, c2[i].alpha, r, ref);
+  }
+  /* the issue's cases: dropout sigma = c at 512 (true 128.2), d = 5 at 128
+   * with sigma = 0.3 c (true 146.6) */
+  struct { int d; double s, alpha; } cg[] = {{5, 1 / 0.3, 128}, {3, 2, 256},
+                                            {5, 1, 1024}, {2, 1, 512}};
+  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++) {
+    long double ref = ref_rev_gamma(cg[i].d, cg[i].s, cg[i].alpha, 0.02, 0.1);
+    long double ref2 = ref_rev_gamma(cg[i].d, cg[i].s, cg[i].alpha, 0.04, 0.2);
+    if (fabsl(ref2 - ref) < 1e-10L * (1 + ref))
+      ;
+    else
+      EXPECT(0, "gamma-ref step %.3Lg", ref2 - ref);
+    double r = -7;
+    REQUIRE_OK(pld_rdp_split_reverse_exact(cg[i].alpha, cg[i].d, 1, 1.0,
+                                           cg[i].s, &r));
+    EXPECT(r >= ref * (1 - 1e-9L) && r <= ref * (1 + 1e-7L),
+           "d=%d s=%g alpha=%g: reverse %.15g vs wide integral %.15Lg",
+           cg[i].d, cg[i].s, cg[i].alpha, r, ref);
+    print_message("reverse d=%d c/sigma=%.4g alpha=%g: %.10g (ref %.10Lg)\n",
+                  cg[i].d, cg[i].s, cg[i].alpha, r, ref);
+  }
+  EXPECT_DONE();
+}
+
 /* Fractional orders: the convex interpolation is an upper bound on the true
  * D_alpha (direct integral) and never above the next integer order's exact
  * value (enumeration); the gap is printed. */
@@ -1052,6 +1152,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split_forward),
       cmocka_unit_test(test_split_reverse),
+      cmocka_unit_test(test_split_reverse_large_orders),
       cmocka_unit_test(test_split_fractional),
       cmocka_unit_test(test_remark32_grid),
       cmocka_unit_test(test_bis_vs_poisson),
