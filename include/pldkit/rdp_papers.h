@@ -91,7 +91,8 @@ extern "C" {
 enum pld_rdp_split_method {
   PLD_SPLIT_EXACT = 0,    /**< the exact divergence (sum or quadrature) */
   PLD_SPLIT_EQ3 = 1,      /**< eq. (3) first term (Cor. 3.14) */
-  PLD_SPLIT_GROUPS = 2,   /**< group decomposition into k disjoint splits */
+  PLD_SPLIT_GROUPS = 2,   /**< block decomposition (k disjoint splits, or
+                               fewer blocks of exact (d_i, k_i) pairs) */
   PLD_SPLIT_GAUSSIAN = 3  /**< no amplification, alpha c^2 k / (2 sigma^2) */
 };
 
