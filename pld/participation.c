@@ -1131,7 +1131,9 @@ int pld_participation_calibrate(const pld_participation_params *par,
     p2.sigma = r.sigma;
     if ((st = pld_participation_thm41_delta(&p2, epsilon, &t)))
       return st;
-    r.certified = t.certified;
+    /* Theorem 4.1 is no bound (one dataset's delta): never certified */
+    r.certified = 0;
+    r.refuted = !t.certified;
     r.below_cs = t.below_cs;
   }
   *out = r;

@@ -1175,6 +1175,57 @@ done
 if expect_ok "bounded-gaussian truncated epsilon" epsilon --delta 1e-5 --backend rdp --json bounded-gaussian:kind=truncated,theta=2,a=1,sigma=1,c=1,count=5; then
   jcheck "bounded-gaussian truncated finite" "0 < num(j['rdp_epsilon']) < math.inf"
 fi
+# The truncated PLD (issue 16 item 3) and the Poisson-subsampled bounded
+# Gaussian (Sec. 5.3) against delta(eps = 1) computed here: the densities of
+# N(t, 1) conditioned on [-1, 1] (normalizers by math.erf) or clipped to it
+# (atoms by math.erfc), the hockey-stick integral by the midpoint rule with
+# 200000 cells, the max over the shifts +-c and both directions; for the
+# subsampled event (theta the location without the record) the pairs
+# (1-q) N(theta) + q N(theta +- c) against N(theta).  The bracket must
+# contain the value (relative 1e-9) and be at most 1% + 1e-6 wide.
+for ev in "bounded-gaussian:kind=truncated,theta=0.7,a=1,sigma=1,c=1" \
+          "poisson-bounded-gaussian:q=0.3,kind=truncated,theta=0.7,a=1,sigma=1,c=1" \
+          "poisson-bounded-gaussian:q=0.3,kind=rectified,theta=0.7,a=1,sigma=1,c=1"; do
+  if expect_ok "bounded pld $ev" delta --epsilon 1 --json "$ev"; then
+    if python3 - "$OUT" "$ev" <<'EOF'; then ok; else bad "bounded pld $ev against the independent integral"; fi
+import json, math, sys
+j = json.load(open(sys.argv[1]))
+ev = sys.argv[2]
+kv = dict(x.split("=") for x in ev.split(":", 1)[1].split(","))
+q = float(kv.get("q", 1)); th = float(kv["theta"]); a = float(kv["a"]); c = float(kv["c"])
+trunc = kv["kind"] == "truncated"
+Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+def dens(t):
+    Z = Phi(a - t) - Phi(-a - t) if trunc else 1.0
+    f = lambda y: math.exp(-(y - t) ** 2 / 2) / math.sqrt(2 * math.pi) / Z
+    atoms = (0.0, 0.0) if trunc else (Phi(-a - t), Phi(t - a))
+    return f, atoms
+def hs(P, Q, e):  # H_{e^eps}(P || Q), P and Q lists of (weight, location)
+    n = 200000; h = 2 * a / n; x = math.exp(e); tot = 0.0
+    dp = [(w, dens(t)) for w, t in P]; dq = [(w, dens(t)) for w, t in Q]
+    for i in range(n):
+        y = -a + (i + 0.5) * h
+        v = sum(w * f(y) for w, (f, _) in dp) - x * sum(w * f(y) for w, (f, _) in dq)
+        if v > 0: tot += v * h
+    for k in range(2):
+        v = sum(w * at[k] for w, (_, at) in dp) - x * sum(w * at[k] for w, (_, at) in dq)
+        if v > 0: tot += v
+    return tot
+ref = 0.0
+for s in (c, -c):
+    if "poisson" in ev:
+        W = [(1 - q, th), (q, th + s)]; Wo = [(1.0, th)]
+    else:
+        W = [(1.0, th)]; Wo = [(1.0, th + s)]
+    ref = max(ref, hs(W, Wo, 1.0), hs(Wo, W, 1.0))
+lo, hi = j["delta_lower"], j["delta_upper"]
+ok = lo <= ref * (1 + 1e-9) + 1e-12 and hi >= ref * (1 - 1e-9) - 1e-12 and hi - lo <= 0.01 * ref + 1e-6
+if not ok:
+    print("  bracket [%r, %r] vs independent %r" % (lo, hi, ref))
+sys.exit(0 if ok else 1)
+EOF
+  fi
+done
 expect_ok "rectified pld" epsilon --delta 1e-5 --json bounded-gaussian:kind=rectified,theta=0.7,a=1,sigma=1,c=1,count=4 && jsave rp
 expect_ok "rectified pld, theta reflected" epsilon --delta 1e-5 --json bounded-gaussian:kind=rectified,theta=-0.7,a=1,sigma=1,c=1,count=4 && jsave rm
 expect_ok "its Gaussian" epsilon --delta 1e-5 --json gaussian:sigma=1,count=4 && jsave rg
@@ -1187,7 +1238,7 @@ fi
 # Bad input: the papers' events, --backend, --orders, --rdp-conversion.
 usage "needs --backend rdp" epsilon --delta 1e-5 model-splitting:d=10,k=1,sigma=1,c=1
 usage "needs --backend rdp" epsilon --delta 1e-5 --backend both balanced-iteration:T=10,k=1,sigma=1,c=1
-usage "needs --backend rdp" delta --epsilon 1 bounded-gaussian:kind=truncated,theta=0,a=1,sigma=1,c=1
+usage "needs --backend rdp" delta --epsilon 1 bounded-gaussian:kind=truncated,theta=1e10,a=1,sigma=1,c=1
 usage "needs --backend rdp" curve 'random-selection:weights=0.5;0.5[gaussian:sigma=1|model-splitting:d=2,k=1,sigma=1,c=1]'
 usage "needs --backend rdp" calibrate --epsilon 1 --delta 1e-5 model-splitting:d=2,k=1,sigma=?,c=1
 usage "k=4 is larger than d=3" epsilon --delta 1e-5 --backend rdp model-splitting:d=3,k=4,sigma=1,c=1

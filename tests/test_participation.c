@@ -728,8 +728,9 @@ static void test_section6_thm41(void **state) {
   EXPECT(t_analysis(&cc, cal.sigma) <= DEL6 * (1 + 1e-9),
          "6.1 Thm 4.1 target missed at %.10g", cal.sigma);
   EXPECT(cal.below_cs == 0, "6.1 Thm 4.1 at %.6g below CS", cal.sigma);
+  EXPECT(cal.certified == 0, "Thm 4.1 calibration claims certified");
   print_message("Thm 4.1 calibration 6.1: sigma = %.6g (paper 1.065), "
-                "certified flag %d\n", cal.sigma, cal.certified);
+                "refuted %d\n", cal.sigma, cal.refuted);
   /* 6.2: met at every sigma down to the floor; flagged */
   par = mkpar(0.1, 0.001, 1000, -1.0);
   REQUIRE_OK(pld_participation_calibrate(&par, PLD_PARTICIPATION_THM41, EPS6,

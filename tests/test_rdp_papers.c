@@ -947,6 +947,120 @@ static long double rect_max_delta(const void *cp, long double eps)
   return fmaxl(ref_rect_hs(c->t1, c->t2, c->a, c->s, eps),
                ref_rect_hs(c->t2, c->t1, c->a, c->s, eps));
 }
+/* The truncated pair (issue 16 item 3): H_{e^eps}(N^T(t1) || N^T(t2)) on
+ * [-a, a] by Gauss-Legendre, the normalizers integrated the same way (no
+ * Phi), split at the crossing point found by bisection on the density
+ * ratio in the test. */
+struct tctx { long double t1, t2, s, x, z1, z2; };
+static long double npdf_at(long double y, const void *cp)
+{
+  const long double *tc = cp; /* {t, s} */
+  return npdfl((y - tc[0]) / tc[1]) / tc[1];
+}
+static long double ths_integrand(long double y, const void *cp)
+{
+  const struct tctx *c = cp;
+  long double v = npdfl((y - c->t1) / c->s) / (c->s * c->z1) -
+                  c->x * npdfl((y - c->t2) / c->s) / (c->s * c->z2);
+  return v > 0 ? v : 0;
+}
+static long double ref_trunc_hs(long double t1, long double t2, long double a,
+                                long double s, long double eps)
+{
+  long double p1[2] = {t1, s}, p2[2] = {t2, s};
+  struct tctx c = {t1, t2, s, expl(eps), glquad(npdf_at, p1, -a, a, 4000),
+                   glquad(npdf_at, p2, -a, a, 4000)};
+  /* the loss is monotone: bisection for the crossing in [-a, a] */
+  long double lo = -a, hi = a;
+  long double f_lo = npdfl((lo - t1) / s) / c.z1 - c.x * npdfl((lo - t2) / s) / c.z2;
+  long double f_hi = npdfl((hi - t1) / s) / c.z1 - c.x * npdfl((hi - t2) / s) / c.z2;
+  if ((f_lo > 0) != (f_hi > 0)) {
+    for (int it = 0; it < 200; it++) {
+      long double m = (lo + hi) / 2;
+      long double fm = npdfl((m - t1) / s) / c.z1 - c.x * npdfl((m - t2) / s) / c.z2;
+      if ((fm > 0) == (f_lo > 0)) lo = m; else hi = m;
+    }
+    return glquad(ths_integrand, &c, -a, lo, 4000) +
+           glquad(ths_integrand, &c, lo, a, 4000);
+  }
+  return glquad(ths_integrand, &c, -a, a, 8000);
+}
+static long double trunc_max_delta(const void *cp, long double eps)
+{
+  const struct epsctx *c = cp;
+  /* both shifts +-c (t2 - t1 and its mirror), both directions */
+  long double cc = c->t2 - c->t1;
+  return fmaxl(fmaxl(ref_trunc_hs(c->t1, c->t2, c->a, c->s, eps),
+                     ref_trunc_hs(c->t2, c->t1, c->a, c->s, eps)),
+               fmaxl(ref_trunc_hs(c->t1, c->t1 - cc, c->a, c->s, eps),
+                     ref_trunc_hs(c->t1 - cc, c->t1, c->a, c->s, eps)));
+}
+static void test_truncated_pld(void **state)
+{
+  (void)state;
+  const double th[] = {0.2, 1.7, -3}, cs[] = {0.8, -1.5},
+               es[] = {-1, -0.2, 0, 0.3, 1, 2.5};
+  const double a = 2, s = 1;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 2; j++) {
+      pld_mech *m = NULL;
+      REQUIRE_OK(pld_mech_truncated_gaussian(th[i], a, s, cs[j], &m));
+      const pld_curve *cv = pld_mech_curve(m);
+      for (int dir = 0; dir < 2; dir++)
+        for (int l = 0; l < 6; l++) {
+          long double t1 = dir ? th[i] + cs[j] : th[i];
+          long double t2 = dir ? th[i] : th[i] + cs[j];
+          long double ref = ref_trunc_hs(t1, t2, a, s, es[l]);
+          double v = -7;
+          REQUIRE_OK(pld_mech_delta(m, dir, es[l], &v));
+          EXPECT(fabsl(v - ref) <= 1e-9L * ref + 1e-12L,
+                 "truncated theta=%g c=%g dir=%d eps=%g: delta %.15g vs "
+                 "integral %.15Lg", th[i], cs[j], dir, es[l], v, ref);
+          double pg = -7, qg = -7;
+          EXPECT(cv->tails(cv->ctx, dir, 1, &es[l], &pg, &qg) == 0, "tails");
+          EXPECT(fabsl(pg - qg - ref) <= 1e-9L * fmaxl(ref, pg) + 1e-12L,
+                 "truncated tails %.15g - %.15g vs %.15Lg", pg, qg, ref);
+        }
+      pld_mech_free(m);
+    }
+  /* through the accountant: the larger of the two shifts' brackets
+   * contains the exact epsilon(1e-3) of the worst of +-c (the CLI event's
+   * pair; the CLI test checks its JSON against the same kind of value) */
+  for (int i = 0; i < 3; i++) {
+    struct epsctx ec = {th[i], th[i] + 0.8, a, s};
+    long double exact = ref_invert(trunc_max_delta, &ec, 1e-3L);
+    double best_lo = 0, best_hi = 0;
+    for (int sg = -1; sg <= 1; sg += 2) {
+      pld_mech *m = NULL;
+      pld_accountant *acc = NULL;
+      pld_result r;
+      REQUIRE_OK(pld_mech_truncated_gaussian(th[i], a, s, sg * 0.8, &m));
+      REQUIRE_OK(pld_accountant_alloc(NULL, &acc));
+      REQUIRE_OK(pld_accountant_add(acc, m, 1));
+      REQUIRE_OK(pld_accountant_epsilon(acc, 1e-3, &r));
+      best_lo = fmax(best_lo, r.bound.lower);
+      best_hi = fmax(best_hi, r.bound.upper);
+      pld_accountant_free(acc);
+      pld_mech_free(m);
+    }
+    EXPECT(best_lo <= exact + 1e-9L && best_hi >= exact - 1e-9L &&
+           best_hi - best_lo <= 0.01L * exact + 1e-3L,
+           "truncated theta=%g: max bracket [%.8g, %.8g] vs exact %.8Lg",
+           th[i], best_lo, best_hi, exact);
+  }
+  /* bad input */
+  pld_mech *m = (pld_mech *)(uintptr_t)0x1;
+  EXPECT(pld_mech_truncated_gaussian(0, 1, 1, 0, &m) == PLD_EINVAL &&
+         m == (pld_mech *)(uintptr_t)0x1, "c = 0");
+  EXPECT(pld_mech_truncated_gaussian(0, -1, 1, 1, &m) == PLD_EINVAL, "a < 0");
+  EXPECT(pld_mech_truncated_gaussian(0, 1, 0, 1, &m) == PLD_EINVAL, "sigma");
+  EXPECT(pld_mech_truncated_gaussian(100, 1, 1, 1, &m) == PLD_EINVAL,
+         "support 99 sigma away");
+  EXPECT(pld_mech_truncated_gaussian(NAN, 1, 1, 1, &m) == PLD_EINVAL, "NaN");
+  EXPECT(pld_mech_truncated_gaussian(0, 1, 1, 1, NULL) == PLD_EINVAL, "NULL");
+  EXPECT_DONE();
+}
+
 static void test_rectified_pld(void **state)
 {
   (void)state;
@@ -1228,6 +1342,7 @@ int main(void)
       cmocka_unit_test(test_fil),
       cmocka_unit_test(test_vec_alg1),
       cmocka_unit_test(test_rectified_pld),
+      cmocka_unit_test(test_truncated_pld),
       cmocka_unit_test(test_mspafl),
       cmocka_unit_test(test_bad_input),
   };

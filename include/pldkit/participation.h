@@ -291,8 +291,11 @@ typedef struct pld_participation_calibration {
   double sigma_below; /**< the target is missed here (0 if at_floor) */
   double delta;       /**< the analysis's delta at sigma (<= target) */
   int at_floor;       /**< met already at the search floor 1e-4 C */
-  int certified;      /**< 1: sigma is a certified noise level */
+  int certified;      /**< 1: sigma is a proven noise level (WCS, MWCS,
+                           OLS); never for CS or THM41 */
   int below_cs;       /**< THM41 only: its delta at sigma is below CS's */
+  int refuted;        /**< THM41 only: refuted at sigma (below CS, or a
+                           concrete dataset has a larger delta) */
 } pld_participation_calibration;
 
 /** Per-round noise calibration: the smallest sigma whose `analysis` delta at
@@ -307,8 +310,9 @@ typedef struct pld_participation_calibration {
  *    - CS: certified = 0; `sigma_below` is a certified LOWER limit of the
  *      noise any sound analysis needs (CS's delta, a lower limit of the
  *      truth, already exceeds the target there).
- *    - THM41: certified and below_cs are those of
- *      pld_participation_thm41_delta at `sigma` (certified = 0 if refuted).
+ *    - THM41: certified = 0 always (one dataset's exact delta, not a
+ *      worst case); refuted = !certified and below_cs of
+ *      pld_participation_thm41_delta at `sigma`.
  *  If the target is met already at the floor 1e-4 C, at_floor = 1, sigma is
  *  the floor and sigma_below = 0 (e.g. THM41 for d = 1000, p = 0.1,
  *  q = 0.001, eps = 0.015, delta = 1e-6, or any analysis whose delta at

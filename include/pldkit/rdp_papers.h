@@ -406,6 +406,22 @@ PLD_API PLD_NODISCARD int pld_mech_rectified_gaussian(double theta, double a,
                                                       double sigma, double c,
                                                       pld_mech **out);
 
+/** The exact per-instance privacy-loss distribution of the truncated pair
+ *  P = N^T(theta, sigma^2, [-a, a]), Q = N^T(theta + c, sigma^2, [-a, a])
+ *  (N conditioned on the support; same domain as the rectified one), both
+ *  directions, with its loss tails.  The loss mu (mu/2 - z) + log(Z_Q/Z_P)
+ *  (z = (y - theta)/sigma, mu = c/sigma, Z the normalizers) is monotone, so
+ *    delta(eps) = max(0, 1 - e^eps, P[z <= x] - e^eps Q[z <= x]),
+ *    x = clamp(mu/2 - (eps - log(Z_Q/Z_P))/mu, (-a-theta)/sigma,
+ *              (a-theta)/sigma)
+ *  (c > 0; c < 0 by reflection).  PLD_EINVAL also when a normalizer is
+ *  below e^-700 (the support ~37 sigma away from a centre).  Free *out with
+ *  pld_mech_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_truncated_gaussian(double theta, double a,
+                                                      double sigma, double c,
+                                                      pld_mech **out);
+
 /* ======================================================================== */
 /* MS-PAFL closed forms (baselines).  epsilon, delta in nats / probability.  */
 /* `certified` is 1 when the value is a proven (epsilon, delta) guarantee    */

@@ -164,7 +164,8 @@ class ParticipationCalibration(Structure):
                 ("delta", c_double),
                 ("at_floor", c_int),
                 ("certified", c_int),
-                ("below_cs", c_int)]
+                ("below_cs", c_int),
+                ("refuted", c_int)]
 
 
 class SplitTerms(Structure):

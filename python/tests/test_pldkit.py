@@ -1057,12 +1057,37 @@ class TestParticipation(unittest.TestCase):
         self.assertAlmostEqual(b.upper / direct, 1.0, delta=1e-9)
         c = pldkit.participation_calibrate(p, q, 10, 1.0, eps, 1e-5, "wcs")
         self.assertTrue(c.certified)
+        self.assertEqual(c.kind, "upper bound")
         self.assertLessEqual(pldkit.participation_delta(
             p, q, 10, 1.0, c.sigma, eps).upper, 1e-5)
         with self.assertRaises(pldkit.InvalidArgument):
             pldkit.participation_delta(1.5, q, 10, 1.0, sigma, eps)
         with self.assertRaises(ValueError):
             pldkit.participation_delta(p, q, 10, 1.0, sigma, eps, "best")
+
+
+@unittest.skipUnless(pldkit.features.get("participation"), "not built")
+class TestCertifiedFlags(unittest.TestCase):
+    # which analyses are proven bounds (issue 16): wcs, mwcs, ols; cs is a
+    # lower limit of the worst case, thm41 one dataset's exact delta
+    TABLE = {"wcs": (True, "upper bound"), "mwcs": (True, "upper bound"),
+             "ols": (True, "upper bound"), "cs": (False, "lower_limit"),
+             "thm41": (False, "one-instance value")}
+
+    def test_every_analysis(self):
+        from pldkit import participation as pm
+        self.assertEqual(set(pm._ANALYSES), set(self.TABLE))
+        # the Sec. 6.1 setting where thm41 is not refuted, and d = 1
+        for (p, q, d, eps, delta) in ((0.5, 0.1, 10, 2.0, 1e-5),
+                                      (0.5, 0.1, 1, 1.0, 1e-5)):
+            for an, (cert, kind) in self.TABLE.items():
+                pp = 1.0 if an == "ols" else p
+                c = pldkit.participation_calibrate(pp, q, d, 1.0, eps, delta,
+                                                   an)
+                self.assertIs(c.certified, cert, an)
+                self.assertEqual(c.kind, kind, an)
+                if an == "thm41":
+                    self.assertIn(c.refuted, (True, False))
 
 
 class TestNumpy(unittest.TestCase):

@@ -302,7 +302,7 @@ static const char *note_participation(const struct value *v)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Bounded-support Gaussian: the PLD of kind=rectified.                      */
+/* Bounded-support Gaussian: the PLD of kind=rectified or truncated.        */
 
 enum { BK_RECTIFIED, BK_TRUNCATED };
 #define BOUNDED_KINDS "rectified|truncated"
@@ -385,19 +385,22 @@ static int worst_pair_tails(void *ctx, int dir, size_t n, const double *eps,
   return st;
 }
 
-/* bounded-gaussian: keys kind, theta, a, sigma, c. */
-static int build_bounded(const struct value *v, pld_mech **out,
-                         pld_cli_owned **own)
+/* The worse of two bounded pairs, (P, Q) = (N^b(t0), N^b(t0 + c0)) and
+ * (N^b(t1), N^b(t1 + c1)), as one mechanism (keys as bounded-gaussian). */
+static int build_bounded_worst(const struct value *v, double t0, double c0,
+                               double t1, double c1, pld_mech **out,
+                               pld_cli_owned **own)
 {
   struct worst_pair *w = calloc(1, sizeof *w);
   if (w == NULL)
     return PLD_ENOMEM;
   w->head.release = worst_pair_release;
-  int st = pld_mech_rectified_gaussian(v[1].real, v[2].real, v[3].real,
-                                       v[4].real, &w->m[0]);
+  int (*mk)(double, double, double, double, pld_mech **) =
+      v[0].integer == BK_TRUNCATED ? pld_mech_truncated_gaussian
+                                   : pld_mech_rectified_gaussian;
+  int st = mk(t0, v[2].real, v[3].real, c0, &w->m[0]);
   if (st == PLD_SUCCESS)
-    st = pld_mech_rectified_gaussian(v[1].real, v[2].real, v[3].real,
-                                     -v[4].real, &w->m[1]);
+    st = mk(t1, v[2].real, v[3].real, c1, &w->m[1]);
   if (st == PLD_SUCCESS) {
     const pld_curve *a = pld_mech_curve(w->m[0]);
     const pld_curve *b = pld_mech_curve(w->m[1]);
@@ -420,12 +423,64 @@ static int build_bounded(const struct value *v, pld_mech **out,
   return PLD_SUCCESS;
 }
 
+/* bounded-gaussian: keys kind, theta, a, sigma, c; both shifts +-c (the
+ * worst case over neighbours), either kind. */
+static int build_bounded(const struct value *v, pld_mech **out,
+                         pld_cli_owned **own)
+{
+  return build_bounded_worst(v, v[1].real, v[4].real, v[1].real, -v[4].real,
+                             out, own);
+}
+
+/* kind=truncated has a PLD unless its normalizers underflow (the support
+ * ~37 sigma or more away from theta or theta +- c): ask the library. */
 static const char *no_pld_bounded(const struct value *v)
 {
   if (v[0].integer != BK_TRUNCATED)
     return NULL;
-  return "kind=truncated has no privacy loss distribution in pldkit, only "
-         "its per-instance RDP (kind=rectified has both)";
+  for (int sg = -1; sg <= 1; sg += 2) {
+    pld_mech *m = NULL;
+    int st = pld_mech_truncated_gaussian(v[1].real, v[2].real, v[3].real,
+                                         sg * v[4].real, &m);
+    pld_mech_free(m);
+    if (st == PLD_EINVAL)
+      return "kind=truncated with the support about 37 sigma or more away "
+             "from theta or theta +- c has no privacy loss distribution in "
+             "pldkit (the normalizers underflow), only its RDP";
+  }
+  return NULL;
+}
+
+/* poisson-bounded-gaussian: keys q, kind, theta, a, sigma, c.  The bounded-
+ * support paper's Sec. 5.3 left subsampling open ("non-trivial"); in one
+ * dimension the worst-of-+-c pair above is a dominating pair of the
+ * per-instance mechanism, and Poisson subsampling of a dominating pair
+ * dominates the subsampled mechanism (Zhu, Dong, Wang 2022, Prop. 30), so
+ * pld_mech_poisson of that pair is the exact per-instance PLD. */
+static int build_poisson_bounded(const struct value *v, pld_mech **out,
+                                 pld_cli_owned **own)
+{
+  /* pld_mech_poisson's base is (P, Q) = (with the record, without it), and
+   * theta is the location WITHOUT the record (the paper's mu_theta in (*)):
+   * the pairs (N^b(theta + c), N^b(theta)) and (N^b(theta - c), N^b(theta)) */
+  const struct value *b = v + 1;
+  double th = b[1].real, c = b[4].real;
+  pld_mech *pair = NULL;
+  int st = build_bounded_worst(b, th + c, -c, th - c, c, &pair, own);
+  if (st != PLD_SUCCESS)
+    return st;
+  st = pld_mech_poisson(pair, v[0].real, out);
+  pld_mech_free(pair); /* the curve's ctx stays with *own */
+  if (st != PLD_SUCCESS) {
+    (*own)->release(*own);
+    *own = NULL;
+  }
+  return st;
+}
+
+static const char *no_pld_poisson_bounded(const struct value *v)
+{
+  return no_pld_bounded(v + 1); /* the same supports as theta +- c */
 }
 
 static const char *no_pld_splitting(const struct value *v)
@@ -1044,14 +1099,14 @@ static const struct event_spec events[] = {
               "neighbour shifts it by any amount in [-c, c].  RDP: the sup "
               "over shifts +c and -c and both directions of eq. (5) "
               "(rectified) or of the corrected eq. (6) (truncated), which "
-              "is the sup over [-c, c] (docs/papers-rdp.md).  PLD "
-              "(kind=rectified only): the exact PLD of the rectified pair, "
+              "is the sup over [-c, c] (docs/papers-rdp.md).  PLD (both "
+              "kinds): the exact PLD of the rectified or truncated pair, "
               "taking at every epsilon the worse of the shifts +c and -c "
               "(a pair that dominates both, so runs compose soundly even "
               "when the sign changes between runs; the bracket is that "
-              "pair's); "
-              "kind=truncated needs --backend rdp.  count=N composes N "
-              "runs, the shift free in each",
+              "pair's; smaller shifts are dominated: the families are "
+              "stochastically ordered and the optimal tests are lower "
+              "sets).  count=N composes N runs, the shift free in each",
    .build = build_bounded,
    .rdp = rdp_bounded,
    .no_pld = no_pld_bounded,
@@ -1059,6 +1114,31 @@ static const struct event_spec events[] = {
               "capped by the Gaussian's alpha c^2/(2 sigma^2) (Thm 4.9, "
               "which holds for both kinds), times count",
    .keys = {{"kind", DOM_CHOICE, 1, 0, "the bounded-support family",
+             BOUNDED_KINDS},
+            {"theta", DOM_REAL, 1, 0, "location of the noise (the "
+             "noiseless value for one of the two datasets)"},
+            {"a", DOM_POSITIVE, 1, 0, "half-width of the support [-a, a]"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "largest shift of the location by the neighbour (clipping "
+             "norm of one contribution)"}}},
+  {.name = "poisson-bounded-gaussian",
+   .summary = "Poisson-subsampled bounded-support Gaussian (bounded-support "
+              "paper, Sec. 5.3, which leaves it open): each step includes "
+              "the record with probability q, and a step that includes it "
+              "is the bounded-gaussian event with the same keys, theta the "
+              "location WITHOUT the record and the record shifting it by "
+              "any amount in [-c, c] (the paper's (*)).  PLD: Poisson "
+              "subsampling (add/remove, both directions) of the exact "
+              "worst-of-+-c pair of bounded-gaussian, which dominates every "
+              "shift, so the subsampled pair dominates too (Zhu, Dong, Wang "
+              "2022); count=N composes N steps",
+   .build = build_poisson_bounded,
+   .no_pld = no_pld_poisson_bounded,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"kind", DOM_CHOICE, 1, 0, "the bounded-support family",
              BOUNDED_KINDS},
             {"theta", DOM_REAL, 1, 0, "location of the noise (the "
              "noiseless value for one of the two datasets)"},
@@ -2187,6 +2267,10 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
 
   if (e->note && e->note(vals))
     ps->ctx->note = e->note(vals);
+  /* centralized sampling is a lower limit of the worst case: no answer
+   * composed with it is a bound (issue 16) */
+  if (e->note == note_participation && vals[5].integer == AN_CS)
+    ps->ctx->not_bound = "lower_limit";
   if (e->kind == KIND_SELECTION) {
     rc = parse_members(ps, e, vals, count, body, sk, depth, qev);
     goto done_counted;
@@ -2430,6 +2514,7 @@ static int closed_delta(const pld_cli_closed *c, double eps,
   a->evaluations++;
   if (c->analysis == AN_OLS) {
     a->certified = 1;
+    a->refuted = 0;
     a->below_cs = 0;
     a->cs_delta = NAN;
     a->lower_limit = NAN;
@@ -2442,7 +2527,10 @@ static int closed_delta(const pld_cli_closed *c, double eps,
     return st;
   a->bound.lower = fmax(0.0, t.delta - t.delta_err);
   a->bound.upper = fmin(1.0, t.delta + t.delta_err);
-  a->certified = t.certified;
+  /* Theorem 4.1 is one dataset's exact delta, not a worst case: never a
+   * proven bound; t.certified = 1 only means that no refutation was found */
+  a->certified = 0;
+  a->refuted = !t.certified;
   a->below_cs = t.below_cs;
   a->cs_delta = t.cs_delta;
   a->lower_limit = t.lower_limit;

@@ -90,6 +90,10 @@ typedef struct pld_cli_parse {
   unsigned top_events;                /* events at the top level */
   const char *note;                   /* a warning for the answer, or NULL
                                          (static text) */
+  const char *not_bound;              /* NULL when every event's answer is a
+                                         proven bound; else what it is
+                                         instead ("lower_limit": random-
+                                         participation analysis=cs) */
   pld_cli_closed closed;              /* a closed-form event, if any */
   unsigned bridged;                   /* events whose RDP went through the
                                          PLD bridge (pld_cli_parse_event_rdp) */
@@ -151,7 +155,9 @@ const char *pld_cli_closed_name(const pld_cli_closed *c);
 /** The answer to a closed-form event. */
 typedef struct pld_cli_closed_answer {
   pld_bound bound;  /* the delta or epsilon bracket (booked rounding error) */
-  int certified;    /* the library certifies bound.upper */
+  int certified;    /* bound.upper is a proven bound (never for thm41) */
+  int refuted;      /* thm41: a concrete dataset has a larger delta, or it
+                       falls below cs */
   int below_cs;     /* thm41: its delta is below CS's (so not a bound) */
   double cs_delta;  /* thm41: CS's delta at the epsilon used, else NAN */
   double lower_limit; /* thm41: pldkit's certified lower limit of the true

@@ -1441,6 +1441,27 @@ static void cal_limit_text(const struct cli *c, int private, char *buf,
     snprintf(buf, n, "%s %s", up ? "up to" : "down to", up ? hi : lo);
 }
 
+/* What the upper end is, for the text answers: a proven bound unless an
+ * event is not one (random-participation analysis=cs, issue 16). */
+static const char *upper_word(const struct cli *c)
+{
+  return c->parse.not_bound ? "not a bound: a lower limit of the worst case "
+                              "(random-participation analysis=cs)"
+                            : "upper is the certified bound";
+}
+
+/* The "certified" key of a JSON answer: "upper" for a proven upper end;
+ * false with the "kind" of value when an event is not a bound. */
+static void json_certified(pld_cli_json *j, const struct cli *c)
+{
+  if (c->parse.not_bound) {
+    pld_cli_json_bool(j, "certified", 0);
+    pld_cli_json_string(j, "kind", c->parse.not_bound);
+  } else {
+    pld_cli_json_string(j, "certified", "upper");
+  }
+}
+
 static const char *backend_word(const struct cli *c, int which)
 {
   if (which == CAL_RDP)
@@ -1448,6 +1469,8 @@ static const char *backend_word(const struct cli *c, int which)
   if (c->parse.closed.present)
     return c->parse.closed.analysis == 2 ? "Theorem 4.1 as stated"
                                          : "Theorem 5.1";
+  if (c->parse.not_bound)
+    return "the cs value (a lower limit of the worst case, not a bound)";
   return "the certified bound";
 }
 
@@ -1922,17 +1945,21 @@ static void json_pld_answer(pld_cli_json *j, const struct cli *c,
   }
   if (a->closed) {
     pld_cli_json_bool(j, "certified", a->ca.certified);
+    pld_cli_json_string(j, "kind", c->parse.closed.analysis == 2
+                                       ? "one-instance value"
+                                       : "upper bound");
     pld_cli_json_string(j, "analysis",
                         pld_cli_closed_name(&c->parse.closed));
     pld_cli_json_bool(j, "single_round", 1);
     if (c->parse.closed.analysis == 2) { /* thm41 */
+      pld_cli_json_bool(j, "refuted", a->ca.refuted);
       pld_cli_json_bool(j, "below_cs", a->ca.below_cs);
       pld_cli_json_number(j, "cs_delta", a->ca.cs_delta);
       pld_cli_json_number(j, "lower_limit", a->ca.lower_limit);
     }
     pld_cli_json_uint(j, "evaluations", a->ca.evaluations);
   } else {
-    pld_cli_json_string(j, "certified", "upper");
+    json_certified(j, c);
   }
   json_grid_fields(j, c, a);
 }
@@ -1952,7 +1979,7 @@ static void json_rdp_answer(pld_cli_json *j, const struct cli *c,
   pld_cli_json_number(j, d ? "rdp_delta" : "rdp_epsilon", r->value);
   pld_cli_json_number(j, d ? "delta_upper" : "epsilon_upper", r->value);
   pld_cli_json_null(j, d ? "delta_lower" : "epsilon_lower");
-  pld_cli_json_string(j, "certified", "upper");
+  json_certified(j, c);
   if (isnan(r->order))
     pld_cli_json_null(j, "rdp_order");
   else
@@ -2041,7 +2068,7 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
   pld_cli_json_uint(j, "evaluations", r->evaluations);
   pld_cli_json_uint(j, "refined", r->refinements);
   if (rdp) {
-    pld_cli_json_string(j, "certified", "upper");
+    json_certified(j, c);
     if (a->cal_rdp_have[0]) {
       const pld_rdp_result *x = &a->cal_rdp[0];
       if (isnan(x->order))
@@ -2059,14 +2086,16 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
     pld_cli_json_bool(j, "single_round", 1);
     /* Theorem 4.1 is no bound: its calibration is never certified. */
     pld_cli_json_bool(j, "certified", !thm41);
+    pld_cli_json_string(j, "kind", thm41 ? "one-instance value"
+                                         : "upper bound");
     if (thm41 && r->found) {
-      pld_cli_json_bool(j, "refuted", !a->cal_closed.certified);
+      pld_cli_json_bool(j, "refuted", a->cal_closed.refuted);
       pld_cli_json_bool(j, "below_cs", a->cal_closed.below_cs);
       pld_cli_json_number(j, "cs_delta", a->cal_closed.cs_delta);
       pld_cli_json_number(j, "lower_limit", a->cal_closed.lower_limit);
     }
   } else {
-    pld_cli_json_string(j, "certified", "upper");
+    json_certified(j, c);
     struct answer tmp = *a;
     tmp.res = r->at_param;
     json_grid_fields(j, c, &tmp);
@@ -2110,13 +2139,13 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_numbers(&j, "epsilon", c->range_n, a->eps);
     pld_cli_json_bounds(&j, "delta_lower", c->range_n, a->curve, 0);
     pld_cli_json_bounds(&j, "delta_upper", c->range_n, a->curve, 1);
-    pld_cli_json_string(&j, "certified", "upper");
+    json_certified(&j, c);
     json_grid_fields(&j, c, a);
     break;
   case CMD_RDP_CURVE:
     pld_cli_json_numbers(&j, "order", a->rdp_n, a->rdp_orders);
     pld_cli_json_numbers(&j, "epsilon", a->rdp_n, a->rdp_values);
-    pld_cli_json_string(&j, "certified", "upper");
+    json_certified(&j, c);
     pld_cli_json_uint(&j, "rdp_bridged", a->bridged);
     break;
   case CMD_SAVE:
@@ -2124,7 +2153,7 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_number(&j, "delta", c->delta);
     pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
     pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
-    pld_cli_json_string(&j, "certified", "upper");
+    json_certified(&j, c);
     json_grid_fields(&j, c, a);
     break;
   case CMD_CALIBRATE:
@@ -2189,11 +2218,12 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
   }
   printf(" (analysis=%s, %s as stated, closed form, one round; ", an,
          thm41 ? "Theorem 4.1" : "Theorem 5.1");
-  if (ca->certified && !thm41)
+  if (ca->certified)
     printf("certified: yes, upper is a certified bound");
-  else if (ca->certified)
-    printf("certified: yes, meaning that no dataset checked has a larger "
-           "delta; not a proof, the theorem's proof is invalid");
+  else if (thm41 && !ca->refuted)
+    printf("certified: no, a one-instance value (the exact delta of one "
+           "dataset, not a worst case); no dataset checked has a larger "
+           "delta, which is no proof");
   else if (ca->below_cs)
     printf("certified: no, it falls below cs, the exact delta of another "
            "dataset, so it is no valid bound");
@@ -2253,13 +2283,17 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
       printf(a->cal_closed.below_cs
                  ? "; there it falls below cs, the exact delta of another "
                    "dataset, so it is no valid bound"
-             : !a->cal_closed.certified
+             : a->cal_closed.refuted
                  ? "; refuted there: a concrete dataset has a larger delta"
                  : "; no dataset checked has a larger delta there (not a "
                    "proof)");
   } else {
-    printf("%s = %s meets epsilon <= %s at delta = %s by the certified "
-           "bound: epsilon in [%s, %s] at it%s", P, v, e, d, lo, hi,
+    printf("%s = %s meets epsilon <= %s at delta = %s by %s: epsilon in "
+           "[%s, %s] at it%s", P, v, e, d,
+           c->parse.not_bound ? "the cs value (a lower limit of the worst "
+                                "case, NOT a bound)"
+                              : "the certified bound",
+           lo, hi,
            r->at_param.met_accuracy ? "" : " (requested accuracy not met)");
   }
 
@@ -2380,9 +2414,13 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
   if (a->bridged)
     snprintf(br, sizeof br, ", %u event%s through the PLD bridge "
              "(conservative)", a->bridged, a->bridged == 1 ? "" : "s");
-  printf("%s%s <= %s (backend rdp: a certified upper bound, no lower bound; "
+  printf("%s%s <= %s (backend rdp: %s, no lower bound; "
          "conversion %s, order %s) at %s = %s; %zu orders from %s to %s%s, "
-         "%.3g s\n", prefix, d ? "delta" : "epsilon", v, conv, ord,
+         "%.3g s\n", prefix, d ? "delta" : "epsilon", v,
+         c->parse.not_bound ? "NOT a bound, the RDP of cs, a lower limit "
+                              "of the worst case"
+                            : "a certified upper bound",
+         conv, ord,
          d ? "epsilon" : "delta", in, a->rdp_n, first, last, br,
          a->rdp_seconds);
 }
@@ -2398,12 +2436,12 @@ static void print_pld_line(const struct cli *c, const struct answer *a,
   fputs(prefix, stdout);
   if (c->cmd == CMD_DELTA) {
     pld_cli_fmt_exact(in, sizeof in, c->epsilon);
-    printf("delta in [%s, %s] (upper is the certified bound) at epsilon = %s",
-           lo, hi, in);
+    printf("delta in [%s, %s] (%s) at epsilon = %s", lo, hi, upper_word(c),
+           in);
   } else {
     pld_cli_fmt_exact(in, sizeof in, c->delta);
-    printf("epsilon in [%s, %s] (upper is the certified bound%s) at "
-           "delta = %s", lo, hi,
+    printf("epsilon in [%s, %s] (%s%s) at "
+           "delta = %s", lo, hi, upper_word(c),
            isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
                                  : "", in);
   }
