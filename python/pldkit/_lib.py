@@ -350,6 +350,8 @@ _OPTIONAL = {
                                                  PD]),
         "pld_mech_rectified_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
+        "pld_mech_truncated_gaussian": (c_int, [c_double, c_double, c_double,
+                                                c_double, POINTER(MechPtr)]),
     },
     # Test hooks of src/alloc.c (exported, not in a public header).
     "alloc_hooks": {

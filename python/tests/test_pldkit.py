@@ -1066,6 +1066,35 @@ class TestParticipation(unittest.TestCase):
             pldkit.participation_delta(p, q, 10, 1.0, sigma, eps, "best")
 
 
+class TestTruncatedGaussian(unittest.TestCase):
+    @unittest.skipUnless(pldkit.features.get("rdp_papers"), "not built")
+    def test_against_integral(self):
+        # delta(eps) of N(0.7, 1) vs N(1.7, 1) conditioned on [-1, 1], both
+        # directions, against a midpoint-rule integral computed here
+        import math
+        Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+        def dens(t):
+            Z = Phi(1 - t) - Phi(-1 - t)
+            return lambda y: math.exp(-(y - t) ** 2 / 2) / math.sqrt(
+                2 * math.pi) / Z
+        def hs(t1, t2, e):
+            f, g, n = dens(t1), dens(t2), 100000
+            h = 2.0 / n
+            return sum(max(0.0, f(-1 + (i + .5) * h) - math.exp(e) *
+                           g(-1 + (i + .5) * h)) for i in range(n)) * h
+        m = pldkit.TruncatedGaussian(0.7, 1.0, 1.0, 1.0)
+        for e in (0.0, 0.5, 1.0):
+            ref_pq, ref_qp = hs(0.7, 1.7, e), hs(1.7, 0.7, e)
+            acc = pldkit.Accountant().compose(m, 1)
+            b = acc.delta(e)
+            ref = max(ref_pq, ref_qp)
+            self.assertLessEqual(b.lower, ref * (1 + 1e-9) + 1e-12)
+            self.assertGreaterEqual(b.upper, ref * (1 - 1e-9) - 1e-12)
+            self.assertLessEqual(b.upper - b.lower, 0.01 * ref + 1e-6)
+        with self.assertRaises(pldkit.InvalidArgument):
+            pldkit.TruncatedGaussian(100.0, 1.0, 1.0, 1.0)
+
+
 @unittest.skipUnless(pldkit.features.get("participation"), "not built")
 class TestCertifiedFlags(unittest.TestCase):
     # which analyses are proven bounds (issue 16): wcs, mwcs, ols; cs is a
