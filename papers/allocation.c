@@ -18,8 +18,9 @@
  * cells] in L1, booked as an absolute error (times e^eps for the QP
  * direction, whose integrand is e^eps-Lipschitz in S).
  * Each law is a finite pair (q_j = mass, p_j = s_j q_j), whose curve the
- * finite mechanism evaluates exactly; the mechanism's curve is the midpoint
- * of the two, and the measured gap is its booked relative error. */
+ * finite mechanism evaluates exactly; the mechanism is the bracket
+ * (pld_mech_bracket) of the two: its pessimistic PLD comes from U, its
+ * optimistic one from L. */
 #include <pldkit/allocation.h>
 
 #include <math.h>
@@ -38,10 +39,6 @@
 /* Atoms of a sum below this mass at either end are merged (L: at their
  * mean; U: booked, see trim). */
 #define TRIM_MASS 1e-130
-/* The curve's contract holds where delta is above this (the builder only
- * needs values down to its tail mass, 1e-20 by default). */
-#define DELTA_FLOOR 1e-60
-#define REL_TARGET 9e-4
 
 struct law {
   size_t n;
@@ -295,8 +292,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
 }
 
 /* ------------------------------------------------------------------------ */
-/* The mechanism: members[0] = U, members[1] = L (finite pairs); par[0] = mu,
- * par[1] = T, par[2] = the booked L1 shift of U, par[3] = eta. */
+/* The mechanisms: each law as a finite pair (q_j = mass, p_j = s_j q_j). */
 
 static int finite_of_law(const struct law *a, struct pld_mech **out)
 {
@@ -325,154 +321,19 @@ static int finite_of_law(const struct law *a, struct pld_mech **out)
   return PLD_SUCCESS;
 }
 
-/* Bracket [lo, hi] of the true curve at each eps. */
-static int alloc_bracket(const struct pld_mech *m, int dir, size_t n,
-                         const double *eps, double *lo, double *hi)
-{
-  int st = pld_mech_finite_curve(m->members[0], dir, n, eps, hi);
-  if (!st)
-    st = pld_mech_finite_curve(m->members[1], dir, n, eps, lo);
-  if (st)
-    return st;
-  double l1 = m->par[2];
-  for (size_t i = 0; i < n; i++) {
-    /* the PQ integrand (S - x)_+ is 1-Lipschitz in S, the QP one
-     * (1 - x S)_+ is x-Lipschitz; relative round-off of the finite curves
-     * (1e-11 booked by them) and of the laws' arithmetic (1e-9, see
-     * docs/allocation.md) on top */
-    double lip = dir == PLD_DIR_PQ ? 1.0 : exp(fmin(eps[i], 700.0));
-    double e = eps[i] == INFINITY ? 0.0 : l1 * lip * (1.0 + 1e-9);
-    hi[i] = fmin(1.0, hi[i] * (1.0 + 1e-9) + e);
-    lo[i] = fmax(0.0, lo[i] * (1.0 - 1e-9) - e);
-  }
-  return PLD_SUCCESS;
-}
-
-static int alloc_curve(void *ctx, int dir, size_t n, const double *eps,
-                       double *delta)
-{
-  const struct pld_mech *m = ctx;
-  double *lo = pld_malloc((n ? n : 1) * sizeof(double));
-  if (!lo)
-    return PLD_ENOMEM;
-  int st = alloc_bracket(m, dir, n, eps, lo, delta);
-  if (st) {
-    pld_free(lo);
-    return st;
-  }
-  double r = m->curve.rel_err;
-  for (size_t i = 0; i < n; i++) {
-    double hi = delta[i], mid = 0.5 * (hi + lo[i]);
-    /* |mid - true| <= (hi - lo)/2 <= r lo <= r true */
-    if (hi - lo[i] <= 2.0 * r * lo[i])
-      delta[i] = mid;
-    else if (hi <= DELTA_FLOOR)
-      delta[i] = hi; /* below the documented floor: an upper bound */
-    else {
-      pld_free(lo);
-      return PLD_ECALLBACK; /* the contract would not hold: never lie */
-    }
-  }
-  pld_free(lo);
-  return PLD_SUCCESS;
-}
-
-/* The largest relative half-gap (hi - lo)/(2 lo) over a dense eps grid in
- * both directions where hi > DELTA_FLOOR, scanning up to where hi falls
- * below it. */
-static int measure_gap(const struct pld_mech *m, double *gap)
-{
-  enum { NP = 4000 };
-  double *e = pld_malloc(3 * NP * sizeof(double));
-  if (!e)
-    return PLD_ENOMEM;
-  double *lo = e + NP, *hi = e + 2 * NP;
-  double g = 0.0;
-  int st = PLD_SUCCESS;
-  for (int dir = 0; dir < 2 && !st; dir++) {
-    /* the largest finite loss of U bounds the range */
-    const struct pld_mech *u = m->members[0];
-    double top = u->nfin[dir] ? u->loss[dir][0] : 0.0;
-    double bot = -top;
-    if (u->nfin[1 - dir])
-      bot = -u->loss[1 - dir][0];
-    for (int i = 0; i < NP; i++)
-      e[i] = bot + (top - bot) * (double)i / (NP - 1);
-    st = alloc_bracket(m, dir, NP, e, lo, hi);
-    for (int i = 0; !st && i < NP; i++)
-      if (hi[i] > DELTA_FLOOR) {
-        double x = lo[i] > 0.0 ? (hi[i] - lo[i]) / (2.0 * lo[i]) : INFINITY;
-        if (x > g)
-          g = x;
-      }
-  }
-  pld_free(e);
-  *gap = g;
-  return st;
-}
-
 int pld_mech_random_allocation(uint64_t T, double sigma, double c,
                                pld_mech **out)
 {
-  if (!out || T < 1 || T > PLD_ALLOCATION_MAX_T || !isfinite(sigma) ||
-      !(sigma > 0.0) || !isfinite(c) || !(c > 0.0))
-    return PLD_EINVAL;
-  double mu = c / sigma;
-  if (!(mu >= MU_MIN && mu <= MU_MAX))
+  if (!out)
     return PLD_EINVAL;
   if (T == 1)
     return pld_mech_gaussian(sigma, c, out);
-  /* bins: a relative error per rebinning of about (z eta / mu)^2 / 4 at
-   * the standardised tail position z (docs/allocation.md); start there and
-   * halve until the measured bracket is narrow enough */
-  double eta = 0.012 * fmin(mu, 1.0);
-  int st = PLD_ERANGE;
-  for (int tries = 0; tries < 3; tries++, eta *= 0.5) {
-    struct law U = {0}, L = {0};
-    struct pld_mech *m = pld_mech_new(PLD_MECH_ALLOCATION);
-    if (!m)
-      return PLD_ENOMEM;
-    m->members = pld_calloc(2, sizeof *m->members);
-    if (!m->members) {
-      pld_mech_free(m);
-      return PLD_ENOMEM;
-    }
-    st = law_of_mean(mu, T, eta, 1, &U);
-    if (!st)
-      st = law_of_mean(mu, T, eta, 0, &L);
-    if (!st)
-      st = finite_of_law(&U, &m->members[0]);
-    if (!st) {
-      m->nmembers = 1;
-      st = finite_of_law(&L, &m->members[1]);
-    }
-    if (!st)
-      m->nmembers = 2;
-    m->par[0] = mu;
-    m->par[1] = (double)T;
-    m->par[2] = U.l1;
-    m->par[3] = eta;
-    law_free(&U);
-    law_free(&L);
-    double gap = INFINITY;
-    if (!st)
-      st = measure_gap(m, &gap);
-    if (!st && gap * 1.5 + 1e-8 < REL_TARGET) {
-      m->curve.delta = alloc_curve;
-      m->curve.ctx = m;
-      m->curve.rel_err = gap * 1.5 + 1e-8;
-      m->curve.symmetric = 0;
-      m->curve.loss_scale = fmax(mu * mu / sqrt((double)T), 1e-3);
-      m->curve.tails = NULL;
-      m->curve.loss_lattice = 0.0;
-      *out = m;
-      return PLD_SUCCESS;
-    }
-    pld_mech_free(m);
-    if (st)
-      return st;
-    st = PLD_ERANGE;
-  }
+  pld_mech *u = NULL, *l = NULL;
+  int st = pld_mech_random_allocation_bounds(T, sigma, c, 0.0, &u, &l);
+  if (!st)
+    st = pld_mech_bracket(u, l, out);
+  pld_mech_free(u);
+  pld_mech_free(l);
   return st;
 }
 

@@ -366,7 +366,7 @@ static int build_plan(const struct plan *p, const pld_params *bp, double grid,
       st = fixed->delta == grid ? pld_dist_copy(fixed, &b->one[i])
                                 : PLD_EINCOMPAT;
     else
-      st = pld_dist_from_curve(pld_mech_curve(m), grid, bp, &b->one[i]);
+      st = pld_dist_from_mech(m, grid, bp, &b->one[i]);
     b->n = i + 1;
   }
   if (st)
@@ -581,6 +581,8 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
      * the builder's largest step, and finer from there. */
     for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
       pld_dist *t = NULL;
+      /* (a bracket's curve is its upper member's: the probe wants the
+       * spread and the grid's bias, not the bracket's own gap) */
       st = pld_dist_from_curve(c, g, pp, &t);
       if (st == PLD_ERANGE && !d && g < PLD_GRID_TAILS_MAX) {
         pld_dist_free(t);

@@ -111,8 +111,9 @@ enum pld_mech_kind {
   PLD_MECH_SELECT,  /* random selection among member mechanisms */
   PLD_MECH_BOUNDED, /* rectified Gaussian on a bounded support */
   PLD_MECH_MIXTURE_GENERAL, /* Gaussian mixtures with per-component sigma */
-  PLD_MECH_ALLOCATION /* random allocation (papers/allocation.c): members
-                         are the upper and lower finite pairs */
+  PLD_MECH_BRACKET /* a bracketing pair of mechanisms (pld_mech_bracket):
+                      members[0] dominates the mechanism, members[1] is
+                      dominated by it; neither is itself a bracket */
 };
 
 struct pld_mech {
@@ -169,6 +170,17 @@ int pld_mech_mixture_setup(struct pld_mech *m);
 int pld_mech_select_setup(struct pld_mech *m);
 int pld_mech_wor_setup(struct pld_mech *m);
 struct pld_mech *pld_mech_new(int kind);
+/* The dominating (upper) and dominated (lower) mechanism of m: its members
+ * for a bracket, m itself otherwise (docs/design.md, "Bracketed
+ * mechanisms"). */
+static inline const struct pld_mech *pld_mech_upper(const struct pld_mech *m)
+{
+  return m->kind == PLD_MECH_BRACKET ? m->members[0] : m;
+}
+static inline const struct pld_mech *pld_mech_lower(const struct pld_mech *m)
+{
+  return m->kind == PLD_MECH_BRACKET ? m->members[1] : m;
+}
 
 #define PLD_BUILTIN_REL_ERR 1e-11
 

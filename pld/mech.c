@@ -152,3 +152,101 @@ int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
   *out = m;
   return PLD_SUCCESS;
 }
+
+/* ---- bracketed mechanisms (docs/design.md, "Bracketed mechanisms") ----
+ * The curve seen by single-curve consumers is the upper member's: an upper
+ * bound of the true one, so every upper end computed from it is certified.
+ * Lower ends come from the lower member only (pld_dist_from_mech, the
+ * accountant's grid-free bounds). */
+
+static int bracket_curve(void *ctx, int dir, size_t n, const double *eps,
+                         double *delta)
+{
+  const struct pld_mech *m = ctx;
+  const pld_curve *c = &m->members[0]->curve;
+  return c->delta(c->ctx, dir, n, eps, delta);
+}
+
+static int bracket_tails(void *ctx, int dir, size_t n, const double *eps,
+                         double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  const pld_curve *c = &m->members[0]->curve;
+  return c->tails(c->ctx, dir, n, eps, p_gt, eq_gt);
+}
+
+int pld_mech_bracket(const pld_mech *upper, const pld_mech *lower,
+                     pld_mech **out)
+{
+  if (!upper || !lower || !out)
+    return PLD_EINVAL;
+  /* a bracket of brackets is the outer ends' bracket: upper's upper
+   * dominates upper, which dominates the truth (domination is transitive),
+   * and likewise below */
+  upper = pld_mech_upper(upper);
+  lower = pld_mech_lower(lower);
+  struct pld_mech *m = pld_mech_new(PLD_MECH_BRACKET);
+  if (!m)
+    return PLD_ENOMEM;
+  m->members = pld_calloc(2, sizeof *m->members);
+  int st = m->members ? pld_mech_copy(upper, &m->members[0]) : PLD_ENOMEM;
+  if (!st) {
+    m->nmembers = 1;
+    st = pld_mech_copy(lower, &m->members[1]);
+  }
+  if (st) {
+    pld_mech_free(m);
+    return st;
+  }
+  m->nmembers = 2;
+  const pld_curve *u = &upper->curve;
+  m->curve.delta = bracket_curve;
+  m->curve.tails = u->tails ? bracket_tails : NULL;
+  m->curve.rel_err = u->rel_err;
+  /* symmetric only if both members are: a pld_dist keeps one flag */
+  m->curve.symmetric = u->symmetric && lower->curve.symmetric;
+  m->curve.loss_scale = u->loss_scale;
+  m->curve.loss_lattice =
+      u->loss_lattice == lower->curve.loss_lattice ? u->loss_lattice : 0.0;
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+int pld_dist_from_mech(const pld_mech *m, double grid,
+                       const pld_params *params, pld_dist **out)
+{
+  if (!m || !out)
+    return PLD_EINVAL;
+  if (m->kind != PLD_MECH_BRACKET)
+    return pld_dist_from_curve(&m->curve, grid, params, out);
+  /* the pessimistic members from the upper pair (they dominate it, which
+   * dominates the truth), the optimistic ones from the lower pair (they are
+   * dominated by it, which the truth dominates) */
+  pld_dist *u = NULL, *l = NULL, *d = NULL;
+  int st = pld_dist_from_curve(&m->members[0]->curve, grid, params, &u);
+  if (!st)
+    st = pld_dist_from_curve(&m->members[1]->curve, grid, params, &l);
+  if (!st)
+    st = pld_dist_new(grid, &d);
+  for (int dir = 0; dir < 2 && !st; dir++) {
+    pld_pmf_clear(&d->p[dir][PLD_PESSIMISTIC]);
+    pld_pmf_clear(&d->p[dir][PLD_OPTIMISTIC]);
+    st = pld_pmf_copy(&u->p[u->symmetric ? 0 : dir][PLD_PESSIMISTIC],
+                      &d->p[dir][PLD_PESSIMISTIC]);
+    if (!st)
+      st = pld_pmf_copy(&l->p[l->symmetric ? 0 : dir][PLD_OPTIMISTIC],
+                        &d->p[dir][PLD_OPTIMISTIC]);
+  }
+  if (!st) {
+    d->symmetric = u->symmetric && l->symmetric;
+    d->fft_size = u->fft_size > l->fft_size ? u->fft_size : l->fft_size;
+  }
+  pld_dist_free(u);
+  pld_dist_free(l);
+  if (st) {
+    pld_dist_free(d);
+    return st;
+  }
+  *out = d;
+  return PLD_SUCCESS;
+}

@@ -507,9 +507,33 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
   if (!out || n < 1 || n > 4096 || !members || !weights ||
       !check_weights(n, weights, 1e-12))
     return PLD_EINVAL;
-  for (size_t i = 0; i < n; i++)
+  int nbr = 0;
+  for (size_t i = 0; i < n; i++) {
     if (!members[i])
       return PLD_EINVAL;
+    nbr += members[i]->kind == PLD_MECH_BRACKET;
+  }
+  if (nbr) {
+    /* A selection keeps domination member by member (the choice is
+     * visible: the kernels act on the chosen member's output), so the
+     * selection of the upper members dominates it and that of the lower
+     * members is dominated (docs/design.md, "Bracketed mechanisms"). */
+    const pld_mech **side = pld_malloc(n * sizeof *side);
+    pld_mech *sm[2] = {NULL, NULL};
+    int st = side ? PLD_SUCCESS : PLD_ENOMEM;
+    for (int k = 0; k < 2 && !st; k++) {
+      for (size_t i = 0; i < n; i++)
+        side[i] = k == 0 ? pld_mech_upper(members[i])
+                         : pld_mech_lower(members[i]);
+      st = pld_mech_select(n, side, weights, &sm[k]);
+    }
+    if (!st)
+      st = pld_mech_bracket(sm[0], sm[1], out);
+    pld_free(side);
+    pld_mech_free(sm[0]);
+    pld_mech_free(sm[1]);
+    return st;
+  }
   struct pld_mech *m = pld_mech_new(PLD_MECH_SELECT);
   if (!m)
     return PLD_ENOMEM;

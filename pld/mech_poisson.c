@@ -149,6 +149,21 @@ int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
 {
   if (!base || !out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
     return PLD_EINVAL;
+  if (base->kind == PLD_MECH_BRACKET) {
+    /* Subsampling keeps domination: if a kernel K maps the upper pair (P_u,
+     * Q_u) onto the true (P, Q), it maps ((1-q) Q_u + q P_u, Q_u) onto ((1-q)
+     * Q + q P, Q); likewise from the true pair onto the lower one
+     * (docs/design.md, "Bracketed mechanisms"). */
+    pld_mech *u = NULL, *l = NULL;
+    int st = pld_mech_poisson(base->members[0], q, &u);
+    if (!st)
+      st = pld_mech_poisson(base->members[1], q, &l);
+    if (!st)
+      st = pld_mech_bracket(u, l, out);
+    pld_mech_free(u);
+    pld_mech_free(l);
+    return st;
+  }
   struct pld_mech *m = pld_mech_new(PLD_MECH_POISSON);
   if (!m)
     return PLD_ENOMEM;

@@ -38,13 +38,12 @@ extern "C" {
 /** One-of-T random allocation with Gaussian noise (see above): T in [1,
  *  PLD_ALLOCATION_MAX_T], sigma and c finite > 0 with mu = c/sigma in
  *  [1e-3, 30].  T = 1 is exactly pld_mech_gaussian(sigma, c) (returned as
- *  such).  The curve is certified to its rel_err (at most 9e-4; the
- *  construction refines its bins twice until the measured gap of the
- *  bracket is below it, else returns PLD_ERANGE -- AT PRESENT THE CASE FOR
- *  T >= 10 at mu = 1, see docs/allocation.md; use
- *  pld_mech_random_allocation_bounds or pld_allocation_epsilon) wherever the true delta is above
- *  1e-60; below that the returned value is an upper bound.  Cost: about
- *  (log2 T) N^2 with N ~ 2000-6000 bins, 0.05-0.5 s.
+ *  such).  Otherwise the bracket (pld_mech_bracket) of the two finite
+ *  pairs of pld_mech_random_allocation_bounds: it composes with every other
+ *  mechanism in an accountant, its PLD's pessimistic members from the
+ *  upper pair, the optimistic ones from the lower pair, so the composed
+ *  bracket is certified on both ends; its width includes the pairs' gap
+ *  (docs/allocation.md).  Its curve (pld_mech_delta) is the upper pair's.
  *  @return PLD_SUCCESS, PLD_EINVAL (out of domain, NULL), PLD_ERANGE,
  *  PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_random_allocation(uint64_t T, double sigma,
