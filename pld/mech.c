@@ -202,7 +202,7 @@ int pld_mech_bracket(const pld_mech *upper, const pld_mech *lower,
   const pld_curve *u = &upper->curve;
   m->curve.delta = bracket_curve;
   m->curve.tails = u->tails ? bracket_tails : NULL;
-  m->curve.rel_err = u->rel_err;
+  m->curve.rel_err = fmax(u->rel_err, lower->curve.rel_err);
   /* symmetric only if both members are: a pld_dist keeps one flag */
   m->curve.symmetric = u->symmetric && lower->curve.symmetric;
   m->curve.loss_scale = u->loss_scale;
@@ -222,10 +222,15 @@ int pld_dist_from_mech(const pld_mech *m, double grid,
   /* the pessimistic members from the upper pair (they dominate it, which
    * dominates the truth), the optimistic ones from the lower pair (they are
    * dominated by it, which the truth dominates) */
+  /* the bracket's rel_err (at least its members') covers what a
+   * constructor books on top of them (e.g. the round-off of making them) */
+  pld_curve cu = m->members[0]->curve, cl = m->members[1]->curve;
+  cu.rel_err = fmax(cu.rel_err, m->curve.rel_err);
+  cl.rel_err = fmax(cl.rel_err, m->curve.rel_err);
   pld_dist *u = NULL, *l = NULL, *d = NULL;
-  int st = pld_dist_from_curve(&m->members[0]->curve, grid, params, &u);
+  int st = pld_dist_from_curve(&cu, grid, params, &u);
   if (!st)
-    st = pld_dist_from_curve(&m->members[1]->curve, grid, params, &l);
+    st = pld_dist_from_curve(&cl, grid, params, &l);
   if (!st)
     st = pld_dist_new(grid, &d);
   for (int dir = 0; dir < 2 && !st; dir++) {

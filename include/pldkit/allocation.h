@@ -15,8 +15,7 @@
  *     delta_PQ(eps) = E_Q (S - e^eps)_+,   delta_QP(eps) = E_Q (1 - e^eps S)_+,
  * both convex in S.  pldkit computes two finite laws of S, one larger and
  * one smaller in the convex order (docs/allocation.md), which bracket both
- * curves; the mechanism's curve is their midpoint with the gap booked as its
- * relative error.
+ * curves; the mechanism is the bracket of the two (pld_mech_bracket).
  */
 #ifndef PLDKIT_ALLOCATION_H
 #define PLDKIT_ALLOCATION_H
@@ -78,7 +77,8 @@ PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
  *  any other events) in one accountant and take its upper ends, *lower in
  *  another and take its lower ends: both are certified for the true
  *  mechanism.  eta: the geometric bin ratio e^eta - 1 of the rebinning, 0
- *  for the default (0.006 min(mu, 1)), at most 0.1.  T = 1 gives two
+ *  for the default (0.003 min(mu, 1), twice that for T < 100), at most
+ *  0.1.  T = 1 gives two
  *  Gaussians.  Domains as pld_mech_random_allocation.  The caller frees
  *  both.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(
