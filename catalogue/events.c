@@ -33,6 +33,7 @@
 
 
 #include <pldkit/participation.h>
+#include <pldkit/allocation.h>
 
 #define MAX_KEYS 6
 #define QUOTE_LEN PLD_QUOTE_LEN
@@ -99,6 +100,12 @@ typedef int (*build_fn)(const struct value *v, pld_mech **out,
 typedef int (*rdp_fn)(const struct value *v, pld_rdp_curve *c,
                       uint64_t count);
 
+/* Instead of build: add count runs of the event's PLD mechanisms to acc
+ * itself (an event made of several mechanisms, e.g. balanced-iteration's
+ * group reduction); returns a pld_status, called only when adding. */
+typedef int (*add_fn)(const struct value *v, pld_accountant *acc,
+                      uint64_t count);
+
 /* Why these values have no PLD in pldkit (static text), or NULL. */
 typedef const char *(*no_pld_fn)(const struct value *v);
 
@@ -127,6 +134,7 @@ struct event_spec {
   const char *summary;
   enum kind kind;
   build_fn build;   /* KIND_MECH; NULL if the event has no PLD */
+  add_fn add;       /* KIND_MECH alternative to build (may be NULL) */
   check_fn check;   /* may be NULL */
   closed_fn closed; /* may be NULL */
   note_fn note;     /* may be NULL */
@@ -413,12 +421,40 @@ static const char *no_pld_bounded(const struct value *v)
          "its per-instance RDP (kind=rectified has both)";
 }
 
+/* model-splitting with k > 1 of d blocks: the record's clipped gradient
+ * (norm c in all) is shared among its k blocks in a way the adversary
+ * chooses, so neither the one-of-d pair (k = 1) nor balanced-iteration's
+ * group reduction (norm c in each of k steps) describes it; no dominating
+ * pair is proven in pldkit. */
 static const char *no_pld_splitting(const struct value *v)
 {
-  (void)v;
-  return "pldkit has its guarantee only as an RDP curve (splitting paper, "
-         "Thm 3.1, made sound as in docs/papers-rdp.md), no privacy loss "
-         "distribution";
+  if (v[1].integer == 1)
+    return NULL;
+  return "model-splitting with k > 1 has its guarantee only as an RDP "
+         "curve (splitting paper, Thm 3.1, made sound as in "
+         "docs/papers-rdp.md): no dominating pair is proven for a gradient "
+         "shared among k blocks (k = 1 has a PLD: the one-of-d allocation)";
+}
+
+/* balanced-iteration: T steps, k each (papers/allocation.c: the group
+ * reduction to one-of-floor/ceil(T/k) allocations, each a bracket). */
+static int add_bis(const struct value *v, pld_accountant *acc,
+                   uint64_t count)
+{
+  return pld_accountant_add_allocation(acc, (uint64_t)v[0].integer,
+                                       (uint64_t)v[1].integer, v[2].real,
+                                       v[3].real, count);
+}
+
+/* model-splitting with k = 1: disjoint submodels, the one-of-d allocation
+ * pair (d = 1: the Gaussian mechanism itself). */
+static int add_split(const struct value *v, pld_accountant *acc,
+                     uint64_t count)
+{
+  if (v[1].integer != 1)
+    return PLD_EUNSUPPORTED; /* not reached: no_pld_splitting says why */
+  return pld_accountant_add_allocation(acc, (uint64_t)v[0].integer, 1,
+                                       v[2].real, v[3].real, count);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -978,7 +1014,10 @@ static const struct event_spec events[] = {
               "uniformly at random, and every block gets N(0, sigma^2) "
               "noise; k = 1 is disjoint submodels (Thm 3.4), d = 2, k = 1 "
               "dropout with rate 1/2 (Cor. 3.7).  count=N composes N steps.  "
-              "--backend rdp only.  The RDP is sound: max(forward, reverse), "
+              "PLD (k = 1 only, the default backend): the one-of-d random "
+              "allocation pair bracketed between two finite pairs "
+              "(docs/allocation.md; d = 1 is the Gaussian mechanism); k > 1 "
+              "needs --backend rdp.  The RDP is sound: max(forward, reverse), "
               "the forward the exact eq. (2) where affordable, else the "
               "smaller of eq. (3) and a proven group bound, the reverse "
               "exact for k in {1, d-1, d} (quadrature with an added error "
@@ -986,6 +1025,7 @@ static const struct event_spec events[] = {
               "not a bound and is not used.  The reduction of a training "
               "step to this pair is the paper's (docs/papers-rdp.md)",
    .check = check_split,
+   .add = add_split,
    .rdp = rdp_splitting,
    .no_pld = no_pld_splitting,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
@@ -1004,12 +1044,17 @@ static const struct event_spec events[] = {
               "example is used in exactly k of them, chosen uniformly at "
               "random, gradients clipped to norm c, noise N(0, sigma^2).  "
               "count=N composes N such runs (epochs, Remark 3.10); do not "
-              "set count=T.  --backend rdp only; the same sound RDP as "
-              "model-splitting with d = T (the run's reduction to that pair "
-              "is the paper's, docs/papers-rdp.md)",
+              "set count=T.  PLD (the default backend): k = 1 is the "
+              "one-of-T random allocation pair bracketed between two finite "
+              "pairs, k > 1 the composition of k one-of-floor/ceil(T/k) "
+              "allocations that dominates it (upper end certified, the "
+              "lower end is the reduction's, docs/allocation.md).  RDP "
+              "(--backend rdp): the same sound RDP as model-splitting with "
+              "d = T (the run's reduction to that pair is the paper's, "
+              "docs/papers-rdp.md)",
    .check = check_bis,
+   .add = add_bis,
    .rdp = rdp_splitting,
-   .no_pld = no_pld_splitting,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
               "--orders",
@@ -2177,6 +2222,22 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
 
   /* The mechanism (PLD), unless only an RDP formula is wanted. */
   int st;
+  int added = 0;
+  if (!no_pld && e->add && sk && sk->acc) {
+    st = e->add(vals, sk->acc, count);
+    if (st != PLD_SUCCESS) {
+      if (st == PLD_EINVAL) {
+        snprintf(err, errlen, "event %s was rejected by the library: %s",
+                 qev, pld_strerror(st));
+      } else {
+        snprintf(err, errlen, "%s (while adding event %s)",
+                 pld_strerror(st), qev);
+        rc = PLD_EVENT_EFAIL;
+      }
+      goto done;
+    }
+    added = 1;
+  }
   if (!no_pld && e->build && !(sk && sk->rdp && e->rdp)) {
     st = e->build(vals, &mech, &own);
     if (st != PLD_SUCCESS) {
@@ -2194,7 +2255,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
       goto done;
     }
   }
-  if (sk && sk->acc) {
+  if (sk && sk->acc && added) {
+    /* done above */
+  } else if (sk && sk->acc) {
     /* The accountant will hold copies of mech that use own's context. */
     if (own && ps->local_ctx) {
       snprintf(err, errlen, "event %s cannot be added without a parse "

@@ -23,6 +23,7 @@
  * optimistic one from L. */
 #include <pldkit/allocation.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,18 +526,38 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
   if (!acc || count < 1 || pld_allocation_groups(T, k, n, mult) ||
       count > ((uint64_t)1 << 53) / k)
     return PLD_EINVAL;
-  for (int i = 0; i < 2; i++) {
-    if (!mult[i])
-      continue;
-    pld_mech *m = NULL;
-    int st = pld_mech_random_allocation(n[i], sigma, c, &m);
-    if (!st)
-      st = pld_accountant_add(acc, m, mult[i] * count);
-    pld_mech_free(m);
+  /* For 1 < k < T the groups only dominate the k-of-T mechanism: their
+   * lower pairs are no lower pairs of it.  A dominated pair of the run:
+   * the sum of its T outputs, N(k c, T sigma^2) against N(0, T sigma^2),
+   * a post-processing, i.e. the Gaussian with mu = k c / (sigma sqrt T);
+   * split over the k groups as Gaussians with mu_g^2 = (k/T) (c/sigma)^2,
+   * which compose to it (sigma_g rounded up: never above that mu).  The
+   * upper end stays the reduction's.  (k = T: every step holds the record,
+   * T Gaussians exactly; k = 1: the allocation's own bracket.) */
+  pld_mech *id = NULL;
+  if (k > 1 && k < T) {
+    double sg = sigma * sqrt((double)T / (double)k);
+    sg = nextafter(nextafter(sg * (1.0 + 4.0 * DBL_EPSILON), INFINITY),
+                   INFINITY);
+    int st = pld_mech_gaussian(sg, c, &id);
     if (st)
       return st;
   }
-  return PLD_SUCCESS;
+  int st = PLD_SUCCESS;
+  for (int i = 0; i < 2 && !st; i++) {
+    if (!mult[i])
+      continue;
+    pld_mech *m = NULL, *b = NULL;
+    st = pld_mech_random_allocation(n[i], sigma, c, &m);
+    if (!st && id)
+      st = pld_mech_bracket(m, id, &b);
+    if (!st)
+      st = pld_accountant_add(acc, b ? b : m, mult[i] * count);
+    pld_mech_free(m);
+    pld_mech_free(b);
+  }
+  pld_mech_free(id);
+  return st;
 }
 
 int pld_mech_random_allocation_bounds(uint64_t T, double sigma, double c,
@@ -608,9 +629,9 @@ int pld_allocation_epsilon(uint64_t T, uint64_t k, double sigma, double c,
   if (st)
     return st;
   /* the brackets' upper pairs dominate the true one, the true one the
-   * lower pairs.  For k > 1 the composed groups only dominate the k-of-T
-   * mechanism, so their lower end is not one of the true value: 0. */
+   * lower pairs (for 1 < k < T the summed-output Gaussian, see
+   * pld_accountant_add_allocation) */
   out->upper = r.bound.upper;
-  out->lower = k == 1 ? r.bound.lower : 0.0;
+  out->lower = r.bound.lower;
   return PLD_SUCCESS;
 }
