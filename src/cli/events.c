@@ -139,6 +139,7 @@ enum kind {
 
 struct event_spec {
   const char *name;
+  const char *title;   /* a few words, for the one-line list (pldkit events) */
   const char *summary;
   enum kind kind;
   build_fn build;   /* KIND_MECH; NULL if the event has no PLD */
@@ -828,6 +829,7 @@ static int check_selection(const struct value *v, char *why, size_t n)
 
 static const struct event_spec events[] = {
   {.name = "gaussian",
+   .title = "Gaussian mechanism",
    .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
    .build = build_gaussian,
    .rdp = rdp_gaussian,
@@ -836,6 +838,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "laplace",
+   .title = "Laplace mechanism",
    .summary = "Laplace mechanism: Laplace(b) noise on a query",
    .build = build_laplace,
    .rdp = rdp_laplace,
@@ -844,6 +847,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L1 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "discrete-laplace",
+   .title = "discrete Laplace mechanism (integer noise)",
    .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
               "exp(-|k|/scale)",
    .build = build_discrete_laplace,
@@ -855,6 +859,7 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "discrete-gaussian",
+   .title = "discrete Gaussian mechanism (integer noise)",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
    .build = build_discrete_gaussian,
@@ -869,6 +874,7 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "randomized-response",
+   .title = "k-ary randomized response (replace-one)",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
               "another one uniformly",
@@ -880,6 +886,7 @@ static const struct event_spec events[] = {
             {"k", DOM_INT_GE2, 1, 0, "number of possible values",
              .mono = MONO_MORE}}},
   {.name = "poisson-gaussian",
+   .title = "Poisson-subsampled Gaussian: one DP-SGD step",
    .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
               "adjacency",
    .build = build_poisson_gaussian,
@@ -893,6 +900,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
   {.name = "poisson-laplace",
+   .title = "Poisson-subsampled Laplace",
    .summary = "Poisson-subsampled Laplace, add/remove adjacency",
    .build = build_poisson_laplace,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
@@ -902,6 +910,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity",
              .mono = MONO_LESS}}},
   {.name = "finite",
+   .title = "an arbitrary pair of finite distributions",
    .summary = "an arbitrary pair of finite output distributions P (with the "
               "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
    .build = build_finite,
@@ -914,6 +923,7 @@ static const struct event_spec events[] = {
             {"q", DOM_PROB_LIST, 1, 0,
              "probabilities of the same outcomes under Q"}}},
   {.name = "mixture-gaussian",
+   .title = "a pair of Gaussian mixtures with a common sigma",
    .summary = "a pair of one-dimensional Gaussian mixtures with a common "
               "sigma, P = sum_i a_i N(mu_i, sigma^2) and Q = sum_j b_j "
               "N(nu_j, sigma^2), both directions exact, e.g. "
@@ -931,6 +941,7 @@ static const struct event_spec events[] = {
             {"q-weights", DOM_PROB_LIST, 1, 0,
              "component weights b_j of Q, one per mean"}}},
   {.name = "wor-gaussian",
+   .title = "Gaussian on a fixed-size batch without replacement",
    .summary = "Gaussian mechanism on a batch of fixed size drawn without "
               "replacement from n records, REPLACE-ONE adjacency (one record "
               "is replaced by another), both directions",
@@ -947,6 +958,7 @@ static const struct event_spec events[] = {
              "neighbours (for sums of gradients clipped to norm C it is "
              "2C)", .mono = MONO_LESS}}},
   {.name = "random-participation",
+   .title = "one federated round, random client participation",
    .summary = "one round of federated DP-SGD with random client "
               "participation: each client joins with probability p, samples "
               "each of its d records with probability q, the server adds "
@@ -987,6 +999,7 @@ static const struct event_spec events[] = {
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
   {.name = "model-splitting",
+   .title = "one training step with model splitting (RDP only)",
    .summary = "one training step with model splitting (splitting paper, "
               "Thm 3.1): each example's gradient, clipped to norm c, is "
               "routed to k of the d disjoint blocks of the model, chosen "
@@ -1014,6 +1027,7 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "balanced-iteration",
+   .title = "one run of Balanced Iteration Subsampling (RDP only)",
    .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
               "ONE event is a WHOLE run of T iterations in which each "
               "example is used in exactly k of them, chosen uniformly at "
@@ -1036,6 +1050,7 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "bounded-gaussian",
+   .title = "bounded-support Gaussian, per instance",
    .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
               "paper): N(theta, sigma^2) clipped to the support "
               "(kind=rectified, point masses at -a and a) or conditioned on "
@@ -1068,6 +1083,7 @@ static const struct event_spec events[] = {
              "largest shift of the location by the neighbour (clipping "
              "norm of one contribution)"}}},
   {.name = "pld",
+   .title = "a PLD saved by 'pldkit save' (a running ledger)",
    .summary = "a composed PLD saved by 'pldkit save' (a deployment's running "
               "ledger), composed count times with the other EVENTs; its grid "
               "step fixes the grid of the whole composition (automatic "
@@ -1079,6 +1095,7 @@ static const struct event_spec events[] = {
               "truncated or FFT-composed PLD does)",
    .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
   {.name = "random-selection",
+   .title = "random selection among member event lists",
    .summary = "random selection of one of n member event lists, member i "
               "with probability w_i, the choice visible (model merging paper "
               "Thm 5.2): random-selection:weights=W1;...;Wn[,count=N]"
@@ -1180,45 +1197,69 @@ static int key_mono(const struct key_spec *ks)
   return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
 }
 
-void pld_cli_events_help(FILE *f)
+/* One event's entry: its summary, how RDP handles it, and every key with
+ * its meaning, default and domain. */
+static void event_entry(FILE *f, const struct event_spec *e)
 {
   char head[32], text[400], dom[96];
-  fputs("EVENTS (NAME:key=value,key=value,...; several EVENTs compose):\n", f);
+  fprintf(f, "%s%s%s\n", e->name, e->title ? " - " : "",
+          e->title ? e->title : "");
+  pld_cli_wrap(f, "", 2, e->summary);
+  if (e->rdp_how) {
+    snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
+    pld_cli_wrap(f, "", 2, text);
+  }
+  fputs("Keys:\n", f);
+  for (size_t k = 0; k < n_keys(e); k++) {
+    const struct key_spec *ks = &e->keys[k];
+    char def[48];
+    if (ks->required)
+      snprintf(def, sizeof def, "required");
+    else if (ks->dom == DOM_CHOICE)
+      snprintf(def, sizeof def, "default %s",
+               choice_name(ks, (int64_t)ks->def, head, sizeof head));
+    else
+      snprintf(def, sizeof def, "default %g", ks->def);
+    domain_phrase(ks, dom, sizeof dom);
+    snprintf(head, sizeof head, "  %s", ks->name);
+    snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
+             key_mono(ks) == MONO_MORE
+                 ? " (or ? in calibrate: larger is more private)"
+             : key_mono(ks) == MONO_LESS
+                 ? " (or ? in calibrate: smaller is more private)"
+                 : "");
+    pld_cli_wrap(f, head, 16, text);
+  }
+  pld_cli_wrap(f, "  count", 16,
+               "number of runs, composed with itself (every EVENT takes it); "
+               "default 1, an integer from 1 to 2^53 (or ? in calibrate: the "
+               "largest number of runs that meets the target)");
+  if (e->kind == KIND_SELECTION)
+    pld_cli_members_help(f);
+}
+
+/* The one walk over the event table behind 'pldkit events' and 'pldkit
+ * help EVENT' (the table is the only description of the events). */
+int pld_cli_event_catalogue(FILE *f, enum pld_cli_catalogue mode,
+                            const char *name)
+{
+  int found = 0;
   for (size_t i = 0; i < N_EVENTS; i++) {
     const struct event_spec *e = &events[i];
-    fprintf(f, "  %s\n", e->name);
-    pld_cli_wrap(f, "", 6, e->summary);
-    if (e->rdp_how) {
-      snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
-      pld_cli_wrap(f, "", 6, text);
-    }
-    for (size_t k = 0; k < n_keys(e); k++) {
-      const struct key_spec *ks = &e->keys[k];
-      char def[48];
-      if (ks->required)
-        snprintf(def, sizeof def, "required");
-      else if (ks->dom == DOM_CHOICE)
-        snprintf(def, sizeof def, "default %s",
-                 choice_name(ks, (int64_t)ks->def, head, sizeof head));
-      else
-        snprintf(def, sizeof def, "default %g", ks->def);
-      domain_phrase(ks, dom, sizeof dom);
-      snprintf(head, sizeof head, "      %s", ks->name);
-      snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
-               key_mono(ks) == MONO_MORE
-                   ? " (or ? in calibrate: larger is more private)"
-               : key_mono(ks) == MONO_LESS
-                   ? " (or ? in calibrate: smaller is more private)"
-                   : "");
-      pld_cli_wrap(f, head, 20, text);
-    }
+    if (name != NULL && strcmp(name, e->name) != 0)
+      continue;
+    found = 1;
+    if (mode == PLD_CLI_CAT_LIST)
+      fprintf(f, "  %-22s %s\n", e->name, e->title ? e->title : "");
+    else
+      event_entry(f, e);
   }
-  fputs("  every EVENT also takes\n", f);
-  pld_cli_wrap(f, "      count", 20,
-               "number of runs, composed with itself; default 1, an integer "
-               "from 1 to 2^53 (or ? in calibrate: the largest number of "
-               "runs that meets the target)");
-  fputs("\nMEMBER LISTS and '+':\n", f);
+  return found ? 0 : -1;
+}
+
+void pld_cli_members_help(FILE *f)
+{
+  fputs("\nMember lists and '+':\n", f);
   pld_cli_wrap(f, "", 2,
                "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
                "runs member Mi with probability Wi (the choice is visible; "
@@ -1237,13 +1278,18 @@ void pld_cli_events_help(FILE *f)
                "pldkit epsilon --delta 1e-5 "
                "'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|"
                "gaussian:sigma=8,count=10]'");
-  fputs("\nRDP BACKEND (--backend rdp|both of epsilon and delta, and "
-        "rdp-curve):\n", f);
+}
+
+void pld_cli_rdp_help(FILE *f)
+{
+  fputs("The RDP backend (--backend rdp|both of epsilon, delta and calibrate, "
+        "and rdp-curve):\n", f);
   pld_cli_wrap(f, "", 2,
                "Every EVENT's Renyi DP curve eps(alpha) is computed at every "
                "order alpha of the grid (--orders), as a certified upper "
                "bound, and the curves are added (composition).  Events with "
-               "a closed form or a paper's bound use it (see RDP above).  "
+               "a closed form or a paper's bound use it (pldkit help EVENT, "
+               "line RDP).  "
                "The others go through the PLD bridge: the certified upper "
                "Renyi divergence of the pessimistic PLD of one run (on a "
                "fine grid: --discretization if given, else a divisor of the "

@@ -132,9 +132,26 @@ void pld_cli_owned_move(pld_cli_owned **to, pld_cli_owned **from);
 /** Free a list of owned objects (NULL is a no-op). */
 void pld_cli_owned_free(pld_cli_owned *list);
 
-/** Write the list of events with every key, its meaning, domain and default,
- *  and the grammar of member lists (part of every --help). */
-void pld_cli_events_help(FILE *f);
+/* What pld_cli_event_catalogue writes. */
+enum pld_cli_catalogue {
+  PLD_CLI_CAT_LIST, /* one line per event: its name and a few words */
+  PLD_CLI_CAT_FULL  /* the summary, the RDP formula, every key with its
+                       meaning, default and domain (random-selection: also
+                       the grammar of member lists) */
+};
+
+/** Walk the event table (the only description of the events): write every
+ *  event (name == NULL), or the one called `name`, in the given form
+ *  ('pldkit events', 'pldkit help EVENT').
+ *  @return 0, or -1 if no event is called `name` (nothing written). */
+int pld_cli_event_catalogue(FILE *f, enum pld_cli_catalogue mode,
+                            const char *name);
+
+/** The grammar of random-selection's member lists and of '+'. */
+void pld_cli_members_help(FILE *f);
+
+/** How the RDP backend treats the events ('pldkit help rdp'). */
+void pld_cli_rdp_help(FILE *f);
 
 /** The names of the keys that calibrate may solve for in some event (keys in
  *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,

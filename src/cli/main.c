@@ -37,7 +37,9 @@ enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
 static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
                                               "calibrate", "demo",
                                               "rdp-curve", "save"};
-#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge"
+#define CMD_LIST                                                              \
+  "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge, events, "  \
+  "help"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
@@ -125,7 +127,7 @@ static const struct option_spec options[] = {
    "EVENTs with an RDP formula, the RDP bound), rdp (Renyi DP curves "
    "converted to (epsilon, delta): a certified upper bound only, usually "
    "looser), both (the PLD accountant without RDP, and RDP, side by side); "
-   "see RDP BACKEND", "one of pld, rdp, both"},
+   "see 'pldkit help rdp'", "one of pld, rdp, both"},
   {"--orders", "LIST", ORDER_CMDS, OPT_ORDERS,
    "the RDP orders alpha: A;B;C (or A,B,C) or LO:HI:N, N evenly spaced "
    "orders from LO to HI (--backend rdp or both)",
@@ -332,9 +334,26 @@ static void bracket_help(FILE *f)
 
 static void exit_help(FILE *f)
 {
-  fputs("\nExit status: 0 success; 1 the computation failed (e.g. out of "
-        "memory, grid\nover --max-grid); 2 bad input (one line on stderr, "
-        "nothing on stdout).\n", f);
+  fputc('\n', f);
+  pld_cli_wrap(f, "", 0,
+               "Exit status: 0 an answer was printed; 1 internal error (the "
+               "library failed on valid input, e.g. out of memory or a grid "
+               "over --max-grid); 2 bad input (one line on stderr, nothing on "
+               "stdout).  Warnings go to stderr (\"pldkit: warning: ...\"), "
+               "never to stdout; --json output also lists them in the array "
+               "\"warnings\".");
+}
+
+/* Where the events are described (the table in events.c, through 'pldkit
+ * events' and 'pldkit help EVENT'). */
+static void events_pointer(FILE *f)
+{
+  fputc('\n', f);
+  pld_cli_wrap(f, "", 0,
+               "EVENTs are NAME:key=value,... (every EVENT also takes count=N; "
+               "several EVENTs compose).  'pldkit events' lists them; 'pldkit "
+               "help EVENT' gives the keys, domains and defaults of one, e.g. "
+               "'pldkit help poisson-gaussian'.");
 }
 
 static void main_help(FILE *f)
@@ -350,13 +369,9 @@ static void main_help(FILE *f)
           "      the smallest delta such that they are (E, delta)-DP\n"
           "  pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n"
           "      delta(epsilon) as CSV: epsilon,delta_lower,delta_upper\n"
-          "  pldkit calibrate --epsilon E --delta D [--param NAME] "
-          "[--range LO:HI]\n"
-          "                   [--tolerance REL] [OPTIONS] EVENT...\n"
+          "  pldkit calibrate --epsilon E --delta D [OPTIONS] EVENT...\n"
           "      the least private value of one key (given as KEY=?, e.g. "
           "sigma=? or\n      count=?) such that the EVENTs are (E, D)-DP\n"
-          "  pldkit demo [OPTIONS]\n"
-          "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
           "      the composed Renyi DP curve as CSV: order,epsilon\n"
           "  pldkit save --out FILE [--delta D] [OPTIONS] EVENT...\n"
@@ -364,21 +379,28 @@ static void main_help(FILE *f)
           "compose it\n      later with the EVENT pld:file=FILE)\n"
           "  pldkit merge --config FILE [--epsilon E] [--delta D] [--json | --csv]\n"
           "      plan merge weights of DP-SGD runs (random selection and linear\n"
-          "      combination, PLD and RDP); see pldkit merge --help\n"
-          "  pldkit --help | --version\n"
-          "  pldkit COMMAND --help\n\n",
+          "      combination, PLD and RDP)\n"
+          "  pldkit demo [OPTIONS]\n"
+          "      account a canonical DP-SGD run and explain the answer\n"
+          "  pldkit events\n"
+          "      list the EVENTs, one line each\n"
+          "  pldkit help EVENT | COMMAND | rdp\n"
+          "      one EVENT's keys, domains and defaults; a COMMAND's help; "
+          "how the RDP\n      backend treats the EVENTs\n"
+          "  pldkit COMMAND --help\n"
+          "      the COMMAND's options, with defaults and allowed values\n"
+          "  pldkit --help | --version\n\n",
           PLD_VERSION_STRING);
   bracket_help(f);
-  pld_cli_events_help(f);
-  fputc('\n', f);
-  options_help(f, ALL_CMDS);
-  fputs("\nExamples:\n  pldkit epsilon --delta 1e-5 "
+  fputs("Examples:\n  pldkit epsilon --delta 1e-5 "
         "poisson-gaussian:q=0.004267,sigma=1.1,count=14063\n"
+        "  pldkit calibrate --epsilon 3 --delta 1e-5 "
+        "poisson-gaussian:q=0.01,sigma=?,count=1000\n"
         "  pldkit epsilon --delta 1e-5 --backend both "
-        "poisson-gaussian:q=0.01,sigma=1,count=1000\n"
-        "  pldkit epsilon --delta 1e-5 --backend rdp "
-        "model-splitting:d=10,k=1,sigma=1,c=1,count=100\n", f);
+        "poisson-gaussian:q=0.01,sigma=1,count=1000\n", f);
+  events_pointer(f);
   exit_help(f);
+  fputs("\nThe manual: man pldkit.\n", f);
 }
 
 static void backend_help(FILE *f)
@@ -417,10 +439,10 @@ static void cmd_help(FILE *f, enum cmd c)
           "EVENTs (nats,\ncertified upper bounds, inf where nothing finite "
           "is certified) at every order\nof the grid, as CSV with the header "
           "order,epsilon (with --json: one object with\nthe arrays order and "
-          "epsilon).  See RDP BACKEND below.\n\n", f);
-    pld_cli_events_help(f);
-    fputc('\n', f);
+          "epsilon).\nHow each EVENT's RDP is computed: 'pldkit help EVENT' "
+          "(line RDP); the backend:\n'pldkit help rdp'.\n\n", f);
     options_help(f, ON(c));
+    events_pointer(f);
     exit_help(f);
     return;
   case CMD_SAVE:
@@ -451,49 +473,26 @@ static void cmd_help(FILE *f, enum cmd c)
   case CMD_CALIBRATE:
     fputs("Usage: pldkit calibrate --epsilon E --delta D [--param NAME] "
           "[--range LO:HI]\n"
-          "                        [--tolerance REL] [--backend pld|rdp|both] "
-          "[OPTIONS] EVENT...\n\n"
-          "Find the least private value of one key such that the "
-          "composition of the\nEVENTs is (E, D)-DP by the CERTIFIED upper "
-          "epsilon, so that the answer is never\nover budget: the smallest "
-          "noise, the largest sampling rate or sensitivity, the\nlargest "
-          "number of runs.  Mark the key with '?' in exactly one place, "
-          "e.g.\n"
-          "  pldkit calibrate --epsilon 1 --delta 1e-5 "
-          "poisson-gaussian:q=0.01,sigma=?,count=1000\n"
-          "  pldkit calibrate --epsilon 3 --delta 1e-5 "
-          "poisson-gaussian:q=0.01,sigma=1,count=?\n"
-          "Any key in which epsilon is monotone may hold it (see EVENTS: "
-          "'or ? in\ncalibrate'); others are refused.  Every evaluation "
-          "puts a value in place of '?'\nand accounts the whole EVENT list "
-          "afresh, giving an epsilon bracket [lower,\nupper] at D: the "
-          "value MEETS the target if upper <= E, FAILS if lower > E, and\n"
-          "is UNDECIDED otherwise (e.g. upper = inf, the PLD's round-off "
-          "floor at small\nD).  Undecided is never taken for a failure: "
-          "the search brackets the threshold\nby doubling or halving from 1 "
-          "(within --range if given), bisects until the\nanswer and its "
-          "neighbour are within --tolerance (neighbours for integers),\n"
-          "re-evaluates an undecided neighbour on other grids, and then "
-          "also locates the\nmost private value that certifiably FAILS.  "
-          "It assumes that epsilon is monotone\nin the key (the answer "
-          "meets the target regardless).  The answer line gives the\n"
-          "value and its bracket; the neighbour, said to fail only when "
-          "that is certified\n(else \"not certified at\"); the certified "
-          "failure and, if the two are further\napart than the tolerance, "
-          "UNDECIDED between them.  --backend rdp calibrates\nwith the RDP "
-          "bound (an upper bound only: nothing is certified to fail), both\n"
-          "runs the two and says which is tighter.  Closed-form "
-          "random-participation\n(analysis=ols, thm41) calibrate too; "
-          "thm41 is Theorem 4.1 as stated, NOT a\ncertified bound.  With "
-          "--json: one object with query, backend, param,\ndirection, "
-          "integer, delta, target_epsilon, tolerance, search_lo, search_hi,\n"
-          "threshold (located, undecided or not_found), value, verdict, "
-          "epsilon_upper,\nepsilon_lower, located, at_limit, value_next, "
-          "verdict_next (fails or\nundecided), epsilon_upper_next, "
-          "epsilon_lower_next, next_refined, value_fail\n(certified to "
-          "fail, or null), evaluations, refined and the discretization\n"
-          "fields (with --backend both: objects pld and rdp, and tighter).  "
-          "On a terminal,\nprogress is shown on stderr.\n\n", f);
+          "                        [--tolerance REL] [--backend pld|rdp|both]"
+          "\n                        [OPTIONS] EVENT...\n\n", f);
+    pld_cli_wrap(f, "", 0,
+                 "Find the least private value of one key (the smallest "
+                 "noise, the largest sampling rate, sensitivity or count) "
+                 "such that the EVENTs are (E, D)-DP by the CERTIFIED upper "
+                 "epsilon, so that the answer is never over budget.  Mark "
+                 "the key with '?' (keys marked 'or ? in calibrate' in "
+                 "'pldkit help EVENT'):");
+    fputs("  pldkit calibrate --epsilon 1 --delta 1e-5 "
+          "gaussian:sigma=?,count=100\n", f);
+    pld_cli_wrap(f, "", 0,
+                 "A value MEETS the target if its upper epsilon at D is <= E, "
+                 "FAILS if its lower one is > E, else is UNDECIDED (never "
+                 "taken for a failure).  The search doubles or halves from 1 "
+                 "(within --range), then bisects to --tolerance; the answer "
+                 "gives the value and the most private value certified to "
+                 "fail.  --backend rdp uses the RDP bound; both runs the "
+                 "two.  analysis=thm41 is NOT a certified bound.");
+    fputc('\n', f);
     break;
   case CMD_DEMO:
     {
@@ -515,10 +514,8 @@ static void cmd_help(FILE *f, enum cmd c)
   case N_CMDS:
     return;
   }
-  bracket_help(f);
-  pld_cli_events_help(f);
-  fputc('\n', f);
   options_help(f, ON(c));
+  events_pointer(f);
   exit_help(f);
 }
 
@@ -1148,6 +1145,7 @@ struct answer {
   unsigned bridged;       /* events that went through the PLD bridge */
   double *rdp_orders;     /* rdp-curve: copies of the curve */
   double *rdp_values;
+  pld_cli_warnings warn;  /* what goes with the answer (collect_warnings) */
 };
 
 static void answer_free(struct answer *a)
@@ -2163,8 +2161,7 @@ static void print_json(const struct cli *c, const struct answer *a)
     }
     break;
   }
-  if (c->parse.note)
-    pld_cli_json_string(&j, "warning", c->parse.note);
+  pld_cli_json_warnings(&j, &a->warn);
   pld_cli_json_number(&j, "seconds", a->seconds);
   pld_cli_json_strings(&j, "events", c->n_events, c->events);
   if (c->cmd == CMD_DEMO)
@@ -2315,10 +2312,6 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
       }
     }
   }
-  if (r->nonmonotone)
-    printf("; warning: a value certified to fail lies on the more private "
-           "side of one certified to meet (epsilon is not monotone in %s "
-           "here; the answer still meets the target)", P);
   printf("; %u evaluations", r->evaluations);
   if (r->refinements)
     printf(" (%u refined)", r->refinements);
@@ -2459,21 +2452,77 @@ static void print_text(const struct cli *c, const struct answer *a)
     print_rdp_line(c, a, both ? "rdp: " : "");
 }
 
-/* The warning of an RDP optimum at an end of the order grid. */
-static void print_edge_warning(const struct cli *c, const struct answer *a)
+/* Does an EVENT argument compose a saved PLD file (a ledger)? */
+static int uses_ledger(const struct cli *c)
 {
+  for (size_t i = 0; i < c->n_events; i++)
+    if (strstr(c->events[i], "pld:file=") != NULL)
+      return 1;
+  return 0;
+}
+
+/* The warnings and notes that go with the answer (stderr, and "warnings" in
+ * JSON), never on stdout. */
+static void collect_warnings(const struct cli *c, struct answer *a)
+{
+  pld_cli_warnings *w = &a->warn;
+  if (c->parse.note)
+    pld_cli_warn(w, "%s", c->parse.note);
+  /* An RDP optimum at an end of the order grid. */
   const pld_rdp_result *r = &a->rdp;
-  char ord[40];
-  if (!(c->backend & BACKEND_RDP) || c->cmd == CMD_RDP_CURVE ||
-      !r->at_edge || isnan(r->order))
-    return;
-  int low = r->index == 0;
-  pld_cli_fmt_exact(ord, sizeof ord, r->order);
-  printf("warning: the optimal RDP order %s is the %s of the grid; orders "
-         "%s it (--orders) may give a smaller %s (this one is still a valid "
-         "bound)\n", ord, low ? "smallest" : "largest",
-         low ? "closer to 1 than" : "above",
-         c->cmd == CMD_DELTA ? "delta" : "epsilon");
+  if ((c->backend & BACKEND_RDP) && c->cmd != CMD_RDP_CURVE &&
+      r->at_edge && !isnan(r->order)) {
+    char ord[40];
+    int low = r->index == 0;
+    pld_cli_fmt_exact(ord, sizeof ord, r->order);
+    pld_cli_warn(w, "the optimal RDP order %s is the %s of the grid; orders "
+                 "%s it (--orders) may give a smaller %s (this one is still "
+                 "a valid bound)", ord, low ? "smallest" : "largest",
+                 low ? "closer to 1 than" : "above",
+                 c->cmd == CMD_DELTA ? "delta" : "epsilon");
+  }
+  if (c->cmd == CMD_CALIBRATE)
+    for (int k = 0; k < 2; k++)
+      if (a->cal_ran[k] && a->cal[k].nonmonotone)
+        pld_cli_warn(w, "a value certified to fail lies on the more private "
+                     "side of one certified to meet (epsilon is not "
+                     "monotone in %s here; the answer still meets the "
+                     "target)", c->param);
+  /* An infinite upper end with a finite lower one is the PLD's floor
+   * (a loaded ledger's or a selection's untilted round-off, truncation at
+   * --tail-mass, a grid cap), not the mechanism: say so and name the way
+   * out. */
+  if (c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD && !a->closed &&
+      isinf(a->res.bound.upper) && isfinite(a->res.bound.lower)) {
+    if (a->res.bound.lower >= PLD_LOSS_MAX * (1.0 - 1e-9))
+      pld_cli_warn(w, "the privacy loss reaches beyond %g nats, the largest "
+                   "a PLD resolves (PLD_LOSS_MAX); the PLD counts the loss "
+                   "beyond it as +inf, so no finite epsilon is certified",
+                   PLD_LOSS_MAX);
+    else
+      pld_cli_warn(w, "delta = %g is below what the PLD can certify here "
+                   "(its booked round-off and truncation), and no other "
+                   "bound (basic or advanced composition, RDP) certifies a "
+                   "finite epsilon", c->delta);
+  }
+  /* A bracket wider than --accuracy: the upper end still holds, but say
+   * why it is wide and what narrows it. */
+  if ((c->cmd == CMD_EPSILON || c->cmd == CMD_DELTA || c->cmd == CMD_SAVE) &&
+      (c->backend & BACKEND_PLD) && !a->closed && !a->res.met_accuracy &&
+      !isinf(a->res.bound.upper)) {
+    if (uses_ledger(c))
+      pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
+                   "than --accuracy %g (its upper end is still certified) "
+                   "because a PLD file fixes the grid of every later "
+                   "composition; save the first ledger on a finer grid "
+                   "(e.g. pldkit save --accuracy 0.0005, or a smaller "
+                   "--discretization)", c->params.accuracy);
+    else if (a->res.refinements > 0)
+      pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
+                   "than --accuracy %g (its upper end is still certified); "
+                   "a smaller --discretization or a larger --max-grid may "
+                   "narrow it", c->params.accuracy);
+  }
 }
 
 static void print_demo(const struct cli *c, const struct answer *a)
@@ -2517,35 +2566,15 @@ static int run(const struct cli *c)
   int rc = compute(c, &a);
   if (rc != PLD_CLI_OK)
     return rc;
+  collect_warnings(c, &a);
   if (c->json)
     print_json(c, &a);
   else if (c->cmd == CMD_DEMO)
     print_demo(c, &a);
   else
     print_text(c, &a);
-  /* A second line after the answer (not in a CSV: --json carries it). */
-  if (!c->json && c->parse.note && c->cmd != CMD_CURVE &&
-      c->cmd != CMD_RDP_CURVE)
-    printf("warning: %s\n", c->parse.note);
-  if (!c->json)
-    print_edge_warning(c, &a);
-  /* An infinite upper end with a finite lower one is the PLD's floor
-   * (a loaded ledger's or a selection's untilted round-off, truncation at
-   * --tail-mass, a grid cap), not the mechanism: say so and name the way
-   * out. */
-  if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
-      !a.closed && isinf(a.res.bound.upper) &&
-      a.res.bound.lower >= PLD_LOSS_MAX * (1.0 - 1e-9) &&
-      isfinite(a.res.bound.lower))
-    printf("warning: the privacy loss reaches beyond %g nats, the largest a "
-           "PLD resolves (PLD_LOSS_MAX); the PLD counts the loss beyond it as "
-           "+inf, so no finite epsilon is certified\n", PLD_LOSS_MAX);
-  else if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
-      !a.closed && isinf(a.res.bound.upper) && isfinite(a.res.bound.lower))
-    printf("warning: delta = %g is below what the PLD can certify here (its "
-           "booked round-off and truncation), and no other bound (basic or "
-           "advanced composition, RDP) certifies a finite epsilon\n",
-           c->delta);
+  /* Warnings on stderr, after the answer (JSON carries them too). */
+  pld_cli_warnings_print(&a.warn);
   answer_free(&a);
   return PLD_CLI_OK;
 }
@@ -2561,6 +2590,54 @@ static int has_help(int argc, char **argv)
       return 1;
   }
   return 0;
+}
+
+/* 'pldkit events' (the event list, one line each) and 'pldkit help [EVENT |
+ * COMMAND | rdp]'; argv[0] is "events" or "help". */
+static int help_command(int argc, char **argv)
+{
+  char q[QLEN];
+  int events = strcmp(argv[0], "events") == 0;
+  if (argc > (events ? 1 : 2)) {
+    pld_cli_error("unexpected argument %s after '%s%s%s' (see pldkit --help)",
+                  pld_cli_quote(q, sizeof q, argv[events ? 1 : 2]), argv[0],
+                  events ? "" : " ", events ? "" : argv[1]);
+    return PLD_CLI_EUSAGE;
+  }
+  if (events) {
+    fputs("EVENTs (NAME:key=value,...; every EVENT also takes count=N; "
+          "several compose):\n", stdout);
+    pld_cli_event_catalogue(stdout, PLD_CLI_CAT_LIST, NULL);
+    fputs("\n'pldkit help EVENT' gives an EVENT's keys, domains and "
+          "defaults.\n", stdout);
+    return PLD_CLI_OK;
+  }
+  if (argc == 1 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "-h") == 0) {
+    main_help(stdout);
+    return PLD_CLI_OK;
+  }
+  const char *what = argv[1];
+  if (pld_cli_event_catalogue(stdout, PLD_CLI_CAT_FULL, what) == 0)
+    return PLD_CLI_OK;
+  if (strcmp(what, "rdp") == 0) {
+    pld_cli_rdp_help(stdout);
+    return PLD_CLI_OK;
+  }
+  for (size_t k = 0; k < N_CMDS; k++)
+    if (strcmp(what, cmd_names[k]) == 0) {
+      cmd_help(stdout, (enum cmd)k);
+      return PLD_CLI_OK;
+    }
+#ifdef PLD_CLI_HAVE_MERGE
+  if (strcmp(what, "merge") == 0) {
+    char *merge_argv[] = {(char *)"merge", (char *)"--help", NULL};
+    return pld_cli_merge(2, merge_argv);
+  }
+#endif
+  pld_cli_error("no help for %s: not an EVENT (see pldkit events), a command "
+                "(" CMD_LIST ") or 'rdp'", pld_cli_quote(q, sizeof q, what));
+  return PLD_CLI_EUSAGE;
 }
 
 static int dispatch(int argc, char **argv)
@@ -2586,6 +2663,8 @@ static int dispatch(int argc, char **argv)
     return PLD_CLI_OK;
   }
 
+  if (strcmp(sub, "events") == 0 || strcmp(sub, "help") == 0)
+    return help_command(argc - 1, argv + 1);
 #ifdef PLD_CLI_HAVE_MERGE
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);

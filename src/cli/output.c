@@ -24,6 +24,36 @@ void pld_cli_error(const char *fmt, ...)
   fprintf(stderr, "pldkit: %s\n", msg);
 }
 
+/* One line: control characters (a quoted token's escapes aside) become
+ * blanks. */
+static void one_line(char *msg)
+{
+  for (char *p = msg; *p; p++)
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+      *p = ' ';
+}
+
+void pld_cli_warn(pld_cli_warnings *w, const char *fmt, ...)
+{
+  if (w->n >= PLD_CLI_MAX_WARNINGS)
+    return;
+  char *msg = w->text[w->n];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(msg, sizeof w->text[0], fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    msg[0] = '\0';
+  one_line(msg);
+  w->n++;
+}
+
+void pld_cli_warnings_print(const pld_cli_warnings *w)
+{
+  for (size_t i = 0; i < w->n; i++)
+    fprintf(stderr, "pldkit: warning: %s\n", w->text[i]);
+}
+
 const char *pld_cli_quote(char *buf, size_t size, const char *s)
 {
   static const char hex[] = "0123456789abcdef";
@@ -108,7 +138,7 @@ void pld_cli_wrap(FILE *f, const char *head, size_t indent, const char *text)
 {
   size_t col = strlen(head);
   fputs(head, f);
-  if (col + 1 > indent) {
+  if (col > 0 && col + 1 > indent) {
     fputc('\n', f);
     col = 0;
   }
@@ -271,4 +301,16 @@ void pld_cli_json_null(pld_cli_json *j, const char *key)
 {
   json_key(j, key);
   fputs("null", j->f);
+}
+
+void pld_cli_json_warnings(pld_cli_json *j, const pld_cli_warnings *w)
+{
+  json_key(j, "warnings");
+  fputc('[', j->f);
+  for (size_t i = 0; i < w->n; i++) {
+    if (i)
+      fputs(", ", j->f);
+    json_write_string(j->f, w->text[i]);
+  }
+  fputc(']', j->f);
 }
