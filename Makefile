@@ -5,7 +5,7 @@
 PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test bench figures fuzz clean
+.PHONY: all deps configure demo test bench figures fuzz clean install uninstall
 
 all: configure
 	ninja -C $(BUILD)
@@ -82,6 +82,31 @@ fuzz: deps
 	  mkdir -p tests/fuzz/corpus/$$t; \
 	  $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 tests/fuzz/corpus/$$t || exit 1; \
 	done
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: the library, headers,
+# pkg-config file, CLI and man page, through meson install.  Installing to
+# the system itself (no DESTDIR) as root refreshes the linker cache, so that
+# programs and the Python binding find libpldkit.so.0 right away.
+# `make uninstall` removes the files the last install wrote (meson's log,
+# which holds the DESTDIR too) and the pldkit include directory.
+PREFIX ?= /usr/local
+install: all
+	meson configure $(BUILD) --prefix=$(PREFIX)
+	ninja -C $(BUILD)
+	DESTDIR="$(DESTDIR)" meson install -C $(BUILD) --no-rebuild
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+uninstall:
+	@log=$(BUILD)/meson-logs/install-log.txt; \
+	if [ ! -f $$log ]; then echo "nothing to uninstall (no $$log)"; exit 1; fi; \
+	grep -v '^#' $$log | while read -r f; do \
+	  if [ -f "$$f" ] || [ -L "$$f" ]; then rm -f "$$f" && echo "removed $$f"; fi; \
+	done; \
+	grep -v '^#' $$log | while read -r f; do \
+	  case $$f in */pldkit) [ -d "$$f" ] && rmdir "$$f" 2>/dev/null && echo "removed $$f/";; esac; \
+	done; \
+	case $$(head -3 $$log | grep -v '^#' | head -1) in /usr/*|/lib*|/opt/*) \
+	  if [ "$$(id -u)" -eq 0 ]; then ldconfig; fi;; esac; true
 
 clean:
 	rm -rf $(BUILD) $(SAN) $(FUZZ)
