@@ -15,7 +15,7 @@
  *   x = clamp(mu/2 - eps/mu, l, u),
  * since Phi(x) - e^eps Phi(x - mu) is unimodal in x with its maximum at
  * mu/2 - eps/mu.  When that point lies in (l, u) this is exactly the plain
- * Gaussian's delta (ERRATA: RDP can show amplification where (eps, delta)
+ * Gaussian's delta (docs/papers/bounded-support.md: RDP can show amplification where (eps, delta)
  * shows none).  The tails follow from the same lower sets.
  *
  * A built-in mechanism like the others: its parameters live in m->par and

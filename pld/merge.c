@@ -1,7 +1,7 @@
 /* pldkit: accounting for merged DP-SGD models ("DP model merging" paper).
  *
  *  - LC surrogate (Thm 6.4, Cor. 6.5, Alg. 4; RDP: Thm 6.2 / Alg. 3 with
- *    both directions, see ERRATA): per step the one-dimensional pair
+ *    both directions, see docs/papers/merging.md): per step the one-dimensional pair
  *    P = sum_J rho_J N(Delta_J, s^2) vs Q = N(0, s^2), eq. (11).
  *  - Virtual steps (Sec. 6.2): a run past its T_i contributes nothing.
  *  - Baselines: joint release (Thm 6.1), RS (Thm 5.1, 5.2), advanced

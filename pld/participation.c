@@ -1,9 +1,9 @@
 /* pldkit: random client participation in FL, closed-form analyses.
  *
  * Paper: B. Hasircioglu, D. Gunduz, "Privacy amplification via random
- * participation in federated learning" (../shared/papers/random-participation-
- * fl.txt), Sec. 4-6 and App. A; corrections in ERRATA.md.  Derivations and
- * the proof of the MWCS bound are in docs/participation.md.
+ * participation in federated learning", Sec. 4-6 and App. A; its citation
+ * and the corrections in docs/papers/random-participation.md.  Derivations
+ * and the proof of the MWCS bound are in docs/participation.md.
  *
  * Notation.  x = e^eps; mu = C/sigma; u = z/sigma and c = C/sigma (all
  * Gaussian arguments are in units of sigma); b_i = Binomial(d, q) pmf.

@@ -13,7 +13,7 @@
  *           the group-privacy cost, so that case is not certified.
  *  Thm 2    client check-in, delta' = 2 exp(-2 beta^2 N) (Hoeffding).  The
  *  Cor. 1   amplification by p needs the server not to learn who checked in
- *           (ERRATA: if it does, client sampling gives it nothing), so the
+ *           (docs/papers/ms-pafl.md: if it does, client sampling gives it nothing), so the
  *           value is reported, not certified.
  *  Thm 3    c0 q eps sqrt(p T/(1-q)), with c0 unspecified in the paper.  App.
  *           C divides the log-moment by s^2 (8x too small), weights

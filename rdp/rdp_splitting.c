@@ -16,7 +16,7 @@
  *        X(d,k) = X(d,d-k) + alpha t (k^2 - (d-k)^2) / (2d).
  *     We always compute with k' = min(k, d-k).
  *
- * (2) Forward, Lemma 3.12 (eq. (2) read with i != j, ERRATA): with n_j the
+ * (2) Forward, Lemma 3.12 (eq. (2) read with i != j, docs/papers/splitting.md): with n_j the
  *     number of the alpha tuple members that contain coordinate j,
  *        e^{(alpha-1)F} = C(d,k)^{-alpha} sum_{tuples} prod_j w(n_j),
  *        w(n) = exp(t n(n-1)/2).

@@ -21,8 +21,9 @@
  *             revealed; proof in docs/participation.md.         (<= WCS)
  *   OLS       Thm 5.1: p = 1, delta of the q-subsampled         certified
  *             Gaussian (>= WCS, so also sound for any p).       upper bound
- *   CS        Cor. 5.3 read with sampling rate p*q (ERRATA):    certified
- *             the exact delta of the dataset whose other        LOWER limit
+ *   CS        Cor. 5.3 read with sampling rate p*q (errata in   certified
+ *             docs/papers/random-participation.md): the exact   LOWER limit
+ *             delta of the dataset whose other
  *             records all have zero gradient.  Every valid
  *             bound is >= CS.
  *   THM41     Thm 4.1 exactly as stated (eqs. 5-7).  It is the  NOT a bound
@@ -91,7 +92,7 @@ enum pld_participation_analysis {
  *  parametrisation of one curve, not a free choice: for a target eps the
  *  only eps' is
  *      eps' = log(1 + (e^eps - 1) / gamma)
- *  (ERRATA; nothing is optimised).  gamma = p q for Thm 4.1, WCS and CS, and
+ *  (docs/papers/random-participation.md; nothing is optimised).  gamma = p q for Thm 4.1, WCS and CS, and
  *  gamma = q for OLS (eq. 8, read e^{eps'} - 1).  Computed as
  *  log1p(expm1(eps)/gamma) in log space, accurate for every finite eps.
  *  Domain: eps finite >= 0, gamma in (0, 1].
@@ -219,7 +220,7 @@ typedef struct pld_participation_thm41 {
  *  with a_j = b_{j-1} - alpha' c2bar b_j - [j = 0] alpha' c1bar, b =
  *  Binomial(d, q) pmf.  b_{j-1}/b_j increases with j, so the a_j change sign
  *  once (negative, then positive) and by Descartes' rule of signs eq. (7) has
- *  exactly one real root (ERRATA).  It is found by bracketing and the
+ *  exactly one real root (docs/papers/random-participation.md).  It is found by bracketing and the
  *  Illinois method on log(positive part) - log(negative part), which is
  *  strictly increasing in z: no Newton steps, no overflow for any sigma.
  *  Binomial terms below e^-745 times the largest are dropped (they underflow).
@@ -229,7 +230,7 @@ typedef struct pld_participation_thm41 {
  *
  *  WHAT IT IS: the exact remove-direction delta of ONE dataset (client 1's
  *  other records all at gradient C in x''s direction; eqs. 14-15 with
- *  advanced joint convexity, an equality), not a worst case (ERRATA).  It is
+ *  advanced joint convexity, an equality), not a worst case (docs/papers/random-participation.md).  It is
  *  never a certified bound.  `below_cs` is set when delta < CS's delta
  *  (CS is the exact delta of another dataset, so every valid bound is >=
  *  it); `certified` is 0 when below_cs is set or when another instance
