@@ -25,10 +25,7 @@
 #include <pldkit/pldkit.h>
 
 #include "events.h"
-#if __has_include("merge.h")
 #include "merge.h"
-#define PLD_CLI_HAVE_MERGE 1
-#endif
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
@@ -2629,12 +2626,10 @@ static int help_command(int argc, char **argv)
       cmd_help(stdout, (enum cmd)k);
       return PLD_CLI_OK;
     }
-#ifdef PLD_CLI_HAVE_MERGE
   if (strcmp(what, "merge") == 0) {
     char *merge_argv[] = {(char *)"merge", (char *)"--help", NULL};
     return pld_cli_merge(2, merge_argv);
   }
-#endif
   pld_cli_error("no help for %s: not an EVENT (see pldkit events), a command "
                 "(" CMD_LIST ") or 'rdp'", pld_cli_quote(q, sizeof q, what));
   return PLD_CLI_EUSAGE;
@@ -2665,10 +2660,8 @@ static int dispatch(int argc, char **argv)
 
   if (strcmp(sub, "events") == 0 || strcmp(sub, "help") == 0)
     return help_command(argc - 1, argv + 1);
-#ifdef PLD_CLI_HAVE_MERGE
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);
-#endif
   struct cli c;
   memset(&c, 0, sizeof c);
   size_t k = 0;
