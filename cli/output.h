@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <pldkit/event.h>
 #include <pldkit/pld.h>
 
 #if defined(__GNUC__)
@@ -32,26 +33,6 @@ void pld_cli_warn(pld_cli_warnings *w, const char *fmt, ...)
     PLD_CLI_PRINTF(2, 3);
 /** Print the warnings on stderr, one line each. */
 void pld_cli_warnings_print(const pld_cli_warnings *w);
-
-/** Quote a user token for a message: 'text', non-printable bytes as \xNN,
- *  cut with "..." when long.  Returns buf.  size should be >= 16. */
-const char *pld_cli_quote(char *buf, size_t size, const char *s);
-
-/** x with `digits` significant digits (%g style); infinities as "inf". */
-void pld_cli_fmt(char *buf, size_t size, double x, int digits);
-
-/** The shortest decimal that reads back as exactly x (at most 17 digits);
- *  infinities as "inf".  For machine-readable output. */
-void pld_cli_fmt_exact(char *buf, size_t size, double x);
-
-/** Format a bracket with at least 6 significant digits, more when needed to
- *  tell lower and upper apart. */
-void pld_cli_fmt_bracket(char *lo, char *hi, size_t size, double lower,
-                         double upper);
-
-/** Print `head` padded to column `indent`, then `text` word-wrapped to 79
- *  columns with continuation lines indented to `indent` (help texts). */
-void pld_cli_wrap(FILE *f, const char *head, size_t indent, const char *text);
 
 /* A minimal writer for one JSON object (values may be arrays and nested
  * objects). */
