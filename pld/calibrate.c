@@ -29,9 +29,11 @@
 
 #include "alloc.h"
 #include <pldkit/select.h>
+#include "detail.h"
 
 int pld_verdict(pld_bound b, double target)
 {
+  pld_detail_clear();
   if (b.upper <= target) /* false for NaN */
     return PLD_VERDICT_MEETS;
   if (b.lower > target)
@@ -381,6 +383,7 @@ int pld_calibrate_search(pld_eval_fn eval, void *ctx, double epsilon,
                          const pld_search_opts *opts, pld_progress_fn progress,
                          void *progress_ctx, pld_search_result *out)
 {
+  pld_detail_clear();
   if (!eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) ||
       !opts_ok(opts))
     return PLD_EINVAL;
@@ -552,6 +555,7 @@ int pld_calibrate_accountant(pld_build_fn build, void *ctx, double epsilon,
                              pld_progress_fn progress, void *progress_ctx,
                              pld_search_result *out)
 {
+  pld_detail_clear();
   if (!build || !(delta > 0.0 && delta < 1.0))
     return PLD_EINVAL;
   pld_params dp;
@@ -571,6 +575,7 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
                   double start, double rel_tol, pld_progress_fn progress,
                   void *progress_ctx, pld_calibration *out)
 {
+  pld_detail_clear();
   if (!build || !out || !isfinite(epsilon) || epsilon < 0.0 ||
       !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) ||
       !(rel_tol > 0.0 && rel_tol < 1.0))

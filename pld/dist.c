@@ -5,6 +5,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 void pld_pmf_clear(struct pld_pmf *p)
 {
@@ -233,6 +234,7 @@ void pld_dist_free(pld_dist *d)
 
 int pld_dist_identity(double discretization, pld_dist **out)
 {
+  pld_detail_clear();
   /* the grid range of pld_dist_from_curve and of the file format, so that
    * every PLD can be saved and loaded */
   if (!out || !isfinite(discretization) || !(discretization >= 1e-9) ||
@@ -258,6 +260,7 @@ int pld_dist_identity(double discretization, pld_dist **out)
 
 int pld_dist_copy(const pld_dist *src, pld_dist **out)
 {
+  pld_detail_clear();
   if (!src || !out)
     return PLD_EINVAL;
   struct pld_dist *d;
@@ -295,6 +298,7 @@ size_t pld_dist_fft_size(const pld_dist *d) { return d ? d->fft_size : 0; }
 int pld_dist_view(const pld_dist *d, int direction, int rounding,
                   pld_pmf_view *out)
 {
+  pld_detail_clear();
   if (!d || !out || (direction != 0 && direction != 1) ||
       (rounding != 0 && rounding != 1))
     return PLD_EINVAL;

@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 struct pld_mech *pld_mech_new(int kind)
 {
@@ -40,6 +41,7 @@ const pld_curve *pld_mech_curve(const pld_mech *m) { return m ? &m->curve : NULL
 
 int pld_mech_copy(const pld_mech *m, pld_mech **out)
 {
+  pld_detail_clear();
   if (!m || !out)
     return PLD_EINVAL;
   struct pld_mech *c = pld_mech_new(m->kind);
@@ -85,6 +87,7 @@ int pld_mech_copy(const pld_mech *m, pld_mech **out)
 
 int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
 {
+  pld_detail_clear();
   if (!m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)
     return PLD_EINVAL;
   double v;
@@ -97,6 +100,7 @@ int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
 
 int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
 {
+  pld_detail_clear();
   if (!m || !mu)
     return PLD_EINVAL;
   if (m->kind != PLD_MECH_GAUSSIAN)
@@ -107,6 +111,7 @@ int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
 
 int pld_mech_equal(const pld_mech *a, const pld_mech *b)
 {
+  pld_detail_clear();
   if (!a || !b)
     return 0;
   if (a == b)
@@ -140,6 +145,7 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
 
 int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
 {
+  pld_detail_clear();
   if (!curve || !out || !curve->delta || !(curve->rel_err >= 0.0) ||
       !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) ||
       !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) ||

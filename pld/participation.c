@@ -21,6 +21,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 /* Booked relative error of the closed forms: that of the built-in Gaussian
  * curve they are made of (pld_gaussian_delta). */
@@ -221,6 +222,7 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
 int pld_participation_epsilon_prime(double epsilon, double gamma,
                                     double *eps_prime)
 {
+  pld_detail_clear();
   if (!eps_prime || !eps_ok(epsilon) || !rate_ok(gamma))
     return PLD_EINVAL;
   /* eq. (5) inverted: e^eps' = 1 + (e^eps - 1)/gamma */
@@ -260,6 +262,7 @@ static double cf_value(const pld_participation_params *par, int analysis,
 int pld_participation_mwcs_mixture(const pld_participation_params *par,
                                    double *weight_q, double *rate_other)
 {
+  pld_detail_clear();
   if (!weight_q || !rate_other)
     return PLD_EINVAL;
   int st = check_params(par, 0);
@@ -277,6 +280,7 @@ int pld_participation_mwcs_mixture(const pld_participation_params *par,
 int pld_participation_delta(const pld_participation_params *par, int analysis,
                             double epsilon, pld_bound *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon))
     return PLD_EINVAL;
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
@@ -713,6 +717,7 @@ int pld_participation_instance_delta(const pld_participation_params *par,
                                      double epsilon, double shift,
                                      int direction, double *delta)
 {
+  pld_detail_clear();
   if (!delta || !eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) ||
       (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))
     return PLD_EINVAL;
@@ -736,6 +741,7 @@ int pld_participation_instance_delta(const pld_participation_params *par,
 int pld_participation_lower_limit(const pld_participation_params *par,
                                   double epsilon, pld_participation_limit *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon))
     return PLD_EINVAL;
   int st = check_params(par, 1);
@@ -776,6 +782,7 @@ int pld_participation_thm41_delta(const pld_participation_params *par,
                                   double epsilon,
                                   pld_participation_thm41 *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon))
     return PLD_EINVAL;
   int st = check_params(par, 1);
@@ -874,6 +881,7 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
                                        double epsilon, double *delta,
                                        double *abserr)
 {
+  pld_detail_clear();
   if (!delta || !abserr || !eps_ok(epsilon))
     return PLD_EINVAL;
   int st = check_params(par, 1);
@@ -1018,6 +1026,7 @@ static int analysis_bracket(const pld_participation_params *par, int analysis,
 int pld_participation_epsilon(const pld_participation_params *par,
                               int analysis, double delta, pld_bound *out)
 {
+  pld_detail_clear();
   if (!out || !(delta > 0.0 && delta < 1.0))
     return PLD_EINVAL;
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
@@ -1075,6 +1084,7 @@ int pld_participation_calibrate(const pld_participation_params *par,
                                 int analysis, double epsilon, double delta,
                                 pld_participation_calibration *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))
     return PLD_EINVAL;
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&

@@ -13,6 +13,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -257,6 +258,7 @@ static int ndir_of(const pld_dist *d) { return d->symmetric ? 1 : 2; }
 
 int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
 {
+  pld_detail_clear();
   if (!d || !out || isnan(eps) || eps < 0.0)
     return PLD_EINVAL;
   double up = 0.0, lo = 0.0;
@@ -435,6 +437,7 @@ static double confirm_lower(const struct pld_pmf *p, double grid, double delta,
 
 int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
 {
+  pld_detail_clear();
   if (!d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
     return PLD_EINVAL;
   double up = 0.0, lo = 0.0;
@@ -560,6 +563,7 @@ static void tilted_sweep(const struct pld_pmf *p, double grid,
 int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
                    pld_bound *out)
 {
+  pld_detail_clear();
   if (!d || !eps || !out || n == 0)
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)

@@ -52,6 +52,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -234,10 +235,12 @@ static int of_pld(const pld_dist *d, pld_rdp_curve *out, int rounding)
 
 int pld_rdp_of_pld(const pld_dist *d, pld_rdp_curve *out)
 {
+  pld_detail_clear();
   return of_pld(d, out, PLD_PESSIMISTIC);
 }
 
 int pld_rdp_of_pld_lower(const pld_dist *d, pld_rdp_curve *out)
 {
+  pld_detail_clear();
   return of_pld(d, out, PLD_OPTIMISTIC);
 }

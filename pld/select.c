@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include <pldkit/select.h>
+#include "detail.h"
 
 static int weights_ok(size_t n, const double *w)
 {
@@ -29,6 +30,7 @@ static int weights_ok(size_t n, const double *w)
 int pld_dist_mix(size_t n, const pld_dist *const *members,
                  const double *weights, pld_dist **out)
 {
+  pld_detail_clear();
   if (!out || n < 1 || !members || !weights || !weights_ok(n, weights))
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
@@ -91,6 +93,7 @@ int pld_select_feasible(size_t n, const double *md, double delta,
                         unsigned steps, double *out_weights, size_t cap,
                         size_t *n_out)
 {
+  pld_detail_clear();
   if (!md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 ||
       !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))
     return PLD_EINVAL;
@@ -100,7 +103,11 @@ int pld_select_feasible(size_t n, const double *md, double delta,
   /* The enumeration visits (steps + 1)^(n-1) tuples: 1e15 at n = 4 and the
    * largest steps is a hang, not an answer.  Cap the work (~0.3 s). */
   if (pow((double)steps + 1.0, (double)(n - 1)) > PLD_SELECT_MAX_TUPLES)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE,
+                    "steps = %u with n = %zu runs visits (steps + 1)^(n - 1) = %.3g tuples, "
+                    "over the cap %g (fewer steps)",
+                    (unsigned)steps, n, pow((double)steps + 1.0, (double)(n - 1)),
+                    PLD_SELECT_MAX_TUPLES);
   /* enumerate compositions k_1 + ... + k_n = steps */
   size_t found = 0;
   unsigned k[4] = {0, 0, 0, 0};
@@ -139,6 +146,7 @@ int pld_select_feasible(size_t n, const double *md, double delta,
 
 int pld_select_max_weight(const double *md, double delta, double *pi0)
 {
+  pld_detail_clear();
   if (!md || !pi0 || !(delta > 0.0 && delta < 1.0))
     return PLD_EINVAL;
   for (int i = 0; i < 4; i++)

@@ -28,6 +28,7 @@
 #include <pldkit/rdp_papers.h>
 
 #include "numerics.h"
+#include "detail.h"
 
 /* exact Gaussian delta(eps), mu = sensitivity/sigma, log space */
 static double gauss_delta(double mu, double eps)
@@ -42,6 +43,7 @@ static double gauss_delta(double mu, double eps)
 int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
                             int *certified)
 {
+  pld_detail_clear();
   if (!sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) ||
       !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))
     return PLD_EINVAL;
@@ -57,6 +59,7 @@ int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
 int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n, int with_replacement,
                               double *q)
 {
+  pld_detail_clear();
   if (!q || n == 0 || draws == 0 || (!with_replacement && draws > n))
     return PLD_EINVAL;
   double r;
@@ -77,6 +80,7 @@ static int bad_local(double eps_l, double delta_l)
 int pld_mspafl_thm1(double eps_l, double delta_l, double q,
                     int with_replacement, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) ||
       !(q <= 1.0))
     return PLD_EINVAL;
@@ -89,6 +93,7 @@ int pld_mspafl_thm1(double eps_l, double delta_l, double q,
 int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
                     double delta_l, double beta, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || !p || !q || N == 0 || bad_local(eps_l, delta_l) ||
       !isfinite(beta) || !(beta > 0.0))
     return PLD_EINVAL;
@@ -117,6 +122,7 @@ int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
 int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
                     double delta_l, double beta, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) ||
       !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) ||
       !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
@@ -138,6 +144,7 @@ int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
 int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
                     pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) ||
       !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) ||
       !(p > 0.0) || !(p <= 1.0) || T == 0)
@@ -150,6 +157,7 @@ int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
 
 int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
 {
+  pld_detail_clear();
   if (!c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) ||
       !isfinite(clip) || !(clip > 0.0))
     return PLD_EINVAL;
@@ -160,6 +168,7 @@ int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
 int pld_mspafl_thm4(double eps_r, double delta_r, uint64_t T,
                     double delta_tilde, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) ||
       !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 ||
       !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))

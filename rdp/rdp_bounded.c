@@ -43,6 +43,7 @@
 #include <pldkit/rdp_papers.h>
 
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -103,6 +104,7 @@ int pld_rdp_bounded_gaussian_div(int kind, double alpha, double theta1,
                                  double theta2, double a, double sigma,
                                  double *div)
 {
+  pld_detail_clear();
   if (!div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
       !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) ||
       bad_loc(theta2, a, sigma))
@@ -123,6 +125,7 @@ static int bad_kind_alpha(int kind, double alpha)
 int pld_rdp_bounded_gaussian(int kind, double alpha, double theta, double a,
                              double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
       !isfinite(c) || c == 0.0 || !isfinite(theta + c))
     return PLD_EINVAL;
@@ -148,6 +151,7 @@ static void sup_dirs(int kind, double alpha, double theta, double a,
 int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
                                  double a, double sigma, double C, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
       !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) ||
       !isfinite(theta - C))
@@ -164,6 +168,7 @@ int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
 int pld_rdp_truncated_gaussian_eq6_paper(double alpha, double theta, double a,
                                          double sigma, double c, double *val)
 {
+  pld_detail_clear();
   if (!val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) ||
       !isfinite(c) || c == 0.0)
     return PLD_EINVAL;
@@ -182,6 +187,7 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
                                  const double *theta, double a, double sigma,
                                  double C, double *eps)
 {
+  pld_detail_clear();
   if (!eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) ||
       !isfinite(C) || !(C > 0.0))
     return PLD_EINVAL;
@@ -299,6 +305,7 @@ static double rect_fi_std(double A, double B)
 int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
                              double *eta)
 {
+  pld_detail_clear();
   if (!eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
       bad_loc(theta, a, sigma))
     return PLD_EINVAL;
@@ -317,6 +324,7 @@ int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
 int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
                                          double *eta2)
 {
+  pld_detail_clear();
   if (!eta2 || bad_loc(theta, a, sigma))
     return PLD_EINVAL;
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
@@ -334,6 +342,7 @@ int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
 
 int pld_fil_stochastic_sign(double theta, double sigma, double *eta)
 {
+  pld_detail_clear();
   if (!eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) ||
       !isfinite(theta / sigma))
     return PLD_EINVAL;
@@ -351,6 +360,7 @@ int pld_rdp_bounded_gaussian_alg1(int kind, unsigned flags, double alpha,
                                   double sigma, double C, double *eps_coord,
                                   double *eta_coord, double *eps_total)
 {
+  pld_detail_clear();
   if (!eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) ||
       !isfinite(C) || !(C > 0.0) || (flags & ~1u))
     return PLD_EINVAL;

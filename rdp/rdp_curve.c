@@ -16,6 +16,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -63,6 +64,7 @@ static int curve_new(size_t n, pld_rdp_curve **out)
 
 int pld_rdp_curve_alloc(const double *orders, size_t n, pld_rdp_curve **out)
 {
+  pld_detail_clear();
   if (!orders || !out || n == 0)
     return PLD_EINVAL;
   if (n > SIZE_MAX / (2 * sizeof(double)))
@@ -86,6 +88,7 @@ int pld_rdp_curve_alloc(const double *orders, size_t n, pld_rdp_curve **out)
 
 int pld_rdp_curve_alloc_default(pld_rdp_curve **out)
 {
+  pld_detail_clear();
   if (!out)
     return PLD_EINVAL;
   pld_rdp_curve *c;
@@ -116,6 +119,7 @@ void pld_rdp_curve_free(pld_rdp_curve *c)
 
 int pld_rdp_curve_copy(const pld_rdp_curve *src, pld_rdp_curve **out)
 {
+  pld_detail_clear();
   if (!src || !out)
     return PLD_EINVAL;
   pld_rdp_curve *c;
@@ -141,6 +145,7 @@ const double *pld_rdp_curve_values(const pld_rdp_curve *c)
 
 int pld_rdp_curve_same_orders(const pld_rdp_curve *a, const pld_rdp_curve *b)
 {
+  pld_detail_clear();
   if (!a || !b || a->n != b->n)
     return 0;
   return memcmp(a->orders, b->orders, a->n * sizeof(double)) == 0;
@@ -148,6 +153,7 @@ int pld_rdp_curve_same_orders(const pld_rdp_curve *a, const pld_rdp_curve *b)
 
 int pld_rdp_curve_set(pld_rdp_curve *c, const double *values)
 {
+  pld_detail_clear();
   if (!c || !values)
     return PLD_EINVAL;
   for (size_t i = 0; i < c->n; i++)
@@ -160,6 +166,7 @@ int pld_rdp_curve_set(pld_rdp_curve *c, const double *values)
 int pld_rdp_curve_add_values(pld_rdp_curve *c, const double *values,
                              uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !values || count == 0)
     return PLD_EINVAL;
   for (size_t i = 0; i < c->n; i++)
@@ -174,6 +181,7 @@ int pld_rdp_curve_add_values(pld_rdp_curve *c, const double *values,
 int pld_rdp_curve_compose(pld_rdp_curve *acc, const pld_rdp_curve *other,
                           uint64_t count)
 {
+  pld_detail_clear();
   if (!acc || !other || count == 0)
     return PLD_EINVAL;
   if (!pld_rdp_curve_same_orders(acc, other))
@@ -252,6 +260,7 @@ static void finish(const pld_rdp_curve *c, size_t best, double val, int meth,
 int pld_rdp_epsilon(const pld_rdp_curve *c, double delta, int method,
                     pld_rdp_result *out)
 {
+  pld_detail_clear();
   if (!c || !out || !valid_method(method) || !(delta > 0.0 && delta < 1.0))
     return PLD_EINVAL;
   const double L = log(delta);
@@ -291,6 +300,7 @@ int pld_rdp_epsilon(const pld_rdp_curve *c, double delta, int method,
 int pld_rdp_delta(const pld_rdp_curve *c, double epsilon, int method,
                   pld_rdp_result *out)
 {
+  pld_detail_clear();
   if (!c || !out || !valid_method(method) || !(epsilon >= 0.0))
     return PLD_EINVAL;
   size_t best = c->n;

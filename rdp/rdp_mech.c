@@ -22,6 +22,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -135,6 +136,7 @@ static int gauss_order(const void *ctx, double a, double *val)
 int pld_rdp_add_gaussian(pld_rdp_curve *c, double sigma, double sensitivity,
                          uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !positive_finite(sigma) || !positive_finite(sensitivity) ||
       count == 0)
     return PLD_EINVAL;
@@ -177,6 +179,7 @@ static int laplace_order(const void *ctx, double a, double *val)
 int pld_rdp_add_laplace(pld_rdp_curve *c, double b, double sensitivity,
                         uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !positive_finite(b) || !positive_finite(sensitivity) ||
       count == 0)
     return PLD_EINVAL;
@@ -224,6 +227,7 @@ static int rr_order(const void *ctx, double a, double *val)
 int pld_rdp_add_randomized_response(pld_rdp_curve *c, double eps0, int64_t k,
                                     uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !isfinite(eps0) || !(eps0 >= 0.0) || k < 2 ||
       k > ((int64_t)1 << 53) || count == 0)
     return PLD_EINVAL;
@@ -406,6 +410,7 @@ static int sgm_order(const void *ctx, double a, double *val)
 int pld_rdp_add_poisson_gaussian(pld_rdp_curve *c, double q, double sigma,
                                  double sensitivity, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !(q > 0.0 && q <= 1.0) || !positive_finite(sigma) ||
       !positive_finite(sensitivity) || count == 0)
     return PLD_EINVAL;
@@ -490,6 +495,7 @@ static int wor_order(const void *ctx, double a, double *val)
 int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
                              double sigma, double sensitivity, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || batch == 0 || n == 0 || batch > n || !positive_finite(sigma) ||
       !positive_finite(sensitivity) || count == 0)
     return PLD_EINVAL;

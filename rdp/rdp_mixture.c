@@ -57,6 +57,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define MAX_COMP 4096
@@ -346,6 +347,7 @@ int pld_rdp_add_mixture_pair(pld_rdp_curve *c, size_t np, const double *pw,
                              const double *qw, const double *qm,
                              const double *qs, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || count < 1) return PLD_EINVAL;
   int st = check_side(np, pw, pm, ps);
   if (st == PLD_SUCCESS) st = check_side(nq, qw, qm, qs);
@@ -368,6 +370,7 @@ int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c, double s, size_t n,
                                  const double *weights, const double *means,
                                  uint64_t count)
 {
+  pld_detail_clear();
   if (!c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 ||
       n > MAX_COMP || !weights || !means)
     return PLD_EINVAL;

@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define MAX_GRID ((size_t)1 << 24)
@@ -103,6 +104,7 @@ int pld_rdp_random_selection(const pld_rdp_curve *const *members,
                              const double *weights, size_t n,
                              pld_rdp_curve *out)
 {
+  pld_detail_clear();
   if (!members || !weights || !out || n == 0)
     return PLD_EINVAL;
   int st = check_members(members, n, out);
@@ -149,6 +151,7 @@ int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
                           double target_epsilon, double delta, int method,
                           double *weight)
 {
+  pld_detail_clear();
   if (!a || !b || !weight || !valid_query(target_epsilon, delta, method))
     return PLD_EINVAL;
   if (!pld_rdp_curve_same_orders(a, b))
@@ -202,6 +205,7 @@ done:
 
 int pld_rdp_rs_grid_size(size_t n, unsigned resolution, size_t *size)
 {
+  pld_detail_clear();
   if (!size || n < 1 || n > 4 || resolution < 1)
     return PLD_EINVAL;
   /* C(res + n - 1, n - 1), built as a product of exact binomials */
@@ -219,6 +223,7 @@ int pld_rdp_rs_feasible_grid(const pld_rdp_curve *const *members, size_t n,
                              double delta, int method, double *weights_out,
                              size_t capacity, size_t *count)
 {
+  pld_detail_clear();
   if (!members || !weights_out || !count ||
       !valid_query(target_epsilon, delta, method))
     return PLD_EINVAL;

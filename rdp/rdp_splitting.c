@@ -69,6 +69,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define MAX_ORDER 2048        /* exact forward / Poisson: integer orders cap */
@@ -146,6 +147,7 @@ static double eq3_int(double m, double d, double k, double t)
 int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
                               double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
     return PLD_EINVAL;
   double t = (c / sigma) * (c / sigma), m = floor(alpha);
@@ -166,6 +168,7 @@ int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
 int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
     return PLD_EINVAL;
   double t = (c / sigma) * (c / sigma), dd = (double)d, kk = (double)k;
@@ -455,6 +458,7 @@ static int forward_G(int m, double d, double kp, double t, double *G)
 int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
     return PLD_EINVAL;
   if (alpha > MAX_ORDER || d > (int64_t)1 << 52)
@@ -667,6 +671,7 @@ static int reverse_k1_batch(size_t n, const double *orders, double dd,
 int pld_rdp_split_reverse_exact(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
     return PLD_EINVAL;
   double s = c / sigma, t = s * s, dd = (double)d, kk = (double)k;
@@ -847,6 +852,7 @@ done:
 int pld_rdp_model_splitting(double alpha, int64_t d, int64_t k, double sigma,
                             double c, pld_rdp_split_terms *out)
 {
+  pld_detail_clear();
   if (!out || bad_split(alpha, d, k, sigma, c))
     return PLD_EINVAL;
   pld_rdp_split_terms T;
@@ -860,6 +866,7 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
                                   int64_t k, double sigma, double c,
                                   double *eps)
 {
+  pld_detail_clear();
   if (!orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
@@ -877,6 +884,7 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
 
 int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps)
     return PLD_EINVAL;
   pld_rdp_split_terms T;
@@ -889,6 +897,7 @@ int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
                               double c_split, double c_shared, double *eps)
 {
+  pld_detail_clear();
   if (!eps || !isfinite(c_shared) || !(c_shared >= 0.0))
     return PLD_EINVAL;
   pld_rdp_split_terms T;
@@ -905,12 +914,14 @@ int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
 int pld_rdp_bis(double alpha, int64_t T, int64_t k, double sigma, double c,
                 pld_rdp_split_terms *out)
 {
+  pld_detail_clear();
   return pld_rdp_model_splitting(alpha, T, k, sigma, c, out);
 }
 
 int pld_rdp_bis_epochs(double alpha, int64_t T, int64_t k, int64_t epochs,
                        double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || epochs < 1)
     return PLD_EINVAL;
   pld_rdp_split_terms R;
@@ -943,6 +954,7 @@ static double poisson_G(int m, double gamma, const double *lM)
 int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
                           double c, pld_rdp_pair_terms *out)
 {
+  pld_detail_clear();
   if (!out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) ||
       !(gamma > 0.0) || !(gamma <= 1.0))
     return PLD_EINVAL;

@@ -17,6 +17,7 @@
 #include <pldkit/rdp.h>
 
 #include "alloc.h"
+#include "detail.h"
 
 /* Does the bracket meet the accountant's target?  The rule of
  * pld/accountant.c (width_ok): epsilon to max(accuracy * upper,
@@ -47,6 +48,7 @@ static void lower_upper(pld_result *r, double v, const pld_params *p,
 int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
                      double delta, pld_result *out)
 {
+  pld_detail_clear();
   pld_result r;
   pld_params p;
   if (!out)
@@ -68,6 +70,7 @@ int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
 int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
                    double epsilon, pld_result *out)
 {
+  pld_detail_clear();
   pld_result r;
   pld_params p;
   if (!out)
@@ -90,6 +93,7 @@ int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
                    size_t n, const double *eps, pld_bound *out,
                    pld_result *info)
 {
+  pld_detail_clear();
   if (!acc || !eps || !out || n == 0)
     return PLD_EINVAL;
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);

@@ -6,6 +6,7 @@
 
 #include "alloc.h"
 #include "../pld/internal.h"
+#include "detail.h"
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -49,6 +50,7 @@ static void fft_release(struct pld_fft *f)
 
 int pld_workspace_alloc(const pld_params *params, pld_workspace **out)
 {
+  pld_detail_clear();
   if (!out)
     return PLD_EINVAL;
   pld_params def;

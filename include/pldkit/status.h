@@ -46,6 +46,21 @@ enum pld_status {
  *  the call is thread-safe. */
 PLD_API const char *pld_strerror(int status);
 
+/** Why the last rejected call in this thread failed, in one line without a
+ *  trailing period: the parameter, its value and the allowed range or cap,
+ *  and for caps the option (pld_params field) that raises them, e.g.
+ *  "q = 1.5 must be in (0, 1]" or "grid of 20971520 points exceeds
+ *  max_grid = 8388608 (raise max_grid, or coarsen discretization)".
+ *
+ *  Every call that returns a status resets it on entry, so it is "" after a
+ *  successful call and after a failure whose site recorded no detail (then
+ *  pld_strerror(status) is all there is).  The text is thread-local: each
+ *  thread sees only its own calls' details.  The pointer is never NULL and
+ *  stays valid for the life of the thread; its content is valid until the
+ *  next pldkit call in that thread (copy it to keep it).  Calls that return
+ *  no status (the *_free functions, pld_strerror, this one) leave it alone. */
+PLD_API const char *pld_error_detail(void);
+
 #ifdef __cplusplus
 }
 #endif

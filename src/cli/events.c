@@ -1887,8 +1887,8 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
                        : rdp_zero_like(sk->rdp, &curves[i]);
       if (st != PLD_SUCCESS) {
         snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
-                 "event %s)", pld_strerror(st), i + 1, qev);
-        rc = PLD_CLI_EFAIL;
+                 "event %s)", pld_cli_why(st), i + 1, qev);
+        rc = pld_cli_rc(st);
         break;
       }
       member.acc = members[i];
@@ -1915,12 +1915,12 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL || st == PLD_EEMPTY) {
         snprintf(ps->err, ps->errlen, "event %s was rejected by the "
-                 "library: %s", qev, pld_strerror(st));
+                 "library: %s", qev, pld_cli_why(st));
         rc = PLD_CLI_EUSAGE;
       } else {
         snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-                 pld_strerror(st), qev);
-        rc = PLD_CLI_EFAIL;
+                 pld_cli_why(st), qev);
+        rc = pld_cli_rc(st);
       }
     }
   }
@@ -2005,11 +2005,11 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
   if (st != PLD_SUCCESS) {
     if (st == PLD_ENOMEM) {
       snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
-               "event %s)", pld_strerror(st), qp, qev);
-      return PLD_CLI_EFAIL;
+               "event %s)", pld_cli_why(st), qp, qev);
+      return pld_cli_rc(st);
     }
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
-             "%s", qp, qev, pld_strerror(st));
+             "%s", qp, qev, pld_cli_why(st));
     return PLD_CLI_EUSAGE;
   }
   double g = pld_dist_discretization(d);
@@ -2030,8 +2030,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
       rc = PLD_CLI_EUSAGE;
     } else if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-               pld_strerror(st), qev);
-      rc = PLD_CLI_EFAIL;
+               pld_cli_why(st), qev);
+      rc = pld_cli_rc(st);
     }
   } else if (sk && sk->rdp && ps->ctx->no_bridge) {
     snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
@@ -2047,8 +2047,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     ps->ctx->bridged++;
     if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
-               "%s)", pld_strerror(st), qev);
-      rc = PLD_CLI_EFAIL;
+               "%s)", pld_cli_why(st), qev);
+      rc = pld_cli_rc(st);
     }
   }
   pld_dist_free(d);
@@ -2206,11 +2206,11 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
        * hence 2. */
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_strerror(st));
+                 qev, pld_cli_why(st));
       } else {
         snprintf(err, errlen, "%s (while building event %s)",
-                 pld_strerror(st), qev);
-        rc = PLD_CLI_EFAIL;
+                 pld_cli_why(st), qev);
+        rc = pld_cli_rc(st);
       }
       goto done;
     }
@@ -2225,9 +2225,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     st = pld_accountant_add(sk->acc, mech, count);
     if (st != PLD_SUCCESS) {
-      snprintf(err, errlen, "%s (while adding event %s)", pld_strerror(st),
+      snprintf(err, errlen, "%s (while adding event %s)", pld_cli_why(st),
                qev);
-      rc = PLD_CLI_EFAIL;
+      rc = pld_cli_rc(st);
       goto done;
     }
     if (own) {
@@ -2249,14 +2249,14 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library's RDP "
-                 "backend: %s", qev, pld_strerror(st));
+                 "backend: %s", qev, pld_cli_why(st));
       } else {
         snprintf(err, errlen, "%s (while computing the RDP of event %s%s)",
-                 pld_strerror(st), qev,
+                 pld_cli_why(st), qev,
                  st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
                                     "coarser --discretization, may help"
                                   : "");
-        rc = PLD_CLI_EFAIL;
+        rc = pld_cli_rc(st);
       }
       goto done;
     }
@@ -2528,8 +2528,8 @@ int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
   }
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
-             pld_strerror(st), pld_cli_closed_name(c), c->where);
-    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+             pld_cli_why(st), pld_cli_closed_name(c), c->where);
+    return pld_cli_rc(st);
   }
   *out = a;
   return PLD_CLI_OK;

@@ -1106,7 +1106,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
     pld_cli_fmt_exact(t, sizeof t, c->params.tail_mass);
     pld_cli_error("the library rejected the options (%s): --discretization %s "
                   "--accuracy %s --tail-mass %s --max-grid %zu",
-                  pld_strerror(st), d, a, t, c->params.max_grid);
+                  pld_cli_why(st), d, a, t, c->params.max_grid);
     return PLD_CLI_EUSAGE;
   }
   return PLD_CLI_OK;
@@ -1193,8 +1193,8 @@ static int build_accountant(const struct cli *c, const char *subst,
   int st = pld_accountant_alloc(&c->params, &acc);
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while creating the accountant)",
-             pld_strerror(st));
-    return PLD_CLI_EFAIL;
+             pld_cli_why(st));
+    return pld_cli_rc(st);
   }
   for (size_t i = 0; i < c->n_events; i++) {
     int rc = pld_cli_parse_event(c->events[i], &pc, acc, err, errlen);
@@ -1222,9 +1222,9 @@ static int build_rdp(const struct cli *c, const char *subst,
                      : pld_rdp_curve_alloc_default(&cv);
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while creating the RDP curve on %zu orders)",
-             pld_strerror(st), c->orders ? c->n_orders
+             pld_cli_why(st), c->orders ? c->n_orders
                                          : (size_t)PLD_RDP_DEFAULT_ORDERS);
-    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+    return pld_cli_rc(st);
   }
   memset(&pc, 0, sizeof pc);
   pc.params = &c->params;
@@ -1462,10 +1462,10 @@ static int cal_fail(const struct cal_ctx *k, int st)
     return PLD_CLI_EFAIL;
   }
   cal_text(c, k->last, v, sizeof v);
-  pld_cli_error("%s (while calibrating %s%s, at %s = %s)%s", pld_strerror(st),
+  pld_cli_error("%s (while calibrating %s%s, at %s = %s)%s", pld_cli_why(st),
                 c->param, k->which == CAL_RDP ? " with RDP" : "", c->param,
                 v, hint(st));
-  return PLD_CLI_EFAIL;
+  return pld_cli_rc(st);
 }
 
 /* "no value ... meets" for a search that found none, into buf. */
@@ -1649,8 +1649,8 @@ static int compute_rdp(const struct cli *c, struct answer *a)
   pld_rdp_curve_free(cv);
   a->rdp_seconds = now() - t0;
   if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s)", pld_strerror(st), in);
-    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+    pld_cli_error("%s (while computing %s)", pld_cli_why(st), in);
+    return pld_cli_rc(st);
   }
   return PLD_CLI_OK;
 }
@@ -1710,9 +1710,9 @@ static int compute_pld(const struct cli *c, struct answer *a)
   pld_accountant_free(acc);
   pld_cli_owned_free(owned);
   if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
+    pld_cli_error("%s (while computing %s%s)", pld_cli_why(st), in,
                   hint(st));
-    return PLD_CLI_EFAIL;
+    return pld_cli_rc(st);
   }
   return PLD_CLI_OK;
 }

@@ -182,7 +182,7 @@ static void grid_fill(size_t n, unsigned res, double *w, size_t *pos,
 
 static int lib_fail(const char *what, int st)
 {
-  pld_cli_error("merge: %s failed: %s", what, pld_strerror(st));
+  pld_cli_error("merge: %s failed: %s", what, pld_cli_why(st));
   return EXIT_FAIL;
 }
 

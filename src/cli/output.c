@@ -7,6 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *pld_cli_why(int st)
+{
+  static _Thread_local char buf[512];
+  const char *d = pld_error_detail();
+  if (st == PLD_SUCCESS || !d || !d[0])
+    return pld_strerror(st);
+  snprintf(buf, sizeof buf, "%s: %s", pld_strerror(st), d);
+  return buf;
+}
+
+int pld_cli_rc(int st)
+{
+  switch (st) {
+  case PLD_SUCCESS:
+    return 0;
+  case PLD_ENOMEM:
+  case PLD_EFFT:
+  case PLD_EMAXITER:
+  case PLD_ECALLBACK:
+    return 1;
+  default:
+    return 2;
+  }
+}
+
 void pld_cli_error(const char *fmt, ...)
 {
   char msg[1024];
