@@ -806,6 +806,25 @@ int pld_participation_thm41_delta(const pld_participation_params *par,
   return PLD_SUCCESS;
 }
 
+int pld_participation_thm41_value(const pld_participation_params *par,
+                                  double epsilon, pld_bound *out)
+{
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0", epsilon);
+  int st = check_params(par, 1);
+  if (st)
+    return st;
+  pld_participation_thm41 r;
+  if ((st = thm41_core(par, epsilon, &r)))
+    return st;
+  out->lower = fmax(0.0, r.delta - r.delta_err);
+  out->upper = fmin(1.0, r.delta + r.delta_err);
+  return PLD_SUCCESS;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Quadrature of eq. (27)-(28).                                              */
 
