@@ -333,8 +333,22 @@ static int compose_selection(const struct selection *sel, double grid,
   if (!d)
     return PLD_ENOMEM;
   int st = PLD_SUCCESS;
-  for (size_t i = 0; i < sel->n && !st; i++)
+  /* The members' PLDs are all held until the mix: their grids together
+   * count against max_grid like one grid (500 members once took 11 GB and
+   * 139 s), and the first member over it stops the composition. */
+  size_t cap = sel->members[0]->params.max_grid, total = 0;
+  for (size_t i = 0; i < sel->n && !st; i++) {
     st = pld_accountant_compose(sel->members[i], grid, &d[i]);
+    if (!st) {
+      total += pld_dist_grid_size(d[i]);
+      if (total > cap)
+        st = pld_fail(PLD_ERANGE,
+                      "random selection: members 1..%zu of %zu hold grids of %zu points "
+                      "together, over max_grid = %zu (raise max_grid, coarsen the "
+                      "discretization, or select among fewer members)",
+                      i + 1, sel->n, total, cap);
+    }
+  }
   if (!st)
     st = pld_dist_mix(sel->n, (const pld_dist *const *)d, sel->w, out);
   for (size_t i = 0; i < sel->n; i++)
