@@ -338,6 +338,7 @@ static int compose_selection(const struct selection *sel, double grid,
    * 139 s), and the first member over it stops the composition. */
   size_t cap = sel->members[0]->params.max_grid, total = 0;
   for (size_t i = 0; i < sel->n && !st; i++) {
+    pld_progress((double)i / (double)sel->n, "random selection: composing the members");
     st = pld_accountant_compose(sel->members[i], grid, &d[i]);
     if (!st) {
       total += pld_dist_grid_size(d[i]);
@@ -1256,6 +1257,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   int tau_set = q->kind == Q_EPS;
   for (unsigned it = 0; it < 12; it++) {
     struct built bl;
+    pld_progress((double)it / 12.0, "composing the PLD grid (refinements)");
     st = build_plan(&p, &bp, grid, &bl);
     double tilts[MAX_TILTS][2];
     size_t nt = 0;

@@ -43,15 +43,23 @@ static int eps_ok(double e) { return isfinite(e) && e >= 0.0; }
 /* PLD_SUCCESS, PLD_EINVAL or PLD_ERANGE (C/sigma not a positive finite). */
 static int check_params(const pld_participation_params *par, int need_sigma)
 {
-  if (!par || !rate_ok(par->p) || !rate_ok(par->q) || par->d < 1 ||
-      par->d > D_MAX || !pos_ok(par->clip))
-    return PLD_EINVAL;
+  if (!par)
+    return pld_fail(PLD_EINVAL, "par is NULL");
+  if (!rate_ok(par->p))
+    return pld_fail(PLD_EINVAL, "p = %g must be in (0, 1]", par->p);
+  if (!rate_ok(par->q))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", par->q);
+  if (par->d < 1 || par->d > D_MAX)
+    return pld_fail(PLD_EINVAL, "d = %lld must be in [1, 1e15]", (long long)par->d);
+  if (!pos_ok(par->clip))
+    return pld_fail(PLD_EINVAL, "C = %g must be finite and > 0", par->clip);
   if (need_sigma) {
     if (!pos_ok(par->sigma))
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", par->sigma);
     double mu = par->clip / par->sigma;
     if (!isfinite(mu) || !(mu > 0.0))
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "C/sigma = %g/%g is not a positive finite number",
+                      par->clip, par->sigma);
   }
   return PLD_SUCCESS;
 }
@@ -182,7 +190,7 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
     acc += r;
     hi++;
     if (hi - m > PLD_PARTICIPATION_MAX_WINDOW)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   }
   acc = 0.0;
   while (lo > 0) {
@@ -192,10 +200,10 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
     acc += r;
     lo--;
     if (m - lo > PLD_PARTICIPATION_MAX_WINDOW)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   }
   if (hi - lo + 1 > PLD_PARTICIPATION_MAX_WINDOW)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   size_t n = (size_t)(hi - lo + 1), nb;
   if (pld_mul_size(n, sizeof(double), &nb))
     return PLD_ERANGE;
@@ -765,6 +773,8 @@ int pld_participation_lower_limit(const pld_participation_params *par,
       double s = i == 20 ? 0.0 : -1.0 + 0.05 * i;
       if (i == 20 && dir == PLD_DIR_PQ)
         continue; /* the CS instance: closed form above */
+      pld_progress((double)(41 * dir + i) / 82.0,
+                   "participation: certified lower limit (82 datasets)");
       double v = instance_lower(par, &w, epsilon, s, dir, &ws);
       if (v > r.delta) {
         r.delta = v;
@@ -1085,6 +1095,7 @@ int pld_participation_epsilon(const pld_participation_params *par,
     double m = 0.5 * (a + b);
     if (!(m > a && m < b))
       break;
+    pld_progress((double)it / 200.0, "participation: epsilon by bisection");
     if ((st = analysis_bracket(par, analysis, m, &vlo, &vhi)))
       return st;
     if (vhi <= delta)
@@ -1117,11 +1128,14 @@ int pld_participation_calibrate(const pld_participation_params *par,
   double s_lo = SIGMA_FLOOR * par->clip, s_hi = SIGMA_CEIL * par->clip;
   double v_lo, v_hi;
   if (!isfinite(s_hi) || !(s_lo > 0.0))
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "C = %g: the sigma range [1e-4 C, 1e12 C] is not finite",
+                    par->clip);
   if ((st = analysis_upper(par, analysis, epsilon, s_hi, &v_hi)))
     return st;
   if (v_hi > delta)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE,
+                    "no sigma up to 1e12 C = %g meets epsilon = %g, delta = %g (delta there "
+                    "is %g)", s_hi, epsilon, delta, v_hi);
   if ((st = analysis_upper(par, analysis, epsilon, s_lo, &v_lo)))
     return st;
   if (v_lo <= delta) {
@@ -1133,6 +1147,7 @@ int pld_participation_calibrate(const pld_participation_params *par,
     /* invariant: upper(s_lo) > delta >= upper(s_hi); bisect in log sigma */
     int it = 0;
     while (s_hi > s_lo * (1.0 + 1e-10) && it++ < 300) {
+      pld_progress((double)it / 300.0, "participation: calibrating sigma");
       double s_mid = sqrt(s_lo) * sqrt(s_hi), v;
       if (!(s_mid > s_lo && s_mid < s_hi))
         break;

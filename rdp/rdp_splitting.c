@@ -802,6 +802,7 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
   for (size_t i = 0; i < n; i++) {
     double alpha = orders[i];
     double gauss = alpha * t * kk / 2.0;
+    pld_progress((double)i / (double)n, "model splitting: RDP orders");
     pld_rdp_split_terms T;
     T.forward_exact = NAN;
     T.reverse_exact = NAN;

@@ -19,5 +19,7 @@ int pld_fail_if_silent(int status, const char *fmt, ...) PLD_PRINTF(2, 3);
 /* Forget the detail: every public entry point that returns a status calls it
  * first, so that a successful call leaves "". */
 void pld_detail_clear(void);
+/* Report progress to this thread's hook (pld_set_progress), if any. */
+void pld_progress(double fraction, const char *stage);
 
 #endif

@@ -44,6 +44,21 @@ void pld_detail_clear(void) { pld_detail_buf[0] = '\0'; }
 
 const char *pld_error_detail(void) { return pld_detail_buf; }
 
+static _Thread_local pld_stage_progress_fn pld_progress_fn_tl;
+static _Thread_local void *pld_progress_ctx_tl;
+
+void pld_set_progress(pld_stage_progress_fn fn, void *ctx)
+{
+  pld_progress_fn_tl = fn;
+  pld_progress_ctx_tl = ctx;
+}
+
+void pld_progress(double fraction, const char *stage)
+{
+  if (pld_progress_fn_tl)
+    pld_progress_fn_tl(pld_progress_ctx_tl, fraction, stage);
+}
+
 const char *pld_strerror(int status)
 {
   switch (status) {

@@ -61,6 +61,22 @@ PLD_API const char *pld_strerror(int status);
  *  no status (the *_free functions, pld_strerror, this one) leave it alone. */
 PLD_API const char *pld_error_detail(void);
 
+/** A progress report of a long computation: `fraction` in [0, 1] of the
+ *  current `stage` (a short static phrase such as "composing the grid" or
+ *  "random selection members"; fractions restart at each stage and may
+ *  stay at 0 where the total is unknown). */
+typedef void (*pld_stage_progress_fn)(void *ctx, double fraction, const char *stage);
+
+/** Install `fn` (NULL: none, the default) to be called with `ctx` from the
+ *  long loops of the library (accountant refinements and compositions,
+ *  random-selection members, participation analyses, model splitting,
+ *  calibration, merge planning), in the calling thread and only for calls
+ *  made by this thread (thread-local; other threads keep their own).  The
+ *  library itself never prints: the callback decides what to show (the CLI
+ *  draws a line on stderr when it is a terminal).  Calls are throttled by
+ *  nothing; keep fn cheap.  fn must not call pldkit. */
+PLD_API void pld_set_progress(pld_stage_progress_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

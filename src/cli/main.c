@@ -2514,7 +2514,9 @@ static void print_demo(const struct cli *c, const struct answer *a)
 static int run(const struct cli *c)
 {
   struct answer a;
+  pld_cli_progress_begin();
   int rc = compute(c, &a);
+  pld_cli_progress_end();
   if (rc != PLD_CLI_OK)
     return rc;
   if (c->json)

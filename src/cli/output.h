@@ -30,6 +30,13 @@ const char *pld_cli_why(int st);
  *  file) or 1 (the machine's: memory, FFTW, non-convergence). */
 int pld_cli_rc(int st);
 
+/** Progress of long library calls (pld_set_progress) as one line on
+ *  stderr, redrawn in place, only when stderr is a terminal (nothing when
+ *  piped or redirected), first after 0.5 s and then at most 5 times a
+ *  second.  end() erases the line; pld_cli_error erases it too. */
+void pld_cli_progress_begin(void);
+void pld_cli_progress_end(void);
+
 /** Quote a user token for a message: 'text', non-printable bytes as \xNN,
  *  cut with "..." when long.  Returns buf.  size should be >= 16. */
 const char *pld_cli_quote(char *buf, size_t size, const char *s);
