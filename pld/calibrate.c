@@ -386,7 +386,7 @@ int pld_calibrate_search(pld_eval_fn eval, void *ctx, double epsilon,
   pld_detail_clear();
   if (!eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) ||
       !opts_ok(opts))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate_search: an argument is out of its domain (rejected by: !eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) || !opts_ok(opts))");
   struct search s;
   memset(&s, 0, sizeof s);
   s.eval = eval;
@@ -557,7 +557,7 @@ int pld_calibrate_accountant(pld_build_fn build, void *ctx, double epsilon,
 {
   pld_detail_clear();
   if (!build || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate_accountant: an argument is out of its domain (rejected by: !build || !(delta > 0.0 && delta < 1.0))");
   pld_params dp;
   pld_params_default(&dp);
   struct acc_ctx a;
@@ -579,7 +579,7 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
   if (!build || !out || !isfinite(epsilon) || epsilon < 0.0 ||
       !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) ||
       !(rel_tol > 0.0 && rel_tol < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate: an argument is out of its domain (rejected by: !build || !out || !isfinite(epsilon) || epsilon < 0.0 || !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) || !(rel_tol > 0.0 && rel_tol < 1.0))");
   pld_search_opts o;
   pld_search_result r;
   pld_search_opts_default(&o);
@@ -587,7 +587,7 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
   o.lo = fmin(fmax(1e-12 * start, DBL_MIN), start);
   o.hi = fmax(fmin(1e12 * start, DBL_MAX), start);
   if (!(o.lo < o.hi))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate: an argument is out of its domain (rejected by: !(o.lo < o.hi))");
   o.rel_tol = rel_tol;
   int st = pld_calibrate_accountant(build, ctx, epsilon, delta, &o, progress,
                                     progress_ctx, &r);

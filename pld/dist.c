@@ -118,7 +118,7 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
                  struct pld_pmf *dst)
 {
   if (!(lambda > 0.0) || src->tilt != 0.0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_pmf_tilt: an argument is out of its domain (rejected by: !(lambda > 0.0) || src->tilt != 0.0)");
   int st = pld_pmf_copy(src, dst);
   if (st)
     return st;
@@ -239,7 +239,7 @@ int pld_dist_identity(double discretization, pld_dist **out)
    * every PLD can be saved and loaded */
   if (!out || !isfinite(discretization) || !(discretization >= 1e-9) ||
       !(discretization <= 1000.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_identity: an argument is out of its domain (rejected by: !out || !isfinite(discretization) || !(discretization >= 1e-9) || !(discretization <= 1000.0))");
   struct pld_dist *d;
   int st = pld_dist_new(discretization, &d);
   if (st)
@@ -262,7 +262,7 @@ int pld_dist_copy(const pld_dist *src, pld_dist **out)
 {
   pld_detail_clear();
   if (!src || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_copy: an argument is out of its domain (rejected by: !src || !out)");
   struct pld_dist *d;
   int st = pld_dist_new(src->delta, &d);
   if (st)
@@ -301,7 +301,7 @@ int pld_dist_view(const pld_dist *d, int direction, int rounding,
   pld_detail_clear();
   if (!d || !out || (direction != 0 && direction != 1) ||
       (rounding != 0 && rounding != 1))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_view: an argument is out of its domain (rejected by: !d || !out || (direction != 0 && direction != 1) || (rounding != 0 && rounding != 1))");
   const struct pld_pmf *p = &d->p[direction][rounding];
   out->offset = p->offset;
   out->size = p->n;

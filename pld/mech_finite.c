@@ -305,7 +305,7 @@ int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
   if (n == 0 || n > ((size_t)1 << 26))
     return pld_fail(PLD_EINVAL, "n = %zu outcomes must be in [1, 2^26]", n);
   if (!check_pmf(n, p, "p") || !check_pmf(n, q, "q"))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_finite: an argument is out of its domain (rejected by: !check_pmf(n, p, \"p\") || !check_pmf(n, q, \"q\"))");
   return finite_new(n, p, q, NULL, 1, 100, out);
 }
 

@@ -342,7 +342,7 @@ int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
                     np, nq, MIX_MAX_TERMS);
   if (!check_weights(np, p_weights, 1e-9, "p_weights") ||
       !check_weights(nq, q_weights, 1e-9, "q_weights"))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_mixture_gaussian: an argument is out of its domain (rejected by: !check_weights(np, p_weights, 1e-9, \"p_weights\") || !check_weights(nq, q_weights, 1e-9, \"q_weights\"))");
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < np + nq; i++) {
     double m = i < np ? p_means[i] : q_means[i - np];
@@ -525,7 +525,7 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
   if (n < 1 || n > 4096)
     return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4096]", n);
   if (!check_weights(n, weights, 1e-12, "weights"))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_select: an argument is out of its domain (rejected by: !check_weights(n, weights, 1e-12, \"weights\"))");
   for (size_t i = 0; i < n; i++)
     if (!members[i])
       return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);

@@ -329,11 +329,11 @@ int pld_merge_advanced_composition(const double *eps_i, const double *delta_i,
   pld_detail_clear();
   if (!eps_i || !delta_i || n < 1 || !eps_out || !delta_out ||
       !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_advanced_composition: an argument is out of its domain (rejected by: !eps_i || !delta_i || n < 1 || !eps_out || !delta_out || !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))");
   for (size_t i = 0; i < n; i++)
     if (!isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) ||
         delta_i[i] < 0.0 || delta_i[i] > 1.0)
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_merge_advanced_composition: an argument is out of its domain (rejected by: !isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) || delta_i[i] < 0.0 || delta_i[i] > 1.0)");
   /* eps = sqrt(2 log(1/delta0) sum eps_i^2) + sum eps_i (e^{eps_i} - 1);
    * every operation rounded up (log and expm1 by a relative 4u pad). */
   double s2 = 0.0, lin = 0.0, ds = 0.0;
@@ -425,7 +425,7 @@ int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
 {
   pld_detail_clear();
   if (!eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_epsilon: an argument is out of its domain (rejected by: !eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))");
   int st;
   double e = 0.0;
   if (method == PLD_MERGE_RS_PLD || method == PLD_MERGE_LC_PLD) {
@@ -472,7 +472,7 @@ int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
   pld_detail_clear();
   if (!w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 ||
       method > PLD_MERGE_LC_RDP)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_max_weight: an argument is out of its domain (rejected by: !w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 || method > PLD_MERGE_LC_RDP)");
   double e;
   int st = eps_at(runs, method, 1.0, delta, params, &e);
   if (st != PLD_SUCCESS) return st;

@@ -206,7 +206,7 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
     return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   size_t n = (size_t)(hi - lo + 1), nb;
   if (pld_mul_size(n, sizeof(double), &nb))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "binwin_make: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(double), &nb))");
   double *lw = pld_malloc(nb);
   if (!lw)
     return PLD_ENOMEM;
@@ -232,7 +232,7 @@ int pld_participation_epsilon_prime(double epsilon, double gamma,
 {
   pld_detail_clear();
   if (!eps_prime || !eps_ok(epsilon) || !rate_ok(gamma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon_prime: an argument is out of its domain (rejected by: !eps_prime || !eps_ok(epsilon) || !rate_ok(gamma))");
   /* eq. (5) inverted: e^eps' = 1 + (e^eps - 1)/gamma */
   double t = expm1(epsilon) / gamma;
   *eps_prime = isfinite(t) ? log1p(t)
@@ -272,7 +272,7 @@ int pld_participation_mwcs_mixture(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!weight_q || !rate_other)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_mwcs_mixture: an argument is out of its domain (rejected by: !weight_q || !rate_other)");
   int st = check_params(par, 0);
   if (st)
     return st;
@@ -290,11 +290,11 @@ int pld_participation_delta(const pld_participation_params *par, int analysis,
 {
   pld_detail_clear();
   if (!out || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_delta: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon))");
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_delta: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -383,7 +383,7 @@ static int mix_alloc(size_t n, mix *M)
   M->n = 0;
   M->win = 0.0;
   if (pld_mul_size(n, sizeof(comp), &b1) || pld_mul_size(2 * n, sizeof(double), &b2))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "mix_alloc: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(comp), &b1) || pld_mul_size(2 * n, sizeof(double), &b2))");
   M->c = pld_malloc(b1 ? b1 : 1);
   M->scratch = pld_malloc(b2 ? b2 : 1);
   if (!M->c || !M->scratch) {
@@ -728,7 +728,7 @@ int pld_participation_instance_delta(const pld_participation_params *par,
   pld_detail_clear();
   if (!delta || !eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) ||
       (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_instance_delta: an argument is out of its domain (rejected by: !delta || !eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) || (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -751,7 +751,7 @@ int pld_participation_lower_limit(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!out || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_lower_limit: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -794,7 +794,7 @@ int pld_participation_thm41_delta(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!out || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_thm41_delta: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -912,7 +912,7 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!delta || !abserr || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_thm41_quadrature: an argument is out of its domain (rejected by: !delta || !abserr || !eps_ok(epsilon))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -1057,11 +1057,11 @@ int pld_participation_epsilon(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!out || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon: an argument is out of its domain (rejected by: !out || !(delta > 0.0 && delta < 1.0))");
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -1116,11 +1116,11 @@ int pld_participation_calibrate(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!out || !eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_calibrate: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))");
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_calibrate: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
   int st = check_params(par, 0);
   if (st)
     return st;

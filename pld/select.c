@@ -32,10 +32,10 @@ int pld_dist_mix(size_t n, const pld_dist *const *members,
 {
   pld_detail_clear();
   if (!out || n < 1 || !members || !weights || !weights_ok(n, weights))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_mix: an argument is out of its domain (rejected by: !out || n < 1 || !members || !weights || !weights_ok(n, weights))");
   for (size_t i = 0; i < n; i++)
     if (!members[i])
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_dist_mix: an argument is out of its domain (rejected by: !members[i])");
   double grid = members[0]->delta;
   int sym = 1;
   for (size_t i = 0; i < n; i++) {
@@ -96,10 +96,10 @@ int pld_select_feasible(size_t n, const double *md, double delta,
   pld_detail_clear();
   if (!md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 ||
       !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 || !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))");
   for (size_t i = 0; i < 2 * n; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
   /* The enumeration visits (steps + 1)^(n-1) tuples: 1e15 at n = 4 and the
    * largest steps is a hang, not an answer.  Cap the work (~0.3 s). */
   if (pow((double)steps + 1.0, (double)(n - 1)) > PLD_SELECT_MAX_TUPLES)
@@ -148,10 +148,10 @@ int pld_select_max_weight(const double *md, double delta, double *pi0)
 {
   pld_detail_clear();
   if (!md || !pi0 || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_select_max_weight: an argument is out of its domain (rejected by: !md || !pi0 || !(delta > 0.0 && delta < 1.0))");
   for (int i = 0; i < 4; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_select_max_weight: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
   /* per direction: pi u0 + (1 - pi) u1 <= delta, linear in pi */
   double lo = 0.0, hi = 1.0;
   for (int dir = 0; dir < 2; dir++) {

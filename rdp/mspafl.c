@@ -46,10 +46,10 @@ int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
   pld_detail_clear();
   if (!sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) ||
       !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))");
   double r = s * sqrt(2.0 * log(1.25 / delta)) / eps;
   if (!isfinite(r) || !(r > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !isfinite(r) || !(r > 0.0))");
   if (certified)
     *certified = gauss_delta(s / r, eps) <= delta;
   *sigma = r;
@@ -61,7 +61,7 @@ int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n, int with_replacement,
 {
   pld_detail_clear();
   if (!q || n == 0 || draws == 0 || (!with_replacement && draws > n))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_sampling_ratio: an argument is out of its domain (rejected by: !q || n == 0 || draws == 0 || (!with_replacement && draws > n))");
   double r;
   if (with_replacement)
     r = -expm1((double)draws * log1p(-1.0 / (double)n));
@@ -83,7 +83,7 @@ int pld_mspafl_thm1(double eps_l, double delta_l, double q,
   pld_detail_clear();
   if (!out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) ||
       !(q <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm1: an argument is out of its domain (rejected by: !out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))");
   out->epsilon = 2.0 * q * eps_l;
   out->delta = q * delta_l;
   out->certified = !with_replacement;
@@ -96,11 +96,11 @@ int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
   pld_detail_clear();
   if (!out || !p || !q || N == 0 || bad_local(eps_l, delta_l) ||
       !isfinite(beta) || !(beta > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm2: an argument is out of its domain (rejected by: !out || !p || !q || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) || !(beta > 0.0))");
   for (size_t i = 0; i < N; i++)
     if (!isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) ||
         !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm2: an argument is out of its domain (rejected by: !isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) || !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))");
   double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
   if (!(dp < 1.0)) {
     out->epsilon = INFINITY;
@@ -126,7 +126,7 @@ int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
   if (!out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) ||
       !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) ||
       !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_cor1: an argument is out of its domain (rejected by: !out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) || !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))");
   double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
   if (!(dp < 1.0)) {
     out->epsilon = INFINITY;
@@ -148,7 +148,7 @@ int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
   if (!out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) ||
       !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) ||
       !(p > 0.0) || !(p <= 1.0) || T == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm3: an argument is out of its domain (rejected by: !out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) || !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) || T == 0)");
   out->epsilon = c0 * q * eps_l * sqrt(p * (double)T / (1.0 - q));
   out->delta = NAN;
   out->certified = 0;
@@ -160,7 +160,7 @@ int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
   pld_detail_clear();
   if (!c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) ||
       !isfinite(clip) || !(clip > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm3_c0_appendix: an argument is out of its domain (rejected by: !c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) || !isfinite(clip) || !(clip > 0.0))");
   *c0 = sqrt(log(1.0 / delta_l) / log(1.25 / delta_l)) / (2.0 * clip);
   return PLD_SUCCESS;
 }
@@ -172,7 +172,7 @@ int pld_mspafl_thm4(double eps_r, double delta_r, uint64_t T,
   if (!out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) ||
       !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 ||
       !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm4: an argument is out of its domain (rejected by: !out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) || !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 || !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))");
   double Td = (double)T;
   double e = sqrt(2.0 * Td * log(1.0 / delta_tilde)) * eps_r +
              Td * eps_r * expm1(eps_r);

@@ -139,7 +139,9 @@ int pld_rdp_add_gaussian(pld_rdp_curve *c, double sigma, double sensitivity,
   pld_detail_clear();
   if (!c || !positive_finite(sigma) || !positive_finite(sensitivity) ||
       count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "sigma = %g and sensitivity = %g must be finite and > 0, count = %llu "
+                    ">= 1, the curve non-NULL", sigma, sensitivity, (unsigned long long)count);
   double r = half_ratio_sq_up(sensitivity, sigma);
   return add_mechanism(c, gauss_order, &r, count);
 }
@@ -182,10 +184,12 @@ int pld_rdp_add_laplace(pld_rdp_curve *c, double b, double sensitivity,
   pld_detail_clear();
   if (!c || !positive_finite(b) || !positive_finite(sensitivity) ||
       count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "b = %g and sensitivity = %g must be finite and > 0, count = %llu >= 1, "
+                    "the curve non-NULL", b, sensitivity, (unsigned long long)count);
   double t = pld_div_up(sensitivity, b);
   if (!isfinite(t))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sensitivity/b = %g/%g overflows", sensitivity, b);
   return add_mechanism(c, laplace_order, &t, count);
 }
 
@@ -230,7 +234,9 @@ int pld_rdp_add_randomized_response(pld_rdp_curve *c, double eps0, int64_t k,
   pld_detail_clear();
   if (!c || !isfinite(eps0) || !(eps0 >= 0.0) || k < 2 ||
       k > ((int64_t)1 << 53) || count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "epsilon0 = %g must be finite and >= 0, k = %lld in [2, 2^53], count = "
+                    "%llu >= 1, the curve non-NULL", eps0, (long long)k, (unsigned long long)count);
   rr_ctx r = {eps0, log((double)(k - 1))};
   return add_mechanism(c, rr_order, &r, count);
 }
@@ -413,17 +419,21 @@ int pld_rdp_add_poisson_gaussian(pld_rdp_curve *c, double q, double sigma,
   pld_detail_clear();
   if (!c || !(q > 0.0 && q <= 1.0) || !positive_finite(sigma) ||
       !positive_finite(sensitivity) || count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "q = %g must be in (0, 1], sigma = %g and sensitivity = %g finite and "
+                    "> 0, count = %llu >= 1, the curve non-NULL", q, sigma, sensitivity, (unsigned long long)count);
   sgm g;
   g.q = q;
   g.z = pld_div_down(sigma, sensitivity);
   if (!positive_finite(g.z))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sigma/sensitivity = %g/%g is not a positive finite number",
+                    sigma, sensitivity);
   g.h = pld_div_up(0.5, pld_mul_down(g.z, g.z));
   if (g.h == 0.0) /* z^2 overflowed: 1/(2 z^2) is below the smallest double */
     g.h = nextafter(0.0, 1.0);
   if (!positive_finite(g.h))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sigma/sensitivity = %g/%g is too small (1/(2 z^2) overflows)",
+                    sigma, sensitivity);
   g.Lq = log(q);
   g.L1q = log1p(-q);
   g.z0 = q < 1.0 ? 0.5 + g.z * g.z * (g.L1q - g.Lq) : -INFINITY;
@@ -498,7 +508,10 @@ int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
   pld_detail_clear();
   if (!c || batch == 0 || n == 0 || batch > n || !positive_finite(sigma) ||
       !positive_finite(sensitivity) || count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "need 1 <= batch = %llu <= n = %llu, sigma = %g and sensitivity = %g "
+                    "finite and > 0, count = %llu >= 1, the curve non-NULL",
+                    (unsigned long long)batch, (unsigned long long)n, sigma, sensitivity, (unsigned long long)count);
   wor w;
   /* gamma = batch / n rounded up (the bound increases with gamma) */
   double bu = (double)batch, nd = (double)n;
@@ -513,6 +526,7 @@ int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
     w.Lg = 0.0;
   w.r = half_ratio_sq_up(sensitivity, sigma);
   if (!positive_finite(w.r))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sensitivity/sigma = %g/%g is not a positive finite ratio",
+                    sensitivity, sigma);
   return add_mechanism(c, wor_order, &w, count);
 }

@@ -275,7 +275,7 @@ static int check_side(size_t n, const double *w, const double *m,
   for (size_t k = 0; k < n; k++) {
     if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) ||
         !(s[k] > 0.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "check_side: an argument is out of its domain (rejected by: !isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0))");
     sum += w[k];
   }
   if (!(fabs(sum - 1.0) <= 1e-9)) return PLD_EINVAL;
@@ -373,7 +373,7 @@ int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c, double s, size_t n,
   pld_detail_clear();
   if (!c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 ||
       n > MAX_COMP || !weights || !means)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_add_mixture_gaussian: an argument is out of its domain (rejected by: !c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 || n > MAX_COMP || !weights || !means)");
   double *sd = pld_malloc(sizeof(double) * n);
   if (!sd) return PLD_ENOMEM;
   for (size_t k = 0; k < n; k++) sd[k] = s;

@@ -186,15 +186,15 @@ int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
 {
   pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double t = (c / sigma) * (c / sigma), m = floor(alpha);
   if (!isfinite(t))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !isfinite(t))");
   double Bm = m >= 2.0 ? eq3_int(m, (double)d, (double)k, t) : 0.0;
   double Bm1 = alpha > m ? eq3_int(m + 1.0, (double)d, (double)k, t) : 0.0;
   double v = interp_order(alpha, Bm, Bm1);
   if (isnan(v))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: isnan(v))");
   *eps = v;
   return PLD_SUCCESS;
 }
@@ -207,7 +207,7 @@ int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
 {
   pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double t = (c / sigma) * (c / sigma), dd = (double)d, kk = (double)k;
   double v = t * kk * (dd - kk) / (dd * dd);
   /* alpha e^v + 1 - alpha = 1 + alpha expm1(v): >= 1 since v >= 0, so the
@@ -221,7 +221,7 @@ int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
         (alpha * t * kk * (dd - kk) / dd - dd * log1p(arg)) /
             (2.0 * (alpha - 1.0));
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -357,12 +357,12 @@ static int dp_forward(int m, double d, int K, double t, double *G,
   uint64_t radix = (uint64_t)m + 1;
   /* codes must fit: (m+1)^(K+1) < 2^63 */
   if ((double)(K + 1) * log2((double)radix) > 62.0)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: an argument exceeds a size cap (rejected by: (double)(K + 1) * log2((double)radix) > 62.0)");
   double nst = exp(lbinom((double)(m + K), (double)K));
   double ntr = exp(lbinom((double)(m + 2 * K), (double)(2 * K)));
   double steps = fmin(d, (double)m * K);
   if (nst > 4e6 || ntr > 4e6 || ntr * steps > DP_WORK_CAP)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: an argument exceeds a size cap (rejected by: nst > 4e6 || ntr > 4e6 || ntr * steps > DP_WORK_CAP)");
   size_t ns = (size_t)(nst + 0.5);
   int st = PLD_SUCCESS;
   uint64_t *codes = pld_malloc(ns * sizeof *codes);
@@ -497,9 +497,9 @@ int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
 {
   pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_exact: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   if (alpha > MAX_ORDER || d > (int64_t)1 << 52)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > (int64_t)1 << 52)");
   double t = (c / sigma) * (c / sigma), dd = (double)d;
   double kp = (double)(k < d - k ? k : d - k), kk = (double)k;
   double shift_per_alpha = t * (kk * kk - kp * kp) / (2.0 * dd);
@@ -517,7 +517,7 @@ int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
     r = interp_order(alpha, Bm, Bm1) + alpha * shift_per_alpha;
   }
   if (!isfinite(r))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: !isfinite(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -710,7 +710,7 @@ int pld_rdp_split_reverse_exact(double alpha, int64_t d, int64_t k,
 {
   pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_exact: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double s = c / sigma, t = s * s, dd = (double)d, kk = (double)k;
   double kp = (double)(k < d - k ? k : d - k);
   if (kp > 1.0 || s > S_QUAD_MAX)
@@ -892,7 +892,7 @@ int pld_rdp_model_splitting(double alpha, int64_t d, int64_t k, double sigma,
 {
   pld_detail_clear();
   if (!out || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting: an argument is out of its domain (rejected by: !out || bad_split(alpha, d, k, sigma, c))");
   pld_rdp_split_terms T;
   int st = split_batch(1, &alpha, d, k, sigma, c, &T, NULL);
   if (!st)
@@ -906,10 +906,10 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
 {
   pld_detail_clear();
   if (!orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))");
   for (size_t i = 0; i < n; i++)
     if (!isfinite(orders[i]) || !(orders[i] > 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !isfinite(orders[i]) || !(orders[i] > 1.0))");
   double *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;
@@ -924,7 +924,7 @@ int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 {
   pld_detail_clear();
   if (!eps)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_dropout: an argument is out of its domain (rejected by: !eps)");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, 2, 1, sigma, c, &T);
   if (!st)
@@ -937,14 +937,14 @@ int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
 {
   pld_detail_clear();
   if (!eps || !isfinite(c_shared) || !(c_shared >= 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: !eps || !isfinite(c_shared) || !(c_shared >= 0.0))");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, d, k, sigma, c_split, &T);
   if (st)
     return st;
   double r = T.epsilon + alpha * (c_shared / sigma) * (c_shared / sigma) / 2.0;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -961,7 +961,7 @@ int pld_rdp_bis_epochs(double alpha, int64_t T, int64_t k, int64_t epochs,
 {
   pld_detail_clear();
   if (!eps || epochs < 1)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bis_epochs: an argument is out of its domain (rejected by: !eps || epochs < 1)");
   pld_rdp_split_terms R;
   int st = pld_rdp_bis(alpha, T, k, sigma, c, &R);
   if (st)
@@ -995,9 +995,9 @@ int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
   pld_detail_clear();
   if (!out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) ||
       !(gamma > 0.0) || !(gamma <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_poisson_split: an argument is out of its domain (rejected by: !out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) || !(gamma > 0.0) || !(gamma <= 1.0))");
   if (alpha > MAX_ORDER || d > ((int64_t)1 << 52))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > ((int64_t)1 << 52))");
   double s = c / sigma, t = s * s, dd = (double)d;
   double m = floor(alpha);
   size_t mm = (size_t)m + 1;
@@ -1016,12 +1016,12 @@ int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
   double fwd = interp_order(alpha, m >= 2.0 ? Gm / (m - 1.0) : 0.0, Gm1 / m);
   double rev;
   if (s > S_QUAD_MAX)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: s > S_QUAD_MAX)");
   st = reverse_k1_batch(1, &alpha, dd, s, gamma, &rev);
   if (st)
     return st;
   if (!isfinite(fwd))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: !isfinite(fwd))");
   out->forward = fwd;
   out->reverse = rev;
   out->epsilon = fmax(fwd, rev);

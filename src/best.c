@@ -52,7 +52,7 @@ int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
   pld_result r;
   pld_params p;
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_best_epsilon: an argument is out of its domain (rejected by: !out)");
   int st = pld_accountant_epsilon(acc, delta, &r);
   if (st)
     return st;
@@ -74,7 +74,7 @@ int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
   pld_result r;
   pld_params p;
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_best_delta: an argument is out of its domain (rejected by: !out)");
   int st = pld_accountant_delta(acc, epsilon, &r);
   if (st)
     return st;
@@ -95,7 +95,7 @@ int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
 {
   pld_detail_clear();
   if (!acc || !eps || !out || n == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_best_curve: an argument is out of its domain (rejected by: !acc || !eps || !out || n == 0)");
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;

@@ -52,7 +52,7 @@ int pld_workspace_alloc(const pld_params *params, pld_workspace **out)
 {
   pld_detail_clear();
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_workspace_alloc: an argument is out of its domain (rejected by: !out)");
   pld_params def;
   if (!params) {
     pld_params_default(&def);
@@ -102,7 +102,7 @@ int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out)
   size_t nc = n / 2 + 1, bx, bX;
   if (pld_mul_size(n, sizeof(double), &bx) ||
       pld_mul_size(nc, sizeof(fftw_complex), &bX))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_fft_get: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(double), &bx) || pld_mul_size(nc, sizeof(fftw_complex), &bX))");
   f->x = pld_fftw_malloc(bx);
   f->X = pld_fftw_malloc(bX);
   f->Y = pld_fftw_malloc(bX);
