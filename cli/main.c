@@ -25,10 +25,7 @@
 #include <pldkit/pldkit.h>
 
 #include "events.h"
-#if __has_include("merge.h")
 #include "merge.h"
-#define PLD_CLI_HAVE_MERGE 1
-#endif
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
@@ -2588,10 +2585,8 @@ static int dispatch(int argc, char **argv)
     return PLD_CLI_OK;
   }
 
-#ifdef PLD_CLI_HAVE_MERGE
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);
-#endif
   struct cli c;
   memset(&c, 0, sizeof c);
   size_t k = 0;
