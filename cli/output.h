@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <pldkit/event.h>
 #include <pldkit/pld.h>
 
 #if defined(__GNUC__)
@@ -28,7 +29,7 @@ const char *pld_cli_why(int st);
  *  input's fault: out of a domain the parser does not know, over a cap the
  *  user can raise, an accuracy that cannot be met, incompatible grids, a bad
  *  file) or 1 (the machine's: memory, FFTW, non-convergence). */
-int pld_cli_rc(int st);
+int pld_event_rc(int st);
 
 /** Progress of long library calls (pld_set_progress) as one line on
  *  stderr, redrawn in place, only when stderr is a terminal (nothing when
@@ -36,26 +37,6 @@ int pld_cli_rc(int st);
  *  second.  end() erases the line; pld_cli_error erases it too. */
 void pld_cli_progress_begin(void);
 void pld_cli_progress_end(void);
-
-/** Quote a user token for a message: 'text', non-printable bytes as \xNN,
- *  cut with "..." when long.  Returns buf.  size should be >= 16. */
-const char *pld_cli_quote(char *buf, size_t size, const char *s);
-
-/** x with `digits` significant digits (%g style); infinities as "inf". */
-void pld_cli_fmt(char *buf, size_t size, double x, int digits);
-
-/** The shortest decimal that reads back as exactly x (at most 17 digits);
- *  infinities as "inf".  For machine-readable output. */
-void pld_cli_fmt_exact(char *buf, size_t size, double x);
-
-/** Format a bracket with at least 6 significant digits, more when needed to
- *  tell lower and upper apart. */
-void pld_cli_fmt_bracket(char *lo, char *hi, size_t size, double lower,
-                         double upper);
-
-/** Print `head` padded to column `indent`, then `text` word-wrapped to 79
- *  columns with continuation lines indented to `indent` (help texts). */
-void pld_cli_wrap(FILE *f, const char *head, size_t indent, const char *text);
 
 /* A minimal writer for one JSON object (values may be arrays and nested
  * objects). */
