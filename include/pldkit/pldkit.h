@@ -13,4 +13,5 @@
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>
 #include <pldkit/best.h>
+#include <pldkit/ledger.h>
 #endif
