@@ -89,7 +89,10 @@ static int update_locked(const char *target, const pld_accountant *events,
   }
   double grid = old ? old->delta
                     : (discretization > 0 ? discretization : pp.discretization);
-  if (!st && old && discretization > 0 && discretization != old->delta)
+  /* a grid the caller fixed in the params must be the ledger's; the
+   * argument only proposes one for a new ledger (another updater may have
+   * created it meanwhile, on its own grid: that one wins) */
+  if (!st && old && pp.discretization > 0 && pp.discretization != old->delta)
     st = PLD_EINCOMPAT;
   if (!st && !(grid > 0))
     st = PLD_EINVAL;

@@ -92,8 +92,10 @@ PLD_API PLD_NODISCARD int pld_dist_save_report(const pld_dist *d,
  *
  *  The grid: an existing ledger's; for a new ledger `discretization` if it
  *  is > 0, else the accountant's params->discretization (one of them must
- *  be set: PLD_EINVAL otherwise).  A discretization > 0 that differs from an
- *  existing ledger's grid gives PLD_EINCOMPAT.  The existing ledger is
+ *  be set: PLD_EINVAL otherwise).  `discretization` only proposes the grid
+ *  of a new ledger (another updater may create the ledger first, on its
+ *  grid, which then wins); an accountant whose params->discretization is
+ *  set and differs from an existing ledger's grid gives PLD_EINCOMPAT.  The existing ledger is
  *  loaded with the accountant's params->max_grid as cap (PLD_ERANGE above
  *  it).  A composed ledger the file format cannot represent (booked
  *  round-off beyond its domain, see pld.h) is not written: PLD_ETOL, the

@@ -2001,7 +2001,16 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     return PLD_CLI_EUSAGE;
   }
   pld_dist *d = NULL;
-  int st = pld_dist_load(path, &d);
+  const pld_params *cap = ps->ctx->params;
+  /* --max-grid covers loaded files too: refused before they are read */
+  int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
+               : pld_dist_load(path, &d);
+  if (st == PLD_ERANGE && cap) {
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
+             "than --max-grid %zu grid points (a larger --max-grid loads it)",
+             qp, qev, cap->max_grid);
+    return PLD_CLI_EUSAGE;
+  }
   if (st != PLD_SUCCESS) {
     if (st == PLD_ENOMEM) {
       snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
