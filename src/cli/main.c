@@ -1032,6 +1032,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
   }
   c->parse.backends = (c->backend & BACKEND_PLD ? PLD_CLI_BACKEND_PLD : 0u) |
                       (c->backend & BACKEND_RDP ? PLD_CLI_BACKEND_RDP : 0u);
+  /* the caps (--max-grid) apply to loaded PLD files from validation on */
+  c->parse.params = &c->params;
   for (size_t i = 0; i < c->n_events; i++) {
     int rc = pld_cli_parse_event(c->events[i], &c->parse, NULL, err,
                                  sizeof err);
