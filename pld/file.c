@@ -105,9 +105,10 @@ static const int ORDER[4][2] = {{0, PLD_PESSIMISTIC}, {0, PLD_OPTIMISTIC},
 /* The one set of checks, shared by save and load.                           */
 
 /* Hockey-stick curves of the two roundings of one direction, compared at
- * every grid index where either has mass: between two such indices both
- * curves are A - e^eps B with constant A, B, so their difference is monotone
- * there and its largest value is reached at one of those indices.  The
+ * every grid index where either has mass and as eps -> -infinity (the
+ * total masses): between two such points both curves are A - e^eps B with
+ * constant A, B, so their difference is monotone there and its largest
+ * value is reached at one of those points.  The
  * walk goes down the indices keeping A_k = inf + sum_{l > k} m_l and
  * S_k = sum_{l > k} m_l e^{(k - l) Delta} (delta(k Delta) = A_k - S_k), so
  * it costs O(size) with one multiplication per index. */
@@ -143,8 +144,12 @@ static int curves_ordered(const struct pld_pmf *pess, const struct pld_pmf *opt,
     double up = fmax(a.A - a.S, 0.0), low = fmax(b.A - b.S, 0.0);
     if (low * (1.0 - opt->rel) > up * (1.0 + pess->rel) + slack)
       return 0;
-    if (k == lo)
-      return 1;
+    if (k == lo) {
+      /* below the lowest index the curves tend to the total masses */
+      walk_to(&a, k - 1, grid);
+      walk_to(&b, k - 1, grid);
+      return !(b.A * (1.0 - opt->rel) > a.A * (1.0 + pess->rel) + slack);
+    }
     /* the next index below k holding mass in either member */
     int64_t next = k - 1;
     int in1 = next >= pess->offset && next <= top1,
@@ -185,10 +190,11 @@ int pld_dist_check(const struct pld_dist *d, size_t max_grid)
       }
       if (!(sum <= 1.0 + tol))
         return PLD_EFORMAT; /* not a (sub-)probability distribution */
-      /* a pessimistic member carries all of the first argument's mass (it
-       * moves truncated mass to +infinity, never drops it): a shortfall
-       * would under-report delta */
-      if (r == PLD_PESSIMISTIC && !(sum >= 1.0 - tol))
+      /* a pessimistic member never drops mass (it moves truncated mass to
+       * +infinity): an all-zero one is no PLD at all and would certify
+       * delta = 0.  (Sub-probability members are otherwise accepted: hand
+       * made PLDs use them, e.g. tests/test_lastbit.c's subnormal atom.) */
+      if (r == PLD_PESSIMISTIC && !(sum > 0.0))
         return PLD_EFORMAT;
     }
   for (int i = 0; i < 2; i++)

@@ -259,10 +259,13 @@ static void test_consistency(void **state)
   MUT(c[32 + 48] = 5, PLD_EFORMAT);
   MUT(c[32 + 3 * 48] = 1, PLD_EFORMAT);
   MUT(c[32] = 1, PLD_SUCCESS); /* pessimistic above: fine */
-  /* an all-zero pessimistic member, a short one, a negative mass */
+  /* an all-zero pessimistic member (also in the other direction), a
+   * negative mass */
   MUT(put_f64(c + 72, 0.0), PLD_EFORMAT);
-  MUT(put_f64(c + 72, 1.0 - 2e-6), PLD_EFORMAT);
-  MUT(put_f64(c + 72, 1.0 - 0.5e-6), PLD_SUCCESS);
+  MUT(put_f64(c + 72 + 2 * 48, 0.0), PLD_EFORMAT);
+  MUT(put_f64(c + 72, 1e-320), PLD_EFORMAT); /* below the optimistic */
+  MUT((put_f64(c + 72, 1e-320), put_f64(c + 72 + 48, 1e-320)),
+      PLD_SUCCESS); /* tiny, not zero, and ordered */
   MUT(put_f64(c + 72 + 48, -1e-300), PLD_EFORMAT);
   MUT(put_f64(c + 72 + 48, 0.0), PLD_SUCCESS); /* optimistic may drop */
   /* sums within the one tolerance 1e-6, on both sides */

@@ -319,11 +319,11 @@ PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
  *    flags;
  *  - domains: Delta in [1e-9, 1000], |offset| <= 2^52, masses in
  *    [0, 1 + tol], inf in [0, 1 + tol], rel in [0, 1), abs in [0, 1];
- *  - consistency: inf + sum of masses <= 1 + tol in every member and
- *    >= 1 - tol in the pessimistic ones (they keep all the mass: none is
- *    all zero, none under-reports by losing mass); in each direction the
+ *  - consistency: inf + sum of masses <= 1 + tol in every member and > 0
+ *    in the pessimistic ones (none is all zero); in each direction the
  *    optimistic curve is not above the pessimistic one at any grid point
- *    holding mass (where the largest gap lies):
+ *    holding mass and in the limit eps -> -infinity (the
+ *    largest gap lies at one of those points):
  *      delta_opt (1 - rel_opt) <= delta_pess (1 + rel_pess) + abs_pess +
  *      abs_opt + tol;
  *    history records within their caps, no NUL.
