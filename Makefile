@@ -26,7 +26,10 @@ deps:
 configure: deps
 	@if [ ! -f $(BUILD)/build.ninja ]; then meson setup $(BUILD) --buildtype=release; fi
 
-demo: all
+# the library and the CLI only (tests, benches and fuzz replayers are built
+# by `make test` / `make bench`)
+demo: configure
+	ninja -C $(BUILD) pldkit
 	./$(BUILD)/pldkit demo
 
 # The whole suite, then again under AddressSanitizer + UndefinedBehavior-
@@ -74,9 +77,9 @@ fuzz: deps
 	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
 	ninja -C $(FUZZ) libpldkit.a
 	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
-	  extra=""; [ $$t = event ] && extra="src/cli/events.c src/cli/output.c"; \
-	  [ $$t = config ] && extra="src/cli/config.c src/cli/output.c $$(pkg-config --libs jansson)"; \
-	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Isrc -Isrc/cli \
+	  extra=""; [ $$t = event ] && extra="cli/events.c cli/output.c"; \
+	  [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Icli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
 	    $$(pkg-config --libs fftw3 gsl) -lfftw3_threads -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \
 	  mkdir -p tests/fuzz/corpus/$$t; \

@@ -9,6 +9,8 @@
 #include <pldkit/mech.h>
 #include <pldkit/pld.h>
 
+#include "fft.h"
+
 /* One stored loss distribution: masses[i] at loss (offset + i) * Delta, and
  * inf at +infinity.  Its hockey-stick curve d(x) = inf + sum m_i (1 - x e^{-l_i})_+
  * differs from the exact (ideal) one of its rounding by at most
@@ -98,8 +100,14 @@ double pld_pmf_delta(const struct pld_pmf *p, double delta_grid, double eps,
 void pld_pmf_moments(const struct pld_pmf *p, double delta_grid, double *mean,
                      double *var);
 
-/* workspace internals (src/fft.c) */
+/* The workspace (workspace.c): parameters plus the core's FFT cache. */
+struct pld_workspace {
+  pld_params params;
+  struct pld_fft_cache fft;
+};
 const pld_params *pld_workspace_params(const pld_workspace *ws);
+/* Buffers and plans of length n from the workspace's cache. */
+int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
 
 /* Mechanisms (mech.c) */
 enum pld_mech_kind {

@@ -26,7 +26,7 @@
 #include <math.h>
 #include <string.h>
 
-#include <pldkit/merge.h>
+#include <pldkit/mech.h>
 
 #include "alloc.h"
 #include "internal.h"

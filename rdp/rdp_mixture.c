@@ -52,7 +52,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <pldkit/merge.h>
 #include <pldkit/rdp.h>
 
 #include "alloc.h"

@@ -1,11 +1,10 @@
-/* pldkit: FFTW workspace with a small plan cache. */
+/* pldkit core: FFTW plans and buffers in a small cache (fft.h). */
 #include "fft.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #include "alloc.h"
-#include "../pld/internal.h"
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -47,55 +46,32 @@ static void fft_release(struct pld_fft *f)
   memset(f, 0, sizeof *f);
 }
 
-int pld_workspace_alloc(const pld_params *params, pld_workspace **out)
+void pld_fft_init_once(void)
 {
-  if (!out)
-    return PLD_EINVAL;
-  pld_params def;
-  if (!params) {
-    pld_params_default(&def);
-    params = &def;
-  }
-  int st = pld_params_validate(params);
-  if (st)
-    return st;
   pthread_once(&planner_once, planner_thread_safe);
-  pld_workspace *ws = pld_calloc(1, sizeof *ws);
-  if (!ws)
-    return PLD_ENOMEM;
-  ws->params = *params;
-  *out = ws;
-  return PLD_SUCCESS;
 }
 
-void pld_workspace_free(pld_workspace *ws)
+void pld_fft_cache_release(struct pld_fft_cache *c)
 {
-  if (!ws)
-    return;
   for (int i = 0; i < PLD_FFT_CACHE; i++)
-    fft_release(&ws->cache[i]);
-  pld_free(ws);
+    fft_release(&c->slot[i]);
 }
 
-const pld_params *pld_workspace_params(const pld_workspace *ws)
+int pld_fft_cache_get(struct pld_fft_cache *c, size_t n, unsigned flags,
+                      struct pld_fft **out)
 {
-  return &ws->params;
-}
-
-int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out)
-{
-  ws->clock++;
+  c->clock++;
   int victim = 0;
   for (int i = 0; i < PLD_FFT_CACHE; i++) {
-    if (ws->cache[i].n == n && ws->cache[i].fwd) {
-      ws->cache[i].last_use = ws->clock;
-      *out = &ws->cache[i];
+    if (c->slot[i].n == n && c->slot[i].fwd) {
+      c->slot[i].last_use = c->clock;
+      *out = &c->slot[i];
       return PLD_SUCCESS;
     }
-    if (ws->cache[i].last_use < ws->cache[victim].last_use)
+    if (c->slot[i].last_use < c->slot[victim].last_use)
       victim = i;
   }
-  struct pld_fft *f = &ws->cache[victim];
+  struct pld_fft *f = &c->slot[victim];
   fft_release(f);
   size_t nc = n / 2 + 1, bx, bX;
   if (pld_mul_size(n, sizeof(double), &bx) ||
@@ -114,7 +90,6 @@ int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out)
   }
   /* FFTW_ESTIMATE (the default flag) does not touch the arrays and gives
    * reproducible plans; FFTW_DESTROY_INPUT lets c2r use its input as scratch. */
-  unsigned flags = ws->params.fftw_flags;
   pthread_mutex_lock(&plan_lock);
   f->fwd = fftw_plan_dft_r2c_1d((int)n, f->x, f->X, flags);
   f->inv = fftw_plan_dft_c2r_1d((int)n, f->X, f->x, flags | FFTW_DESTROY_INPUT);
@@ -124,7 +99,7 @@ int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out)
     return PLD_EFFT;
   }
   f->n = n;
-  f->last_use = ws->clock;
+  f->last_use = c->clock;
   *out = f;
   return PLD_SUCCESS;
 }

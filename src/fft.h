@@ -1,8 +1,9 @@
-/* pldkit internal: the FFTW convolution engine.  A pld_workspace owns plans
- * and buffers for a few transform lengths and reuses them; planning is
- * serialised by one internal mutex because the FFTW planner is not
- * thread-safe.  Execution uses the new-array interface on the workspace's
- * own buffers. */
+/* pldkit core: the FFTW engine.  A pld_fft_cache owns plans and buffers for
+ * a few transform lengths and reuses them (the PLD workspace, pld/, holds
+ * one); planning is serialised by one internal mutex and FFTW's planner is
+ * made thread-safe once, so a host program may plan its own transforms
+ * concurrently.  Execution uses the new-array interface on the cache's own
+ * buffers.  Nothing here knows about privacy loss. */
 #ifndef PLDKIT_FFT_H
 #define PLDKIT_FFT_H
 
@@ -10,7 +11,7 @@
 
 #include <fftw3.h>
 
-#include <pldkit/pld.h>
+#include <pldkit/status.h>
 
 struct pld_fft {
   size_t n;                /* real length */
@@ -23,15 +24,21 @@ struct pld_fft {
 
 #define PLD_FFT_CACHE 4
 
-struct pld_workspace {
-  pld_params params;
-  struct pld_fft cache[PLD_FFT_CACHE];
+struct pld_fft_cache {
+  struct pld_fft slot[PLD_FFT_CACHE];
   unsigned long clock;
 };
 
 /* Smallest n' >= n of the form 2^a 3^b 5^c 7^d (fast for FFTW). */
 size_t pld_fft_good_size(size_t n);
-/* Get (planning if needed) buffers and plans of length n. */
-int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
+/* Once per process, before the first FFTW call: FFTW's planner becomes
+ * thread-safe (fftw_make_planner_thread_safe). */
+void pld_fft_init_once(void);
+/* Get (planning with FFTW flags `flags` if needed) buffers and plans of
+ * length n; the least recently used slot is replaced. */
+int pld_fft_cache_get(struct pld_fft_cache *c, size_t n, unsigned flags,
+                      struct pld_fft **out);
+/* Destroy every plan and buffer (the cache is empty afterwards). */
+void pld_fft_cache_release(struct pld_fft_cache *c);
 
 #endif

@@ -217,6 +217,26 @@ PLD_API PLD_NODISCARD int pld_mech_gaussian_mu(const pld_mech *m, double *mu);
  *  symmetric, rel_err and loss_scale.  Cost O(size of the parameters). */
 PLD_API int pld_mech_equal(const pld_mech *a, const pld_mech *b);
 
+/** PLD mechanism of two Gaussian mixtures with per-component sds (pld/
+ *  mech_mixture_general.c; used by the merging paper's mean-estimation
+ *  case): P = sum_k pw[k] N(pm[k], ps[k]^2), Q = sum_j
+ *  qw[j] N(qm[j], qs[j]^2); np, nq >= 1, np + nq <= 64; weights >= 0
+ *  summing to 1 within 1e-9; means finite; sds > 0 finite, |mean/sd| <=
+ *  1e6.  Both directions, with loss tails.  The crossings of f - e^eps g are
+ *  found by a scan of step min sd / 16 plus bisection; two crossings closer
+ *  than the step could be missed, so the curve carries rel_err = 1e-8 as a
+ *  documented safety margin (not a rigorous bound).  Cost per curve point
+ *  O(window / step * (np + nq)), window ~ 30 max sd + a term growing like
+ *  sqrt(|eps|).  Arrays are copied; the caller frees *out with
+ *  pld_mech_free.  A scan that does not finish makes the curve callback
+ *  fail (PLD_ECALLBACK at build time).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian_general(
+    size_t np, const double *pw, const double *pm, const double *ps,
+    size_t nq, const double *qw, const double *qm, const double *qs,
+    pld_mech **out);
+
+
 #ifdef __cplusplus
 }
 #endif

@@ -54,61 +54,7 @@ enum pld_merge_method {
 };
 
 /* ------------------------------------------------------------------------ */
-/* RDP of Gaussian mixtures (rdp/rdp_mixture.c).                             */
-
-/** c += count * max(D_alpha(P||Q), D_alpha(Q||P)) at every order of c, for
- *  P = sum_k weights[k] N(means[k], s^2) and Q = N(0, s^2).
- *
- *  This is the exact per-step LC RDP of Thm 6.2 (with Delta_J = means,
- *  rho_J = weights, s = s_lambda): the sum over gamma in N_alpha of eq. (9)
- *  equals E_{Z~N(0,1)}[(sum_J rho_J e^{Z D_J - D_J^2/2})^alpha], D_J =
- *  Delta_J / s (expand the power multinomially and use e^{m^2/2} =
- *  E[e^{mZ}] for each B(gamma)), i.e. e^{(alpha-1) D_alpha(P||Q)}.  So
- *  both directions are one-dimensional integrals, valid for every real
- *  alpha > 1 and any number of components (no enumeration over gamma).
- *  The reverse direction is needed (ERRATA: Thm 6.2 bounds only P||Q).
- *
- *  Method: trapezoid rule in log space (see rdp/rdp_mixture.c): tails
- *  beyond the integration window are bounded rigorously (Jensen + Gaussian
- *  tail integrals) and added; the floating-point error of every term is
- *  bounded and added; the discretization error of the trapezoid rule is NOT
- *  rigorously bounded -- it is estimated by comparing steps h and 2h, and 4x
- *  that estimate plus 1e-13 relative is added as a safety margin.  Values are
- *  then rounded upward.
- *
- *  Domain: s > 0 finite; n >= 1 (n <= 4096); weights >= 0 summing to 1
- *  within 1e-9; means finite; count >= 1.  Cost: per order and direction
- *  a coarse scan of the window (~ alpha max|mean|/s cells) plus a fine
- *  trapezoid only where the integrand matters, each point O(n) exps; about
- *  25 ms for n = 8 on the default grid (157 orders up to 1024) at
- *  max|mean|/s ~ 2.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER (window could
- *  not be made wide enough). */
-PLD_API PLD_NODISCARD int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c,
-                                                       double s, size_t n,
-                                                       const double *weights,
-                                                       const double *means,
-                                                       uint64_t count);
-
-/** c += count * max(D_alpha(P||Q), D_alpha(Q||P)) for two general Gaussian
- *  mixtures with per-component standard deviations: P = sum_k pw[k]
- *  N(pm[k], ps[k]^2) (np >= 1), Q = sum_j qw[j] N(qm[j], qs[j]^2) (nq >= 1).
- *  np, nq <= 4096; weights >= 0 summing to 1 within 1e-9, means finite, sds
- *  > 0 finite; count >= 1; components of weight 0 are ignored.  Same
- *  quadrature and margins as pld_rdp_add_mixture_gaussian (with unequal sds
- *  the step h is chosen from a curvature heuristic; the h-vs-2h margin
- *  covers it, not rigorously).
- *  When the divergence is infinite (alpha / ps_max^2 <= (alpha-1) /
- *  qs_max^2 in either direction) the value is +INFINITY.
- *  Used for the exact RDP of random selection in mean estimation (Sec. 4.1).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
-PLD_API PLD_NODISCARD int pld_rdp_add_mixture_pair(
-    pld_rdp_curve *c, size_t np, const double *pw, const double *pm,
-    const double *ps, size_t nq, const double *qw, const double *qm,
-    const double *qs, uint64_t count);
-
-/* ------------------------------------------------------------------------ */
-/* Linear combination (pld/merge.c).                                         */
+/* Linear combination (papers/merge.c).                                         */
 
 /** The LC surrogate accountant (Thm 6.4, Cor. 6.5, Alg. 4) for the merged
  *  model theta = sum_i lambda_i theta_i of n runs.
@@ -245,24 +191,6 @@ PLD_API PLD_NODISCARD int pld_merge_mean_sigma_lc(double sigma1, double sigma2,
 PLD_API PLD_NODISCARD int pld_merge_mean_rs_rdp(double sigma1, double sigma2,
                                                 double pi, double Delta,
                                                 pld_rdp_curve *c);
-
-/** PLD mechanism of two Gaussian mixtures with per-component sds (pld/
- *  mech_mixture_general.c): P = sum_k pw[k] N(pm[k], ps[k]^2), Q = sum_j
- *  qw[j] N(qm[j], qs[j]^2); np, nq >= 1, np + nq <= 64; weights >= 0
- *  summing to 1 within 1e-9; means finite; sds > 0 finite, |mean/sd| <=
- *  1e6.  Both directions, with loss tails.  The crossings of f - e^eps g are
- *  found by a scan of step min sd / 16 plus bisection; two crossings closer
- *  than the step could be missed, so the curve carries rel_err = 1e-8 as a
- *  documented safety margin (not a rigorous bound).  Cost per curve point
- *  O(window / step * (np + nq)), window ~ 30 max sd + a term growing like
- *  sqrt(|eps|).  Arrays are copied; the caller frees *out with
- *  pld_mech_free.  A scan that does not finish makes the curve callback
- *  fail (PLD_ECALLBACK at build time).
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian_general(
-    size_t np, const double *pw, const double *pm, const double *ps,
-    size_t nq, const double *qw, const double *qm, const double *qs,
-    pld_mech **out);
 
 /** The exact RS pair of mean estimation as a PLD mechanism: P = pi N(0,
  *  sigma1^2) + (1-pi) N(0, sigma2^2), Q = pi N(Delta, sigma1^2) + (1-pi)

@@ -9,6 +9,7 @@
 #include <pldkit/accountant.h>
 #include <pldkit/select.h>
 #include <pldkit/rdp.h>
+#include <pldkit/bridge.h>
 #include <pldkit/rdp_papers.h>
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>

@@ -76,7 +76,7 @@ extern "C" {
 /*    alpha e^v + 1 - alpha > 0, v = c^2 k (d-k)/(sigma^2 d^2) >= 0, always  */
 /*    holds (it equals 1 + alpha (e^v - 1) >= 1).                            */
 /*  - the sound reverse: k = 1 and k = d - 1 exactly, by a one-dimensional   */
-/*    reduction (Gamma-function identity, see rdp/rdp_splitting.c) and a     */
+/*    reduction (Gamma-function identity, see papers/splitting_rdp.c) and a     */
 /*    spectrally convergent quadrature with an a-posteriori error check;     */
 /*    other k by a proven group decomposition (a uniform k-subset is a       */
 /*    mixture, over random partitions into k groups, of "one per group",     */
@@ -148,7 +148,7 @@ PLD_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
 
 /** The exact reverse divergence D_alpha(Q||P) for k in {1, d-1, d}, any real
  *  alpha > 1, by the one-dimensional reduction and quadrature described in
- *  rdp/rdp_splitting.c (k = d is the Gaussian, in closed form).  The value
+ *  papers/splitting_rdp.c (k = d is the Gaussian, in closed form).  The value
  *  returned includes an added margin: the a-posteriori quadrature error
  *  estimate (the design step against half of it) plus 1e-11 relative in the
  *  moment; not a formal interval certificate.  Cost: about 1e5-1e7
@@ -272,7 +272,7 @@ PLD_API PLD_NODISCARD int pld_rdp_poisson_split(double alpha, double gamma,
 /*  - both directions, and the neighbour set |shift| <= C: both families     */
 /*    have monotone likelihood ratio and a score increasing in the output,   */
 /*    so by Chebyshev's covariance inequality each direction is              */
-/*    non-decreasing in |shift| (proof in rdp/rdp_bounded.c); the sup over   */
+/*    non-decreasing in |shift| (proof in papers/bounded_rdp.c); the sup over   */
 /*    |shift| <= C is at shift = +C or -C.  Algorithm 1 of the paper only    */
 /*    evaluates +C (ERRATA).                                                 */
 /* ======================================================================== */

@@ -143,8 +143,6 @@ const char *pld_cli_solvable_keys(void);
 /** Non-zero if `name` is one of them. */
 int pld_cli_is_solvable_key(const char *name);
 
-/** Whether the closed-form participation analyses are compiled in. */
-int pld_cli_have_closed(void);
 /** Name of a closed-form analysis (pld_cli_closed.analysis). */
 const char *pld_cli_closed_name(const pld_cli_closed *c);
 

@@ -48,7 +48,7 @@
 #include <string.h>
 
 #include <pldkit/pld.h>
-#include <pldkit/rdp.h>
+#include <pldkit/bridge.h>
 
 #include "alloc.h"
 #include "numerics.h"

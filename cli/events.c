@@ -26,28 +26,14 @@
 
 #include <pldkit/mech.h>
 #include <pldkit/pld.h>
+#include <pldkit/bridge.h>
 #include <pldkit/rdp.h>
 #include <pldkit/rdp_papers.h>
 #include <pldkit/select.h>
 
 #include "output.h"
 
-/* The closed-form participation analyses (thm41, ols) need
- * <pldkit/participation.h> and its implementation pld/participation.c (found
- * through the include path that has pld/, the same test meson.build makes
- * with fs.exists); without them analysis=thm41|ols is refused as "not
- * available in this build". */
-#if defined(__has_include)
-#if __has_include(<pldkit/participation.h>) && __has_include("participation.c")
-#define HAVE_PARTICIPATION 1
-#endif
-#endif
-#ifndef HAVE_PARTICIPATION
-#define HAVE_PARTICIPATION 0
-#endif
-#if HAVE_PARTICIPATION
 #include <pldkit/participation.h>
-#endif
 
 #define MAX_KEYS 6
 #define QUOTE_LEN PLD_CLI_QUOTE_LEN
@@ -1942,12 +1928,6 @@ static int take_closed(struct pstate *ps, const struct event_spec *e,
   char an[32];
   const struct key_spec *ks = &e->keys[5];
   choice_name(ks, vals[5].integer, an, sizeof an);
-  if (!HAVE_PARTICIPATION) {
-    snprintf(ps->err, ps->errlen, "analysis=%s in event %s is not available "
-             "in this build (the closed-form participation analyses thm41 "
-             "and ols are not compiled in; wcs and cs are)", an, qev);
-    return PLD_CLI_EUSAGE;
-  }
   if (depth > 0) {
     snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
              "single-round answer, not a mechanism: it cannot be a member of "
@@ -2402,8 +2382,6 @@ int pld_cli_parse_event_rdp(const char *text, pld_cli_parse *ctx,
 /* ------------------------------------------------------------------------ */
 /* Closed-form single-round answers.                                         */
 
-int pld_cli_have_closed(void) { return HAVE_PARTICIPATION; }
-
 const char *pld_cli_closed_name(const pld_cli_closed *c)
 {
   static const char *const names[] = {"wcs", "cs", "thm41", "ols", "mwcs"};
@@ -2412,20 +2390,12 @@ const char *pld_cli_closed_name(const pld_cli_closed *c)
 
 static int mwcs_weights(const struct value *v, double *wq, double *r0)
 {
-#if HAVE_PARTICIPATION
   pld_participation_params par = {.p = v[0].real, .q = v[1].real,
                                   .d = v[2].integer, .clip = v[3].real,
                                   .sigma = v[4].real};
   return pld_participation_mwcs_mixture(&par, wq, r0) != PLD_SUCCESS;
-#else
-  (void)v;
-  (void)wq;
-  (void)r0;
-  return 1;
-#endif
 }
 
-#if HAVE_PARTICIPATION
 /* The delta bracket of a closed-form analysis at eps, with its flags. */
 static int closed_delta(const pld_cli_closed *c, double eps,
                         pld_cli_closed_answer *a)
@@ -2512,13 +2482,11 @@ static int closed_epsilon(const pld_cli_closed *c, double target, int which,
   *evals += a.evaluations;
   return PLD_SUCCESS;
 }
-#endif
 
 int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
                          pld_cli_closed_answer *out, char *err,
                          size_t errlen)
 {
-#if HAVE_PARTICIPATION
   pld_cli_closed_answer a;
   int st;
   memset(&a, 0, sizeof a);
@@ -2542,20 +2510,11 @@ int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
   }
   *out = a;
   return PLD_CLI_OK;
-#else
-  (void)want_delta;
-  (void)x;
-  (void)out;
-  snprintf(err, errlen, "analysis=%s in event %s is not available in this "
-           "build", pld_cli_closed_name(c), c->where);
-  return PLD_CLI_EUSAGE;
-#endif
 }
 
 int pld_cli_closed_bracket(const pld_cli_closed *c, double delta,
                            pld_bound *out)
 {
-#if HAVE_PARTICIPATION
   pld_participation_params par;
   par.p = c->p;
   par.q = c->q;
@@ -2568,10 +2527,4 @@ int pld_cli_closed_bracket(const pld_cli_closed *c, double delta,
            : c->analysis == AN_MWCS  ? PLD_PARTICIPATION_MWCS
                                      : PLD_PARTICIPATION_WCS;
   return pld_participation_epsilon(&par, an, delta, out);
-#else
-  (void)c;
-  (void)delta;
-  (void)out;
-  return PLD_EUNSUPPORTED;
-#endif
 }

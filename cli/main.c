@@ -26,10 +26,7 @@
 #include <pldkit/pldkit.h>
 
 #include "events.h"
-#if __has_include("merge.h")
 #include "merge.h"
-#define PLD_CLI_HAVE_MERGE 1
-#endif
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
@@ -2950,10 +2947,8 @@ static int dispatch(int argc, char **argv)
     return PLD_CLI_OK;
   }
 
-#ifdef PLD_CLI_HAVE_MERGE
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);
-#endif
   if (strcmp(sub, "ledger") == 0)
     return ledger_cmd(argc, argv);
   return run_cmd(argc, argv, 0);
