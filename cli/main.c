@@ -25,7 +25,7 @@
 
 #include <pldkit/pldkit.h>
 
-#include "events.h"
+#include <pldkit/event.h>
 #include "merge.h"
 #include "output.h"
 
@@ -210,7 +210,7 @@ struct cli {
   int ledger;           /* save as 'pldkit ledger add': a locked update */
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
-  pld_cli_parse parse; /* what the validation pass found */
+  pld_event_ctx parse; /* what the validation pass found */
 };
 
 #define ERRLEN 1024
@@ -234,7 +234,7 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     break;
   case OPT_PARAM:
     snprintf(buf, n, "default the key that holds '?'; one of %s",
-             pld_cli_solvable_keys());
+             pld_event_solvable_keys());
     break;
   case OPT_PARAM_RANGE:
     snprintf(buf, n, "default none");
@@ -310,7 +310,7 @@ static void options_help(FILE *f, unsigned cmds)
                def[0] && o->allowed ? "; " : "", o->allowed ? o->allowed : "");
     else
       snprintf(text, sizeof text, "%s", meaning);
-    pld_cli_wrap(f, head, 27, text);
+    pld_text_wrap(f, head, 27, text);
   }
 }
 
@@ -374,7 +374,7 @@ static void main_help(FILE *f)
           "  pldkit COMMAND --help\n\n",
           PLD_VERSION_STRING);
   bracket_help(f);
-  pld_cli_events_help(f);
+  pld_event_help(f);
   fputc('\n', f);
   options_help(f, ALL_CMDS);
   fputs("\nExamples:\n  pldkit epsilon --delta 1e-5 "
@@ -423,7 +423,7 @@ static void cmd_help(FILE *f, enum cmd c)
           "is certified) at every order\nof the grid, as CSV with the header "
           "order,epsilon (with --json: one object with\nthe arrays order and "
           "epsilon).  See RDP BACKEND below.\n\n", f);
-    pld_cli_events_help(f);
+    pld_event_help(f);
     fputc('\n', f);
     options_help(f, ON(c));
     exit_help(f);
@@ -503,7 +503,7 @@ static void cmd_help(FILE *f, enum cmd c)
   case CMD_DEMO:
     {
       char q[40];
-      pld_cli_fmt_exact(q, sizeof q, DEMO_BATCH / DEMO_N);
+      pld_fmt_exact(q, sizeof q, DEMO_BATCH / DEMO_N);
       fprintf(f, "Usage: pldkit demo [OPTIONS]\n\n"
               "Account a canonical DP-SGD run and explain the answer: a "
               "Poisson-subsampled\nGaussian with sampling rate q = %g/%g, "
@@ -521,7 +521,7 @@ static void cmd_help(FILE *f, enum cmd c)
     return;
   }
   bracket_help(f);
-  pld_cli_events_help(f);
+  pld_event_help(f);
   fputc('\n', f);
   options_help(f, ON(c));
   exit_help(f);
@@ -549,8 +549,8 @@ static int bad_value(const struct option_spec *o, const char *val,
 {
   char q[QLEN];
   pld_cli_error("%s value %s is %s (%s must be %s)", o->name,
-                pld_cli_quote(q, sizeof q, val), what, o->metavar, o->allowed);
-  return PLD_CLI_EUSAGE;
+                pld_quote(q, sizeof q, val), what, o->metavar, o->allowed);
+  return PLD_EVENT_EUSAGE;
 }
 
 /* Read a real option value that must satisfy lo <(=) x <(=) hi. */
@@ -560,14 +560,14 @@ static int real_value(const struct option_spec *o, const char *val, double lo,
   double x;
   if (*val == '\0')
     return bad_value(o, val, "empty");
-  if (pld_cli_parse_double(val, &x) != 0)
+  if (pld_event_parse_double(val, &x) != 0)
     return bad_value(o, val, "not a finite number");
   if (lo_open ? !(x > lo) : !(x >= lo))
     return bad_value(o, val, "out of range");
   if (hi_open ? !(x < hi) : !(x <= hi))
     return bad_value(o, val, "out of range");
   *out = x;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* Split s in place at ':' into at most 3 fields; returns the number of
@@ -591,41 +591,41 @@ static int range_value(struct cli *c, const struct option_spec *o,
 {
   char *copy, *f[3], q[QLEN];
   size_t len = strlen(val), nf = 0;
-  int rc = PLD_CLI_EUSAGE;
+  int rc = PLD_EVENT_EUSAGE;
   long long n = 0;
 
   copy = malloc(len + 1);
   if (copy == NULL) {
     pld_cli_error("%s (while reading %s)", pld_strerror(PLD_ENOMEM), o->name);
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   memcpy(copy, val, len + 1);
   nf = split3(copy, f);
   if (nf != 3) {
     pld_cli_error("%s value %s is not of the form LO:HI:N (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, val), o->allowed);
-  } else if (pld_cli_parse_double(f[0], &c->range_lo) != 0) {
+                  pld_quote(q, sizeof q, val), o->allowed);
+  } else if (pld_event_parse_double(f[0], &c->range_lo) != 0) {
     pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, f[0]), o->allowed);
-  } else if (pld_cli_parse_double(f[1], &c->range_hi) != 0) {
+                  pld_quote(q, sizeof q, f[0]), o->allowed);
+  } else if (pld_event_parse_double(f[1], &c->range_hi) != 0) {
     pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+                  pld_quote(q, sizeof q, f[1]), o->allowed);
   } else if (!(c->range_lo >= 0)) {
     pld_cli_error("%s: LO %s is negative (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, f[0]), o->allowed);
+                  pld_quote(q, sizeof q, f[0]), o->allowed);
   } else if (!(c->range_hi > c->range_lo)) {
     pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+                  pld_quote(q, sizeof q, f[1]), o->allowed);
   } else {
-    int r = pld_cli_parse_int(f[2], 2, RANGE_MAX_N, &n);
-    if (r != PLD_CLI_INT_OK)
+    int r = pld_event_parse_int(f[2], 2, RANGE_MAX_N, &n);
+    if (r != PLD_EVENT_INT_OK)
       pld_cli_error("%s: N %s is %s (%s)", o->name,
-                    pld_cli_quote(q, sizeof q, f[2]),
-                    r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
+                    pld_quote(q, sizeof q, f[2]),
+                    r == PLD_EVENT_INT_RANGE ? "out of range" : "not an integer",
                     o->allowed);
     else {
       c->range_n = (size_t)n;
-      rc = PLD_CLI_OK;
+      rc = PLD_EVENT_OK;
     }
   }
   free(copy);
@@ -642,32 +642,32 @@ static int param_range_value(struct cli *c, const struct option_spec *o,
   if (colon == NULL || strchr(colon + 1, ':') != NULL ||
       (size_t)(colon - val) >= sizeof lo) {
     pld_cli_error("%s value %s is not of the form LO:HI (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, val), o->allowed);
-    return PLD_CLI_EUSAGE;
+                  pld_quote(q, sizeof q, val), o->allowed);
+    return PLD_EVENT_EUSAGE;
   }
   memcpy(lo, val, (size_t)(colon - val));
   lo[colon - val] = '\0';
-  if (pld_cli_parse_double(lo, &c->cal_lo) != 0) {
+  if (pld_event_parse_double(lo, &c->cal_lo) != 0) {
     pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, lo), o->allowed);
-    return PLD_CLI_EUSAGE;
+                  pld_quote(q, sizeof q, lo), o->allowed);
+    return PLD_EVENT_EUSAGE;
   }
-  if (pld_cli_parse_double(colon + 1, &c->cal_hi) != 0) {
+  if (pld_event_parse_double(colon + 1, &c->cal_hi) != 0) {
     pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, colon + 1), o->allowed);
-    return PLD_CLI_EUSAGE;
+                  pld_quote(q, sizeof q, colon + 1), o->allowed);
+    return PLD_EVENT_EUSAGE;
   }
   if (!(c->cal_lo > 0)) {
     pld_cli_error("%s: LO %s is not positive (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, lo), o->allowed);
-    return PLD_CLI_EUSAGE;
+                  pld_quote(q, sizeof q, lo), o->allowed);
+    return PLD_EVENT_EUSAGE;
   }
   if (!(c->cal_hi > c->cal_lo)) {
     pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
-                  pld_cli_quote(q, sizeof q, colon + 1), o->allowed);
-    return PLD_CLI_EUSAGE;
+                  pld_quote(q, sizeof q, colon + 1), o->allowed);
+    return PLD_EVENT_EUSAGE;
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* A word among names[0..n) (NULL entries skipped); -1 if none. */
@@ -689,7 +689,7 @@ static int orders_value(struct cli *c, const struct option_spec *o,
   size_t len = strlen(val), n = 0, cap = 1;
   double *x = NULL;
   char *copy = NULL;
-  int rc = PLD_CLI_EUSAGE;
+  int rc = PLD_EVENT_EUSAGE;
 
   if (len == 0)
     return bad_value(o, val, "empty");
@@ -708,27 +708,27 @@ static int orders_value(struct cli *c, const struct option_spec *o,
     nf = split3(copy, f);
     if (nf != 3) {
       pld_cli_error("%s value %s is neither a list A;B;C nor of the form "
-                    "LO:HI:N (%s)", o->name, pld_cli_quote(q, sizeof q, val),
+                    "LO:HI:N (%s)", o->name, pld_quote(q, sizeof q, val),
                     o->allowed);
-    } else if (pld_cli_parse_double(f[0], &lo) != 0) {
+    } else if (pld_event_parse_double(f[0], &lo) != 0) {
       pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
-                    pld_cli_quote(q, sizeof q, f[0]), o->allowed);
-    } else if (pld_cli_parse_double(f[1], &hi) != 0) {
+                    pld_quote(q, sizeof q, f[0]), o->allowed);
+    } else if (pld_event_parse_double(f[1], &hi) != 0) {
       pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
-                    pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+                    pld_quote(q, sizeof q, f[1]), o->allowed);
     } else if (!(lo > 1)) {
       pld_cli_error("%s: LO %s is not above 1 (Renyi orders alpha must be "
-                    "> 1; %s)", o->name, pld_cli_quote(q, sizeof q, f[0]),
+                    "> 1; %s)", o->name, pld_quote(q, sizeof q, f[0]),
                     o->allowed);
     } else if (!(hi > lo)) {
       pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
-                    pld_cli_quote(q, sizeof q, f[1]), o->allowed);
+                    pld_quote(q, sizeof q, f[1]), o->allowed);
     } else {
-      int r = pld_cli_parse_int(f[2], 2, ORDERS_MAX, &N);
-      if (r != PLD_CLI_INT_OK) {
+      int r = pld_event_parse_int(f[2], 2, ORDERS_MAX, &N);
+      if (r != PLD_EVENT_INT_OK) {
         pld_cli_error("%s: N %s is %s (N must be an integer from 2 to %d)",
-                      o->name, pld_cli_quote(q, sizeof q, f[2]),
-                      r == PLD_CLI_INT_RANGE ? "out of range"
+                      o->name, pld_quote(q, sizeof q, f[2]),
+                      r == PLD_EVENT_INT_RANGE ? "out of range"
                                              : "not an integer",
                       ORDERS_MAX);
       } else {
@@ -739,13 +739,13 @@ static int orders_value(struct cli *c, const struct option_spec *o,
           x[i] = lo + (hi - lo) * (double)i / (double)(N - 1);
         x[N - 1] = hi;
         n = (size_t)N;
-        rc = PLD_CLI_OK;
-        for (size_t i = 1; i < n && rc == PLD_CLI_OK; i++)
+        rc = PLD_EVENT_OK;
+        for (size_t i = 1; i < n && rc == PLD_EVENT_OK; i++)
           if (!(x[i] > x[i - 1])) {
             pld_cli_error("%s value %s: the orders are too close to be "
                           "told apart in double precision (use a smaller N)",
-                          o->name, pld_cli_quote(q, sizeof q, val));
-            rc = PLD_CLI_EUSAGE;
+                          o->name, pld_quote(q, sizeof q, val));
+            rc = PLD_EVENT_EUSAGE;
           }
       }
     }
@@ -760,39 +760,39 @@ static int orders_value(struct cli *c, const struct option_spec *o,
     if (copy == NULL || x == NULL)
       goto nomem;
     memcpy(copy, val, len + 1);
-    rc = PLD_CLI_OK;
+    rc = PLD_EVENT_OK;
     char *item = copy;
-    for (size_t i = 0; i < cap && rc == PLD_CLI_OK; i++) {
+    for (size_t i = 0; i < cap && rc == PLD_EVENT_OK; i++) {
       size_t w = strcspn(item, ";,");
       char *next = item[w] ? item + w + 1 : NULL;
       item[w] = '\0';
-      rc = PLD_CLI_EUSAGE;
+      rc = PLD_EVENT_EUSAGE;
       if (*item == '\0')
         pld_cli_error("%s value %s has an empty entry (number %zu; %s)",
-                      o->name, pld_cli_quote(q, sizeof q, val), i + 1,
+                      o->name, pld_quote(q, sizeof q, val), i + 1,
                       o->allowed);
-      else if (pld_cli_parse_double(item, &x[i]) != 0)
+      else if (pld_event_parse_double(item, &x[i]) != 0)
         pld_cli_error("%s: order %s is not a finite number (%s)", o->name,
-                      pld_cli_quote(q, sizeof q, item), o->allowed);
+                      pld_quote(q, sizeof q, item), o->allowed);
       else if (!(x[i] > 1))
         pld_cli_error("%s: order %s is not above 1 (Renyi orders alpha "
                       "must be > 1; %s)", o->name,
-                      pld_cli_quote(q, sizeof q, item), o->allowed);
+                      pld_quote(q, sizeof q, item), o->allowed);
       else if (i > 0 && !(x[i] > x[i - 1])) {
         char prev[40];
-        pld_cli_fmt_exact(prev, sizeof prev, x[i - 1]);
+        pld_fmt_exact(prev, sizeof prev, x[i - 1]);
         pld_cli_error("%s: order %s is not above the order before it, %s "
                       "(the orders must be strictly increasing)", o->name,
-                      pld_cli_quote(q, sizeof q, item),
-                      pld_cli_quote(q2, sizeof q2, prev));
+                      pld_quote(q, sizeof q, item),
+                      pld_quote(q2, sizeof q2, prev));
       } else {
-        rc = PLD_CLI_OK;
+        rc = PLD_EVENT_OK;
         n = i + 1;
       }
       item = next;
     }
   }
-  if (rc == PLD_CLI_OK) {
+  if (rc == PLD_EVENT_OK) {
     c->orders = x;
     c->n_orders = n;
     x = NULL;
@@ -800,7 +800,7 @@ static int orders_value(struct cli *c, const struct option_spec *o,
   goto out;
 nomem:
   pld_cli_error("%s (while reading %s)", pld_strerror(PLD_ENOMEM), o->name);
-  rc = PLD_CLI_EFAIL;
+  rc = PLD_EVENT_EFAIL;
 out:
   free(copy);
   free(x);
@@ -815,10 +815,10 @@ static int set_option(struct cli *c, const struct option_spec *o,
     if (*val == '\0') {
       pld_cli_error("option '--out' has an empty value (FILE must be a file "
                     "name)");
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     c->out = val;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   case OPT_DELTA:
   case OPT_TARGET_DELTA:
   case OPT_SAVE_DELTA:
@@ -830,16 +830,16 @@ static int set_option(struct cli *c, const struct option_spec *o,
     return range_value(c, o, val);
   case OPT_PARAM: {
     char q[QLEN];
-    if (!pld_cli_is_solvable_key(val)) {
+    if (!pld_event_is_solvable_key(val)) {
       pld_cli_error("%s value %s is %s (NAME must be a key calibrate can "
                     "solve for: one of %s)", o->name,
-                    pld_cli_quote(q, sizeof q, val),
+                    pld_quote(q, sizeof q, val),
                     *val ? "not such a key" : "empty",
-                    pld_cli_solvable_keys());
-      return PLD_CLI_EUSAGE;
+                    pld_event_solvable_keys());
+      return PLD_EVENT_EUSAGE;
     }
     snprintf(c->param, sizeof c->param, "%s", val);
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
   case OPT_PARAM_RANGE:
     return param_range_value(c, o, val);
@@ -858,36 +858,36 @@ static int set_option(struct cli *c, const struct option_spec *o,
     long long n = 0;
     long long hi = SIZE_MAX < (size_t)INT64_MAX ? (long long)SIZE_MAX
                                                 : (long long)INT64_MAX;
-    int r = pld_cli_parse_int(val, 1, hi, &n);
-    if (r != PLD_CLI_INT_OK)
-      return bad_value(o, val, r == PLD_CLI_INT_RANGE ? "out of range"
+    int r = pld_event_parse_int(val, 1, hi, &n);
+    if (r != PLD_EVENT_INT_OK)
+      return bad_value(o, val, r == PLD_EVENT_INT_RANGE ? "out of range"
                                                       : "not an integer");
     c->params.max_grid = (size_t)n;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
   case OPT_BACKEND: {
     int i = word_value(o, val, backend_names, 4);
     if (i < 0)
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     c->backend = (enum backend)i;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
   case OPT_ORDERS:
     return orders_value(c, o, val);
   case OPT_RDP_CONVERSION: {
     int i = word_value(o, val, conversion_names, 3);
     if (i < 0)
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     c->rdp_method = i;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
   case OPT_JSON:
     c->json = 1;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   case OPT_HELP:
-    return PLD_CLI_OK; /* handled before parsing */
+    return PLD_EVENT_OK; /* handled before parsing */
   }
-  return PLD_CLI_EUSAGE;
+  return PLD_EVENT_EUSAGE;
 }
 
 /* The option of that name for subcommand `cmd_bit`, else the first of that
@@ -918,18 +918,18 @@ static const struct option_spec *find_option(const char *name, size_t len,
 static int cal_domain(struct cli *c)
 {
   char lo[40], hi[40];
-  const pld_cli_parse *p = &c->parse;
+  const pld_event_ctx *p = &c->parse;
   c->cal_dom_lo = p->mark_lo;
   c->cal_dom_hi = p->mark_hi;
   if (!(c->cal_hi > 0))
-    return PLD_CLI_OK;
-  pld_cli_fmt_exact(lo, sizeof lo, p->mark_lo);
-  pld_cli_fmt_exact(hi, sizeof hi, p->mark_hi);
+    return PLD_EVENT_OK;
+  pld_fmt_exact(lo, sizeof lo, p->mark_lo);
+  pld_fmt_exact(hi, sizeof hi, p->mark_hi);
   if (c->cal_lo < p->mark_lo || c->cal_hi > p->mark_hi) {
     pld_cli_error("--range must lie inside the domain calibrate searches "
                   "for %s (%s=? in event %s): [%s, %s]", c->param, c->param,
                   p->mark_where, lo, hi);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   double a = c->cal_lo, b = c->cal_hi;
   if (p->mark_integer) {
@@ -938,12 +938,12 @@ static int cal_domain(struct cli *c)
     if (!(a < b)) {
       pld_cli_error("--range holds fewer than two integers, and %s takes "
                     "integers", c->param);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
   }
   c->cal_dom_lo = a;
   c->cal_dom_hi = b;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* Parse and validate the arguments of a subcommand (argv[0] is the first
@@ -957,7 +957,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
   list_options(ON(c->cmd), allowed, sizeof allowed);
   memset(&c->parse, 0, sizeof c->parse);
   /* calibrate: validate with a valid stand-in for the one '?'. */
-  c->parse.subst = c->cmd == CMD_CALIBRATE ? PLD_CLI_STANDIN : NULL;
+  c->parse.subst = c->cmd == CMD_CALIBRATE ? PLD_EVENT_STANDIN : NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!only_events && a[0] == '-') {
@@ -973,25 +973,25 @@ static int parse_args(struct cli *c, int argc, char **argv)
         char name[QLEN];
         snprintf(name, sizeof name, "%.*s", (int)(len < 64 ? len : 64), a);
         pld_cli_error("unknown option %s for 'pldkit %s' (allowed: %s)",
-                      pld_cli_quote(q, sizeof q, name), cmd, allowed);
-        return PLD_CLI_EUSAGE;
+                      pld_quote(q, sizeof q, name), cmd, allowed);
+        return PLD_EVENT_EUSAGE;
       }
       if (!(o->cmds & ON(c->cmd))) {
         pld_cli_error("option '%s' does not apply to 'pldkit %s' "
                       "(allowed: %s)", o->name, cmd, allowed);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       if (c->seen & ON(o->id)) {
         pld_cli_error("option '%s' given twice", o->name);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       c->seen |= ON(o->id);
       const char *val = NULL;
       if (o->metavar == NULL) {
         if (eq) {
           pld_cli_error("option '%s' takes no value, got %s", o->name,
-                        pld_cli_quote(q, sizeof q, a));
-          return PLD_CLI_EUSAGE;
+                        pld_quote(q, sizeof q, a));
+          return PLD_EVENT_EUSAGE;
         }
       } else if (eq) {
         val = eq + 1;
@@ -1000,17 +1000,17 @@ static int parse_args(struct cli *c, int argc, char **argv)
       } else {
         pld_cli_error("option '%s' needs a value %s (%s)", o->name,
                       o->metavar, o->allowed);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       int rc = set_option(c, o, val);
-      if (rc != PLD_CLI_OK)
+      if (rc != PLD_EVENT_OK)
         return rc;
       continue;
     }
     if (c->cmd == CMD_DEMO) {
       pld_cli_error("'pldkit demo' takes no EVENT, got %s",
-                    pld_cli_quote(q, sizeof q, a));
-      return PLD_CLI_EUSAGE;
+                    pld_quote(q, sizeof q, a));
+      return PLD_EVENT_EUSAGE;
     }
     c->events[c->n_events++] = a;
   }
@@ -1025,16 +1025,16 @@ static int parse_args(struct cli *c, int argc, char **argv)
     pld_cli_error("option '%s' applies only with --backend rdp or both "
                   "(the backend is pld, the default)",
                   c->seen & ON(OPT_ORDERS) ? "--orders" : "--rdp-conversion");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
-  c->parse.backends = (c->backend & BACKEND_PLD ? PLD_CLI_BACKEND_PLD : 0u) |
-                      (c->backend & BACKEND_RDP ? PLD_CLI_BACKEND_RDP : 0u);
+  c->parse.backends = (c->backend & BACKEND_PLD ? PLD_EVENT_BACKEND_PLD : 0u) |
+                      (c->backend & BACKEND_RDP ? PLD_EVENT_BACKEND_RDP : 0u);
   /* the caps (--max-grid) apply to loaded PLD files from validation on */
   c->parse.params = &c->params;
   for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_cli_parse_event(c->events[i], &c->parse, NULL, err,
+    int rc = pld_event_parse(c->events[i], &c->parse, NULL, err,
                                  sizeof err);
-    if (rc != PLD_CLI_OK) {
+    if (rc != PLD_EVENT_OK) {
       pld_cli_error("%s", err);
       return rc;
     }
@@ -1044,19 +1044,19 @@ static int parse_args(struct cli *c, int argc, char **argv)
     if (!(c->seen & ON(OPT_TARGET_EPSILON))) {
       pld_cli_error("missing --epsilon E for 'pldkit calibrate' (the target "
                     "epsilon, a finite number >= 0, e.g. --epsilon 1)");
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     if (!(c->seen & ON(OPT_TARGET_DELTA))) {
       pld_cli_error("missing --delta D for 'pldkit calibrate' (the target "
                     "delta, a number in (0, 1), e.g. --delta 1e-5)");
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     if (c->n_events > 0 && c->parse.marks == 0) {
       pld_cli_error("no '?' in the EVENTs of 'pldkit calibrate': mark the "
                     "one value to solve for as KEY=?, e.g. "
                     "poisson-gaussian:q=0.01,sigma=?,count=1000 (KEY one of "
-                    "%s)", pld_cli_solvable_keys());
-      return PLD_CLI_EUSAGE;
+                    "%s)", pld_event_solvable_keys());
+      return PLD_EVENT_EUSAGE;
     }
     if (c->n_events > 0 && c->param[0] &&
         strcmp(c->param, c->parse.mark_key) != 0) {
@@ -1064,59 +1064,59 @@ static int parse_args(struct cli *c, int argc, char **argv)
                     "(%s=? in event %s); give --param %s or move the '?'",
                     c->param, c->parse.mark_key, c->parse.mark_where,
                     c->parse.mark_key);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     snprintf(c->param, sizeof c->param, "%s", c->parse.mark_key);
     if (c->tolerance == 0)
       c->tolerance = CAL_TOLERANCE;
-    if (c->n_events > 0 && cal_domain(c) != PLD_CLI_OK)
-      return PLD_CLI_EUSAGE;
+    if (c->n_events > 0 && cal_domain(c) != PLD_EVENT_OK)
+      return PLD_EVENT_EUSAGE;
   }
   if (c->parse.closed.present && c->cmd != CMD_EPSILON &&
       c->cmd != CMD_DELTA && c->cmd != CMD_CALIBRATE) {
     pld_cli_error("analysis=%s in event %s is a closed-form single-round "
                   "answer: only 'pldkit epsilon', 'pldkit delta' and 'pldkit "
                   "calibrate' can ask it (analysis=wcs works everywhere)",
-                  pld_cli_closed_name(&c->parse.closed),
+                  pld_event_closed_name(&c->parse.closed),
                   c->parse.closed.where);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
 
   if (c->cmd == CMD_EPSILON && !(c->seen & ON(OPT_DELTA))) {
     pld_cli_error("missing --delta D for 'pldkit epsilon' (D must be a number "
                   "in (0, 1), e.g. --delta 1e-5)");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (c->cmd == CMD_SAVE && c->out == NULL) {
     pld_cli_error("missing --out FILE for 'pldkit save' (the PLD file to "
                   "write, e.g. --out ledger.pld)");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (c->cmd == CMD_SAVE && !(c->seen & ON(OPT_SAVE_DELTA)))
     c->delta = SAVE_DELTA;
   if (c->cmd == CMD_DELTA && !(c->seen & ON(OPT_EPSILON))) {
     pld_cli_error("missing --epsilon E for 'pldkit delta' (E must be a finite "
                   "number >= 0, e.g. --epsilon 1)");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (c->cmd != CMD_DEMO && c->n_events == 0) {
     pld_cli_error("no EVENT given to 'pldkit %s' (e.g. gaussian:sigma=1; see "
                   "'pldkit %s --help' for the list)", cmd, cmd);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   /* Backstop for limits the library knows and the table above does not. */
   int st = pld_params_validate(&c->params);
   if (st != PLD_SUCCESS) {
     char d[32], a[32], t[32];
-    pld_cli_fmt_exact(d, sizeof d, c->params.discretization);
-    pld_cli_fmt_exact(a, sizeof a, c->params.accuracy);
-    pld_cli_fmt_exact(t, sizeof t, c->params.tail_mass);
+    pld_fmt_exact(d, sizeof d, c->params.discretization);
+    pld_fmt_exact(a, sizeof a, c->params.accuracy);
+    pld_fmt_exact(t, sizeof t, c->params.tail_mass);
     pld_cli_error("the library rejected the options (%s): --discretization %s "
                   "--accuracy %s --tail-mass %s --max-grid %zu",
                   pld_strerror(st), d, a, t, c->params.max_grid);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1138,7 +1138,7 @@ struct answer {
   double seconds;
   /* closed-form single round (random-participation thm41/ols) */
   int closed;
-  pld_cli_closed_answer ca;
+  pld_event_closed_answer ca;
   /* calibrate: [CAL_PLD] the PLD search (accountant or closed form),
    * [CAL_RDP] the RDP one */
   pld_search_result cal[2];
@@ -1146,7 +1146,7 @@ struct answer {
   double cal_seconds[2];
   pld_rdp_result cal_rdp[2]; /* RDP details at the value and at the next */
   int cal_rdp_have[2];
-  pld_cli_closed_answer cal_closed; /* closed form: flags at the value */
+  pld_event_closed_answer cal_closed; /* closed form: flags at the value */
   /* --backend rdp or both, and rdp-curve */
   double pld_seconds, rdp_seconds;
   pld_rdp_result rdp;     /* epsilon, delta */
@@ -1186,13 +1186,13 @@ static const char *hint(int st)
 
 /* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
  * calibrate (NULL elsewhere).  Objects the accountant's mechanisms need are
- * appended to *owned, which the caller frees (pld_cli_owned_free) after the
+ * appended to *owned, which the caller frees (pld_event_owned_free) after the
  * accountant.  On failure err holds the message. */
 static int build_accountant(const struct cli *c, const char *subst,
-                            pld_accountant **out, pld_cli_owned **owned,
+                            pld_accountant **out, pld_event_owned **owned,
                             char *err, size_t errlen)
 {
-  pld_cli_parse pc;
+  pld_event_ctx pc;
   pld_accountant *acc = NULL;
   memset(&pc, 0, sizeof pc);
   pc.params = &c->params;
@@ -1201,19 +1201,19 @@ static int build_accountant(const struct cli *c, const char *subst,
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while creating the accountant)",
              pld_strerror(st));
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_cli_parse_event(c->events[i], &pc, acc, err, errlen);
-    if (rc != PLD_CLI_OK) {
+    int rc = pld_event_parse(c->events[i], &pc, acc, err, errlen);
+    if (rc != PLD_EVENT_OK) {
       pld_accountant_free(acc);
-      pld_cli_parse_release(&pc);
+      pld_event_ctx_release(&pc);
       return rc;
     }
   }
-  pld_cli_owned_move(owned, &pc.owned);
+  pld_event_owned_move(owned, &pc.owned);
   *out = acc;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* The RDP curve of all the EVENTs on the --orders grid; `subst` replaces
@@ -1223,7 +1223,7 @@ static int build_rdp(const struct cli *c, const char *subst,
                      pld_rdp_curve **out, unsigned *bridged, char *err,
                      size_t errlen)
 {
-  pld_cli_parse pc;
+  pld_event_ctx pc;
   pld_rdp_curve *cv = NULL;
   int st = c->orders ? pld_rdp_curve_alloc(c->orders, c->n_orders, &cv)
                      : pld_rdp_curve_alloc_default(&cv);
@@ -1231,24 +1231,24 @@ static int build_rdp(const struct cli *c, const char *subst,
     snprintf(err, errlen, "%s (while creating the RDP curve on %zu orders)",
              pld_strerror(st), c->orders ? c->n_orders
                                          : (size_t)PLD_RDP_DEFAULT_ORDERS);
-    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
   memset(&pc, 0, sizeof pc);
   pc.params = &c->params;
   pc.subst = subst;
-  pc.backends = PLD_CLI_BACKEND_RDP;
+  pc.backends = PLD_EVENT_BACKEND_RDP;
   for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_cli_parse_event_rdp(c->events[i], &pc, cv, err, errlen);
-    if (rc != PLD_CLI_OK) {
+    int rc = pld_event_parse_rdp(c->events[i], &pc, cv, err, errlen);
+    if (rc != PLD_EVENT_OK) {
       pld_rdp_curve_free(cv);
-      pld_cli_parse_release(&pc);
+      pld_event_ctx_release(&pc);
       return rc;
     }
   }
-  pld_cli_parse_release(&pc);
+  pld_event_ctx_release(&pc);
   *bridged = pc.bridged;
   *out = cv;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* The RDP curve of the EVENTs for the default backend's answer (the
@@ -1258,22 +1258,22 @@ static int build_rdp(const struct cli *c, const char *subst,
  * cannot be built; the answer is then the accountant's. */
 static pld_rdp_curve *optional_rdp(const struct cli *c)
 {
-  pld_cli_parse pc;
+  pld_event_ctx pc;
   pld_rdp_curve *cv = NULL;
   char err[ERRLEN];
   if (pld_rdp_curve_alloc_default(&cv) != PLD_SUCCESS)
     return NULL;
   memset(&pc, 0, sizeof pc);
   pc.params = &c->params;
-  pc.backends = PLD_CLI_BACKEND_RDP;
+  pc.backends = PLD_EVENT_BACKEND_RDP;
   pc.no_bridge = 1;
   for (size_t i = 0; i < c->n_events && cv; i++)
-    if (pld_cli_parse_event_rdp(c->events[i], &pc, cv, err, sizeof err) !=
-        PLD_CLI_OK) {
+    if (pld_event_parse_rdp(c->events[i], &pc, cv, err, sizeof err) !=
+        PLD_EVENT_OK) {
       pld_rdp_curve_free(cv);
       cv = NULL;
     }
-  pld_cli_parse_release(&pc);
+  pld_event_ctx_release(&pc);
   return cv;
 }
 
@@ -1298,7 +1298,7 @@ struct cal_ctx {
   double last;           /* the value last built */
   int tty;               /* progress on stderr */
   int width;             /* width of the progress line on screen */
-  pld_cli_owned **owned; /* kept alive until the calibration ends */
+  pld_event_owned **owned; /* kept alive until the calibration ends */
   struct cal_seen *seen; /* CAL_RDP */
   size_t n_seen;
   unsigned bridged;
@@ -1310,7 +1310,7 @@ static void cal_text(const struct cli *c, double x, char *buf, size_t n)
   if (c->parse.mark_integer)
     snprintf(buf, n, "%.0f", x);
   else
-    pld_cli_fmt_exact(buf, n, x);
+    pld_fmt_exact(buf, n, x);
 }
 
 static int cal_build(double x, void *vk, pld_accountant **out)
@@ -1320,7 +1320,7 @@ static int cal_build(double x, void *vk, pld_accountant **out)
   k->last = x;
   cal_text(k->c, x, val, sizeof val);
   int rc = build_accountant(k->c, val, out, k->owned, msg, sizeof msg);
-  if (rc != PLD_CLI_OK) {
+  if (rc != PLD_EVENT_OK) {
     snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
     return PLD_ECALLBACK;
   }
@@ -1342,7 +1342,7 @@ static int cal_eval_rdp(double x, const pld_result *prev, void *vk,
   k->last = x;
   cal_text(k->c, x, val, sizeof val);
   int rc = build_rdp(k->c, val, &cv, &bridged, msg, sizeof msg);
-  if (rc != PLD_CLI_OK) {
+  if (rc != PLD_EVENT_OK) {
     snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
     return PLD_ECALLBACK;
   }
@@ -1364,20 +1364,20 @@ static int cal_eval_rdp(double x, const pld_result *prev, void *vk,
 }
 
 /* The closed-form event with value x in place of '?'. */
-static int cal_closed_at(const struct cli *c, double x, pld_cli_closed *out,
+static int cal_closed_at(const struct cli *c, double x, pld_event_closed *out,
                          char *err, size_t errlen)
 {
-  pld_cli_parse pc;
+  pld_event_ctx pc;
   char val[40];
   memset(&pc, 0, sizeof pc);
   pc.params = &c->params;
   cal_text(c, x, val, sizeof val);
   pc.subst = val;
-  int rc = PLD_CLI_OK;
-  for (size_t i = 0; i < c->n_events && rc == PLD_CLI_OK; i++)
-    rc = pld_cli_parse_event(c->events[i], &pc, NULL, err, errlen);
-  pld_cli_parse_release(&pc);
-  if (rc == PLD_CLI_OK)
+  int rc = PLD_EVENT_OK;
+  for (size_t i = 0; i < c->n_events && rc == PLD_EVENT_OK; i++)
+    rc = pld_event_parse(c->events[i], &pc, NULL, err, errlen);
+  pld_event_ctx_release(&pc);
+  if (rc == PLD_EVENT_OK)
     *out = pc.closed;
   return rc;
 }
@@ -1389,17 +1389,17 @@ static int cal_eval_closed(double x, const pld_result *prev, void *vk,
 {
   struct cal_ctx *k = vk;
   char msg[ERRLEN], val[40];
-  pld_cli_closed cl;
+  pld_event_closed cl;
   if (prev)
     return PLD_EUNSUPPORTED;
   k->last = x;
-  if (cal_closed_at(k->c, x, &cl, msg, sizeof msg) != PLD_CLI_OK) {
+  if (cal_closed_at(k->c, x, &cl, msg, sizeof msg) != PLD_EVENT_OK) {
     cal_text(k->c, x, val, sizeof val);
     snprintf(k->err, sizeof k->err, "at %s = %s: %s", k->c->param, val, msg);
     return PLD_ECALLBACK;
   }
   memset(out, 0, sizeof *out);
-  int st = pld_cli_closed_bracket(&cl, k->c->delta, &out->bound);
+  int st = pld_event_closed_bracket(&cl, k->c->delta, &out->bound);
   out->closed_form = 1;
   out->met_accuracy = 1;
   return st;
@@ -1411,8 +1411,8 @@ static void cal_progress(void *vk, unsigned n, double x, double eps_upper)
   char val[40], eps[40], line[160];
   if (!k->tty)
     return;
-  pld_cli_fmt(val, sizeof val, x, 10);
-  pld_cli_fmt(eps, sizeof eps, eps_upper, 6);
+  pld_fmt(val, sizeof val, x, 10);
+  pld_fmt(eps, sizeof eps, eps_upper, 6);
   int w = snprintf(line, sizeof line, "calibrate%s: evaluation %u: %s = %s, "
                    "epsilon <= %s", k->which == CAL_RDP ? " (rdp)" : "", n,
                    k->c->param, val, eps);
@@ -1466,13 +1466,13 @@ static int cal_fail(const struct cal_ctx *k, int st)
   const struct cli *c = k->c;
   if (st == PLD_ECALLBACK && k->err[0]) {
     pld_cli_error("calibrate: %s", k->err);
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   cal_text(c, k->last, v, sizeof v);
   pld_cli_error("%s (while calibrating %s%s, at %s = %s)%s", pld_strerror(st),
                 c->param, k->which == CAL_RDP ? " with RDP" : "", c->param,
                 v, hint(st));
-  return PLD_CLI_EFAIL;
+  return PLD_EVENT_EFAIL;
 }
 
 /* "no value ... meets" for a search that found none, into buf. */
@@ -1481,11 +1481,11 @@ static void cal_none_text(const struct cli *c, const struct answer *a,
 {
   const pld_search_result *r = &a->cal[which];
   char e[40], d[40], lim[80], v[40], lo[40], hi[40];
-  pld_cli_fmt_exact(e, sizeof e, c->epsilon);
-  pld_cli_fmt_exact(d, sizeof d, c->delta);
+  pld_fmt_exact(e, sizeof e, c->epsilon);
+  pld_fmt_exact(d, sizeof d, c->delta);
   cal_limit_text(c, 1, lim, sizeof lim);
   cal_text(c, r->param_next, v, sizeof v);
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->at_next.bound.lower,
+  pld_fmt_bracket(lo, hi, sizeof lo, r->at_next.bound.lower,
                       r->at_next.bound.upper);
   if (which == CAL_RDP)
     snprintf(buf, n, "no value of %s %s meets epsilon <= %s at delta = %s "
@@ -1509,7 +1509,7 @@ static void cal_none_text(const struct cli *c, const struct answer *a,
 
 /* One search: the PLD (accountant or closed form) or the RDP one. */
 static int cal_search(const struct cli *c, struct answer *a, int which,
-                      pld_cli_owned **owned)
+                      pld_event_owned **owned)
 {
   struct cal_ctx k;
   pld_search_opts o;
@@ -1542,7 +1542,7 @@ static int cal_search(const struct cli *c, struct answer *a, int which,
     k.seen = malloc(PLD_SEARCH_MAX_EVALS * sizeof *k.seen);
     if (k.seen == NULL) {
       pld_cli_error("%s (while calibrating)", pld_strerror(PLD_ENOMEM));
-      return PLD_CLI_EFAIL;
+      return PLD_EVENT_EFAIL;
     }
     o.refine = 0;
     o.fail_search = 0; /* RDP has no lower ends */
@@ -1557,7 +1557,7 @@ static int cal_search(const struct cli *c, struct answer *a, int which,
   }
   cal_progress_clear(&k);
   a->cal_seconds[which] = now() - t0;
-  int rc = PLD_CLI_OK;
+  int rc = PLD_EVENT_OK;
   if (st != PLD_SUCCESS) {
     rc = cal_fail(&k, st);
   } else if (which == CAL_RDP) {
@@ -1575,22 +1575,22 @@ static int cal_search(const struct cli *c, struct answer *a, int which,
     }
   }
   free(k.seen);
-  if (rc == PLD_CLI_OK)
+  if (rc == PLD_EVENT_OK)
     a->cal_ran[which] = 1;
   return rc;
 }
 
 static int compute_calibrate(const struct cli *c, struct answer *a)
 {
-  pld_cli_owned *owned = NULL;
+  pld_event_owned *owned = NULL;
   char err[ERRLEN];
-  int rc = PLD_CLI_OK;
+  int rc = PLD_EVENT_OK;
   if (c->backend & BACKEND_PLD)
     rc = cal_search(c, a, CAL_PLD, &owned);
-  pld_cli_owned_free(owned);
-  if (rc == PLD_CLI_OK && (c->backend & BACKEND_RDP))
+  pld_event_owned_free(owned);
+  if (rc == PLD_EVENT_OK && (c->backend & BACKEND_RDP))
     rc = cal_search(c, a, CAL_RDP, NULL);
-  if (rc != PLD_CLI_OK)
+  if (rc != PLD_EVENT_OK)
     return rc;
   const pld_search_result *p = &a->cal[CAL_PLD], *r = &a->cal[CAL_RDP];
   a->res = p->at_param;
@@ -1600,19 +1600,19 @@ static int compute_calibrate(const struct cli *c, struct answer *a)
     cal_none_text(c, a, a->cal_ran[CAL_PLD] ? CAL_PLD : CAL_RDP, err,
                   sizeof err);
     pld_cli_error("calibrate: %s", err);
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   /* The closed forms' flags at the answer (thm41: refuted, below cs). */
   if (a->cal_ran[CAL_PLD] && c->parse.closed.present && p->found) {
-    pld_cli_closed cl;
-    if (cal_closed_at(c, p->param, &cl, err, sizeof err) != PLD_CLI_OK ||
-        pld_cli_closed_query(&cl, 1, c->epsilon, &a->cal_closed, err,
-                             sizeof err) != PLD_CLI_OK) {
+    pld_event_closed cl;
+    if (cal_closed_at(c, p->param, &cl, err, sizeof err) != PLD_EVENT_OK ||
+        pld_event_closed_query(&cl, 1, c->epsilon, &a->cal_closed, err,
+                             sizeof err) != PLD_EVENT_OK) {
       pld_cli_error("%s", err);
-      return PLD_CLI_EFAIL;
+      return PLD_EVENT_EFAIL;
     }
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* ---- the other queries -------------------------------------------------- */
@@ -1624,7 +1624,7 @@ static int compute_rdp(const struct cli *c, struct answer *a)
   pld_rdp_curve *cv = NULL;
   double t0 = now();
   int rc = build_rdp(c, NULL, &cv, &a->bridged, err, sizeof err);
-  if (rc != PLD_CLI_OK) {
+  if (rc != PLD_EVENT_OK) {
     pld_cli_error("%s", err);
     return rc;
   }
@@ -1646,20 +1646,20 @@ static int compute_rdp(const struct cli *c, struct answer *a)
     }
   } else if (c->cmd == CMD_DELTA) {
     strcpy(in, "the RDP delta at epsilon = ");
-    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
+    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
     st = pld_rdp_delta(cv, c->epsilon, c->rdp_method, &a->rdp);
   } else {
     strcpy(in, "the RDP epsilon at delta = ");
-    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
+    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
     st = pld_rdp_epsilon(cv, c->delta, c->rdp_method, &a->rdp);
   }
   pld_rdp_curve_free(cv);
   a->rdp_seconds = now() - t0;
   if (st != PLD_SUCCESS) {
     pld_cli_error("%s (while computing %s)", pld_strerror(st), in);
-    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* The PLD answer of epsilon, delta and curve (the accountant, or a
@@ -1668,17 +1668,17 @@ static int compute_pld(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN], in[64];
   pld_accountant *acc = NULL;
-  pld_cli_owned *owned = NULL;
+  pld_event_owned *owned = NULL;
   int st;
 
   double t0 = now();
   if (c->parse.closed.present) {
     int want_delta = c->cmd == CMD_DELTA;
-    int rc = pld_cli_closed_query(&c->parse.closed, want_delta,
+    int rc = pld_event_closed_query(&c->parse.closed, want_delta,
                                   want_delta ? c->epsilon : c->delta, &a->ca,
                                   err, sizeof err);
     a->pld_seconds = now() - t0;
-    if (rc != PLD_CLI_OK) {
+    if (rc != PLD_EVENT_OK) {
       pld_cli_error("%s", err);
       return rc;
     }
@@ -1686,10 +1686,10 @@ static int compute_pld(const struct cli *c, struct answer *a)
     a->res.bound = a->ca.bound;
     a->res.closed_form = 1;
     a->res.met_accuracy = 1;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
   int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
-  if (rc != PLD_CLI_OK) {
+  if (rc != PLD_EVENT_OK) {
     pld_cli_error("%s", err);
     return rc;
   }
@@ -1699,7 +1699,7 @@ static int compute_pld(const struct cli *c, struct answer *a)
   switch (c->cmd) {
   case CMD_DELTA:
     strcpy(in, "delta at epsilon = ");
-    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
+    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
     st = pld_best_delta(acc, rdp, c->epsilon, &a->res);
     break;
   case CMD_CURVE:
@@ -1708,20 +1708,20 @@ static int compute_pld(const struct cli *c, struct answer *a)
     break;
   default:
     strcpy(in, "epsilon at delta = ");
-    pld_cli_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
+    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
     st = pld_best_epsilon(acc, rdp, c->delta, &a->res);
     break;
   }
   a->pld_seconds = now() - t0;
   pld_rdp_curve_free(rdp);
   pld_accountant_free(acc);
-  pld_cli_owned_free(owned);
+  pld_event_owned_free(owned);
   if (st != PLD_SUCCESS) {
     pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
                   hint(st));
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* save: compose on the grid the automatic refinement chooses for
@@ -1747,12 +1747,12 @@ static int compose_for_save(const struct cli *c, pld_accountant *acc,
       /* answered without a grid: none fits, or its booked round-off
        * compounds past use over these counts (docs/design.md Sec. 9) */
       char lo[40], hi[40];
-      pld_cli_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
+      pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
       pld_cli_error("no PLD grid can be composed for these EVENTs (the "
                     "answer, epsilon in [%s, %s], came from %s without "
                     "one): nothing to save; --discretization forces a grid",
                     lo, hi, kind_words(r.bound_kind));
-      return PLD_CLI_EFAIL;
+      return PLD_EVENT_EFAIL;
     }
     if (st == PLD_SUCCESS) {
       closed = r.closed_form;
@@ -1778,10 +1778,10 @@ static int compose_for_save(const struct cli *c, pld_accountant *acc,
     pld_dist_free(d);
     pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
                   hint(st));
-    return st == PLD_EINCOMPAT ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+    return st == PLD_EINCOMPAT ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
   *out = d;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 static void fill_saved(const struct cli *c, const pld_dist *d,
@@ -1802,14 +1802,14 @@ static int file_error(const char *what, const char *path, int st,
                       const pld_file_error *fe)
 {
   char q[QLEN], q2[QLEN];
-  pld_cli_quote(q, sizeof q, path);
+  pld_quote(q, sizeof q, path);
   if (st == PLD_EUNSUPPORTED) {
     int other = fe->path[0] && strcmp(fe->path, path) != 0;
     pld_cli_error("%s %s is not a regular file%s%s%s: refusing to replace it",
                   what, q, other ? " (its target " : "",
-                  other ? pld_cli_quote(q2, sizeof q2, fe->path) : "",
+                  other ? pld_quote(q2, sizeof q2, fe->path) : "",
                   other ? " is not)" : "");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (st == PLD_ETOL) {
     pld_cli_error("the composed PLD cannot be represented on its grid (its "
@@ -1817,13 +1817,13 @@ static int file_error(const char *what, const char *path, int st,
                   "format's checks, see pld.h): nothing was written to %s; a "
                   "coarser --discretization or fewer runs per file may help",
                   q);
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   if (st != PLD_EIO) {
     pld_cli_error("%s (while writing %s %s%s)", pld_strerror(st), what, q,
                   hint(st));
-    return st == PLD_ENOMEM || st == PLD_EFFT ? PLD_CLI_EFAIL
-                                              : PLD_CLI_EUSAGE;
+    return st == PLD_ENOMEM || st == PLD_EFFT ? PLD_EVENT_EFAIL
+                                              : PLD_EVENT_EUSAGE;
   }
   static const char *const stage[] = {
       "access", "inspect", "lock", "read", "create the temporary file",
@@ -1833,28 +1833,28 @@ static int file_error(const char *what, const char *path, int st,
                                                                   : 0;
   pld_cli_error("could not write %s %s (could not %s %s): %s", what, q,
                 stage[k],
-                pld_cli_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
+                pld_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
                 fe->errnum ? strerror(fe->errnum) : "failed");
-  return PLD_CLI_EUSAGE;
+  return PLD_EVENT_EUSAGE;
 }
 
 static int compute_save(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN];
   pld_accountant *acc = NULL;
-  pld_cli_owned *owned = NULL;
+  pld_event_owned *owned = NULL;
   pld_dist *d = NULL;
   double t0 = now();
 
   int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
-  if (rc != PLD_CLI_OK) {
+  if (rc != PLD_EVENT_OK) {
     pld_cli_error("%s", err);
     return rc;
   }
   rc = compose_for_save(c, acc, a, &d);
   pld_accountant_free(acc);
-  pld_cli_owned_free(owned);
-  if (rc != PLD_CLI_OK)
+  pld_event_owned_free(owned);
+  if (rc != PLD_EVENT_OK)
     return rc;
   fill_saved(c, d, a);
 
@@ -1866,7 +1866,7 @@ static int compute_save(const struct cli *c, struct answer *a)
   if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);
   a->seconds = now() - t0;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* A ledger update (pldkit ledger add, or save --out L with pld:file=L among
@@ -1877,27 +1877,27 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN], q[QLEN];
   pld_accountant *acc = NULL;
-  pld_cli_owned *owned = NULL;
+  pld_event_owned *owned = NULL;
   pld_dist *d = NULL;
   double t0 = now(), grid = 0;
   struct stat sb;
 
-  pld_cli_quote(q, sizeof q, c->out);
+  pld_quote(q, sizeof q, c->out);
   if (stat(c->out, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     pld_cli_error("the ledger %s is not a regular file: refusing to replace "
                   "it", q);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   int fresh = stat(c->out, &sb) != 0 && errno == ENOENT;
   int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
-  if (rc != PLD_CLI_OK) {
+  if (rc != PLD_EVENT_OK) {
     pld_cli_error("%s", err);
     return rc;
   }
   if (fresh && !(c->params.discretization > 0)) {
     /* a new ledger: the grid 'pldkit save' would pick */
     rc = compose_for_save(c, acc, a, &d);
-    if (rc == PLD_CLI_OK)
+    if (rc == PLD_EVENT_OK)
       grid = pld_dist_discretization(d);
     pld_dist_free(d);
     d = NULL;
@@ -1906,15 +1906,15 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   size_t len = 0, cap = 65536;
   for (size_t i = 0; i < c->n_events; i++)
     len += strlen(c->events[i]) + 1;
-  char *rec = rc == PLD_CLI_OK ? malloc(len + 1) : NULL;
-  if (rc == PLD_CLI_OK && !rec) {
+  char *rec = rc == PLD_EVENT_OK ? malloc(len + 1) : NULL;
+  if (rc == PLD_EVENT_OK && !rec) {
     pld_cli_error("%s (while recording the events)", pld_strerror(PLD_ENOMEM));
-    rc = PLD_CLI_EFAIL;
+    rc = PLD_EVENT_EFAIL;
   }
   int st = PLD_SUCCESS;
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  if (rc == PLD_CLI_OK) {
+  if (rc == PLD_EVENT_OK) {
     rec[0] = 0;
     for (size_t i = 0, n = 0; i < c->n_events; i++) {
       size_t k = strlen(c->events[i]);
@@ -1928,20 +1928,20 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   }
   free(rec);
   pld_accountant_free(acc);
-  pld_cli_owned_free(owned);
-  if (rc != PLD_CLI_OK)
+  pld_event_owned_free(owned);
+  if (rc != PLD_EVENT_OK)
     return rc;
   if (st == PLD_EINCOMPAT) {
     pld_cli_error("the ledger %s is on another grid than the "
                   "--discretization %.17g (leave --discretization out)", q,
                   c->params.discretization);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (st == PLD_EFORMAT || st == PLD_EVERSION || st == PLD_ERANGE) {
     pld_cli_error("the ledger %s was refused: %s%s", q, pld_strerror(st),
                   st == PLD_ERANGE ? " (an array over --max-grid, or the "
                                      "composition exceeds it)" : "");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (st != PLD_SUCCESS)
     return file_error("the ledger", c->out, st, &fe);
@@ -1952,10 +1952,10 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   if (st != PLD_SUCCESS) {
     pld_cli_error("%s (while computing the ledger's epsilon)",
                   pld_strerror(st));
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   a->seconds = now() - t0;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* save --out L where an EVENT is pld:file=L (the same file, by device and
@@ -1994,7 +1994,7 @@ static int ledger_self_refs(const struct cli *c, const char ***rest,
         pld_cli_error("event %s loads the ledger --out writes with other "
                       "keys: a ledger update composes the ledger once; give "
                       "it as pld:file=FILE or use 'pldkit ledger add FILE "
-                      "EVENT...'", pld_cli_quote(q, sizeof q, e));
+                      "EVENT...'", pld_quote(q, sizeof q, e));
         free(r);
         return -1;
       }
@@ -2003,7 +2003,7 @@ static int ledger_self_refs(const struct cli *c, const char ***rest,
           char q[QLEN];
           pld_cli_error("event %s loads the ledger --out writes a second "
                         "time: a ledger update composes it once",
-                        pld_cli_quote(q, sizeof q, e));
+                        pld_quote(q, sizeof q, e));
           free(r);
           return -1;
         }
@@ -2024,7 +2024,7 @@ static int ledger_self_refs(const struct cli *c, const char ***rest,
 
 static int compute(const struct cli *c, struct answer *a)
 {
-  int rc = PLD_CLI_OK;
+  int rc = PLD_EVENT_OK;
 
   memset(a, 0, sizeof *a);
   if (c->cmd == CMD_CURVE) {
@@ -2034,7 +2034,7 @@ static int compute(const struct cli *c, struct answer *a)
       pld_cli_error("%s (while allocating %zu curve points)",
                     pld_strerror(PLD_ENOMEM), c->range_n);
       answer_free(a);
-      return PLD_CLI_EFAIL;
+      return PLD_EVENT_EFAIL;
     }
     double w = c->range_hi - c->range_lo;
     for (size_t i = 0; i < c->range_n; i++)
@@ -2048,7 +2048,7 @@ static int compute(const struct cli *c, struct answer *a)
     size_t n_rest;
     int self = ledger_self_refs(c, &rest, &n_rest);
     if (self < 0)
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     if (!self && !c->ledger) {
       free(rest);
       return compute_save(c, a);
@@ -2069,10 +2069,10 @@ static int compute(const struct cli *c, struct answer *a)
   }
   if (c->backend & BACKEND_PLD)
     rc = compute_pld(c, a);
-  if (rc == PLD_CLI_OK && (c->backend & BACKEND_RDP))
+  if (rc == PLD_EVENT_OK && (c->backend & BACKEND_RDP))
     rc = compute_rdp(c, a);
   a->seconds = now() - t0;
-  if (rc != PLD_CLI_OK)
+  if (rc != PLD_EVENT_OK)
     answer_free(a);
   return rc;
 }
@@ -2155,7 +2155,7 @@ static void json_pld_answer(pld_cli_json *j, const struct cli *c,
   if (a->closed) {
     pld_cli_json_bool(j, "certified", a->ca.certified);
     pld_cli_json_string(j, "analysis",
-                        pld_cli_closed_name(&c->parse.closed));
+                        pld_event_closed_name(&c->parse.closed));
     pld_cli_json_bool(j, "single_round", 1);
     if (c->parse.closed.analysis == 2) { /* thm41 */
       pld_cli_json_bool(j, "below_cs", a->ca.below_cs);
@@ -2287,7 +2287,7 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
     pld_cli_json_uint(j, "rdp_bridged", a->bridged);
   } else if (closed) {
     int thm41 = c->parse.closed.analysis == 2;
-    pld_cli_json_string(j, "analysis", pld_cli_closed_name(&c->parse.closed));
+    pld_cli_json_string(j, "analysis", pld_event_closed_name(&c->parse.closed));
     pld_cli_json_bool(j, "single_round", 1);
     /* Theorem 4.1 is no bound: its calibration is never certified. */
     pld_cli_json_bool(j, "certified", !thm41);
@@ -2408,15 +2408,15 @@ static void print_json(const struct cli *c, const struct answer *a)
 static void print_closed_text(const struct cli *c, const struct answer *a)
 {
   char lo[40], hi[40], in[40], cs[40], ll[40];
-  const pld_cli_closed_answer *ca = &a->ca;
-  const char *an = pld_cli_closed_name(&c->parse.closed);
+  const pld_event_closed_answer *ca = &a->ca;
+  const char *an = pld_event_closed_name(&c->parse.closed);
   int thm41 = c->parse.closed.analysis == 2;
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, ca->bound.lower, ca->bound.upper);
+  pld_fmt_bracket(lo, hi, sizeof lo, ca->bound.lower, ca->bound.upper);
   if (c->cmd == CMD_DELTA) {
-    pld_cli_fmt_exact(in, sizeof in, c->epsilon);
+    pld_fmt_exact(in, sizeof in, c->epsilon);
     printf("delta in [%s, %s] at epsilon = %s", lo, hi, in);
   } else {
-    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    pld_fmt_exact(in, sizeof in, c->delta);
     printf("epsilon in [%s, %s] at delta = %s", lo, hi, in);
   }
   printf(" (analysis=%s, %s as stated, closed form, one round; ", an,
@@ -2432,8 +2432,8 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
   else
     printf("certified: no, a concrete dataset has a larger delta");
   if (thm41) {
-    pld_cli_fmt(cs, sizeof cs, ca->cs_delta, 6);
-    pld_cli_fmt(ll, sizeof ll, ca->lower_limit, 6);
+    pld_fmt(cs, sizeof cs, ca->cs_delta, 6);
+    pld_fmt(ll, sizeof ll, ca->lower_limit, 6);
     printf("; cs delta %s, certified lower limit %s", cs, ll);
   }
   printf("), %.3g s\n", a->seconds);
@@ -2460,23 +2460,23 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
     return;
   }
   cal_text(c, r->param, v, sizeof v);
-  pld_cli_fmt_exact(e, sizeof e, c->epsilon);
-  pld_cli_fmt_exact(d, sizeof d, c->delta);
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->at_param.bound.lower,
+  pld_fmt_exact(e, sizeof e, c->epsilon);
+  pld_fmt_exact(d, sizeof d, c->delta);
+  pld_fmt_bracket(lo, hi, sizeof lo, r->at_param.bound.lower,
                       r->at_param.bound.upper);
   if (rdp) {
-    pld_cli_fmt(hi, sizeof hi, r->at_param.bound.upper, 6);
+    pld_fmt(hi, sizeof hi, r->at_param.bound.upper, 6);
     printf("%s = %s meets epsilon <= %s at delta = %s by the RDP bound: "
            "epsilon <= %s at it", P, v, e, d, hi);
     if (a->cal_rdp_have[0] && !isnan(a->cal_rdp[0].order)) {
-      pld_cli_fmt_exact(x, sizeof x, a->cal_rdp[0].order);
+      pld_fmt_exact(x, sizeof x, a->cal_rdp[0].order);
       printf(" (order %s%s)", x,
              a->cal_rdp[0].at_edge ? ", an end of the order grid" : "");
     }
   } else if (closed) {
     printf("%s = %s meets epsilon <= %s at delta = %s by analysis=%s (%s): "
            "epsilon in [%s, %s] at it", P, v, e, d,
-           pld_cli_closed_name(&c->parse.closed),
+           pld_event_closed_name(&c->parse.closed),
            thm41 ? "Theorem 4.1 as stated, NOT a certified bound: its proof "
                    "is invalid"
                  : "Theorem 5.1, a certified bound",
@@ -2505,19 +2505,19 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
     }
   } else {
     cal_text(c, r->param_next, x, sizeof x);
-    pld_cli_fmt_bracket(xlo, xhi, sizeof xlo, r->at_next.bound.lower,
+    pld_fmt_bracket(xlo, xhi, sizeof xlo, r->at_next.bound.lower,
                         r->at_next.bound.upper);
     if (r->verdict_next == PLD_VERDICT_FAILS && closed) {
       /* An analysis's value above the target says that the analysis does
        * not certify it, not that the protocol fails. */
       printf("; %s = %s does not meet it by analysis=%s (its epsilon in "
-             "[%s, %s])", P, x, pld_cli_closed_name(&c->parse.closed), xlo,
+             "[%s, %s])", P, x, pld_event_closed_name(&c->parse.closed), xlo,
              xhi);
     } else if (r->verdict_next == PLD_VERDICT_FAILS) {
       printf("; %s = %s does not (certified: epsilon in [%s, %s])", P, x,
              xlo, xhi);
     } else if (rdp) {
-      pld_cli_fmt(xhi, sizeof xhi, r->at_next.bound.upper, 6);
+      pld_fmt(xhi, sizeof xhi, r->at_next.bound.upper, 6);
       printf("; not certified by RDP at %s = %s (epsilon <= %s; RDP has no "
              "lower bound, so no value is certified to fail and a %s %s "
              "may meet the target too)", P, x, xhi, less, P);
@@ -2530,7 +2530,7 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
       if (!isnan(r->param_fail)) {
         char f[40], flo[40], fhi[40];
         cal_text(c, r->param_fail, f, sizeof f);
-        pld_cli_fmt_bracket(flo, fhi, sizeof flo, r->at_fail.bound.lower,
+        pld_fmt_bracket(flo, fhi, sizeof flo, r->at_fail.bound.lower,
                             r->at_fail.bound.upper);
         printf("; %s = %s does not (certified: epsilon in [%s, %s])", P, f,
                flo, fhi);
@@ -2595,10 +2595,10 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
   const pld_rdp_result *r = &a->rdp;
   char v[40], in[40], ord[40], first[40], last[40], conv[64], br[96];
   int d = c->cmd == CMD_DELTA;
-  pld_cli_fmt(v, sizeof v, r->value, 6);
-  pld_cli_fmt_exact(in, sizeof in, d ? c->epsilon : c->delta);
-  pld_cli_fmt_exact(first, sizeof first, a->rdp_first);
-  pld_cli_fmt_exact(last, sizeof last, a->rdp_last);
+  pld_fmt(v, sizeof v, r->value, 6);
+  pld_fmt_exact(in, sizeof in, d ? c->epsilon : c->delta);
+  pld_fmt_exact(first, sizeof first, a->rdp_first);
+  pld_fmt_exact(last, sizeof last, a->rdp_last);
   if (c->rdp_method == PLD_RDP_BEST)
     snprintf(conv, sizeof conv, "best (%s won)", method_name(r->method));
   else
@@ -2607,7 +2607,7 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
     snprintf(ord, sizeof ord, "none (%s)",
              d ? "the trivial delta = 1" : "no order gives a finite value");
   else
-    pld_cli_fmt_exact(ord, sizeof ord, r->order);
+    pld_fmt_exact(ord, sizeof ord, r->order);
   br[0] = '\0';
   if (a->bridged)
     snprintf(br, sizeof br, ", %u event%s through the PLD bridge "
@@ -2625,15 +2625,15 @@ static void print_pld_line(const struct cli *c, const struct answer *a,
 {
   const pld_result *r = &a->res;
   char lo[40], hi[40], in[40], how[192];
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  pld_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
   how_text(r, how, sizeof how);
   fputs(prefix, stdout);
   if (c->cmd == CMD_DELTA) {
-    pld_cli_fmt_exact(in, sizeof in, c->epsilon);
+    pld_fmt_exact(in, sizeof in, c->epsilon);
     printf("delta in [%s, %s] (upper is the certified bound) at epsilon = %s",
            lo, hi, in);
   } else {
-    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    pld_fmt_exact(in, sizeof in, c->delta);
     printf("epsilon in [%s, %s] (upper is the certified bound%s) at "
            "delta = %s", lo, hi,
            isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
@@ -2656,9 +2656,9 @@ static void print_text(const struct cli *c, const struct answer *a)
     return;
   }
   if (c->cmd == CMD_SAVE) {
-    pld_cli_fmt_bracket(lo, hi, sizeof lo, a->res.bound.lower,
+    pld_fmt_bracket(lo, hi, sizeof lo, a->res.bound.lower,
                         a->res.bound.upper);
-    pld_cli_fmt_exact(in, sizeof in, c->delta);
+    pld_fmt_exact(in, sizeof in, c->delta);
     printf("saved %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
            "at delta = %s (upper: certified)%s\n", c->out,
            a->res.discretization, a->res.grid_size, lo, hi, in,
@@ -2668,9 +2668,9 @@ static void print_text(const struct cli *c, const struct answer *a)
   if (c->cmd == CMD_CURVE) {
     puts("epsilon,delta_lower,delta_upper");
     for (size_t i = 0; i < c->range_n; i++) {
-      pld_cli_fmt_exact(in, sizeof in, a->eps[i]);
-      pld_cli_fmt_exact(lo, sizeof lo, a->curve[i].lower);
-      pld_cli_fmt_exact(hi, sizeof hi, a->curve[i].upper);
+      pld_fmt_exact(in, sizeof in, a->eps[i]);
+      pld_fmt_exact(lo, sizeof lo, a->curve[i].lower);
+      pld_fmt_exact(hi, sizeof hi, a->curve[i].upper);
       printf("%s,%s,%s\n", in, lo, hi);
     }
     return;
@@ -2678,8 +2678,8 @@ static void print_text(const struct cli *c, const struct answer *a)
   if (c->cmd == CMD_RDP_CURVE) {
     puts("order,epsilon");
     for (size_t i = 0; i < a->rdp_n; i++) {
-      pld_cli_fmt_exact(in, sizeof in, a->rdp_orders[i]);
-      pld_cli_fmt_exact(hi, sizeof hi, a->rdp_values[i]);
+      pld_fmt_exact(in, sizeof in, a->rdp_orders[i]);
+      pld_fmt_exact(hi, sizeof hi, a->rdp_values[i]);
       printf("%s,%s\n", in, hi);
     }
     return;
@@ -2700,7 +2700,7 @@ static void print_edge_warning(const struct cli *c, const struct answer *a)
       !r->at_edge || isnan(r->order))
     return;
   int low = r->index == 0;
-  pld_cli_fmt_exact(ord, sizeof ord, r->order);
+  pld_fmt_exact(ord, sizeof ord, r->order);
   printf("warning: the optimal RDP order %s is the %s of the grid; orders "
          "%s it (--orders) may give a smaller %s (this one is still a valid "
          "bound)\n", ord, low ? "smallest" : "largest",
@@ -2712,7 +2712,7 @@ static void print_demo(const struct cli *c, const struct answer *a)
 {
   const pld_result *r = &a->res;
   char lo[40], hi[40];
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  pld_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
   printf("pldkit demo: privacy accounting of a DP-SGD training run\n\n"
          "Training: %g examples, Poisson sampling with rate q = %g/%g\n"
          "          = %.6g per step, gradients clipped to norm 1, Gaussian "
@@ -2747,7 +2747,7 @@ static int run(const struct cli *c)
 {
   struct answer a;
   int rc = compute(c, &a);
-  if (rc != PLD_CLI_OK)
+  if (rc != PLD_EVENT_OK)
     return rc;
   if (c->json)
     print_json(c, &a);
@@ -2779,7 +2779,7 @@ static int run(const struct cli *c)
            "advanced composition, RDP) certifies a finite epsilon\n",
            c->delta);
   answer_free(&a);
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2827,39 +2827,39 @@ static int ledger_show(int argc, char **argv)
       delta = strtod(argv[++i], &end);
       if (*end || errno || !(delta > 0 && delta < 1)) {
         pld_cli_error("invalid --delta %s for 'pldkit ledger show' (a number "
-                      "in (0, 1))", pld_cli_quote(q, sizeof q, argv[i]));
-        return PLD_CLI_EUSAGE;
+                      "in (0, 1))", pld_quote(q, sizeof q, argv[i]));
+        return PLD_EVENT_EUSAGE;
       }
     } else {
       pld_cli_error("unexpected argument %s to 'pldkit ledger show FILE "
-                    "[--delta D]'", pld_cli_quote(q, sizeof q, argv[i]));
-      return PLD_CLI_EUSAGE;
+                    "[--delta D]'", pld_quote(q, sizeof q, argv[i]));
+      return PLD_EVENT_EUSAGE;
     }
   }
-  pld_cli_quote(q, sizeof q, path);
+  pld_quote(q, sizeof q, path);
   struct stat sb;
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
     pld_cli_error("cannot read the ledger %s: %s", q,
                   errno && !S_ISREG(sb.st_mode) ? strerror(errno)
                                                 : "not a regular file");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   pld_dist *d = NULL;
   pld_bound b;
   int st = pld_dist_load(path, &d);
   if (st != PLD_SUCCESS) {
     pld_cli_error("the ledger %s was refused: %s", q, pld_strerror(st));
-    return st == PLD_ENOMEM ? PLD_CLI_EFAIL : PLD_CLI_EUSAGE;
+    return st == PLD_ENOMEM ? PLD_EVENT_EFAIL : PLD_EVENT_EUSAGE;
   }
   if ((st = pld_dist_epsilon(d, delta, &b)) != PLD_SUCCESS) {
     pld_dist_free(d);
     pld_cli_error("%s (while computing the ledger's epsilon)",
                   pld_strerror(st));
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   char lo[40], hi[40], in[40];
-  pld_cli_fmt_bracket(lo, hi, sizeof lo, b.lower, b.upper);
-  pld_cli_fmt_exact(in, sizeof in, delta);
+  pld_fmt_bracket(lo, hi, sizeof lo, b.lower, b.upper);
+  pld_fmt_exact(in, sizeof in, delta);
   size_t n = pld_dist_history_size(d);
   printf("ledger %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
          "at delta = %s (upper: certified); %zu update%s recorded\n", path,
@@ -2879,7 +2879,7 @@ static int ledger_show(int argc, char **argv)
     printf("%s %.*s\n", ts, (int)len, text);
   }
   pld_dist_free(d);
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 static int ledger_cmd(int argc, char **argv)
@@ -2888,20 +2888,20 @@ static int ledger_cmd(int argc, char **argv)
   if (argc < 3 || has_help(argc - 2, argv + 2)) {
     if (argc >= 3) {
       ledger_help(stdout);
-      return PLD_CLI_OK;
+      return PLD_EVENT_OK;
     }
     pld_cli_error("missing action for 'pldkit ledger' (expected add or show)");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   const char *act = argv[2];
   if (strcmp(act, "add") != 0 && strcmp(act, "show") != 0) {
     pld_cli_error("unknown action %s for 'pldkit ledger' (expected add or "
-                  "show)", pld_cli_quote(q, sizeof q, act));
-    return PLD_CLI_EUSAGE;
+                  "show)", pld_quote(q, sizeof q, act));
+    return PLD_EVENT_EUSAGE;
   }
   if (argc < 4 || argv[3][0] == '-') {
     pld_cli_error("missing FILE for 'pldkit ledger %s FILE ...'", act);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (strcmp(act, "show") == 0)
     return ledger_show(argc - 3, argv + 3);
@@ -2909,7 +2909,7 @@ static int ledger_cmd(int argc, char **argv)
   char **v = malloc(((size_t)argc + 2) * sizeof *v);
   if (!v) {
     pld_cli_error("%s (while reading the arguments)", pld_strerror(PLD_ENOMEM));
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   static char save[] = "save", out[] = "--out";
   v[0] = argv[0];
@@ -2930,21 +2930,21 @@ static int dispatch(int argc, char **argv)
   if (argc < 2) {
     pld_cli_error("missing command (expected " CMD_LIST ", --help or "
                   "--version)");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   const char *sub = argv[1];
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 ||
       strcmp(sub, "--version") == 0 || strcmp(sub, "-V") == 0) {
     if (argc > 2) {
       pld_cli_error("unexpected argument %s after '%s' (it takes none)",
-                    pld_cli_quote(q, sizeof q, argv[2]), sub);
-      return PLD_CLI_EUSAGE;
+                    pld_quote(q, sizeof q, argv[2]), sub);
+      return PLD_EVENT_EUSAGE;
     }
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
       main_help(stdout);
     else
       printf("pldkit %s\n", PLD_VERSION_STRING);
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
 
   if (strcmp(sub, "merge") == 0)
@@ -2968,13 +2968,13 @@ static int run_cmd(int argc, char **argv, int ledger)
     k++;
   if (k == N_CMDS) {
     pld_cli_error("unknown command %s (expected " CMD_LIST ", --help or "
-                  "--version)", pld_cli_quote(q, sizeof q, sub));
-    return PLD_CLI_EUSAGE;
+                  "--version)", pld_quote(q, sizeof q, sub));
+    return PLD_EVENT_EUSAGE;
   }
   c.cmd = (enum cmd)k;
   if (has_help(argc - 2, argv + 2)) {
     cmd_help(stdout, c.cmd);
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
 
   pld_params_default(&c.params);
@@ -2985,25 +2985,25 @@ static int run_cmd(int argc, char **argv, int ledger)
   c.events = malloc(((size_t)argc + 1) * sizeof *c.events);
   if (c.events == NULL) {
     pld_cli_error("%s (while reading the arguments)", pld_strerror(PLD_ENOMEM));
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   int rc = parse_args(&c, argc - 2, argv + 2);
-  if (rc == PLD_CLI_OK && c.cmd == CMD_DEMO) {
+  if (rc == PLD_EVENT_OK && c.cmd == CMD_DEMO) {
     /* The demo goes through the same parser as a user's EVENT, so that what
      * it prints as "the same from the command line" is exactly what ran. */
     static char demo_event[128];
     char qs[40], err[ERRLEN];
-    pld_cli_fmt_exact(qs, sizeof qs, DEMO_BATCH / DEMO_N);
+    pld_fmt_exact(qs, sizeof qs, DEMO_BATCH / DEMO_N);
     snprintf(demo_event, sizeof demo_event,
              "poisson-gaussian:q=%s,sigma=%g,count=%d", qs, DEMO_SIGMA,
              DEMO_STEPS);
     c.delta = DEMO_DELTA;
     c.events[c.n_events++] = demo_event;
-    rc = pld_cli_parse_event(demo_event, NULL, NULL, err, sizeof err);
-    if (rc != PLD_CLI_OK)
+    rc = pld_event_parse(demo_event, NULL, NULL, err, sizeof err);
+    if (rc != PLD_EVENT_OK)
       pld_cli_error("%s", err);
   }
-  if (rc == PLD_CLI_OK)
+  if (rc == PLD_EVENT_OK)
     rc = run(&c);
   free(c.events);
   free(c.orders);
@@ -3016,8 +3016,8 @@ int main(int argc, char **argv)
   /* A full disk or closed pipe must not pass for success. */
   if (fflush(stdout) != 0 || ferror(stdout)) {
     pld_cli_error("could not write the output to stdout");
-    if (rc == PLD_CLI_OK)
-      rc = PLD_CLI_EFAIL;
+    if (rc == PLD_EVENT_OK)
+      rc = PLD_EVENT_EFAIL;
   }
   return rc;
 }

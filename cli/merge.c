@@ -121,7 +121,7 @@ static int parse_double(const char *opt, const char *s, double *x)
   double d = strtod(s, &end);
   if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d)) {
     pld_cli_error("merge: %s: expected a finite number, got %s", opt,
-                  pld_cli_quote(q, sizeof q, s));
+                  pld_quote(q, sizeof q, s));
     return -1;
   }
   *x = d;
@@ -437,7 +437,7 @@ static void put_num(FILE *f, double x) /* JSON number, "inf", or null */
   else if (isinf(x))
     fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
   else {
-    pld_cli_fmt_exact(b, sizeof b, x);
+    pld_fmt_exact(b, sizeof b, x);
     fputs(b, f);
   }
 }
@@ -540,7 +540,7 @@ static void csv_num(FILE *f, double x)
   char b[40];
   if (isnan(x))
     return; /* empty field: not available */
-  pld_cli_fmt_exact(b, sizeof b, x);
+  pld_fmt_exact(b, sizeof b, x);
   fputs(b, f);
 }
 
@@ -568,8 +568,8 @@ static void write_text(FILE *f, const struct plan *p)
 {
   size_t n = p->n;
   char a[40], b[40], e[40], d[40];
-  pld_cli_fmt(e, sizeof e, p->eps, 6);
-  pld_cli_fmt(d, sizeof d, p->delta, 6);
+  pld_fmt(e, sizeof e, p->eps, 6);
+  pld_fmt(d, sizeof d, p->delta, 6);
   fprintf(f, "merge planner: %zu run%s, target epsilon' = %s at delta' = %s\n",
           n, n == 1 ? "" : "s", e, d);
   fprintf(f, "runs (sorted: run 0 is the less private one, by its own "
@@ -577,11 +577,11 @@ static void write_text(FILE *f, const struct plan *p)
   for (size_t i = 0; i < n; i++) {
     const pld_merge_run *r = &p->runs[i];
     char qs[40], ss[40], cs[40], ls[40];
-    pld_cli_fmt(qs, sizeof qs, r->q, 6);
-    pld_cli_fmt(ss, sizeof ss, r->sigma, 6);
-    pld_cli_fmt(cs, sizeof cs, r->clip, 6);
-    pld_cli_fmt(ls, sizeof ls, r->lr, 6);
-    pld_cli_fmt_bracket(a, b, sizeof a, p->own_eps[i].lower,
+    pld_fmt(qs, sizeof qs, r->q, 6);
+    pld_fmt(ss, sizeof ss, r->sigma, 6);
+    pld_fmt(cs, sizeof cs, r->clip, 6);
+    pld_fmt(ls, sizeof ls, r->lr, 6);
+    pld_fmt_bracket(a, b, sizeof a, p->own_eps[i].lower,
                         p->own_eps[i].upper);
     fprintf(f,
             "  run %zu (config runs[%zu]): q=%s sigma=%s clip=%s lr=%s "
@@ -589,17 +589,17 @@ static void write_text(FILE *f, const struct plan *p)
             i, p->order[i], qs, ss, cs, ls, (unsigned long long)r->steps, a, b);
   }
   fprintf(f, "baselines (independent of the weights):\n");
-  pld_cli_fmt_bracket(a, b, sizeof a, p->joint_pld.lower, p->joint_pld.upper);
+  pld_fmt_bracket(a, b, sizeof a, p->joint_pld.lower, p->joint_pld.upper);
   fprintf(f, "  joint release, PLD      epsilon in [%s, %s]\n", a, b);
-  pld_cli_fmt(a, sizeof a, p->joint_rdp, 6);
+  pld_fmt(a, sizeof a, p->joint_rdp, 6);
   fprintf(f, "  joint release, RDP      epsilon <= %s\n", a);
-  pld_cli_fmt(a, sizeof a, p->adv_eps, 6);
+  pld_fmt(a, sizeof a, p->adv_eps, 6);
   fprintf(f, "  advanced composition    epsilon <= %s (delta_i = delta'/(2N) "
              "per run, delta0 = delta'/2)\n", a);
   if (n == 2) {
     fprintf(f, "largest feasible weight on run 0 (-1 = none):\n ");
     for (int m = 0; m < N_METHODS; m++) {
-      pld_cli_fmt(a, sizeof a, p->max_w[m], 6);
+      pld_fmt(a, sizeof a, p->max_w[m], 6);
       fprintf(f, "  %s %s", method_label[m], a);
     }
     fputc('\n', f);
@@ -615,7 +615,7 @@ static void write_text(FILE *f, const struct plan *p)
     for (size_t i = 0; i < n; i++)
       fprintf(f, " %7.4f", p->weights[g * n + i]);
     for (int m = 0; m < N_METHODS; m++) {
-      pld_cli_fmt(a, sizeof a, p->res[g].upper[m], 6);
+      pld_fmt(a, sizeof a, p->res[g].upper[m], 6);
       fprintf(f, " %10s%c", a, p->res[g].feasible[m] ? '*' : ' ');
     }
     fputc('\n', f);
@@ -666,7 +666,7 @@ int pld_cli_merge(int argc, char **argv)
                 strcmp(a, "--accuracy") == 0;
     if (!known) {
       pld_cli_error("merge: unknown option %s (see pldkit merge --help)",
-                    pld_cli_quote(q, sizeof q, argv[i]));
+                    pld_quote(q, sizeof q, argv[i]));
       return EXIT_USAGE;
     }
     if (val == NULL) {
@@ -724,7 +724,7 @@ int pld_cli_merge(int argc, char **argv)
   memset(&p, 0, sizeof p);
   char err[256];
   if (pld_cli_config_load(config, &p.cfg, err, sizeof err)) {
-    pld_cli_error("merge: %s: %s", pld_cli_quote(q, sizeof q, config), err);
+    pld_cli_error("merge: %s: %s", pld_quote(q, sizeof q, config), err);
     return EXIT_USAGE;
   }
   p.n = p.cfg.n;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <pldkit/event.h>
 #include <pldkit/pld.h>
 
 #if defined(__GNUC__)
@@ -16,26 +17,6 @@
 /** Print "pldkit: <message>\n" on stderr as exactly one line: any control
  *  character that slipped into the message becomes a blank. */
 void pld_cli_error(const char *fmt, ...) PLD_CLI_PRINTF(1, 2);
-
-/** Quote a user token for a message: 'text', non-printable bytes as \xNN,
- *  cut with "..." when long.  Returns buf.  size should be >= 16. */
-const char *pld_cli_quote(char *buf, size_t size, const char *s);
-
-/** x with `digits` significant digits (%g style); infinities as "inf". */
-void pld_cli_fmt(char *buf, size_t size, double x, int digits);
-
-/** The shortest decimal that reads back as exactly x (at most 17 digits);
- *  infinities as "inf".  For machine-readable output. */
-void pld_cli_fmt_exact(char *buf, size_t size, double x);
-
-/** Format a bracket with at least 6 significant digits, more when needed to
- *  tell lower and upper apart. */
-void pld_cli_fmt_bracket(char *lo, char *hi, size_t size, double lower,
-                         double upper);
-
-/** Print `head` padded to column `indent`, then `text` word-wrapped to 79
- *  columns with continuation lines indented to `indent` (help texts). */
-void pld_cli_wrap(FILE *f, const char *head, size_t indent, const char *text);
 
 /* A minimal writer for one JSON object (values may be arrays and nested
  * objects). */

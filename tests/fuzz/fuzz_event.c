@@ -8,7 +8,7 @@
 
 #include <pldkit/pldkit.h>
 
-#include "events.h"
+#include <pldkit/event.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,11 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   text[size] = '\0';
   char err[512];
   err[0] = '\0';
-  if (pld_cli_parse_event(text, NULL, NULL, err, sizeof err) != PLD_CLI_OK &&
+  if (pld_event_parse(text, NULL, NULL, err, sizeof err) != PLD_EVENT_OK &&
       (err[0] == '\0' || strchr(err, '\n')))
     abort(); /* a refusal must say why, in one line */
   err[0] = '\0';
-  if (pld_cli_parse_event_rdp(text, NULL, NULL, err, sizeof err) != PLD_CLI_OK &&
+  if (pld_event_parse_rdp(text, NULL, NULL, err, sizeof err) != PLD_EVENT_OK &&
       (err[0] == '\0' || strchr(err, '\n')))
     abort();
   free(text);

@@ -9,11 +9,11 @@
  * Structure above the key=value items (events.h has the grammar): an
  * argument is a LIST of EVENTs joined by '+'; random-selection carries a
  * bracketed list of members, each a LIST again.  Brackets are checked for
- * balance once per argument (pld_cli_parse_event); below that, parse_list
+ * balance once per argument (pld_event_parse); below that, parse_list
  * splits on '+' and parse_one splits one EVENT into its head (name and
  * items, never containing a bracket) and its member list.
  */
-#include "events.h"
+#include <pldkit/event.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -31,12 +31,11 @@
 #include <pldkit/rdp_papers.h>
 #include <pldkit/select.h>
 
-#include "output.h"
 
 #include <pldkit/participation.h>
 
 #define MAX_KEYS 6
-#define QUOTE_LEN PLD_CLI_QUOTE_LEN
+#define QUOTE_LEN PLD_QUOTE_LEN
 
 enum domain {
   DOM_POSITIVE,    /* finite, > 0 */
@@ -84,16 +83,16 @@ struct value {
 };
 
 /* Objects a mechanism needs alive (see events.h); `release` frees one. */
-struct pld_cli_owned {
-  pld_cli_owned *next;
-  void (*release)(pld_cli_owned *o);
+struct pld_event_owned {
+  pld_event_owned *next;
+  void (*release)(pld_event_owned *o);
 };
 
 /* Build the mechanism from values given in the order of the spec's keys;
  * returns a pld_status.  A mechanism whose curve context must outlive it
  * hands that context over in *own (else *own stays NULL). */
 typedef int (*build_fn)(const struct value *v, pld_mech **out,
-                        pld_cli_owned **own);
+                        pld_event_owned **own);
 
 /* Add count runs of the event's RDP to the curve (at its orders); returns a
  * pld_status, the curve unchanged on failure. */
@@ -142,62 +141,62 @@ struct event_spec {
 /* Adapters to <pldkit/mech.h>; indices follow the key order in the table.   */
 
 static int build_gaussian(const struct value *v, pld_mech **out,
-                          pld_cli_owned **own)
+                          pld_event_owned **own)
 {
   return pld_mech_gaussian(v[0].real, v[1].real, out);
 }
 
 static int build_laplace(const struct value *v, pld_mech **out,
-                         pld_cli_owned **own)
+                         pld_event_owned **own)
 {
   return pld_mech_laplace(v[0].real, v[1].real, out);
 }
 
 static int build_discrete_laplace(const struct value *v, pld_mech **out,
-                                  pld_cli_owned **own)
+                                  pld_event_owned **own)
 {
   return pld_mech_discrete_laplace(v[0].real, v[1].integer, out);
 }
 
 static int build_discrete_gaussian(const struct value *v, pld_mech **out,
-                                   pld_cli_owned **own)
+                                   pld_event_owned **own)
 {
   return pld_mech_discrete_gaussian(v[0].real, v[1].integer, out);
 }
 
 static int build_randomized_response(const struct value *v, pld_mech **out,
-                                     pld_cli_owned **own)
+                                     pld_event_owned **own)
 {
   return pld_mech_randomized_response(v[0].real, v[1].integer, out);
 }
 
 static int build_poisson_gaussian(const struct value *v, pld_mech **out,
-                                  pld_cli_owned **own)
+                                  pld_event_owned **own)
 {
   return pld_mech_poisson_gaussian(v[0].real, v[1].real, v[2].real, out);
 }
 
 static int build_poisson_laplace(const struct value *v, pld_mech **out,
-                                 pld_cli_owned **own)
+                                 pld_event_owned **own)
 {
   return pld_mech_poisson_laplace(v[0].real, v[1].real, v[2].real, out);
 }
 
 static int build_finite(const struct value *v, pld_mech **out,
-                        pld_cli_owned **own)
+                        pld_event_owned **own)
 {
   return pld_mech_finite(v[0].len, v[0].list, v[1].list, out);
 }
 
 static int build_mixture_gaussian(const struct value *v, pld_mech **out,
-                                  pld_cli_owned **own)
+                                  pld_event_owned **own)
 {
   return pld_mech_mixture_gaussian(v[0].real, v[1].len, v[1].list, v[2].list,
                                    v[3].len, v[3].list, v[4].list, out);
 }
 
 static int build_wor_gaussian(const struct value *v, pld_mech **out,
-                              pld_cli_owned **own)
+                              pld_event_owned **own)
 {
   return pld_mech_wor_gaussian((uint64_t)v[0].integer, (uint64_t)v[1].integer,
                                v[2].real, v[3].real, out);
@@ -214,7 +213,7 @@ enum { AN_WCS, AN_CS, AN_THM41, AN_OLS, AN_MWCS };
 static int mwcs_weights(const struct value *v, double *wq, double *r0);
 
 static int build_participation(const struct value *v, pld_mech **out,
-                               pld_cli_owned **own)
+                               pld_event_owned **own)
 {
   double p = v[0].real, q = v[1].real, C = v[3].real, sigma = v[4].real;
   if (v[5].integer == AN_CS) /* centralized sampling at rate p q */
@@ -302,11 +301,11 @@ enum { BK_RECTIFIED, BK_TRUNCATED };
  * of each run gives one of their adaptive composition (Zhu, Dong and Wang
  * 2022), so this is sound even if the sign changes from run to run. */
 struct worst_pair {
-  pld_cli_owned head; /* first: the list link */
+  pld_event_owned head; /* first: the list link */
   pld_mech *m[2];     /* shifts +c and -c */
 };
 
-static void worst_pair_release(pld_cli_owned *o)
+static void worst_pair_release(pld_event_owned *o)
 {
   struct worst_pair *w = (struct worst_pair *)o;
   pld_mech_free(w->m[0]);
@@ -373,7 +372,7 @@ static int worst_pair_tails(void *ctx, int dir, size_t n, const double *eps,
 
 /* bounded-gaussian: keys kind, theta, a, sigma, c. */
 static int build_bounded(const struct value *v, pld_mech **out,
-                         pld_cli_owned **own)
+                         pld_event_owned **own)
 {
   struct worst_pair *w = calloc(1, sizeof *w);
   if (w == NULL)
@@ -709,7 +708,7 @@ static int bad_sum(const struct value *v, const char *name, double tol,
   if (fabs(s - 1.0) <= tol)
     return 0;
   char sum[40];
-  pld_cli_fmt(sum, sizeof sum, s, 17);
+  pld_fmt(sum, sizeof sum, s, 17);
   size_t len = strlen(name);
   snprintf(why, n, "%s %s to %s (%s)", name,
            len && name[len - 1] == 's' ? "sum" : "sums", sum, rule);
@@ -1166,17 +1165,17 @@ static int key_mono(const struct key_spec *ks)
   return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
 }
 
-void pld_cli_events_help(FILE *f)
+void pld_event_help(FILE *f)
 {
   char head[32], text[400], dom[96];
   fputs("EVENTS (NAME:key=value,key=value,...; several EVENTs compose):\n", f);
   for (size_t i = 0; i < N_EVENTS; i++) {
     const struct event_spec *e = &events[i];
     fprintf(f, "  %s\n", e->name);
-    pld_cli_wrap(f, "", 6, e->summary);
+    pld_text_wrap(f, "", 6, e->summary);
     if (e->rdp_how) {
       snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
-      pld_cli_wrap(f, "", 6, text);
+      pld_text_wrap(f, "", 6, text);
     }
     for (size_t k = 0; k < n_keys(e); k++) {
       const struct key_spec *ks = &e->keys[k];
@@ -1196,16 +1195,16 @@ void pld_cli_events_help(FILE *f)
                : key_mono(ks) == MONO_LESS
                    ? " (or ? in calibrate: smaller is more private)"
                    : "");
-      pld_cli_wrap(f, head, 20, text);
+      pld_text_wrap(f, head, 20, text);
     }
   }
   fputs("  every EVENT also takes\n", f);
-  pld_cli_wrap(f, "      count", 20,
+  pld_text_wrap(f, "      count", 20,
                "number of runs, composed with itself; default 1, an integer "
                "from 1 to 2^53 (or ? in calibrate: the largest number of "
                "runs that meets the target)");
   fputs("\nMEMBER LISTS and '+':\n", f);
-  pld_cli_wrap(f, "", 2,
+  pld_text_wrap(f, "", 2,
                "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
                "runs member Mi with probability Wi (the choice is visible; "
                "there must be exactly one weight per member, each >= 0, "
@@ -1225,7 +1224,7 @@ void pld_cli_events_help(FILE *f)
                "gaussian:sigma=8,count=10]'");
   fputs("\nRDP BACKEND (--backend rdp|both of epsilon and delta, and "
         "rdp-curve):\n", f);
-  pld_cli_wrap(f, "", 2,
+  pld_text_wrap(f, "", 2,
                "Every EVENT's Renyi DP curve eps(alpha) is computed at every "
                "order alpha of the grid (--orders), as a certified upper "
                "bound, and the curves are added (composition).  Events with "
@@ -1248,7 +1247,7 @@ void pld_cli_events_help(FILE *f)
                "PLD.  Proofs and what is not proven: docs/papers-rdp.md");
 }
 
-const char *pld_cli_solvable_keys(void)
+const char *pld_event_solvable_keys(void)
 {
   static char buf[256];
   if (buf[0])
@@ -1279,7 +1278,7 @@ const char *pld_cli_solvable_keys(void)
   return buf;
 }
 
-int pld_cli_is_solvable_key(const char *name)
+int pld_event_is_solvable_key(const char *name)
 {
   if (strcmp(name, "count") == 0)
     return 1;
@@ -1294,7 +1293,7 @@ int pld_cli_is_solvable_key(const char *name)
 /* ------------------------------------------------------------------------ */
 /* Numbers.                                                                  */
 
-int pld_cli_parse_double(const char *s, double *out)
+int pld_event_parse_double(const char *s, double *out)
 {
   char *end;
   /* strtod would skip leading blanks and accept "nan"/"inf"; a token with
@@ -1313,25 +1312,25 @@ int pld_cli_parse_double(const char *s, double *out)
   return 0;
 }
 
-int pld_cli_parse_int(const char *s, long long lo, long long hi,
+int pld_event_parse_int(const char *s, long long lo, long long hi,
                       long long *out)
 {
   const char *p = s;
   char *end;
   if (s == NULL)
-    return PLD_CLI_INT_NOT_INTEGER;
+    return PLD_EVENT_INT_NOT_INTEGER;
   if (*p == '+' || *p == '-')
     p++;
   if (!isdigit((unsigned char)*p))
-    return PLD_CLI_INT_NOT_INTEGER;
+    return PLD_EVENT_INT_NOT_INTEGER;
   errno = 0;
   long long x = strtoll(s, &end, 10);
   if (*end != '\0')
-    return PLD_CLI_INT_NOT_INTEGER;
+    return PLD_EVENT_INT_NOT_INTEGER;
   if (errno == ERANGE || x < lo || x > hi)
-    return PLD_CLI_INT_RANGE;
+    return PLD_EVENT_INT_RANGE;
   *out = x;
-  return PLD_CLI_INT_OK;
+  return PLD_EVENT_INT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1339,7 +1338,7 @@ int pld_cli_parse_int(const char *s, long long lo, long long hi,
 
 /* One parse of one argument. */
 struct pstate {
-  pld_cli_parse *ctx;
+  pld_event_ctx *ctx;
   char *err;
   size_t errlen;
   int local_ctx; /* ctx is a temporary: it cannot keep objects alive */
@@ -1352,34 +1351,34 @@ struct sink {
   pld_rdp_curve *rdp;
 };
 
-static unsigned backends_of(const pld_cli_parse *c)
+static unsigned backends_of(const pld_event_ctx *c)
 {
-  return c->backends ? c->backends : PLD_CLI_BACKEND_PLD;
+  return c->backends ? c->backends : PLD_EVENT_BACKEND_PLD;
 }
 
-void pld_cli_owned_free(pld_cli_owned *list)
+void pld_event_owned_free(pld_event_owned *list)
 {
   while (list) {
-    pld_cli_owned *next = list->next;
+    pld_event_owned *next = list->next;
     list->release(list);
     list = next;
   }
 }
 
-void pld_cli_owned_move(pld_cli_owned **to, pld_cli_owned **from)
+void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from)
 {
-  pld_cli_owned **end = to;
+  pld_event_owned **end = to;
   while (*end)
     end = &(*end)->next;
   *end = *from;
   *from = NULL;
 }
 
-void pld_cli_parse_release(pld_cli_parse *ctx)
+void pld_event_ctx_release(pld_event_ctx *ctx)
 {
   if (ctx == NULL)
     return;
-  pld_cli_owned_free(ctx->owned);
+  pld_event_owned_free(ctx->owned);
   ctx->owned = NULL;
 }
 
@@ -1455,32 +1454,32 @@ static const char *list_range_text(enum domain d, double x)
 
 /* The calibrate marker KEY=?: check it is allowed here and record it
  * (whether '?' may stand for this key is checked by solve_check, once the
- * event's other keys are known).  Returns a pld_cli_rc; on success *val
+ * event's other keys are known).  Returns a pld_event_rc; on success *val
  * points at the substituted text. */
 static int take_marker(struct pstate *ps, const char *name, enum domain dom,
                        const char *qev, const char **val)
 {
-  pld_cli_parse *c = ps->ctx;
+  pld_event_ctx *c = ps->ctx;
   if (c->subst == NULL) {
     snprintf(ps->err, ps->errlen, "%s=? in event %s: '?' marks the value to "
              "solve for and is only allowed in 'pldkit calibrate' (%s must "
              "be %s)", name, qev, name, domain_text(dom));
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (c->marks > 0) {
     snprintf(ps->err, ps->errlen, "a second '?' (%s=? in event %s): "
              "calibrate solves for exactly one value, and %s=? in event %s "
              "already marks it", name, qev, c->mark_key, c->mark_where);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   c->marks++;
   snprintf(c->mark_key, sizeof c->mark_key, "%s", name);
   snprintf(c->mark_where, sizeof c->mark_where, "%s", qev);
-  if (strcmp(c->subst, PLD_CLI_STANDIN) == 0)
+  if (strcmp(c->subst, PLD_EVENT_STANDIN) == 0)
     *val = dom == DOM_INT_GE2 ? "2" : "1";
   else
     *val = c->subst;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* The keys of event e (with values v) that calibrate may solve for. */
@@ -1504,11 +1503,11 @@ static void solvable_keys_of(const struct event_spec *e,
 
 /* Calibrate: event e (values v, defaults filled in) holds the marker; check
  * that its key can be solved for and record the search's direction and
- * domain.  Returns a pld_cli_rc. */
+ * domain.  Returns a pld_event_rc. */
 static int solve_check(struct pstate *ps, const struct event_spec *e,
                        const struct value *v, const char *qev)
 {
-  pld_cli_parse *c = ps->ctx;
+  pld_event_ctx *c = ps->ctx;
   int closed = e->closed && e->closed(v);
   char keys[200];
   if (strcmp(c->mark_key, "count") == 0) {
@@ -1518,19 +1517,19 @@ static int solve_check(struct pstate *ps, const struct event_spec *e,
       snprintf(ps->err, ps->errlen, "count=? in event %s: analysis=%s is a "
                "closed-form single round and does not compose (count must "
                "be 1; analysis=wcs composes over rounds)", qev, an);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     c->mark_direction = MONO_LESS;
     c->mark_integer = 1;
     c->mark_lo = 1.0;
-    c->mark_hi = (double)PLD_CLI_MAX_COUNT;
-    return PLD_CLI_OK;
+    c->mark_hi = (double)PLD_EVENT_MAX_COUNT;
+    return PLD_EVENT_OK;
   }
   size_t k = 0;
   while (k < n_keys(e) && strcmp(e->keys[k].name, c->mark_key) != 0)
     k++;
   if (k == n_keys(e))
-    return PLD_CLI_OK; /* not reached: the marker was read from e's keys */
+    return PLD_EVENT_OK; /* not reached: the marker was read from e's keys */
   const struct key_spec *ks = &e->keys[k];
   const char *why = e->no_solve ? e->no_solve(v, k) : NULL;
   if (why == NULL && key_mono(ks) == MONO_NONE)
@@ -1541,7 +1540,7 @@ static int solve_check(struct pstate *ps, const struct event_spec *e,
              "for %s: %s (it solves for one key in which epsilon is "
              "monotone; in this event: %s)", ks->name, qev, ks->name, why,
              keys);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   c->mark_direction = key_mono(ks);
   c->mark_integer = ks->dom == DOM_INT_GE1 || ks->dom == DOM_INT_GE2;
@@ -1550,7 +1549,7 @@ static int solve_check(struct pstate *ps, const struct event_spec *e,
   c->mark_lo = c->mark_integer ? (ks->dom == DOM_INT_GE2 ? 2.0 : 1.0)
                                : 1e-12;
   c->mark_hi = ks->dom == DOM_RATE ? 1.0
-               : c->mark_integer   ? (double)PLD_CLI_MAX_COUNT
+               : c->mark_integer   ? (double)PLD_EVENT_MAX_COUNT
                                    : 1e12;
   if (ks->solve_hi > 0)
     c->mark_hi = ks->solve_hi;
@@ -1560,11 +1559,11 @@ static int solve_check(struct pstate *ps, const struct event_spec *e,
     c->mark_lo = 1e-4 * v[3].real;
   if (closed && strcmp(ks->name, "C") == 0)
     c->mark_hi = 1e4 * v[4].real;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* Parse `val` for key `ks` into *v.  `qev` is the quoted event text for
- * messages.  Returns a pld_cli_rc. */
+ * messages.  Returns a pld_event_rc. */
 static int parse_value(struct pstate *ps, const struct key_spec *ks,
                        char *val, struct value *v, const char *qev)
 {
@@ -1575,7 +1574,7 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
   if (*val == '\0') {
     snprintf(err, errlen, "key '%s' has an empty value in event %s "
              "(%s must be %s)", ks->name, qev, ks->name, dom);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (strcmp(val, "?") == 0 && ps->ctx->subst &&
       (ks->dom == DOM_PROB_LIST || ks->dom == DOM_WEIGHT_LIST ||
@@ -1583,7 +1582,7 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
        ks->dom == DOM_PATH)) {
     snprintf(err, errlen, "%s=? in event %s: calibrate solves for one "
              "number, and %s is %s", ks->name, qev, ks->name, dom);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   switch (ks->dom) {
   case DOM_INT_GE1:
@@ -1592,17 +1591,17 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     const char *s = val;
     if (strcmp(val, "?") == 0) {
       int rc = take_marker(ps, ks->name, ks->dom, qev, &s);
-      if (rc != PLD_CLI_OK)
+      if (rc != PLD_EVENT_OK)
         return rc;
     }
-    int r = pld_cli_parse_int(s, ks->dom == DOM_INT_GE2 ? 2 : 1, INT64_MAX,
+    int r = pld_event_parse_int(s, ks->dom == DOM_INT_GE2 ? 2 : 1, INT64_MAX,
                               &x);
-    if (r != PLD_CLI_INT_OK) {
+    if (r != PLD_EVENT_INT_OK) {
       snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
-               ks->name, pld_cli_quote(qv, sizeof qv, s), qev,
-               r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
+               ks->name, pld_quote(qv, sizeof qv, s), qev,
+               r == PLD_EVENT_INT_RANGE ? "out of range" : "not an integer",
                ks->name, dom);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     v->integer = (int64_t)x;
     v->real = (double)x;
@@ -1615,9 +1614,9 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
       choice_name(ks, i, word, sizeof word);
       if (strcmp(word, "?") == 0) {
         snprintf(err, errlen, "%s=%s in event %s is not a known value (%s "
-                 "must be %s)", ks->name, pld_cli_quote(qv, sizeof qv, val),
+                 "must be %s)", ks->name, pld_quote(qv, sizeof qv, val),
                  qev, ks->name, dom);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       if (strcmp(word, val) == 0)
         break;
@@ -1639,7 +1638,7 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     if (v->list == NULL) {
       snprintf(err, errlen, "%s (while reading %s of event %s)",
                pld_strerror(PLD_ENOMEM), ks->name, qev);
-      return PLD_CLI_EFAIL;
+      return PLD_EVENT_EFAIL;
     }
     char *item = val;
     for (size_t i = 0; i < n; i++) {
@@ -1650,16 +1649,16 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
       if (*item == '\0') {
         snprintf(err, errlen, "%s has an empty entry (number %zu) in event "
                  "%s (%s must be %s)", ks->name, i + 1, qev, ks->name, dom);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
-      if (pld_cli_parse_double(item, &x) != 0 || !in_domain(ks->dom, x)) {
+      if (pld_event_parse_double(item, &x) != 0 || !in_domain(ks->dom, x)) {
         snprintf(err, errlen, "%s entry %s in event %s is %s (%s must be %s)",
-                 ks->name, pld_cli_quote(qv, sizeof qv, item), qev,
-                 pld_cli_parse_double(item, &x) != 0
+                 ks->name, pld_quote(qv, sizeof qv, item), qev,
+                 pld_event_parse_double(item, &x) != 0
                      ? "not a finite number"
                      : list_range_text(ks->dom, x),
                  ks->name, dom);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       v->list[i] = x;
       if (semi)
@@ -1673,23 +1672,23 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     const char *s = val;
     if (strcmp(val, "?") == 0) {
       int rc = take_marker(ps, ks->name, ks->dom, qev, &s);
-      if (rc != PLD_CLI_OK)
+      if (rc != PLD_EVENT_OK)
         return rc;
     }
-    if (pld_cli_parse_double(s, &x) != 0 || !in_domain(ks->dom, x)) {
+    if (pld_event_parse_double(s, &x) != 0 || !in_domain(ks->dom, x)) {
       snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
-               ks->name, pld_cli_quote(qv, sizeof qv, s), qev,
-               pld_cli_parse_double(s, &x) != 0 ? "not a finite number"
+               ks->name, pld_quote(qv, sizeof qv, s), qev,
+               pld_event_parse_double(s, &x) != 0 ? "not a finite number"
                                                 : "out of range",
                ks->name, dom);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     v->real = x;
     break;
   }
   }
   v->present = 1;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 static int parse_count(struct pstate *ps, const char *text, uint64_t *count,
@@ -1700,26 +1699,26 @@ static int parse_count(struct pstate *ps, const char *text, uint64_t *count,
   const char *val = text;
   if (strcmp(text, "?") == 0) {
     int rc = take_marker(ps, "count", DOM_INT_GE1, qev, &val);
-    if (rc != PLD_CLI_OK)
+    if (rc != PLD_EVENT_OK)
       return rc;
   }
-  int r = *val ? pld_cli_parse_int(val, 1, (long long)PLD_CLI_MAX_COUNT, &x)
+  int r = *val ? pld_event_parse_int(val, 1, (long long)PLD_EVENT_MAX_COUNT, &x)
                : -1;
-  if (r == PLD_CLI_INT_OK) {
+  if (r == PLD_EVENT_INT_OK) {
     *count = (uint64_t)x;
-    return PLD_CLI_OK;
+    return PLD_EVENT_OK;
   }
   if (r < 0)
     snprintf(ps->err, ps->errlen, "key 'count' has an empty value in event "
              "%s (count must be an integer from 1 to 2^53 = %llu)", qev,
-             PLD_CLI_MAX_COUNT);
+             PLD_EVENT_MAX_COUNT);
   else
     snprintf(ps->err, ps->errlen, "count=%s in event %s is %s (count must be "
              "an integer from 1 to 2^53 = %llu)",
-             pld_cli_quote(qv, sizeof qv, val), qev,
-             r == PLD_CLI_INT_RANGE ? "out of range" : "not an integer",
-             PLD_CLI_MAX_COUNT);
-  return PLD_CLI_EUSAGE;
+             pld_quote(qv, sizeof qv, val), qev,
+             r == PLD_EVENT_INT_RANGE ? "out of range" : "not an integer",
+             PLD_EVENT_MAX_COUNT);
+  return PLD_EVENT_EUSAGE;
 }
 
 /* Parse the key=value items after the ':'.  `items` is modified in place. */
@@ -1735,7 +1734,7 @@ static int parse_items(struct pstate *ps, const struct event_spec *e,
   if (*items == '\0') {
     snprintf(err, errlen, "event %s has nothing after ':' (expected "
              "key=value,...; %s takes %s)", qev, e->name, allowed);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   for (char *item = items; item;) {
     char *comma = strchr(item, ',');
@@ -1745,13 +1744,13 @@ static int parse_items(struct pstate *ps, const struct event_spec *e,
     if (*item == '\0') {
       snprintf(err, errlen, "event %s has an empty item (a stray ','; "
                "expected key=value with key one of %s)", qev, allowed);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     if (eq == NULL || eq == item) {
       snprintf(err, errlen, "%s in event %s is not of the form key=value "
-               "(%s takes %s)", pld_cli_quote(qk, sizeof qk, item), qev,
+               "(%s takes %s)", pld_quote(qk, sizeof qk, item), qev,
                e->name, allowed);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     *eq = '\0';
     char *val = eq + 1;
@@ -1759,7 +1758,7 @@ static int parse_items(struct pstate *ps, const struct event_spec *e,
     if (strcmp(item, "count") == 0) {
       if (have_count) {
         snprintf(err, errlen, "key 'count' given twice in event %s", qev);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       have_count = 1;
       rc = parse_count(ps, val, count, qev);
@@ -1769,21 +1768,21 @@ static int parse_items(struct pstate *ps, const struct event_spec *e,
         k++;
       if (k == nk) {
         snprintf(err, errlen, "unknown key %s in event %s (%s takes %s)",
-                 pld_cli_quote(qk, sizeof qk, item), qev, e->name, allowed);
-        return PLD_CLI_EUSAGE;
+                 pld_quote(qk, sizeof qk, item), qev, e->name, allowed);
+        return PLD_EVENT_EUSAGE;
       }
       if (vals[k].present) {
         snprintf(err, errlen, "key '%s' given twice in event %s",
                  e->keys[k].name, qev);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       rc = parse_value(ps, &e->keys[k], val, &vals[k], qev);
     }
-    if (rc != PLD_CLI_OK)
+    if (rc != PLD_EVENT_OK)
       return rc;
     item = comma ? comma + 1 : NULL;
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* The next `sep` at bracket depth 0 of s, or NULL.  A '+' counts only when a
@@ -1818,12 +1817,12 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
   if (*body == '\0') {
     snprintf(ps->err, ps->errlen, "event %s has an empty member list '[]' "
              "(expected [EVENT|EVENT|...], one member per weight)", qev);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
-  if (depth + 1 >= PLD_CLI_MAX_DEPTH) {
+  if (depth + 1 >= PLD_EVENT_MAX_DEPTH) {
     snprintf(ps->err, ps->errlen, "event %s nests random-selection deeper "
-             "than %d levels", qev, PLD_CLI_MAX_DEPTH);
-    return PLD_CLI_EUSAGE;
+             "than %d levels", qev, PLD_EVENT_MAX_DEPTH);
+    return PLD_EVENT_EUSAGE;
   }
   /* Empty members and the count first, before any work on them. */
   {
@@ -1835,7 +1834,7 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
         snprintf(ps->err, ps->errlen, "member %zu of %zu in event %s is "
                  "empty (each member is one or more EVENTs joined by '+', "
                  "members are separated by '|')", i + 1, n, qev);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       if (bar == NULL)
         break;
@@ -1848,22 +1847,22 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
              "member%s (%s needs one weight per member, in order)", qev,
              vals[0].len, vals[0].len == 1 ? "" : "s", n, n == 1 ? "" : "s",
              e->name);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
 
   pld_accountant **members = calloc(n, sizeof *members);
   pld_rdp_curve **curves = calloc(n, sizeof *curves);
   pld_rdp_curve *sel = NULL;
-  int rc = PLD_CLI_OK;
+  int rc = PLD_EVENT_OK;
   if (members == NULL || curves == NULL) {
     free(members);
     free(curves);
     snprintf(ps->err, ps->errlen, "%s (while reading the members of event "
              "%s)", pld_strerror(PLD_ENOMEM), qev);
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   char *m = body;
-  for (size_t i = 0; i < n && rc == PLD_CLI_OK; i++) {
+  for (size_t i = 0; i < n && rc == PLD_EVENT_OK; i++) {
     char *bar = find_sep(m, '|');
     struct sink member = {NULL, NULL};
     if (bar)
@@ -1874,7 +1873,7 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
       if (st != PLD_SUCCESS) {
         snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
                  "event %s)", pld_strerror(st), i + 1, qev);
-        rc = PLD_CLI_EFAIL;
+        rc = PLD_EVENT_EFAIL;
         break;
       }
       member.acc = members[i];
@@ -1883,7 +1882,7 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
     rc = parse_list(ps, m, sk ? &member : NULL, depth + 1);
     m = bar ? bar + 1 : NULL;
   }
-  if (rc == PLD_CLI_OK && sk) {
+  if (rc == PLD_EVENT_OK && sk) {
     int st;
     if (sk->acc) {
       st = pld_accountant_add_selection(
@@ -1902,11 +1901,11 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
       if (st == PLD_EINVAL || st == PLD_EEMPTY) {
         snprintf(ps->err, ps->errlen, "event %s was rejected by the "
                  "library: %s", qev, pld_strerror(st));
-        rc = PLD_CLI_EUSAGE;
+        rc = PLD_EVENT_EUSAGE;
       } else {
         snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
                  pld_strerror(st), qev);
-        rc = PLD_CLI_EFAIL;
+        rc = PLD_EVENT_EFAIL;
       }
     }
   }
@@ -1932,22 +1931,22 @@ static int take_closed(struct pstate *ps, const struct event_spec *e,
     snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
              "single-round answer, not a mechanism: it cannot be a member of "
              "random-selection (use analysis=wcs or cs)", an, qev);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (count != 1) {
     snprintf(ps->err, ps->errlen, "count=%llu in event %s: analysis=%s is "
              "a closed-form single-round answer, and thm41 and ols do not "
              "compose (count must be 1; analysis=wcs composes over rounds)",
              (unsigned long long)count, qev, an);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (ps->ctx->closed.present || ps->ctx->top_events > 0) {
     snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
              "single-round answer, and thm41 and ols do not compose: it must "
              "be the only EVENT (analysis=wcs composes)", an, qev);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
-  pld_cli_closed *c = &ps->ctx->closed;
+  pld_event_closed *c = &ps->ctx->closed;
   c->present = 1;
   c->analysis = (int)vals[5].integer;
   c->p = vals[0].real;
@@ -1957,7 +1956,7 @@ static int take_closed(struct pstate *ps, const struct event_spec *e,
   c->sigma = vals[4].real;
   c->count = (unsigned long long)count;
   snprintf(c->where, sizeof c->where, "%s", qev);
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
 /* A saved PLD (event pld:file=FILE): load it, then add it count times.  The
@@ -1969,16 +1968,16 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
 {
   char qp[QUOTE_LEN];
   struct stat sb;
-  pld_cli_quote(qp, sizeof qp, path);
+  pld_quote(qp, sizeof qp, path);
   if (stat(path, &sb) != 0) {
     snprintf(ps->err, ps->errlen, "cannot open the PLD file %s of event %s: "
              "%s", qp, qev, strerror(errno));
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (!S_ISREG(sb.st_mode)) {
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is not a "
              "regular file", qp, qev);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   pld_dist *d = NULL;
   const pld_params *cap = ps->ctx->params;
@@ -1989,42 +1988,42 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
              "than --max-grid %zu grid points (a larger --max-grid loads it)",
              qp, qev, cap->max_grid);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   if (st != PLD_SUCCESS) {
     if (st == PLD_ENOMEM) {
       snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
                "event %s)", pld_strerror(st), qp, qev);
-      return PLD_CLI_EFAIL;
+      return PLD_EVENT_EFAIL;
     }
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
              "%s", qp, qev, pld_strerror(st));
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   double g = pld_dist_discretization(d);
   const pld_params *pp = ps->ctx->params;
-  int rc = PLD_CLI_OK;
+  int rc = PLD_EVENT_OK;
   if (pp && pp->discretization > 0 && pp->discretization != g) {
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is on the "
              "grid %.17g, not the --discretization %.17g (leave "
              "--discretization out, or give the file's)", qp, qev, g,
              pp->discretization);
-    rc = PLD_CLI_EUSAGE;
+    rc = PLD_EVENT_EUSAGE;
   } else if (sk && sk->acc) {
     st = pld_accountant_add_dist(sk->acc, d, count);
     if (st == PLD_EINCOMPAT) {
       snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is on the "
                "grid %.17g, unlike another PLD file of the composition (all "
                "must share one grid step)", qp, qev, g);
-      rc = PLD_CLI_EUSAGE;
+      rc = PLD_EVENT_EUSAGE;
     } else if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
                pld_strerror(st), qev);
-      rc = PLD_CLI_EFAIL;
+      rc = PLD_EVENT_EFAIL;
     }
   } else if (sk && sk->rdp && ps->ctx->no_bridge) {
     snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
-    rc = PLD_CLI_EFAIL;
+    rc = PLD_EVENT_EFAIL;
   } else if (sk && sk->rdp) {
     pld_rdp_curve *one = NULL;
     st = rdp_zero_like(sk->rdp, &one);
@@ -2037,7 +2036,7 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
                "%s)", pld_strerror(st), qev);
-      rc = PLD_CLI_EFAIL;
+      rc = PLD_EVENT_EFAIL;
     }
   }
   pld_dist_free(d);
@@ -2052,15 +2051,15 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   struct value vals[MAX_KEYS];
   const struct event_spec *e = NULL;
   pld_mech *mech = NULL;
-  pld_cli_owned *own = NULL;
+  pld_event_owned *own = NULL;
   uint64_t count = 1;
   char *body = NULL;
   char *err = ps->err;
   size_t errlen = ps->errlen;
-  int rc = PLD_CLI_EUSAGE;
+  int rc = PLD_EVENT_EUSAGE;
 
   memset(vals, 0, sizeof vals);
-  pld_cli_quote(qev, sizeof qev, text);
+  pld_quote(qev, sizeof qev, text);
   list_event_names(names, sizeof names);
 
   /* The member list: from the first '[' to its matching ']', which must end
@@ -2080,7 +2079,7 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
       snprintf(err, errlen, "event %s has text %s after the ']' that closes "
                "its member list (the member list must end the event; count=N "
                "goes before '[')", qev,
-               pld_cli_quote(qt, sizeof qt, *close ? close + 1 : close));
+               pld_quote(qt, sizeof qt, *close ? close + 1 : close));
       goto done;
     }
     *open = '\0';
@@ -2100,7 +2099,7 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   if (e == NULL) {
     char qn[QUOTE_LEN];
     snprintf(err, errlen, "unknown event %s in %s (allowed: %s)",
-             pld_cli_quote(qn, sizeof qn, text), qev, names);
+             pld_quote(qn, sizeof qn, text), qev, names);
     goto done;
   }
   if (body && e->kind != KIND_SELECTION) {
@@ -2117,10 +2116,10 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   unsigned marks0 = ps->ctx->marks;
   if (items) {
     rc = parse_items(ps, e, items, vals, &count, qev);
-    if (rc != PLD_CLI_OK)
+    if (rc != PLD_EVENT_OK)
       goto done;
   }
-  rc = PLD_CLI_EUSAGE;
+  rc = PLD_EVENT_EUSAGE;
   for (size_t k = 0; k < n_keys(e); k++) {
     const struct key_spec *ks = &e->keys[k];
     char dom[96];
@@ -2137,9 +2136,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   }
   if (ps->ctx->marks > marks0) {
     rc = solve_check(ps, e, vals, qev);
-    if (rc != PLD_CLI_OK)
+    if (rc != PLD_EVENT_OK)
       goto done;
-    rc = PLD_CLI_EUSAGE;
+    rc = PLD_EVENT_EUSAGE;
   }
   if (e->check && e->check(vals, why, sizeof why)) {
     snprintf(err, errlen, "event %s: %s", qev, why);
@@ -2148,7 +2147,7 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
 
   unsigned backends = backends_of(ps->ctx);
   if (e->closed && e->closed(vals)) {
-    if ((backends & PLD_CLI_BACKEND_RDP) || (sk && sk->rdp)) {
+    if ((backends & PLD_EVENT_BACKEND_RDP) || (sk && sk->rdp)) {
       char an[32];
       choice_name(&e->keys[5], vals[5].integer, an, sizeof an);
       snprintf(err, errlen, "analysis=%s in event %s is a closed-form "
@@ -2166,7 +2165,7 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     goto done;
   }
   const char *no_pld = e->no_pld ? e->no_pld(vals) : NULL;
-  if (no_pld && ((backends & PLD_CLI_BACKEND_PLD) || (sk && sk->acc))) {
+  if (no_pld && ((backends & PLD_EVENT_BACKEND_PLD) || (sk && sk->acc))) {
     snprintf(err, errlen, "event %s needs --backend rdp: %s (--backend rdp "
              "works with 'pldkit epsilon', 'pldkit delta' and 'pldkit "
              "calibrate', and 'pldkit rdp-curve' prints the RDP curve)", qev,
@@ -2199,7 +2198,7 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
       } else {
         snprintf(err, errlen, "%s (while building event %s)",
                  pld_strerror(st), qev);
-        rc = PLD_CLI_EFAIL;
+        rc = PLD_EVENT_EFAIL;
       }
       goto done;
     }
@@ -2209,14 +2208,14 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     if (own && ps->local_ctx) {
       snprintf(err, errlen, "event %s cannot be added without a parse "
                "context that keeps its mechanism alive", qev);
-      rc = PLD_CLI_EFAIL;
+      rc = PLD_EVENT_EFAIL;
       goto done;
     }
     st = pld_accountant_add(sk->acc, mech, count);
     if (st != PLD_SUCCESS) {
       snprintf(err, errlen, "%s (while adding event %s)", pld_strerror(st),
                qev);
-      rc = PLD_CLI_EFAIL;
+      rc = PLD_EVENT_EFAIL;
       goto done;
     }
     if (own) {
@@ -2245,19 +2244,19 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
                  st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
                                     "coarser --discretization, may help"
                                   : "");
-        rc = PLD_CLI_EFAIL;
+        rc = PLD_EVENT_EFAIL;
       }
       goto done;
     }
   }
-  rc = PLD_CLI_OK;
+  rc = PLD_EVENT_OK;
 
 done_counted:
-  if (rc == PLD_CLI_OK && depth == 0)
+  if (rc == PLD_EVENT_OK && depth == 0)
     ps->ctx->top_events++;
 done:
   pld_mech_free(mech);
-  pld_cli_owned_free(own);
+  pld_event_owned_free(own);
   for (size_t k = 0; k < MAX_KEYS; k++)
     free(vals[k].list);
   return rc;
@@ -2268,7 +2267,7 @@ static int parse_list(struct pstate *ps, char *text, const struct sink *sk,
                       unsigned depth)
 {
   char ql[QUOTE_LEN];
-  pld_cli_quote(ql, sizeof ql, text);
+  pld_quote(ql, sizeof ql, text);
   for (char *ev = text;;) {
     char *plus = find_sep(ev, '+');
     if (plus)
@@ -2277,18 +2276,18 @@ static int parse_list(struct pstate *ps, char *text, const struct sink *sk,
       snprintf(ps->err, ps->errlen, "an empty EVENT %s '+' in %s (EVENTs "
                "are joined by '+', e.g. gaussian:sigma=2+laplace:b=3)",
                plus ? "before" : "after", ql);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
     int rc = parse_one(ps, ev, sk, depth);
-    if (rc != PLD_CLI_OK)
+    if (rc != PLD_EVENT_OK)
       return rc;
     if (plus == NULL)
-      return PLD_CLI_OK;
+      return PLD_EVENT_OK;
     ev = plus + 1;
   }
 }
 
-/* Brackets balanced and '|' only inside them.  Returns a pld_cli_rc. */
+/* Brackets balanced and '|' only inside them.  Returns a pld_event_rc. */
 static int check_brackets(const char *text, const char *qtext, char *err,
                           size_t errlen)
 {
@@ -2304,30 +2303,30 @@ static int check_brackets(const char *text, const char *qtext, char *err,
       if (depth == 0) {
         snprintf(err, errlen, "unbalanced brackets in %s: the ']' at "
                  "character %zu has no '[' before it", qtext, i + 1);
-        return PLD_CLI_EUSAGE;
+        return PLD_EVENT_EUSAGE;
       }
       depth--;
     } else if (c == '|' && depth == 0) {
       snprintf(err, errlen, "the '|' at character %zu of %s is outside "
                "brackets ('|' separates the members of "
                "random-selection:weights=...[MEMBER|MEMBER])", i + 1, qtext);
-      return PLD_CLI_EUSAGE;
+      return PLD_EVENT_EUSAGE;
     }
   }
   if (depth > 0) {
     snprintf(err, errlen, "unbalanced brackets in %s: %d '[' never closed "
              "(the outermost one at character %zu)", qtext, depth,
              last_open + 1);
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
-static int parse_event(const char *text, pld_cli_parse *ctx,
+static int parse_event(const char *text, pld_event_ctx *ctx,
                        const struct sink *sk, char *err, size_t errlen)
 {
   char dummy[8], qtext[QUOTE_LEN];
-  pld_cli_parse local;
+  pld_event_ctx local;
   struct pstate ps;
 
   if (err == NULL || errlen == 0) {
@@ -2342,14 +2341,14 @@ static int parse_event(const char *text, pld_cli_parse *ctx,
   }
   if (text == NULL) {
     snprintf(err, errlen, "no EVENT text");
-    return PLD_CLI_EUSAGE;
+    return PLD_EVENT_EUSAGE;
   }
   ps.ctx = ctx;
   ps.err = err;
   ps.errlen = errlen;
-  pld_cli_quote(qtext, sizeof qtext, text);
+  pld_quote(qtext, sizeof qtext, text);
   int rc = check_brackets(text, qtext, err, errlen);
-  if (rc != PLD_CLI_OK)
+  if (rc != PLD_EVENT_OK)
     return rc;
 
   size_t len = strlen(text);
@@ -2357,7 +2356,7 @@ static int parse_event(const char *text, pld_cli_parse *ctx,
   if (buf == NULL) {
     snprintf(err, errlen, "%s (while reading event %s)",
              pld_strerror(PLD_ENOMEM), qtext);
-    return PLD_CLI_EFAIL;
+    return PLD_EVENT_EFAIL;
   }
   memcpy(buf, text, len + 1);
   rc = parse_list(&ps, buf, sk, 0);
@@ -2365,14 +2364,14 @@ static int parse_event(const char *text, pld_cli_parse *ctx,
   return rc;
 }
 
-int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
+int pld_event_parse(const char *text, pld_event_ctx *ctx,
                         pld_accountant *acc, char *err, size_t errlen)
 {
   struct sink sk = {acc, NULL};
   return parse_event(text, ctx, acc ? &sk : NULL, err, errlen);
 }
 
-int pld_cli_parse_event_rdp(const char *text, pld_cli_parse *ctx,
+int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
                             pld_rdp_curve *curve, char *err, size_t errlen)
 {
   struct sink sk = {NULL, curve};
@@ -2382,7 +2381,7 @@ int pld_cli_parse_event_rdp(const char *text, pld_cli_parse *ctx,
 /* ------------------------------------------------------------------------ */
 /* Closed-form single-round answers.                                         */
 
-const char *pld_cli_closed_name(const pld_cli_closed *c)
+const char *pld_event_closed_name(const pld_event_closed *c)
 {
   static const char *const names[] = {"wcs", "cs", "thm41", "ols", "mwcs"};
   return c->analysis >= 0 && c->analysis < 5 ? names[c->analysis] : "?";
@@ -2397,8 +2396,8 @@ static int mwcs_weights(const struct value *v, double *wq, double *r0)
 }
 
 /* The delta bracket of a closed-form analysis at eps, with its flags. */
-static int closed_delta(const pld_cli_closed *c, double eps,
-                        pld_cli_closed_answer *a)
+static int closed_delta(const pld_event_closed *c, double eps,
+                        pld_event_closed_answer *a)
 {
   pld_participation_params par;
   par.p = c->p;
@@ -2433,11 +2432,11 @@ static int closed_delta(const pld_cli_closed *c, double eps,
  * <= target, by doubling then bisection to a relative 1e-12.  The upper
  * answer is an eps where the upper delta was evaluated to meet the target.
  * *flags receives the evaluation at the answer. */
-static int closed_epsilon(const pld_cli_closed *c, double target, int which,
-                          double *eps_out, pld_cli_closed_answer *flags,
+static int closed_epsilon(const pld_event_closed *c, double target, int which,
+                          double *eps_out, pld_event_closed_answer *flags,
                           unsigned *evals)
 {
-  pld_cli_closed_answer a, at;
+  pld_event_closed_answer a, at;
   memset(&a, 0, sizeof a);
   double lo = 0.0, hi = 0.0;
   int st = closed_delta(c, 0.0, &a);
@@ -2483,17 +2482,17 @@ static int closed_epsilon(const pld_cli_closed *c, double target, int which,
   return PLD_SUCCESS;
 }
 
-int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
-                         pld_cli_closed_answer *out, char *err,
+int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
+                         pld_event_closed_answer *out, char *err,
                          size_t errlen)
 {
-  pld_cli_closed_answer a;
+  pld_event_closed_answer a;
   int st;
   memset(&a, 0, sizeof a);
   if (want_delta) {
     st = closed_delta(c, x, &a);
   } else {
-    pld_cli_closed_answer lo_flags;
+    pld_event_closed_answer lo_flags;
     double eps_lo = 0.0, eps_hi = 0.0;
     unsigned evals = 0;
     st = closed_epsilon(c, x, 1, &eps_hi, &a, &evals);
@@ -2505,14 +2504,14 @@ int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
   }
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
-             pld_strerror(st), pld_cli_closed_name(c), c->where);
-    return st == PLD_EINVAL ? PLD_CLI_EUSAGE : PLD_CLI_EFAIL;
+             pld_strerror(st), pld_event_closed_name(c), c->where);
+    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
   *out = a;
-  return PLD_CLI_OK;
+  return PLD_EVENT_OK;
 }
 
-int pld_cli_closed_bracket(const pld_cli_closed *c, double delta,
+int pld_event_closed_bracket(const pld_event_closed *c, double delta,
                            pld_bound *out)
 {
   pld_participation_params par;

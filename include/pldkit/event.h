@@ -1,100 +1,107 @@
-/* pldkit CLI: the EVENT grammar.
+/* pldkit: the EVENT catalogue -- the grammar every front end speaks (the
+ * CLI, Python) and, for each event, its keys and domains, its PLD builder
+ * and its RDP (closed form, paper bound, or the PLD bridge).
  *
  *   LIST   := EVENT { '+' EVENT }
  *   EVENT  := NAME [ ':' ITEM { ',' ITEM } ] [ '[' LIST { '|' LIST } ']' ]
  *   ITEM   := KEY '=' VALUE
  *
- * NAME and KEY come from one table in events.c (the only place to touch when
+ * NAME and KEY come from one table in catalogue/events.c (the only place to touch when
  * an event is added); every event also takes `count=N` (self-composition).
  * List values (finite:p=0.5;0.5) are ';'-separated.  Only random-selection
  * takes the bracketed member list; each member is a LIST, composed on its
  * own, and members nest.  A '+' separates events only at bracket depth 0 of
  * its LIST and when a letter follows it, so that 1e+5 stays a number.
  */
-#ifndef PLDKIT_CLI_EVENTS_H
-#define PLDKIT_CLI_EVENTS_H
+#ifndef PLDKIT_EVENT_H
+#define PLDKIT_EVENT_H
 
 #include <stddef.h>
 #include <stdio.h>
 
 #include <pldkit/accountant.h>
 #include <pldkit/rdp.h>
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Return codes of the CLI helpers; they double as process exit statuses. */
-enum pld_cli_rc {
-  PLD_CLI_OK = 0,     /* success */
-  PLD_CLI_EFAIL = 1,  /* the library failed on valid input (e.g. PLD_ENOMEM) */
-  PLD_CLI_EUSAGE = 2  /* the input is bad; err names the bad token */
+enum pld_event_rc {
+  PLD_EVENT_OK = 0,     /* success */
+  PLD_EVENT_EFAIL = 1,  /* the library failed on valid input (e.g. PLD_ENOMEM) */
+  PLD_EVENT_EUSAGE = 2  /* the input is bad; err names the bad token */
 };
 
 /* Largest count=N accepted (the contract's limit): beyond 2^53 not every
  * count is exactly representable as a double, so no caller can rely on it. */
-#define PLD_CLI_MAX_COUNT 9007199254740992ULL
+#define PLD_EVENT_MAX_COUNT 9007199254740992ULL
 
 /* Deepest nesting of random-selection member lists. */
-#define PLD_CLI_MAX_DEPTH 32
+#define PLD_EVENT_MAX_DEPTH 32
 
-#define PLD_CLI_QUOTE_LEN 96
+#define PLD_QUOTE_LEN 96
 
 /* A single-round closed-form answer (random-participation with
  * analysis=thm41 or ols): not a mechanism, so it is not added to an
- * accountant; the caller answers it with pld_cli_closed_query. */
-typedef struct pld_cli_closed {
+ * accountant; the caller answers it with pld_event_closed_query. */
+typedef struct pld_event_closed {
   int present;
   int analysis; /* index into the analysis choices */
   double p, q, C, sigma;
   long long d;
   unsigned long long count;
-  char where[PLD_CLI_QUOTE_LEN]; /* the quoted event, for messages */
-} pld_cli_closed;
+  char where[PLD_QUOTE_LEN]; /* the quoted event, for messages */
+} pld_event_closed;
 
 /* The accounting backends an EVENT list is checked against
- * (pld_cli_parse.backends; 0 means PLD_CLI_BACKEND_PLD). */
-enum pld_cli_backend {
-  PLD_CLI_BACKEND_PLD = 1, /* privacy loss distributions (the accountant) */
-  PLD_CLI_BACKEND_RDP = 2  /* Renyi DP curves */
+ * (pld_event_ctx.backends; 0 means PLD_EVENT_BACKEND_PLD). */
+enum pld_event_backend {
+  PLD_EVENT_BACKEND_PLD = 1, /* privacy loss distributions (the accountant) */
+  PLD_EVENT_BACKEND_RDP = 2  /* Renyi DP curves */
 };
 
 /* calibrate's validation pass: '?' stands for a valid value of its key. */
-#define PLD_CLI_STANDIN "<stand-in>"
+#define PLD_EVENT_STANDIN "<stand-in>"
 
 /* Objects that must outlive the mechanisms built by a parse (the context of
  * a mechanism made with pld_mech_from_curve); freed by
- * pld_cli_parse_release. */
-typedef struct pld_cli_owned pld_cli_owned;
+ * pld_event_ctx_release. */
+typedef struct pld_event_owned pld_event_owned;
 
 /* State shared by the parses of one command line (all its EVENTs). */
-typedef struct pld_cli_parse {
+typedef struct pld_event_ctx {
   /* in */
   const pld_params *params; /* grid parameters of member accountants
                                (random-selection) and of the RDP bridge;
                                NULL means defaults */
   const char *subst;        /* calibrate: the value text that replaces the
-                               one KEY=? marker (PLD_CLI_STANDIN: a valid
+                               one KEY=? marker (PLD_EVENT_STANDIN: a valid
                                stand-in for validation); NULL: '?' is an
                                error */
-  unsigned backends;        /* enum pld_cli_backend bits the EVENTs must
+  unsigned backends;        /* enum pld_event_backend bits the EVENTs must
                                work with (validation); 0 means PLD */
-  int no_bridge;            /* pld_cli_parse_event_rdp: an event without an
-                               RDP formula fails (PLD_CLI_EFAIL) instead of
+  int no_bridge;            /* pld_event_parse_rdp: an event without an
+                               RDP formula fails (PLD_EVENT_EFAIL) instead of
                                going through the PLD bridge (the default
                                backend's optional RDP bound, which must stay
                                cheap) */
   /* out, accumulated over calls (zero the struct to start) */
   unsigned marks;                     /* KEY=? markers seen */
   char mark_key[32];                  /* the key of the marker */
-  char mark_where[PLD_CLI_QUOTE_LEN]; /* the quoted event holding it */
+  char mark_where[PLD_QUOTE_LEN]; /* the quoted event holding it */
   int mark_direction;  /* +1: larger values are more private, -1: smaller */
   int mark_integer;    /* the key takes integers (count, integer keys) */
   double mark_lo, mark_hi; /* the domain calibrate searches */
   unsigned top_events;                /* events at the top level */
   const char *note;                   /* a warning for the answer, or NULL
                                          (static text) */
-  pld_cli_closed closed;              /* a closed-form event, if any */
+  pld_event_closed closed;              /* a closed-form event, if any */
   unsigned bridged;                   /* events whose RDP went through the
-                                         PLD bridge (pld_cli_parse_event_rdp) */
-  pld_cli_owned *owned;               /* see pld_cli_owned */
-} pld_cli_parse;
+                                         PLD bridge (pld_event_parse_rdp) */
+  pld_event_owned *owned;               /* see pld_event_owned */
+} pld_event_ctx;
 
 /** Parse one command-line EVENT argument (a LIST), build its mechanisms and
  *  add them with their counts to `acc`.
@@ -103,51 +110,51 @@ typedef struct pld_cli_parse {
  *  validates all input before computing anything, and what a fuzzer calls.
  *  ctx may be NULL (defaults, no '?', PLD backend); then an event whose
  *  mechanism needs an owned context (bounded-gaussian) cannot be added to
- *  acc (PLD_CLI_EFAIL).  With a ctx, call pld_cli_parse_release after acc is
+ *  acc (PLD_EVENT_EFAIL).  With a ctx, call pld_event_ctx_release after acc is
  *  freed.
  *  On failure err receives one line (no "pldkit: " prefix, no newline) that
  *  names the bad token and what is allowed.  err may be NULL.
- *  @return PLD_CLI_OK, PLD_CLI_EUSAGE (bad text) or PLD_CLI_EFAIL (the
+ *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad text) or PLD_EVENT_EFAIL (the
  *  library failed, e.g. out of memory). */
-int pld_cli_parse_event(const char *text, pld_cli_parse *ctx,
+PLD_API int pld_event_parse(const char *text, pld_event_ctx *ctx,
                         pld_accountant *acc, char *err, size_t errlen);
 
-/** Like pld_cli_parse_event, but add the RDP of the EVENTs to `curve` (at
+/** Like pld_event_parse, but add the RDP of the EVENTs to `curve` (at
  *  its orders; NULL: validate only, as with acc == NULL).  Events with an
  *  RDP formula use it (<pldkit/rdp.h>, <pldkit/rdp_papers.h>); the others
  *  go through the PLD bridge: the one-run PLD (pld_dist_from_curve on a fine
  *  grid), its certified upper RDP (pld_rdp_of_pld), composed count times.
  *  The bridge is conservative and may give +inf.  ctx->bridged counts them.
- *  @return as pld_cli_parse_event. */
-int pld_cli_parse_event_rdp(const char *text, pld_cli_parse *ctx,
+ *  @return as pld_event_parse. */
+PLD_API int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
                             pld_rdp_curve *curve, char *err, size_t errlen);
 
 /** Free what the parses with ctx keep alive (ctx->owned); call it after the
  *  accountants those parses filled are freed.  The rest of ctx is kept. */
-void pld_cli_parse_release(pld_cli_parse *ctx);
+PLD_API void pld_event_ctx_release(pld_event_ctx *ctx);
 
 /** Move the objects of *from to the end of *to (both lists may be empty). */
-void pld_cli_owned_move(pld_cli_owned **to, pld_cli_owned **from);
+PLD_API void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from);
 
 /** Free a list of owned objects (NULL is a no-op). */
-void pld_cli_owned_free(pld_cli_owned *list);
+PLD_API void pld_event_owned_free(pld_event_owned *list);
 
 /** Write the list of events with every key, its meaning, domain and default,
  *  and the grammar of member lists (part of every --help). */
-void pld_cli_events_help(FILE *f);
+PLD_API void pld_event_help(FILE *f);
 
 /** The names of the keys that calibrate may solve for in some event (keys in
  *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,
  *  sensitivity, b, ...". */
-const char *pld_cli_solvable_keys(void);
+PLD_API const char *pld_event_solvable_keys(void);
 /** Non-zero if `name` is one of them. */
-int pld_cli_is_solvable_key(const char *name);
+PLD_API int pld_event_is_solvable_key(const char *name);
 
-/** Name of a closed-form analysis (pld_cli_closed.analysis). */
-const char *pld_cli_closed_name(const pld_cli_closed *c);
+/** Name of a closed-form analysis (pld_event_closed.analysis). */
+PLD_API const char *pld_event_closed_name(const pld_event_closed *c);
 
 /** The answer to a closed-form event. */
-typedef struct pld_cli_closed_answer {
+typedef struct pld_event_closed_answer {
   pld_bound bound;  /* the delta or epsilon bracket (booked rounding error) */
   int certified;    /* the library certifies bound.upper */
   int below_cs;     /* thm41: its delta is below CS's (so not a bound) */
@@ -155,32 +162,57 @@ typedef struct pld_cli_closed_answer {
   double lower_limit; /* thm41: pldkit's certified lower limit of the true
                          worst-case delta there, else NAN */
   unsigned evaluations; /* closed-form evaluations made */
-} pld_cli_closed_answer;
+} pld_event_closed_answer;
 
 /** The epsilon bracket of a closed-form event at delta, for calibrate
- *  (pld_participation_epsilon).  @return a pld_status (not a pld_cli_rc). */
-int pld_cli_closed_bracket(const pld_cli_closed *c, double delta,
+ *  (pld_participation_epsilon).  @return a pld_status (not a pld_event_rc). */
+PLD_API int pld_event_closed_bracket(const pld_event_closed *c, double delta,
                            pld_bound *out);
 
 /** Answer a closed-form event: want_delta ? delta(x) : epsilon(x).
- *  On failure err gets one line.  @return a pld_cli_rc. */
-int pld_cli_closed_query(const pld_cli_closed *c, int want_delta, double x,
-                         pld_cli_closed_answer *out, char *err,
+ *  On failure err gets one line.  @return a pld_event_rc. */
+PLD_API int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
+                         pld_event_closed_answer *out, char *err,
                          size_t errlen);
 
 /* Strict number parsing shared with the option parser: the whole token must
  * be consumed, no leading blanks, and the value must be finite. */
 
 /** @return 0 and *out set, or -1 if s is empty or not a finite number. */
-int pld_cli_parse_double(const char *s, double *out);
+PLD_API int pld_event_parse_double(const char *s, double *out);
 
-enum pld_cli_int_rc {
-  PLD_CLI_INT_OK = 0,
-  PLD_CLI_INT_NOT_INTEGER = 1, /* empty, or not a decimal integer literal */
-  PLD_CLI_INT_RANGE = 2        /* an integer, but outside [lo, hi] */
+enum pld_event_int_rc {
+  PLD_EVENT_INT_OK = 0,
+  PLD_EVENT_INT_NOT_INTEGER = 1, /* empty, or not a decimal integer literal */
+  PLD_EVENT_INT_RANGE = 2        /* an integer, but outside [lo, hi] */
 };
-/** Parse a decimal integer in [lo, hi].  @return enum pld_cli_int_rc. */
-int pld_cli_parse_int(const char *s, long long lo, long long hi,
+/** Parse a decimal integer in [lo, hi].  @return enum pld_event_int_rc. */
+PLD_API int pld_event_parse_int(const char *s, long long lo, long long hi,
                       long long *out);
 
+/* ---- text helpers (catalogue/text.c) ---- */
+
+/** Quote a user token for a message: 'text', non-printable bytes as \xNN,
+ *  cut with "..." when long.  Returns buf.  size should be >= 16. */
+PLD_API const char *pld_quote(char *buf, size_t size, const char *s);
+
+/** x with `digits` significant digits (%g style); infinities as "inf". */
+PLD_API void pld_fmt(char *buf, size_t size, double x, int digits);
+
+/** The shortest decimal that reads back as exactly x (at most 17 digits);
+ *  infinities as "inf".  For machine-readable output. */
+PLD_API void pld_fmt_exact(char *buf, size_t size, double x);
+
+/** Format a bracket with at least 6 significant digits, more when needed to
+ *  tell lower and upper apart. */
+PLD_API void pld_fmt_bracket(char *lo, char *hi, size_t size, double lower,
+                         double upper);
+
+/** Print `head` padded to column `indent`, then `text` word-wrapped to 79
+ *  columns with continuation lines indented to `indent` (help texts). */
+PLD_API void pld_text_wrap(FILE *f, const char *head, size_t indent, const char *text);
+
+#ifdef __cplusplus
+}
+#endif
 #endif
