@@ -167,3 +167,10 @@ double pld_add_up(double a, double b)
     s = nextafter(s, INFINITY);
   return s;
 }
+
+double pld_log_expm1(double x)
+{
+  if (x == 0.0)
+    return -INFINITY;
+  return x < 1.0 ? log(expm1(x)) : x + log1p(-exp(-x));
+}

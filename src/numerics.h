@@ -19,6 +19,9 @@ double pld_log_ndtr(double t);
 double pld_logaddexp(double a, double b);
 /* log(1 - exp(-x)) for x >= 0, Maechler's method. */
 double pld_log1mexp(double x);
+/* log(e^x - 1) for x >= 0 (-inf at 0), accurate to a few ulps of max(1, x)
+ * (no overflow for large x, no cancellation for small x). */
+double pld_log_expm1(double x);
 /* log(exp(a) - exp(b)) for a >= b (returns -inf when a == b). */
 double pld_logsubexp(double a, double b);
 
