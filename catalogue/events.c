@@ -693,12 +693,10 @@ static int rdp_bridge(const pld_mech *m, const pld_params *params,
   return st;
 }
 
-/* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
- * that the CLI rejects with a precise message what the library would reject
- * with a bare PLD_EINVAL. */
-#define FINITE_SUM_TOL 1e-9
-/* select.h: selection weights sum to 1 within 1e-12. */
-#define SELECT_SUM_TOL 1e-12
+/* The library's own tolerances (status.h), so that a precise message
+ * names what the library would reject with a bare PLD_EINVAL. */
+#define FINITE_SUM_TOL PLD_PROB_SUM_TOL
+#define SELECT_SUM_TOL PLD_WEIGHT_SUM_TOL
 
 /* Non-zero (and why filled) if list v does not sum to 1 within tol. */
 static int bad_sum(const struct value *v, const char *name, double tol,
