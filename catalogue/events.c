@@ -134,6 +134,8 @@ struct event_spec {
   no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
   no_solve_fn no_solve; /* may be NULL */
   const char *rdp_how; /* how --backend rdp handles it, for --help */
+  const char *example; /* an EVENT text of this event that both backends
+                          answer in about a second (help, parity tests) */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
 
@@ -691,12 +693,10 @@ static int rdp_bridge(const pld_mech *m, const pld_params *params,
   return st;
 }
 
-/* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
- * that the CLI rejects with a precise message what the library would reject
- * with a bare PLD_EINVAL. */
-#define FINITE_SUM_TOL 1e-9
-/* select.h: selection weights sum to 1 within 1e-12. */
-#define SELECT_SUM_TOL 1e-12
+/* The library's own tolerances (status.h), so that a precise message
+ * names what the library would reject with a bare PLD_EINVAL. */
+#define FINITE_SUM_TOL PLD_PROB_SUM_TOL
+#define SELECT_SUM_TOL PLD_WEIGHT_SUM_TOL
 
 /* Non-zero (and why filled) if list v does not sum to 1 within tol. */
 static int bad_sum(const struct value *v, const char *name, double tol,
@@ -813,6 +813,7 @@ static int check_selection(const struct value *v, char *why, size_t n)
 
 static const struct event_spec events[] = {
   {.name = "gaussian",
+   .example = "gaussian:sigma=2,count=10",
    .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
    .build = build_gaussian,
    .rdp = rdp_gaussian,
@@ -821,6 +822,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "laplace",
+   .example = "laplace:b=2,count=5",
    .summary = "Laplace mechanism: Laplace(b) noise on a query",
    .build = build_laplace,
    .rdp = rdp_laplace,
@@ -829,6 +831,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L1 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "discrete-laplace",
+   .example = "discrete-laplace:scale=2,count=5",
    .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
               "exp(-|k|/scale)",
    .build = build_discrete_laplace,
@@ -840,6 +843,7 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "discrete-gaussian",
+   .example = "discrete-gaussian:sigma=3,count=5",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
    .build = build_discrete_gaussian,
@@ -854,6 +858,7 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "randomized-response",
+   .example = "randomized-response:epsilon=1,k=4,count=10",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
               "another one uniformly",
@@ -865,6 +870,7 @@ static const struct event_spec events[] = {
             {"k", DOM_INT_GE2, 1, 0, "number of possible values",
              .mono = MONO_MORE}}},
   {.name = "poisson-gaussian",
+   .example = "poisson-gaussian:q=0.01,sigma=1,count=1000",
    .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
               "adjacency",
    .build = build_poisson_gaussian,
@@ -878,6 +884,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
   {.name = "poisson-laplace",
+   .example = "poisson-laplace:q=0.05,b=2,count=100",
    .summary = "Poisson-subsampled Laplace, add/remove adjacency",
    .build = build_poisson_laplace,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
@@ -887,6 +894,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity",
              .mono = MONO_LESS}}},
   {.name = "finite",
+   .example = "finite:p=0.5;0.3;0.2,q=0.3;0.3;0.4,count=3",
    .summary = "an arbitrary pair of finite output distributions P (with the "
               "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
    .build = build_finite,
@@ -899,6 +907,7 @@ static const struct event_spec events[] = {
             {"q", DOM_PROB_LIST, 1, 0,
              "probabilities of the same outcomes under Q"}}},
   {.name = "mixture-gaussian",
+   .example = "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,q-means=0,q-weights=1,count=4",
    .summary = "a pair of one-dimensional Gaussian mixtures with a common "
               "sigma, P = sum_i a_i N(mu_i, sigma^2) and Q = sum_j b_j "
               "N(nu_j, sigma^2), both directions exact, e.g. "
@@ -916,6 +925,7 @@ static const struct event_spec events[] = {
             {"q-weights", DOM_PROB_LIST, 1, 0,
              "component weights b_j of Q, one per mean"}}},
   {.name = "wor-gaussian",
+   .example = "wor-gaussian:batch=10,n=1000,sigma=1,sensitivity=2,count=100",
    .summary = "Gaussian mechanism on a batch of fixed size drawn without "
               "replacement from n records, REPLACE-ONE adjacency (one record "
               "is replaced by another), both directions",
@@ -932,6 +942,7 @@ static const struct event_spec events[] = {
              "neighbours (for sums of gradients clipped to norm C it is "
              "2C)", .mono = MONO_LESS}}},
   {.name = "random-participation",
+   .example = "random-participation:p=0.1,q=0.05,d=100,C=1,sigma=1,count=10",
    .summary = "one round of federated DP-SGD with random client "
               "participation: each client joins with probability p, samples "
               "each of its d records with probability q, the server adds "
@@ -972,6 +983,7 @@ static const struct event_spec events[] = {
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
   {.name = "model-splitting",
+   .example = "model-splitting:d=4,k=1,sigma=1,c=1,count=10",
    .summary = "one training step with model splitting (splitting paper, "
               "Thm 3.1): each example's gradient, clipped to norm c, is "
               "routed to k of the d disjoint blocks of the model, chosen "
@@ -999,6 +1011,7 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "balanced-iteration",
+   .example = "balanced-iteration:T=10,k=1,sigma=1,c=1",
    .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
               "ONE event is a WHOLE run of T iterations in which each "
               "example is used in exactly k of them, chosen uniformly at "
@@ -1021,6 +1034,7 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "bounded-gaussian",
+   .example = "bounded-gaussian:kind=rectified,theta=0,a=2,sigma=1,c=1,count=3",
    .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
               "paper): N(theta, sigma^2) clipped to the support "
               "(kind=rectified, point masses at -a and a) or conditioned on "
@@ -1064,6 +1078,7 @@ static const struct event_spec events[] = {
               "truncated or FFT-composed PLD does)",
    .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
   {.name = "random-selection",
+   .example = "random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=3]",
    .summary = "random selection of one of n member event lists, member i "
               "with probability w_i, the choice visible (model merging paper "
               "Thm 5.2): random-selection:weights=W1;...;Wn[,count=N]"
@@ -1163,6 +1178,37 @@ static int key_mono(const struct key_spec *ks)
   if (ks->mono)
     return ks->mono;
   return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
+}
+
+size_t pld_event_count(void) { return N_EVENTS; }
+
+int pld_event_info_get(size_t i, pld_event_info *out)
+{
+  if (i >= N_EVENTS || !out)
+    return PLD_EINVAL;
+  const struct event_spec *e = &events[i];
+  pld_event_info r;
+  memset(&r, 0, sizeof r);
+  r.name = e->name;
+  r.summary = e->summary;
+  r.example = e->example;
+  r.rdp_how = e->rdp_how;
+  r.has_pld = e->no_pld == NULL;
+  r.n_keys = n_keys(e);
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+int pld_event_find(const char *name, size_t *index)
+{
+  if (!name || !index)
+    return PLD_EINVAL;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    if (strcmp(events[i].name, name) == 0) {
+      *index = i;
+      return PLD_SUCCESS;
+    }
+  return PLD_EINVAL;
 }
 
 void pld_event_help(FILE *f)

@@ -1184,6 +1184,18 @@ static const char *hint(int st)
   }
 }
 
+/* The library's query for this command line (<pldkit/event.h>). */
+static void cli_query(const struct cli *c, pld_event_query *q)
+{
+  pld_event_query_default(q);
+  q->params = c->params;
+  q->backend = (c->backend & BACKEND_PLD ? PLD_EVENT_BACKEND_PLD : 0u) |
+               (c->backend & BACKEND_RDP ? PLD_EVENT_BACKEND_RDP : 0u);
+  q->rdp_method = c->rdp_method;
+  q->orders = c->orders;
+  q->n_orders = c->n_orders;
+}
+
 /* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
  * calibrate (NULL elsewhere).  Objects the accountant's mechanisms need are
  * appended to *owned, which the caller frees (pld_event_owned_free) after the
@@ -1192,28 +1204,10 @@ static int build_accountant(const struct cli *c, const char *subst,
                             pld_accountant **out, pld_event_owned **owned,
                             char *err, size_t errlen)
 {
-  pld_event_ctx pc;
-  pld_accountant *acc = NULL;
-  memset(&pc, 0, sizeof pc);
-  pc.params = &c->params;
-  pc.subst = subst;
-  int st = pld_accountant_alloc(&c->params, &acc);
-  if (st != PLD_SUCCESS) {
-    snprintf(err, errlen, "%s (while creating the accountant)",
-             pld_strerror(st));
-    return PLD_EVENT_EFAIL;
-  }
-  for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_event_parse(c->events[i], &pc, acc, err, errlen);
-    if (rc != PLD_EVENT_OK) {
-      pld_accountant_free(acc);
-      pld_event_ctx_release(&pc);
-      return rc;
-    }
-  }
-  pld_event_owned_move(owned, &pc.owned);
-  *out = acc;
-  return PLD_EVENT_OK;
+  pld_event_query q;
+  cli_query(c, &q);
+  return pld_event_accountant(&q, c->n_events, c->events, subst, out, owned,
+                              err, errlen);
 }
 
 /* The RDP curve of all the EVENTs on the --orders grid; `subst` replaces
@@ -1223,58 +1217,10 @@ static int build_rdp(const struct cli *c, const char *subst,
                      pld_rdp_curve **out, unsigned *bridged, char *err,
                      size_t errlen)
 {
-  pld_event_ctx pc;
-  pld_rdp_curve *cv = NULL;
-  int st = c->orders ? pld_rdp_curve_alloc(c->orders, c->n_orders, &cv)
-                     : pld_rdp_curve_alloc_default(&cv);
-  if (st != PLD_SUCCESS) {
-    snprintf(err, errlen, "%s (while creating the RDP curve on %zu orders)",
-             pld_strerror(st), c->orders ? c->n_orders
-                                         : (size_t)PLD_RDP_DEFAULT_ORDERS);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
-  }
-  memset(&pc, 0, sizeof pc);
-  pc.params = &c->params;
-  pc.subst = subst;
-  pc.backends = PLD_EVENT_BACKEND_RDP;
-  for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_event_parse_rdp(c->events[i], &pc, cv, err, errlen);
-    if (rc != PLD_EVENT_OK) {
-      pld_rdp_curve_free(cv);
-      pld_event_ctx_release(&pc);
-      return rc;
-    }
-  }
-  pld_event_ctx_release(&pc);
-  *bridged = pc.bridged;
-  *out = cv;
-  return PLD_EVENT_OK;
-}
-
-/* The RDP curve of the EVENTs for the default backend's answer (the
- * tighter of the accountant and RDP, <pldkit/best.h>): default orders, and
- * only when every EVENT has an RDP formula (the PLD bridge costs up to a
- * PLD build per event, too much for an optional bound).  NULL when it
- * cannot be built; the answer is then the accountant's. */
-static pld_rdp_curve *optional_rdp(const struct cli *c)
-{
-  pld_event_ctx pc;
-  pld_rdp_curve *cv = NULL;
-  char err[ERRLEN];
-  if (pld_rdp_curve_alloc_default(&cv) != PLD_SUCCESS)
-    return NULL;
-  memset(&pc, 0, sizeof pc);
-  pc.params = &c->params;
-  pc.backends = PLD_EVENT_BACKEND_RDP;
-  pc.no_bridge = 1;
-  for (size_t i = 0; i < c->n_events && cv; i++)
-    if (pld_event_parse_rdp(c->events[i], &pc, cv, err, sizeof err) !=
-        PLD_EVENT_OK) {
-      pld_rdp_curve_free(cv);
-      cv = NULL;
-    }
-  pld_event_ctx_release(&pc);
-  return cv;
+  pld_event_query q;
+  cli_query(c, &q);
+  return pld_event_rdp_curve(&q, c->n_events, c->events, subst, 0, out,
+                             bridged, err, errlen);
 }
 
 /* ---- calibrate ---------------------------------------------------------- */
@@ -1618,9 +1564,10 @@ static int compute_calibrate(const struct cli *c, struct answer *a)
 /* ---- the other queries -------------------------------------------------- */
 
 /* The RDP answer (--backend rdp or both) or the RDP curve (rdp-curve). */
-static int compute_rdp(const struct cli *c, struct answer *a)
+/* rdp-curve: the curve itself, on the --orders grid. */
+static int compute_rdp_curve(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN], in[64];
+  char err[ERRLEN];
   pld_rdp_curve *cv = NULL;
   double t0 = now();
   int rc = build_rdp(c, NULL, &cv, &a->bridged, err, sizeof err);
@@ -1633,94 +1580,55 @@ static int compute_rdp(const struct cli *c, struct answer *a)
   a->rdp_n = n;
   a->rdp_first = orders[0];
   a->rdp_last = orders[n - 1];
-  int st;
-  if (c->cmd == CMD_RDP_CURVE) {
-    a->rdp_orders = malloc(n * sizeof *a->rdp_orders);
-    a->rdp_values = malloc(n * sizeof *a->rdp_values);
-    st = PLD_ENOMEM;
-    snprintf(in, sizeof in, "the curve of %zu orders", n);
-    if (a->rdp_orders && a->rdp_values) {
-      memcpy(a->rdp_orders, orders, n * sizeof *orders);
-      memcpy(a->rdp_values, pld_rdp_curve_values(cv), n * sizeof *orders);
-      st = PLD_SUCCESS;
-    }
-  } else if (c->cmd == CMD_DELTA) {
-    strcpy(in, "the RDP delta at epsilon = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
-    st = pld_rdp_delta(cv, c->epsilon, c->rdp_method, &a->rdp);
-  } else {
-    strcpy(in, "the RDP epsilon at delta = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
-    st = pld_rdp_epsilon(cv, c->delta, c->rdp_method, &a->rdp);
+  a->rdp_orders = malloc(n * sizeof *a->rdp_orders);
+  a->rdp_values = malloc(n * sizeof *a->rdp_values);
+  if (a->rdp_orders && a->rdp_values) {
+    memcpy(a->rdp_orders, orders, n * sizeof *orders);
+    memcpy(a->rdp_values, pld_rdp_curve_values(cv), n * sizeof *orders);
   }
   pld_rdp_curve_free(cv);
   a->rdp_seconds = now() - t0;
-  if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s)", pld_strerror(st), in);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+  if (!a->rdp_orders || !a->rdp_values) {
+    pld_cli_error("%s (while copying the curve of %zu orders)",
+                  pld_strerror(PLD_ENOMEM), n);
+    return PLD_EVENT_EFAIL;
   }
   return PLD_EVENT_OK;
 }
 
-/* The PLD answer of epsilon, delta and curve (the accountant, or a
- * closed-form single round). */
-static int compute_pld(const struct cli *c, struct answer *a)
+/* epsilon, delta and curve under the chosen backends: the library answers
+ * (pld_event_epsilon / _delta / _curve), the CLI prints. */
+static int compute_query(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN], in[64];
-  pld_accountant *acc = NULL;
-  pld_event_owned *owned = NULL;
-  int st;
-
-  double t0 = now();
-  if (c->parse.closed.present) {
-    int want_delta = c->cmd == CMD_DELTA;
-    int rc = pld_event_closed_query(&c->parse.closed, want_delta,
-                                  want_delta ? c->epsilon : c->delta, &a->ca,
-                                  err, sizeof err);
-    a->pld_seconds = now() - t0;
-    if (rc != PLD_EVENT_OK) {
-      pld_cli_error("%s", err);
-      return rc;
-    }
-    a->closed = 1;
-    a->res.bound = a->ca.bound;
-    a->res.closed_form = 1;
-    a->res.met_accuracy = 1;
-    return PLD_EVENT_OK;
-  }
-  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  char err[ERRLEN];
+  pld_event_query q;
+  pld_event_answer ans;
+  memset(&ans, 0, sizeof ans);
+  cli_query(c, &q);
+  int rc;
+  if (c->cmd == CMD_DELTA)
+    rc = pld_event_delta(&q, c->n_events, c->events, c->epsilon, &ans, err,
+                         sizeof err);
+  else if (c->cmd == CMD_CURVE)
+    rc = pld_event_curve(&q, c->n_events, c->events, c->range_n, a->eps,
+                         a->curve, &ans, err, sizeof err);
+  else
+    rc = pld_event_epsilon(&q, c->n_events, c->events, c->delta, &ans, err,
+                           sizeof err);
   if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s", err);
+    pld_cli_error("%s%s", err, hint(ans.status));
     return rc;
   }
-  /* The default backend answers with the tightest certified bound the
-   * library has, RDP included; --backend both shows the two apart. */
-  pld_rdp_curve *rdp = c->backend == BACKEND_PLD ? optional_rdp(c) : NULL;
-  switch (c->cmd) {
-  case CMD_DELTA:
-    strcpy(in, "delta at epsilon = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
-    st = pld_best_delta(acc, rdp, c->epsilon, &a->res);
-    break;
-  case CMD_CURVE:
-    snprintf(in, sizeof in, "delta at %zu epsilons", c->range_n);
-    st = pld_best_curve(acc, rdp, c->range_n, a->eps, a->curve, &a->res);
-    break;
-  default:
-    strcpy(in, "epsilon at delta = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
-    st = pld_best_epsilon(acc, rdp, c->delta, &a->res);
-    break;
-  }
-  a->pld_seconds = now() - t0;
-  pld_rdp_curve_free(rdp);
-  pld_accountant_free(acc);
-  pld_event_owned_free(owned);
-  if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
-                  hint(st));
-    return PLD_EVENT_EFAIL;
-  }
+  a->res = ans.pld;
+  a->closed = ans.closed;
+  a->ca = ans.closed_answer;
+  a->rdp = ans.rdp;
+  a->bridged = ans.bridged;
+  a->rdp_n = ans.rdp_n;
+  a->rdp_first = ans.rdp_first;
+  a->rdp_last = ans.rdp_last;
+  a->pld_seconds = ans.pld_seconds;
+  a->rdp_seconds = ans.rdp_seconds;
   return PLD_EVENT_OK;
 }
 
@@ -2067,10 +1975,10 @@ static int compute(const struct cli *c, struct answer *a)
     a->seconds = now() - t0;
     return rc;
   }
-  if (c->backend & BACKEND_PLD)
-    rc = compute_pld(c, a);
-  if (rc == PLD_EVENT_OK && (c->backend & BACKEND_RDP))
-    rc = compute_rdp(c, a);
+  if (c->cmd == CMD_RDP_CURVE)
+    rc = compute_rdp_curve(c, a);
+  else
+    rc = compute_query(c, a);
   a->seconds = now() - t0;
   if (rc != PLD_EVENT_OK)
     answer_free(a);

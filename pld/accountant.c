@@ -161,14 +161,11 @@ int pld_accountant_add_selection(pld_accountant *acc, size_t n,
   if (!acc || n < 1 || n > 4096 || !members || !weights || count < 1 ||
       count > ((uint64_t)1 << 53))
     return PLD_EINVAL;
-  double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!members[i] || !isfinite(weights[i]) || weights[i] < 0.0)
-      return PLD_EINVAL;
-    sum += weights[i];
-  }
-  if (fabs(sum - 1.0) > 1e-12)
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL))
     return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!members[i])
+      return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (members[i]->n == 0)
       return PLD_EEMPTY;

@@ -120,7 +120,9 @@ enum pld_mech_kind {
   PLD_MECH_WOR,     /* sampling without replacement (base: Poisson PQ) */
   PLD_MECH_SELECT,  /* random selection among member mechanisms */
   PLD_MECH_BOUNDED, /* rectified Gaussian on a bounded support */
-  PLD_MECH_MIXTURE_GENERAL /* Gaussian mixtures with per-component sigma */
+  PLD_MECH_MIXTURE_GENERAL, /* Gaussian mixtures with per-component sigma */
+  PLD_MECH_ALLOCATION /* random allocation (papers/allocation.c): members
+                         are the upper and lower finite pairs */
 };
 
 struct pld_mech {

@@ -12,6 +12,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 
 /* An atom: loss l, first-argument mass a, log of the second's mass lb. */
 struct atom {
@@ -190,17 +191,6 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-static int check_pmf(size_t n, const double *p)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(p[i]) || p[i] < 0.0)
-      return 0;
-    s += p[i];
-  }
-  return fabs(s - 1.0) <= 1e-9;
-}
-
 /* A finite mechanism from LOG masses lp, lq (-inf for 0) and, where the
  * constructor knows them to 2u relative, the losses lpq = log(p_i/q_i)
  * (NULL: lp - lq). */
@@ -296,8 +286,8 @@ static int finite_new(size_t n, const double *p, const double *q,
 
 int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
 {
-  if (!out || !p || !q || n == 0 || n > ((size_t)1 << 26) || !check_pmf(n, p) ||
-      !check_pmf(n, q))
+  if (!out || !p || !q || n == 0 || n > ((size_t)1 << 26) || !pld_is_simplex(p, n, PLD_PROB_SUM_TOL) ||
+      !pld_is_simplex(q, n, PLD_PROB_SUM_TOL))
     return PLD_EINVAL;
   return finite_new(n, p, q, NULL, 1, 100, out);
 }

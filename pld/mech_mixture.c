@@ -312,17 +312,6 @@ static int mixture_curve_cb(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-static int check_weights(size_t n, const double *w, double tol)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0)
-      return 0;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= tol;
-}
-
 int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
                               const double *p_weights, size_t nq,
                               const double *q_means, const double *q_weights,
@@ -330,8 +319,8 @@ int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
 {
   if (!out || !isfinite(sigma) || !(sigma > 0.0) || np < 1 || nq < 1 ||
       np + nq > MIX_MAX_TERMS || !p_means || !p_weights || !q_means ||
-      !q_weights || !check_weights(np, p_weights, 1e-9) ||
-      !check_weights(nq, q_weights, 1e-9))
+      !q_weights || !pld_is_simplex(p_weights, np, PLD_PROB_SUM_TOL) ||
+      !pld_is_simplex(q_weights, nq, PLD_PROB_SUM_TOL))
     return PLD_EINVAL;
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < np + nq; i++) {
@@ -505,7 +494,7 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
                     const double *weights, pld_mech **out)
 {
   if (!out || n < 1 || n > 4096 || !members || !weights ||
-      !check_weights(n, weights, 1e-12))
+      !pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL))
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!members[i])

@@ -191,15 +191,13 @@ static int mg_curve_cb(void *ctx, int dir, size_t n, const double *eps,
 static int check_mix(size_t n, const double *w, const double *m,
                      const double *s)
 {
-  if (n < 1 || !w || !m || !s) return 0;
-  double sum = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) ||
-        !isfinite(s[k]) || !(s[k] > 0.0) || fabs(m[k] / s[k]) > 1e6)
+  if (n < 1 || !w || !m || !s || !pld_is_simplex(w, n, PLD_PROB_SUM_TOL))
+    return 0;
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0) ||
+        fabs(m[k] / s[k]) > 1e6)
       return 0;
-    sum += w[k];
-  }
-  return fabs(sum - 1.0) <= 1e-9;
+  return 1;
 }
 
 int pld_mech_mixture_gaussian_general(size_t np, const double *pw,

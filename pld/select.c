@@ -13,23 +13,13 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 #include <pldkit/select.h>
-
-static int weights_ok(size_t n, const double *w)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0)
-      return 0;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12;
-}
 
 int pld_dist_mix(size_t n, const pld_dist *const *members,
                  const double *weights, pld_dist **out)
 {
-  if (!out || n < 1 || !members || !weights || !weights_ok(n, weights))
+  if (!out || n < 1 || !members || !weights || !pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL))
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!members[i])

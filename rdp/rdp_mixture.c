@@ -268,15 +268,12 @@ static int log_integral(const side *A, const side *B, double alpha,
 static int check_side(size_t n, const double *w, const double *m,
                       const double *s)
 {
-  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL)) return PLD_EINVAL;
-  double sum = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) ||
-        !(s[k] > 0.0))
+  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL) ||
+      !pld_is_simplex(w, n, PLD_PROB_SUM_TOL))
+    return PLD_EINVAL;
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0))
       return PLD_EINVAL;
-    sum += w[k];
-  }
-  if (!(fabs(sum - 1.0) <= 1e-9)) return PLD_EINVAL;
   return PLD_SUCCESS;
 }
 

@@ -167,3 +167,23 @@ double pld_add_up(double a, double b)
     s = nextafter(s, INFINITY);
   return s;
 }
+
+double pld_log_expm1(double x)
+{
+  if (x == 0.0)
+    return -INFINITY;
+  return x < 1.0 ? log(expm1(x)) : x + log1p(-exp(-x));
+}
+
+int pld_is_simplex(const double *w, size_t n, double tol)
+{
+  if (!w)
+    return 0;
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(w[i]) || !(w[i] >= 0.0))
+      return 0;
+    s += w[i];
+  }
+  return fabs(s - 1.0) <= tol;
+}

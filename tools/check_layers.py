@@ -21,6 +21,7 @@ LAYERS = {
     "pld": 1,
     "rdp": 1,
     "papers": 2,
+    "catalogue": 3,
     "front": 9,
 }
 
@@ -39,6 +40,8 @@ HEADER_LAYER = {
     "participation.h": "papers",
     "merge.h": "papers",
     "best.h": "papers",
+    "allocation.h": "papers",
+    "event.h": "catalogue",
     "pldkit.h": "front",
 }
 
@@ -48,6 +51,7 @@ DIR_LAYER = {
     "pld": "pld",
     "rdp": "rdp",
     "papers": "papers",
+    "catalogue": "catalogue",
     "cli": "front",
 }
 

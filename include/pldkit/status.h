@@ -40,6 +40,15 @@ enum pld_status {
   PLD_EIO = 13       /* a file could not be opened, read or written */
 };
 
+/** Tolerances of the library's input checks, for front ends that validate
+ *  first.  A probability vector (a finite pair's masses, a mixture's
+ *  component weights) must sum to 1 within PLD_PROB_SUM_TOL; selection
+ *  weights (random selection, merging's lambda) within PLD_WEIGHT_SUM_TOL,
+ *  tighter because their own error is not booked.  Every entry must be
+ *  finite and >= 0. */
+#define PLD_PROB_SUM_TOL 1e-9
+#define PLD_WEIGHT_SUM_TOL 1e-12
+
 /** One sentence describing a status code, with an uppercase first character and
  *  no trailing period.  Any int is accepted: unknown codes give "Unknown
  *  status code".  Never NULL; the string is static (do not free it) and
