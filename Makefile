@@ -2,10 +2,10 @@
 # fresh Debian 12 machine (installing missing packages as root), configure
 # build/, compile, and run the demo or the test suite.
 
-PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
+PKGS := meson ninja-build pkg-config gcc g++ libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test tsan bench figures fuzz clean
+.PHONY: all deps configure demo test tsan bench figures fuzz clean python-install
 
 all: configure
 	ninja -C $(BUILD)
@@ -65,6 +65,18 @@ tsan: deps
 	  TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:history_size=4 ./$(TSAN)/$$t || exit 1; \
 	done
 
+# The Python binding, offline: Debian's pip and setuptools (installed if
+# missing), no build isolation and no index, so nothing is downloaded.  In a
+# virtualenv ($$VIRTUAL_ENV set) it installs there; otherwise into
+# /usr/local (Debian 12 marks its python "externally managed", hence
+# --break-system-packages: the package has no dependencies).  The package
+# finds the library installed by `meson install -C build` (or PLDKIT_LIBRARY).
+PYTHON ?= python3
+PIP_FLAGS ?= --no-build-isolation --no-index
+python-install: all
+	@$(MAKE) --no-print-directory deps PKGS="python3-pip python3-setuptools"
+	$(PYTHON) -m pip install $(PIP_FLAGS) $$([ -n "$$VIRTUAL_ENV" ] || echo --break-system-packages) ./python
+
 # The performance report, the RDP-vs-PLD comparison and the other
 # benchmarks: CSVs, plots and summary.txt in bench/results.  Never part of
 # `make test`.
@@ -96,8 +108,7 @@ fuzz: deps
 	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
 	ninja -C $(FUZZ) libpldkit.a
 	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
-	  extra=""; [ $$t = event ] && extra="cli/events.c cli/output.c"; \
-	  [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
+	  extra=""; [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Icli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
 	    $$(pkg-config --libs fftw3 gsl) -lfftw3_threads -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \

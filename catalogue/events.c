@@ -135,6 +135,8 @@ struct event_spec {
   no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
   no_solve_fn no_solve; /* may be NULL */
   const char *rdp_how; /* how --backend rdp handles it, for --help */
+  const char *example; /* an EVENT text of this event that both backends
+                          answer in about a second (help, parity tests) */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
 
@@ -692,12 +694,10 @@ static int rdp_bridge(const pld_mech *m, const pld_params *params,
   return st;
 }
 
-/* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
- * that the CLI rejects with a precise message what the library would reject
- * with a bare PLD_EINVAL. */
-#define FINITE_SUM_TOL 1e-9
-/* select.h: selection weights sum to 1 within 1e-12. */
-#define SELECT_SUM_TOL 1e-12
+/* The library's own tolerances (status.h), so that a precise message
+ * names what the library would reject with a bare PLD_EINVAL. */
+#define FINITE_SUM_TOL PLD_PROB_SUM_TOL
+#define SELECT_SUM_TOL PLD_WEIGHT_SUM_TOL
 
 /* Non-zero (and why filled) if list v does not sum to 1 within tol. */
 static int bad_sum(const struct value *v, const char *name, double tol,
@@ -814,6 +814,7 @@ static int check_selection(const struct value *v, char *why, size_t n)
 
 static const struct event_spec events[] = {
   {.name = "gaussian",
+   .example = "gaussian:sigma=2,count=10",
    .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
    .build = build_gaussian,
    .rdp = rdp_gaussian,
@@ -822,6 +823,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "laplace",
+   .example = "laplace:b=2,count=5",
    .summary = "Laplace mechanism: Laplace(b) noise on a query",
    .build = build_laplace,
    .rdp = rdp_laplace,
@@ -830,6 +832,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L1 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "discrete-laplace",
+   .example = "discrete-laplace:scale=2,count=5",
    .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
               "exp(-|k|/scale)",
    .build = build_discrete_laplace,
@@ -841,6 +844,7 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "discrete-gaussian",
+   .example = "discrete-gaussian:sigma=3,count=5",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
    .build = build_discrete_gaussian,
@@ -855,6 +859,7 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "randomized-response",
+   .example = "randomized-response:epsilon=1,k=4,count=10",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
               "another one uniformly",
@@ -866,6 +871,7 @@ static const struct event_spec events[] = {
             {"k", DOM_INT_GE2, 1, 0, "number of possible values",
              .mono = MONO_MORE}}},
   {.name = "poisson-gaussian",
+   .example = "poisson-gaussian:q=0.01,sigma=1,count=1000",
    .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
               "adjacency",
    .build = build_poisson_gaussian,
@@ -879,6 +885,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
   {.name = "poisson-laplace",
+   .example = "poisson-laplace:q=0.05,b=2,count=100",
    .summary = "Poisson-subsampled Laplace, add/remove adjacency",
    .build = build_poisson_laplace,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
@@ -888,6 +895,7 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity",
              .mono = MONO_LESS}}},
   {.name = "finite",
+   .example = "finite:p=0.5;0.3;0.2,q=0.3;0.3;0.4,count=3",
    .summary = "an arbitrary pair of finite output distributions P (with the "
               "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
    .build = build_finite,
@@ -900,6 +908,7 @@ static const struct event_spec events[] = {
             {"q", DOM_PROB_LIST, 1, 0,
              "probabilities of the same outcomes under Q"}}},
   {.name = "mixture-gaussian",
+   .example = "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,q-means=0,q-weights=1,count=4",
    .summary = "a pair of one-dimensional Gaussian mixtures with a common "
               "sigma, P = sum_i a_i N(mu_i, sigma^2) and Q = sum_j b_j "
               "N(nu_j, sigma^2), both directions exact, e.g. "
@@ -917,6 +926,7 @@ static const struct event_spec events[] = {
             {"q-weights", DOM_PROB_LIST, 1, 0,
              "component weights b_j of Q, one per mean"}}},
   {.name = "wor-gaussian",
+   .example = "wor-gaussian:batch=10,n=1000,sigma=1,sensitivity=2,count=100",
    .summary = "Gaussian mechanism on a batch of fixed size drawn without "
               "replacement from n records, REPLACE-ONE adjacency (one record "
               "is replaced by another), both directions",
@@ -933,6 +943,7 @@ static const struct event_spec events[] = {
              "neighbours (for sums of gradients clipped to norm C it is "
              "2C)", .mono = MONO_LESS}}},
   {.name = "random-participation",
+   .example = "random-participation:p=0.1,q=0.05,d=100,C=1,sigma=1,count=10",
    .summary = "one round of federated DP-SGD with random client "
               "participation: each client joins with probability p, samples "
               "each of its d records with probability q, the server adds "
@@ -973,6 +984,7 @@ static const struct event_spec events[] = {
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
   {.name = "model-splitting",
+   .example = "model-splitting:d=4,k=1,sigma=1,c=1,count=10",
    .summary = "one training step with model splitting (splitting paper, "
               "Thm 3.1): each example's gradient, clipped to norm c, is "
               "routed to k of the d disjoint blocks of the model, chosen "
@@ -1000,6 +1012,7 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "balanced-iteration",
+   .example = "balanced-iteration:T=10,k=1,sigma=1,c=1",
    .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
               "ONE event is a WHOLE run of T iterations in which each "
               "example is used in exactly k of them, chosen uniformly at "
@@ -1022,6 +1035,7 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "bounded-gaussian",
+   .example = "bounded-gaussian:kind=rectified,theta=0,a=2,sigma=1,c=1,count=3",
    .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
               "paper): N(theta, sigma^2) clipped to the support "
               "(kind=rectified, point masses at -a and a) or conditioned on "
@@ -1065,6 +1079,7 @@ static const struct event_spec events[] = {
               "truncated or FFT-composed PLD does)",
    .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
   {.name = "random-selection",
+   .example = "random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=3]",
    .summary = "random selection of one of n member event lists, member i "
               "with probability w_i, the choice visible (model merging paper "
               "Thm 5.2): random-selection:weights=W1;...;Wn[,count=N]"
@@ -1164,6 +1179,37 @@ static int key_mono(const struct key_spec *ks)
   if (ks->mono)
     return ks->mono;
   return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
+}
+
+size_t pld_event_count(void) { return N_EVENTS; }
+
+int pld_event_info_get(size_t i, pld_event_info *out)
+{
+  if (i >= N_EVENTS || !out)
+    return PLD_EINVAL;
+  const struct event_spec *e = &events[i];
+  pld_event_info r;
+  memset(&r, 0, sizeof r);
+  r.name = e->name;
+  r.summary = e->summary;
+  r.example = e->example;
+  r.rdp_how = e->rdp_how;
+  r.has_pld = e->no_pld == NULL;
+  r.n_keys = n_keys(e);
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+int pld_event_find(const char *name, size_t *index)
+{
+  if (!name || !index)
+    return PLD_EINVAL;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    if (strcmp(events[i].name, name) == 0) {
+      *index = i;
+      return PLD_SUCCESS;
+    }
+  return PLD_EINVAL;
 }
 
 void pld_event_help(FILE *f)
@@ -1873,8 +1919,8 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
                        : rdp_zero_like(sk->rdp, &curves[i]);
       if (st != PLD_SUCCESS) {
         snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
-                 "event %s)", pld_cli_why(st), i + 1, qev);
-        rc = pld_event_rc(st);
+                 "event %s)", pld_status_text(st), i + 1, qev);
+        rc = pld_event_rc_of_status(st);
         break;
       }
       member.acc = members[i];
@@ -1901,12 +1947,12 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL || st == PLD_EEMPTY) {
         snprintf(ps->err, ps->errlen, "event %s was rejected by the "
-                 "library: %s", qev, pld_cli_why(st));
+                 "library: %s", qev, pld_status_text(st));
         rc = PLD_EVENT_EUSAGE;
       } else {
         snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-                 pld_cli_why(st), qev);
-        rc = pld_event_rc(st);
+                 pld_status_text(st), qev);
+        rc = pld_event_rc_of_status(st);
       }
     }
   }
@@ -1981,15 +2027,24 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     return PLD_EVENT_EUSAGE;
   }
   pld_dist *d = NULL;
-  int st = pld_dist_load(path, &d);
+  const pld_params *cap = ps->ctx->params;
+  /* --max-grid covers loaded files too: refused before they are read */
+  int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
+               : pld_dist_load(path, &d);
+  if (st == PLD_ERANGE && cap) {
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
+             "than --max-grid %zu grid points (a larger --max-grid loads it)",
+             qp, qev, cap->max_grid);
+    return PLD_EVENT_EUSAGE;
+  }
   if (st != PLD_SUCCESS) {
     if (st == PLD_ENOMEM) {
       snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
-               "event %s)", pld_cli_why(st), qp, qev);
-      return pld_event_rc(st);
+               "event %s)", pld_status_text(st), qp, qev);
+      return pld_event_rc_of_status(st);
     }
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
-             "%s", qp, qev, pld_cli_why(st));
+             "%s", qp, qev, pld_status_text(st));
     return PLD_EVENT_EUSAGE;
   }
   double g = pld_dist_discretization(d);
@@ -2010,8 +2065,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
       rc = PLD_EVENT_EUSAGE;
     } else if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-               pld_cli_why(st), qev);
-      rc = pld_event_rc(st);
+               pld_status_text(st), qev);
+      rc = pld_event_rc_of_status(st);
     }
   } else if (sk && sk->rdp && ps->ctx->no_bridge) {
     snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
@@ -2027,8 +2082,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     ps->ctx->bridged++;
     if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
-               "%s)", pld_cli_why(st), qev);
-      rc = pld_event_rc(st);
+               "%s)", pld_status_text(st), qev);
+      rc = pld_event_rc_of_status(st);
     }
   }
   pld_dist_free(d);
@@ -2186,11 +2241,11 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
        * hence 2. */
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_cli_why(st));
+                 qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while building event %s)",
-                 pld_cli_why(st), qev);
-        rc = pld_event_rc(st);
+                 pld_status_text(st), qev);
+        rc = pld_event_rc_of_status(st);
       }
       goto done;
     }
@@ -2205,9 +2260,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     st = pld_accountant_add(sk->acc, mech, count);
     if (st != PLD_SUCCESS) {
-      snprintf(err, errlen, "%s (while adding event %s)", pld_cli_why(st),
+      snprintf(err, errlen, "%s (while adding event %s)", pld_status_text(st),
                qev);
-      rc = pld_event_rc(st);
+      rc = pld_event_rc_of_status(st);
       goto done;
     }
     if (own) {
@@ -2229,14 +2284,14 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library's RDP "
-                 "backend: %s", qev, pld_cli_why(st));
+                 "backend: %s", qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while computing the RDP of event %s%s)",
-                 pld_cli_why(st), qev,
+                 pld_status_text(st), qev,
                  st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
                                     "coarser --discretization, may help"
                                   : "");
-        rc = pld_event_rc(st);
+        rc = pld_event_rc_of_status(st);
       }
       goto done;
     }
@@ -2507,8 +2562,8 @@ int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
   }
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
-             pld_cli_why(st), pld_event_closed_name(c), c->where);
-    return pld_event_rc(st);
+             pld_status_text(st), pld_event_closed_name(c), c->where);
+    return pld_event_rc_of_status(st);
   }
   *out = a;
   return PLD_EVENT_OK;

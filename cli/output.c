@@ -9,31 +9,6 @@
 #include <time.h>
 #include <unistd.h> /* isatty */
 
-const char *pld_cli_why(int st)
-{
-  static _Thread_local char buf[512];
-  const char *d = pld_error_detail();
-  if (st == PLD_SUCCESS || !d || !d[0])
-    return pld_strerror(st);
-  snprintf(buf, sizeof buf, "%s: %s", pld_strerror(st), d);
-  return buf;
-}
-
-int pld_event_rc(int st)
-{
-  switch (st) {
-  case PLD_SUCCESS:
-    return 0;
-  case PLD_ENOMEM:
-  case PLD_EFFT:
-  case PLD_EMAXITER:
-  case PLD_ECALLBACK:
-    return 1;
-  default:
-    return 2;
-  }
-}
-
 static struct {
   int on;
   int width;   /* of the line on screen, 0: none shown */

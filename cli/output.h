@@ -18,19 +18,6 @@
  *  character that slipped into the message becomes a blank. */
 void pld_cli_error(const char *fmt, ...) PLD_CLI_PRINTF(1, 2);
 
-/** pld_strerror(st), followed by ": " and the library's detail of the
- *  rejection (pld_error_detail) when it recorded one, e.g. "An argument is
- *  invalid (...): q = 1.5 must be in (0, 1]".  Call it right after the
- *  failing library call (the detail is the last call's).  The buffer is
- *  thread-local and reused by the next call. */
-const char *pld_cli_why(int st);
-
-/** The exit code for a library status after the input was parsed: 2 (the
- *  input's fault: out of a domain the parser does not know, over a cap the
- *  user can raise, an accuracy that cannot be met, incompatible grids, a bad
- *  file) or 1 (the machine's: memory, FFTW, non-convergence). */
-int pld_event_rc(int st);
-
 /** Progress of long library calls (pld_set_progress) as one line on
  *  stderr, redrawn in place, only when stderr is a terminal (nothing when
  *  piped or redirected), first after 0.5 s and then at most 5 times a

@@ -39,13 +39,7 @@ static int check_runs(const pld_merge_run *runs, size_t n, size_t cap)
 
 static int check_simplex(const double *w, size_t n)
 {
-  if (!w) return PLD_EINVAL;
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0) return PLD_EINVAL;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12 ? PLD_SUCCESS : PLD_EINVAL;
+  return pld_is_simplex(w, n, PLD_WEIGHT_SUM_TOL, "lambda") ? PLD_SUCCESS : PLD_EINVAL;
 }
 
 /* One LC step type: the runs with steps >= t_min and lambda > 0 are active.

@@ -27,18 +27,9 @@
 
 #include <pldkit/rdp_papers.h>
 
+#include "internal.h" /* pld_gaussian_delta: the one Gaussian delta(eps) */
 #include "numerics.h"
 #include "detail.h"
-
-/* exact Gaussian delta(eps), mu = sensitivity/sigma, log space */
-static double gauss_delta(double mu, double eps)
-{
-  double a = 0.5 * mu - eps / mu, b = -0.5 * mu - eps / mu;
-  double la = pld_log_ndtr(a), lb = eps + pld_log_ndtr(b);
-  if (!(lb < la))
-    return 0.0;
-  return exp(la) * -expm1(lb - la);
-}
 
 int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
                             int *certified)
@@ -51,7 +42,7 @@ int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
   if (!isfinite(r) || !(r > 0.0))
     return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !isfinite(r) || !(r > 0.0))");
   if (certified)
-    *certified = gauss_delta(s / r, eps) <= delta;
+    *certified = pld_gaussian_delta(s / r, eps) <= delta;
   *sigma = r;
   return PLD_SUCCESS;
 }

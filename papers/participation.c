@@ -67,14 +67,6 @@ static int check_params(const pld_participation_params *par, int need_sigma)
 /* ------------------------------------------------------------------------ */
 /* Small helpers.                                                            */
 
-/* log(e^e - 1) for finite e >= 0 (-inf at 0). */
-static double log_expm1(double e)
-{
-  if (e == 0.0)
-    return -INFINITY;
-  return e > 30.0 ? e + log1p(-exp(-e)) : log(expm1(e));
-}
-
 /* S_g(eps) with lg = log g, lem1 = log(e^eps - 1).  The subsampled pair's
  * remove direction: H_x((1-g)N(0)+gN(C) || N(0)) = g H_x'(N(C)||N(0)),
  * x' = 1 + (x-1)/g (advanced joint convexity with equal mixture parts). */
@@ -236,7 +228,7 @@ int pld_participation_epsilon_prime(double epsilon, double gamma,
   /* eq. (5) inverted: e^eps' = 1 + (e^eps - 1)/gamma */
   double t = expm1(epsilon) / gamma;
   *eps_prime = isfinite(t) ? log1p(t)
-                           : pld_logaddexp(0.0, log_expm1(epsilon) - log(gamma));
+                           : pld_logaddexp(0.0, pld_log_expm1(epsilon) - log(gamma));
   return PLD_SUCCESS;
 }
 
@@ -244,7 +236,7 @@ int pld_participation_epsilon_prime(double epsilon, double gamma,
 static double cf_value(const pld_participation_params *par, int analysis,
                        double eps)
 {
-  double lem1 = log_expm1(eps), mu = par->clip / par->sigma;
+  double lem1 = pld_log_expm1(eps), mu = par->clip / par->sigma;
   double lp = log(par->p), lq = log(par->q);
   switch (analysis) {
   case PLD_PARTICIPATION_OLS: /* Thm 5.1 */
@@ -418,7 +410,7 @@ static void thm_constants(const pld_participation_params *par, double eps,
                           thm_const *k)
 {
   double lp = log(par->p), lq = log(par->q);
-  k->lem1 = log_expm1(eps);
+  k->lem1 = pld_log_expm1(eps);
   k->eps_prime = pld_logaddexp(0.0, k->lem1 - lp - lq);
   k->lac2 = pld_logaddexp(0.0, k->lem1 - lq);
   k->lac1 = k->lem1 + log1p(-par->p) - lp - lq;

@@ -172,16 +172,14 @@ int pld_accountant_add_selection(pld_accountant *acc, size_t n,
     return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4096]", n);
   if (count < 1 || count > ((uint64_t)1 << 53))
     return pld_fail(PLD_EINVAL, "count = %llu must be in [1, 2^53]", (unsigned long long)count);
-  double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++)
     if (!members[i])
       return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);
-    if (!isfinite(weights[i]) || weights[i] < 0.0)
-      return pld_fail(PLD_EINVAL, "weights[%zu] = %g must be finite and >= 0", i, weights[i]);
-    sum += weights[i];
-  }
-  if (fabs(sum - 1.0) > 1e-12)
-    return pld_fail(PLD_EINVAL, "the weights sum to %.17g, not within 1e-12 of 1", sum);
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL, "weights"))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!members[i])
+      return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (members[i]->n == 0)
       return PLD_EEMPTY;

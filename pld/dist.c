@@ -229,6 +229,7 @@ void pld_dist_free(pld_dist *d)
   for (int i = 0; i < 2; i++)
     for (int r = 0; r < 2; r++)
       pld_pmf_clear(&d->p[i][r]);
+  pld_free(d->hist);
   pld_free(d);
 }
 
@@ -275,6 +276,15 @@ int pld_dist_copy(const pld_dist *src, pld_dist **out)
         pld_dist_free(d);
         return st;
       }
+  if (src->hist_len) {
+    if (!(d->hist = pld_malloc(src->hist_len))) {
+      pld_dist_free(d);
+      return PLD_ENOMEM;
+    }
+    memcpy(d->hist, src->hist, src->hist_len);
+    d->hist_len = src->hist_len;
+    d->hist_n = src->hist_n;
+  }
   *out = d;
   return PLD_SUCCESS;
 }

@@ -13,6 +13,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include "detail.h"
+#include "numerics.h"
 
 /* An atom: loss l, first-argument mass a, log of the second's mass lb. */
 struct atom {
@@ -191,19 +192,6 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-static int check_pmf(size_t n, const double *p, const char *name)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(p[i]) || p[i] < 0.0)
-      return !pld_fail(PLD_EINVAL, "%s[%zu] = %g must be finite and >= 0", name, i, p[i]);
-    s += p[i];
-  }
-  if (!(fabs(s - 1.0) <= 1e-9))
-    return !pld_fail(PLD_EINVAL, "the masses %s sum to %.17g, not within 1e-9 of 1", name, s);
-  return 1;
-}
-
 /* A finite mechanism from LOG masses lp, lq (-inf for 0) and, where the
  * constructor knows them to 2u relative, the losses lpq = log(p_i/q_i)
  * (NULL: lp - lq). */
@@ -304,8 +292,9 @@ int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
     return pld_fail(PLD_EINVAL, "%s is NULL", !out ? "out" : !p ? "p" : "q");
   if (n == 0 || n > ((size_t)1 << 26))
     return pld_fail(PLD_EINVAL, "n = %zu outcomes must be in [1, 2^26]", n);
-  if (!check_pmf(n, p, "p") || !check_pmf(n, q, "q"))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_finite: an argument is out of its domain (rejected by: !check_pmf(n, p, \"p\") || !check_pmf(n, q, \"q\"))");
+  if (!pld_is_simplex(p, n, PLD_PROB_SUM_TOL, "masses p") ||
+      !pld_is_simplex(q, n, PLD_PROB_SUM_TOL, "masses q"))
+    return PLD_EINVAL;
   return finite_new(n, p, q, NULL, 1, 100, out);
 }
 

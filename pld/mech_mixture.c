@@ -313,20 +313,6 @@ static int mixture_curve_cb(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-static int check_weights(size_t n, const double *w, double tol, const char *name)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0)
-      return !pld_fail(PLD_EINVAL, "%s[%zu] = %g must be finite and >= 0", name, i, w[i]);
-    s += w[i];
-  }
-  if (!(fabs(s - 1.0) <= tol))
-    return !pld_fail(PLD_EINVAL, "the weights %s sum to %.17g, not within %g of 1", name, s,
-                     tol);
-  return 1;
-}
-
 int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
                               const double *p_weights, size_t nq,
                               const double *q_means, const double *q_weights,
@@ -340,9 +326,9 @@ int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
   if (np < 1 || nq < 1 || np + nq > MIX_MAX_TERMS)
     return pld_fail(PLD_EINVAL, "%zu + %zu components: each side needs >= 1, at most %d in all",
                     np, nq, MIX_MAX_TERMS);
-  if (!check_weights(np, p_weights, 1e-9, "p_weights") ||
-      !check_weights(nq, q_weights, 1e-9, "q_weights"))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_mixture_gaussian: an argument is out of its domain (rejected by: !check_weights(np, p_weights, 1e-9, \"p_weights\") || !check_weights(nq, q_weights, 1e-9, \"q_weights\"))");
+  if (!pld_is_simplex(p_weights, np, PLD_PROB_SUM_TOL, "p_weights") ||
+      !pld_is_simplex(q_weights, nq, PLD_PROB_SUM_TOL, "q_weights"))
+    return PLD_EINVAL;
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < np + nq; i++) {
     double m = i < np ? p_means[i] : q_means[i - np];
@@ -524,8 +510,8 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
     return pld_fail(PLD_EINVAL, "%s is NULL", !out ? "out" : !members ? "members" : "weights");
   if (n < 1 || n > 4096)
     return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4096]", n);
-  if (!check_weights(n, weights, 1e-12, "weights"))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_select: an argument is out of its domain (rejected by: !check_weights(n, weights, 1e-12, \"weights\"))");
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL, "weights"))
+    return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!members[i])
       return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);

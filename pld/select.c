@@ -13,26 +13,18 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 #include <pldkit/select.h>
 #include "detail.h"
-
-static int weights_ok(size_t n, const double *w)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0)
-      return 0;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12;
-}
 
 int pld_dist_mix(size_t n, const pld_dist *const *members,
                  const double *weights, pld_dist **out)
 {
   pld_detail_clear();
-  if (!out || n < 1 || !members || !weights || !weights_ok(n, weights))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_mix: an argument is out of its domain (rejected by: !out || n < 1 || !members || !weights || !weights_ok(n, weights))");
+  if (!out || n < 1 || !members || !weights)
+    return pld_fail(PLD_EINVAL, "pld_dist_mix: out, members or weights is NULL, or n = %zu < 1", n);
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL, "weights"))
+    return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!members[i])
       return pld_fail_if_silent(PLD_EINVAL, "pld_dist_mix: an argument is out of its domain (rejected by: !members[i])");

@@ -37,12 +37,6 @@
 /* ------------------------------------------------------------------------ */
 /* Directed rounding and small helpers.                                       */
 
-/* log(expm1(x)) for x > 0, accurate to a few ulps of max(1, x). */
-static double log_expm1(double x)
-{
-  return x < 1.0 ? log(expm1(x)) : x + log1p(-exp(-x));
-}
-
 /* Make v (a non-negative upper bound computed with absolute error <= err)
  * safe: add the error and step one ulp up for the last rounding. */
 static double bump(double v, double err)
@@ -218,7 +212,7 @@ static int rr_order(const void *ctx, double a, double *val)
     return PLD_SUCCESS;
   }
   double x = am1 * e, y = a * e;
-  double lA = log_expm1(x) + e + pld_log1mexp(y);
+  double lA = pld_log_expm1(x) + e + pld_log1mexp(y);
   double lS = pld_logaddexp(e, r->logk1);
   double dl = lA - lS;
   double err = 8.0 * U_ * (fabs(lA) + x + e + fabs(pld_log1mexp(y)) + 2.0 +
@@ -272,7 +266,7 @@ static double sgm_int(const sgm *g, double k)
     logC += a1 - a2;
     ec += 4.0 * U_ * (a1 + a2 + fabs(logC));
     double x = j * (j - 1.0) * g->h;
-    double le = log_expm1(x);
+    double le = pld_log_expm1(x);
     double p1 = (k - j) * g->L1q, p2 = j * g->Lq;
     double t = logC + p1 + p2 + le;
     double e = ec + 4.0 * U_ * (fabs(logC) + fabs(p1) + fabs(p2) + fabs(le) +
@@ -462,7 +456,7 @@ static double wor_K(const wor *w, double k)
     ec += 4.0 * U_ * (a1 + a2 + fabs(logC));
     double p = j * w->Lg, t, e;
     if (j == 2.0) {
-      double m1 = log(4.0) + log_expm1(2.0 * w->r), m2 = log(2.0) + 2.0 * w->r;
+      double m1 = log(4.0) + pld_log_expm1(2.0 * w->r), m2 = log(2.0) + 2.0 * w->r;
       double m = fmin(m1, m2);
       t = p + logC + m;
       e = ec + 4.0 * U_ * (fabs(p) + fabs(logC) + fabs(m) + 2.0 * (2.0 * w->r + 1.0) +

@@ -269,15 +269,13 @@ static int log_integral(const side *A, const side *B, double alpha,
 static int check_side(size_t n, const double *w, const double *m,
                       const double *s)
 {
-  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL)) return PLD_EINVAL;
-  double sum = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) ||
-        !(s[k] > 0.0))
-      return pld_fail_if_silent(PLD_EINVAL, "check_side: an argument is out of its domain (rejected by: !isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0))");
-    sum += w[k];
-  }
-  if (!(fabs(sum - 1.0) <= 1e-9)) return PLD_EINVAL;
+  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL))
+    return pld_fail(PLD_EINVAL, "a mixture side has %zu components (1 to %d) or a NULL array", n, MAX_COMP);
+  if (!pld_is_simplex(w, n, PLD_PROB_SUM_TOL, "weight"))
+    return PLD_EINVAL;
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0))
+      return pld_fail(PLD_EINVAL, "component %zu: mean = %g must be finite and sd = %g finite and > 0", k, m[k], s[k]);
   return PLD_SUCCESS;
 }
 

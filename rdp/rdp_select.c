@@ -91,13 +91,7 @@ static int check_members(const pld_rdp_curve *const *members, size_t N,
 
 static int check_weights(const double *w, size_t N)
 {
-  double s = 0.0;
-  for (size_t i = 0; i < N; i++) {
-    if (!isfinite(w[i]) || !(w[i] >= 0.0))
-      return pld_fail_if_silent(PLD_EINVAL, "check_weights: an argument is out of its domain (rejected by: !isfinite(w[i]) || !(w[i] >= 0.0))");
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12 ? PLD_SUCCESS : PLD_EINVAL;
+  return pld_is_simplex(w, N, PLD_WEIGHT_SUM_TOL, "weights") ? PLD_SUCCESS : PLD_EINVAL;
 }
 
 int pld_rdp_random_selection(const pld_rdp_curve *const *members,

@@ -82,3 +82,13 @@ const char *pld_strerror(int status)
 
 unsigned pld_version_number(void) { return PLD_VERSION_NUMBER; }
 const char *pld_version_string(void) { return PLD_VERSION_STRING; }
+
+const char *pld_status_text(int status)
+{
+  static _Thread_local char buf[512];
+  const char *d = pld_error_detail();
+  if (status == PLD_SUCCESS || !d || !d[0])
+    return pld_strerror(status);
+  snprintf(buf, sizeof buf, "%s: %s", pld_strerror(status), d);
+  return buf;
+}

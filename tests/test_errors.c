@@ -10,7 +10,6 @@
 #include <pldkit/rdp_papers.h>
 
 #include "ref.h"
-#include "detail.h"
 
 /* The detail after a call holds every needle. */
 #define EXPECT_DETAIL(call, want, ...)                                        \

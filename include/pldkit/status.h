@@ -40,6 +40,15 @@ enum pld_status {
   PLD_EIO = 13       /* a file could not be opened, read or written */
 };
 
+/** Tolerances of the library's input checks, for front ends that validate
+ *  first.  A probability vector (a finite pair's masses, a mixture's
+ *  component weights) must sum to 1 within PLD_PROB_SUM_TOL; selection
+ *  weights (random selection, merging's lambda) within PLD_WEIGHT_SUM_TOL,
+ *  tighter because their own error is not booked.  Every entry must be
+ *  finite and >= 0. */
+#define PLD_PROB_SUM_TOL 1e-9
+#define PLD_WEIGHT_SUM_TOL 1e-12
+
 /** One sentence describing a status code, with an uppercase first character and
  *  no trailing period.  Any int is accepted: unknown codes give "Unknown
  *  status code".  Never NULL; the string is static (do not free it) and
@@ -60,6 +69,12 @@ PLD_API const char *pld_strerror(int status);
  *  next pldkit call in that thread (copy it to keep it).  Calls that return
  *  no status (the *_free functions, pld_strerror, this one) leave it alone. */
 PLD_API const char *pld_error_detail(void);
+
+/** pld_strerror(status) followed by ": " and this thread's
+ *  pld_error_detail() when it holds one, e.g. "An argument is invalid (...):
+ *  q = 1.5 must be in (0, 1]".  Call it right after the failing call.  The
+ *  text lives in a thread-local buffer reused by the next call. */
+PLD_API const char *pld_status_text(int status);
 
 /** A progress report of a long computation: `fraction` in [0, 1] of the
  *  current `stage` (a short static phrase such as "composing the grid" or
