@@ -34,6 +34,13 @@ void pld_cli_warn(pld_cli_warnings *w, const char *fmt, ...)
 /** Print the warnings on stderr, one line each. */
 void pld_cli_warnings_print(const pld_cli_warnings *w);
 
+/** Progress of long library calls (pld_set_progress) as one line on
+ *  stderr, redrawn in place, only when stderr is a terminal (nothing when
+ *  piped or redirected), first after 0.5 s and then at most 5 times a
+ *  second.  end() erases the line; pld_cli_error erases it too. */
+void pld_cli_progress_begin(void);
+void pld_cli_progress_end(void);
+
 /* A minimal writer for one JSON object (values may be arrays and nested
  * objects). */
 typedef struct pld_cli_json {
