@@ -64,8 +64,9 @@ typedef struct tramp {
   int map;
   double a, b;
   size_t n;
-  double fmax, emax;
-  int bad;
+  double fmax, emax; /* max |f|, max err */
+  double rmax, emax0; /* max err/|f| where f != 0, max err where f == 0 */
+  int neg, bad;       /* a negative value seen; a non-finite value seen */
 } tramp;
 
 static double tramp_eval(double t, void *p)
@@ -114,6 +115,13 @@ static double tramp_eval(double t, void *p)
   }
   if (fabs(v) > T->fmax) T->fmax = fabs(v);
   if (e > T->emax) T->emax = e;
+  if (v < 0.0) T->neg = 1;
+  if (v != 0.0) {
+    double rel = e / fabs(v);
+    if (rel > T->rmax) T->rmax = rel;
+  } else if (e > T->emax0) {
+    T->emax0 = e;
+  }
   return v;
 }
 
@@ -130,7 +138,7 @@ int pld_quad(pld_quad_ws *ws, pld_quad_fn f, void *ctx, double a, double b,
     out->neval = 0;
     return PLD_SUCCESS;
   }
-  tramp T = {f, ctx, MAP_FINITE, a, b, 0, 0.0, 0.0, 0};
+  tramp T = {f, ctx, MAP_FINITE, a, b, 0, 0.0, 0.0, 0.0, 0.0, 0, 0};
   double ta = a, tb = b;
   if (isinf(a) && isinf(b)) {
     T.map = MAP_BOTH;
@@ -163,14 +171,27 @@ int pld_quad(pld_quad_ws *ws, pld_quad_fn f, void *ctx, double a, double b,
    * 5..33-term dot product of the values with positive Clenshaw-Curtis
    * weights summing to sqrt 2, so it carries at most ~34 u 2h max|f|;
    * adding up the intervals (at most one per evaluation) at most n u W
-   * max|f|.  Booked with a factor 2: (128 + 2 n) u W max|f|.
-   * The integrand's own errors: positive weights summing to W, so at most
-   * W max err. */
+   * max|f|.  Booked with a factor 2: (128 + 2 n) u W max|f|. */
   double round = (128.0 + 2.0 * (double)T.n) * U_ * W * T.fmax;
-  double err = PLD_QUAD_SAFETY * est + round + W * T.emax;
-  /* the few operations above: all terms >= 0, each rounded once or twice */
-  err *= 1.0 + 16.0 * U_;
-  out->val = val;
+  /* With no negative value the dot products and the sum have no
+   * cancellation: each rounding is relative to the positive partial sums,
+   * all <= the computed total, so (128 + 2 n) u (val + the estimate's
+   * margin) bounds the same sums. */
+  if (!T.neg)
+    round = fmin(round, (128.0 + 2.0 * (double)T.n) * U_ *
+                            (fabs(val) + PLD_QUAD_SAFETY * est));
+  /* The integrand's own errors.  The rule is sum_j w_j f_j with positive
+   * weights summing to W, so errors e_j add at most sum_j w_j e_j: at most
+   * W max e_j in general; when no value was negative, e_j <= r |f_j| + e0
+   * (r the largest relative error, e0 the largest error at a zero value)
+   * gives at most r sum_j w_j f_j + W e0, and sum_j w_j f_j is val (up to
+   * the rounding above). */
+  double vald;
+  if (T.neg)
+    vald = W * T.emax;
+  else
+    vald = T.rmax * (fabs(val) + round) + W * T.emax0;
+  double err = PLD_QUAD_SAFETY * est + round + vald;  out->val = val;
   out->err = err;
   out->neval = T.n;
   return PLD_SUCCESS;

@@ -29,7 +29,11 @@
  * the stated factor PLD_QUAD_SAFETY and adds (a) a bound on the rounding of
  * CQUAD's own sums and (b) the integrand's own value errors, which the
  * integrand reports per point (the rule's weights are positive and sum to
- * the interval length, so value errors add at most length x max error).
+ * the interval length, so value errors add at most length x max error, or
+ * for a non-negative integrand the largest relative error times the
+ * integral).  A tolerance below the integrand's noise makes CQUAD split
+ * until machine resolution: ask for no less than a few times the relative
+ * error the integrand reports.
  * Results documented as certified combine this with a PROVEN tail bound for
  * what lies outside the window (pld_quad_log_gauss_tails_up below), rounded
  * outward.  Where a proof needs a rule with a proven error (directed
