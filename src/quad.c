@@ -185,12 +185,11 @@ int pld_quad(pld_quad_ws *ws, pld_quad_fn f, void *ctx, double a, double b,
    * W max e_j in general; when no value was negative, e_j <= r |f_j| + e0
    * (r the largest relative error, e0 the largest error at a zero value)
    * gives at most r sum_j w_j f_j + W e0, and sum_j w_j f_j is val (up to
-   * the rounding above). */
-  double vald;
-  if (T.neg)
-    vald = W * T.emax;
-  else
-    vald = T.rmax * (fabs(val) + round) + W * T.emax0;
+   * the rounding above); both bounds hold, the smaller is booked (a value
+   * near 0 makes r large). */
+  double vald = W * T.emax;
+  if (!T.neg)
+    vald = fmin(vald, T.rmax * (fabs(val) + round) + W * T.emax0);
   double err = PLD_QUAD_SAFETY * est + round + vald;  out->val = val;
   out->err = err;
   out->neval = T.n;
