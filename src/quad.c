@@ -22,9 +22,13 @@
  * every request is raised to at least this relative tolerance first. */
 #define EPSREL_MIN 1e-15
 
-struct pld_quad_ws {
-  gsl_integration_cquad_workspace w;
-};
+void pld_quad_ws_local(pld_quad_ws *ws, gsl_integration_cquad_ival *ivals,
+                       size_t *heap, size_t n)
+{
+  ws->w.size = n;
+  ws->w.ivals = ivals;
+  ws->w.heap = heap;
+}
 
 pld_quad_ws *pld_quad_ws_alloc(size_t intervals)
 {
@@ -128,7 +132,7 @@ static double tramp_eval(double t, void *p)
 int pld_quad(pld_quad_ws *ws, pld_quad_fn f, void *ctx, double a, double b,
              double epsabs, double epsrel, pld_quad_result *out)
 {
-  if (!ws || !f || !out || isnan(a) || isnan(b) || !(a <= b) ||
+  if (!ws || !ws->w.ivals || !ws->w.heap || ws->w.size < 3 || !f || !out || isnan(a) || isnan(b) || !(a <= b) ||
       a == INFINITY || b == -INFINITY || !isfinite(epsabs) ||
       !(epsabs >= 0.0) || !isfinite(epsrel) || !(epsrel >= 0.0))
     return PLD_EINVAL;

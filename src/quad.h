@@ -60,13 +60,21 @@
  * 0) to a bound on the absolute error of the returned value. */
 typedef double (*pld_quad_fn)(double x, void *ctx, double *err);
 
-typedef struct pld_quad_ws pld_quad_ws;
+#include <gsl/gsl_integration.h>
+
+typedef struct pld_quad_ws {
+  gsl_integration_cquad_workspace w;
+} pld_quad_ws;
 
 /* A workspace for `intervals` CQUAD intervals (>= 3; 100-200 is ample for
  * smooth integrands).  NULL on allocation failure.  Reuse it across calls:
  * the quadrature itself never allocates. */
 pld_quad_ws *pld_quad_ws_alloc(size_t intervals);
 void pld_quad_ws_free(pld_quad_ws *ws);
+/* A workspace on the caller's storage (n >= 3 intervals), for O(1)
+ * functions that must not allocate; not to be freed. */
+void pld_quad_ws_local(pld_quad_ws *ws, gsl_integration_cquad_ival *ivals,
+                       size_t *heap, size_t n);
 
 typedef struct pld_quad_result {
   double val;   /* the integral estimate */
