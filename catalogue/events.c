@@ -33,6 +33,7 @@
 
 
 #include <pldkit/participation.h>
+#include "detail.h"
 
 #define MAX_KEYS 6
 #define QUOTE_LEN PLD_QUOTE_LEN
@@ -693,12 +694,10 @@ static int rdp_bridge(const pld_mech *m, const pld_params *params,
   return st;
 }
 
-/* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
- * that the CLI rejects with a precise message what the library would reject
- * with a bare PLD_EINVAL. */
-#define FINITE_SUM_TOL 1e-9
-/* select.h: selection weights sum to 1 within 1e-12. */
-#define SELECT_SUM_TOL 1e-12
+/* The library's own tolerances (status.h), so that a precise message
+ * names what the library would reject with a bare PLD_EINVAL. */
+#define FINITE_SUM_TOL PLD_PROB_SUM_TOL
+#define SELECT_SUM_TOL PLD_WEIGHT_SUM_TOL
 
 /* Non-zero (and why filled) if list v does not sum to 1 within tol. */
 static int bad_sum(const struct value *v, const char *name, double tol,
@@ -1920,8 +1919,8 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
                        : rdp_zero_like(sk->rdp, &curves[i]);
       if (st != PLD_SUCCESS) {
         snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
-                 "event %s)", pld_strerror(st), i + 1, qev);
-        rc = PLD_EVENT_EFAIL;
+                 "event %s)", pld_status_text(st), i + 1, qev);
+        rc = pld_event_rc_of_status(st);
         break;
       }
       member.acc = members[i];
@@ -1948,12 +1947,12 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL || st == PLD_EEMPTY) {
         snprintf(ps->err, ps->errlen, "event %s was rejected by the "
-                 "library: %s", qev, pld_strerror(st));
+                 "library: %s", qev, pld_status_text(st));
         rc = PLD_EVENT_EUSAGE;
       } else {
         snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-                 pld_strerror(st), qev);
-        rc = PLD_EVENT_EFAIL;
+                 pld_status_text(st), qev);
+        rc = pld_event_rc_of_status(st);
       }
     }
   }
@@ -2028,15 +2027,24 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     return PLD_EVENT_EUSAGE;
   }
   pld_dist *d = NULL;
-  int st = pld_dist_load(path, &d);
+  const pld_params *cap = ps->ctx->params;
+  /* --max-grid covers loaded files too: refused before they are read */
+  int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
+               : pld_dist_load(path, &d);
+  if (st == PLD_ERANGE && cap) {
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
+             "than --max-grid %zu grid points (a larger --max-grid loads it)",
+             qp, qev, cap->max_grid);
+    return PLD_EVENT_EUSAGE;
+  }
   if (st != PLD_SUCCESS) {
     if (st == PLD_ENOMEM) {
       snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
-               "event %s)", pld_strerror(st), qp, qev);
-      return PLD_EVENT_EFAIL;
+               "event %s)", pld_status_text(st), qp, qev);
+      return pld_event_rc_of_status(st);
     }
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
-             "%s", qp, qev, pld_strerror(st));
+             "%s", qp, qev, pld_status_text(st));
     return PLD_EVENT_EUSAGE;
   }
   double g = pld_dist_discretization(d);
@@ -2057,8 +2065,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
       rc = PLD_EVENT_EUSAGE;
     } else if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-               pld_strerror(st), qev);
-      rc = PLD_EVENT_EFAIL;
+               pld_status_text(st), qev);
+      rc = pld_event_rc_of_status(st);
     }
   } else if (sk && sk->rdp && ps->ctx->no_bridge) {
     snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
@@ -2074,8 +2082,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     ps->ctx->bridged++;
     if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
-               "%s)", pld_strerror(st), qev);
-      rc = PLD_EVENT_EFAIL;
+               "%s)", pld_status_text(st), qev);
+      rc = pld_event_rc_of_status(st);
     }
   }
   pld_dist_free(d);
@@ -2233,11 +2241,11 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
        * hence 2. */
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_strerror(st));
+                 qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while building event %s)",
-                 pld_strerror(st), qev);
-        rc = PLD_EVENT_EFAIL;
+                 pld_status_text(st), qev);
+        rc = pld_event_rc_of_status(st);
       }
       goto done;
     }
@@ -2252,9 +2260,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     st = pld_accountant_add(sk->acc, mech, count);
     if (st != PLD_SUCCESS) {
-      snprintf(err, errlen, "%s (while adding event %s)", pld_strerror(st),
+      snprintf(err, errlen, "%s (while adding event %s)", pld_status_text(st),
                qev);
-      rc = PLD_EVENT_EFAIL;
+      rc = pld_event_rc_of_status(st);
       goto done;
     }
     if (own) {
@@ -2276,14 +2284,14 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library's RDP "
-                 "backend: %s", qev, pld_strerror(st));
+                 "backend: %s", qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while computing the RDP of event %s%s)",
-                 pld_strerror(st), qev,
+                 pld_status_text(st), qev,
                  st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
                                     "coarser --discretization, may help"
                                   : "");
-        rc = PLD_EVENT_EFAIL;
+        rc = pld_event_rc_of_status(st);
       }
       goto done;
     }
@@ -2434,9 +2442,11 @@ static int mwcs_weights(const struct value *v, double *wq, double *r0)
   return pld_participation_mwcs_mixture(&par, wq, r0) != PLD_SUCCESS;
 }
 
-/* The delta bracket of a closed-form analysis at eps, with its flags. */
+/* The delta bracket of a closed-form analysis at eps, with its flags
+ * (thm41: only when `flags`; without, the flags are left as they are and
+ * the bracket is the same, at a fraction of the cost). */
 static int closed_delta(const pld_event_closed *c, double eps,
-                        pld_event_closed_answer *a)
+                        pld_event_closed_answer *a, int flags)
 {
   pld_participation_params par;
   par.p = c->p;
@@ -2453,6 +2463,8 @@ static int closed_delta(const pld_event_closed *c, double eps,
     return pld_participation_delta(&par, PLD_PARTICIPATION_OLS, eps,
                                    &a->bound);
   }
+  if (!flags) /* a bisection step: Theorem 4.1's value only */
+    return pld_participation_thm41_value(&par, eps, &a->bound);
   pld_participation_thm41 t;
   int st = pld_participation_thm41_delta(&par, eps, &t);
   if (st != PLD_SUCCESS)
@@ -2478,7 +2490,7 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
   pld_event_closed_answer a, at;
   memset(&a, 0, sizeof a);
   double lo = 0.0, hi = 0.0;
-  int st = closed_delta(c, 0.0, &a);
+  int st = closed_delta(c, 0.0, &a, 1);
 #define MEETS(x) ((which ? (x).bound.upper : (x).bound.lower) <= target)
   if (st != PLD_SUCCESS)
     return st;
@@ -2486,7 +2498,7 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
   if (!MEETS(a)) {
     hi = 1.0;
     for (;;) {
-      st = closed_delta(c, hi, &a);
+      st = closed_delta(c, hi, &a, 0);
       if (st != PLD_SUCCESS)
         return st;
       if (MEETS(a))
@@ -2494,6 +2506,8 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
       lo = hi;
       hi *= 2.0;
       if (hi > 1e6) { /* no finite epsilon meets it */
+        if ((st = closed_delta(c, hi, &a, 1)))
+          return st;
         *eps_out = INFINITY;
         *flags = a;
         *evals += a.evaluations;
@@ -2503,7 +2517,7 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
     at = a;
     while (hi - lo > 1e-12 * hi) {
       double mid = 0.5 * (lo + hi);
-      st = closed_delta(c, mid, &a);
+      st = closed_delta(c, mid, &a, 0);
       if (st != PLD_SUCCESS)
         return st;
       if (MEETS(a)) {
@@ -2513,6 +2527,11 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
         lo = mid;
       }
     }
+    /* The flags (certified, below cs, lower limit: 81 concrete datasets,
+     * the costly part) once, at the answer; the bracket is recomputed
+     * identically. */
+    if ((st = closed_delta(c, hi, &at, 1)))
+      return st;
   }
 #undef MEETS
   *eps_out = which ? hi : lo;
@@ -2529,7 +2548,7 @@ int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
   int st;
   memset(&a, 0, sizeof a);
   if (want_delta) {
-    st = closed_delta(c, x, &a);
+    st = closed_delta(c, x, &a, 1);
   } else {
     pld_event_closed_answer lo_flags;
     double eps_lo = 0.0, eps_hi = 0.0;
@@ -2543,8 +2562,8 @@ int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
   }
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
-             pld_strerror(st), pld_event_closed_name(c), c->where);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+             pld_status_text(st), pld_event_closed_name(c), c->where);
+    return pld_event_rc_of_status(st);
   }
   *out = a;
   return PLD_EVENT_OK;

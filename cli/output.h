@@ -18,6 +18,13 @@
  *  character that slipped into the message becomes a blank. */
 void pld_cli_error(const char *fmt, ...) PLD_CLI_PRINTF(1, 2);
 
+/** Progress of long library calls (pld_set_progress) as one line on
+ *  stderr, redrawn in place, only when stderr is a terminal (nothing when
+ *  piped or redirected), first after 0.5 s and then at most 5 times a
+ *  second.  end() erases the line; pld_cli_error erases it too. */
+void pld_cli_progress_begin(void);
+void pld_cli_progress_end(void);
+
 /* A minimal writer for one JSON object (values may be arrays and nested
  * objects). */
 typedef struct pld_cli_json {

@@ -43,6 +43,7 @@
 #include <pldkit/rdp_papers.h>
 
 #include "numerics.h"
+#include "detail.h"
 #include "quad.h"
 
 #define U_ DBL_EPSILON
@@ -104,13 +105,14 @@ int pld_rdp_bounded_gaussian_div(int kind, double alpha, double theta1,
                                  double theta2, double a, double sigma,
                                  double *div)
 {
+  pld_detail_clear();
   if (!div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
       !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) ||
       bad_loc(theta2, a, sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_div: an argument is out of its domain (rejected by: !div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) || bad_loc(theta2, a, sigma))");
   double r = bounded_div(kind, alpha, theta1, theta2, a, sigma);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_div: an argument is out of its domain (rejected by: isnan(r))");
   *div = r;
   return PLD_SUCCESS;
 }
@@ -124,14 +126,15 @@ static int bad_kind_alpha(int kind, double alpha)
 int pld_rdp_bounded_gaussian(int kind, double alpha, double theta, double a,
                              double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
       !isfinite(c) || c == 0.0 || !isfinite(theta + c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian: an argument is out of its domain (rejected by: !eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) || !isfinite(c) || c == 0.0 || !isfinite(theta + c))");
   double f = bounded_div(kind, alpha, theta, theta + c, a, sigma);
   double b = bounded_div(kind, alpha, theta + c, theta, a, sigma);
   double r = fmax(f, b);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -149,15 +152,16 @@ static void sup_dirs(int kind, double alpha, double theta, double a,
 int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
                                  double a, double sigma, double C, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
       !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) ||
       !isfinite(theta - C))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_sup: an argument is out of its domain (rejected by: !eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) || !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) || !isfinite(theta - C))");
   double f, b;
   sup_dirs(kind, alpha, theta, a, sigma, C, &f, &b);
   double r = fmax(f, b);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_sup: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -165,16 +169,17 @@ int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
 int pld_rdp_truncated_gaussian_eq6_paper(double alpha, double theta, double a,
                                          double sigma, double c, double *val)
 {
+  pld_detail_clear();
   if (!val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) ||
       !isfinite(c) || c == 0.0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_truncated_gaussian_eq6_paper: an argument is out of its domain (rejected by: !val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) || !isfinite(c) || c == 0.0)");
   double l0 = log_inside(theta, a, sigma);
   double r = alpha * c * c / (2.0 * sigma * sigma) +
              log_inside(theta + c, a, sigma) - l0 +
              (1.0 - alpha) *
                  (log_inside((1.0 - alpha) * (c + theta), a, sigma) - l0);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_truncated_gaussian_eq6_paper: an argument is out of its domain (rejected by: isnan(r))");
   *val = r;
   return PLD_SUCCESS;
 }
@@ -183,13 +188,14 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
                                  const double *theta, double a, double sigma,
                                  double C, double *eps)
 {
+  pld_detail_clear();
   if (!eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) ||
       !isfinite(C) || !(C > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: !eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) || !isfinite(C) || !(C > 0.0))");
   for (size_t j = 0; j < n; j++)
     if (bad_loc(theta[j], a, sigma) || !isfinite(theta[j] + C) ||
         !isfinite(theta[j] - C))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: bad_loc(theta[j], a, sigma) || !isfinite(theta[j] + C) || !isfinite(theta[j] - C))");
   double sf = 0.0, sb = 0.0;
   for (size_t j = 0; j < n; j++) {
     double f, b;
@@ -199,7 +205,7 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
   }
   double r = fmax(sf, sb) * (1.0 + 2.0 * U_ * (double)n);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -296,9 +302,10 @@ static double rect_fi_std(double A, double B)
 int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
                              double *eta)
 {
+  pld_detail_clear();
   if (!eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
       bad_loc(theta, a, sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_bounded_gaussian: an argument is out of its domain (rejected by: !eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) || bad_loc(theta, a, sigma))");
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
   double I;
   if (kind == PLD_BOUNDED_RECTIFIED) {
@@ -312,7 +319,7 @@ int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
     I = 1.0;
   double r = sqrt(I) / sigma;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_bounded_gaussian: an argument is out of its domain (rejected by: isnan(r))");
   *eta = r;
   return PLD_SUCCESS;
 }
@@ -320,8 +327,9 @@ int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
 int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
                                          double *eta2)
 {
+  pld_detail_clear();
   if (!eta2 || bad_loc(theta, a, sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_rectified_gaussian_eq4_paper: an argument is out of its domain (rejected by: !eta2 || bad_loc(theta, a, sigma))");
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
   double atoms = exp(2.0 * log_npdf(A) - pld_log_ndtr(A)) +
                  exp(2.0 * log_npdf(B) - pld_log_ndtr(-B));
@@ -330,21 +338,22 @@ int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
               B * exp(log_npdf(B))) /
              (sigma * sigma);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_rectified_gaussian_eq4_paper: an argument is out of its domain (rejected by: isnan(r))");
   *eta2 = r;
   return PLD_SUCCESS;
 }
 
 int pld_fil_stochastic_sign(double theta, double sigma, double *eta)
 {
+  pld_detail_clear();
   if (!eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) ||
       !isfinite(theta / sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_stochastic_sign: an argument is out of its domain (rejected by: !eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) || !isfinite(theta / sigma))");
   double x = theta / sigma;
   double r = exp(log_npdf(x) - 0.5 * (pld_log_ndtr(x) + pld_log_ndtr(-x))) /
              sigma;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_stochastic_sign: an argument is out of its domain (rejected by: isnan(r))");
   *eta = r;
   return PLD_SUCCESS;
 }
@@ -354,13 +363,14 @@ int pld_rdp_bounded_gaussian_alg1(int kind, unsigned flags, double alpha,
                                   double sigma, double C, double *eps_coord,
                                   double *eta_coord, double *eps_total)
 {
+  pld_detail_clear();
   if (!eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) ||
       !isfinite(C) || !(C > 0.0) || (flags & ~1u))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_alg1: an argument is out of its domain (rejected by: !eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) || !isfinite(C) || !(C > 0.0) || (flags & ~1u))");
   for (size_t j = 0; j < n; j++)
     if (bad_loc(g_sum[j], a, sigma) || !isfinite(g_sum[j] + C) ||
         !isfinite(g_sum[j] - C))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_alg1: an argument is out of its domain (rejected by: bad_loc(g_sum[j], a, sigma) || !isfinite(g_sum[j] + C) || !isfinite(g_sum[j] - C))");
   /* validate everything before writing any output */
   double sf = 0.0, sb = 0.0, sp = 0.0;
   for (size_t j = 0; j < n; j++) {

@@ -33,6 +33,7 @@
 
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 typedef long double ldbl;
 #define UL ((ldbl)LDBL_EPSILON)
@@ -319,12 +320,18 @@ int pld_mech_gaussian_tails(void *ctx, int dir, size_t n, const double *eps,
 
 int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
 {
-  if (!out || !isfinite(sigma) || !(sigma > 0.0) || !isfinite(sensitivity) ||
-      !(sensitivity > 0.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (!isfinite(sensitivity) || !(sensitivity > 0.0))
+    return pld_fail(PLD_EINVAL, "sensitivity = %g must be finite and > 0", sensitivity);
   double mu = sensitivity / sigma;
   if (!isfinite(mu) || !(mu > 0.0) || mu > 1e6 || mu < 1e-12)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "sensitivity/sigma = %g must be in [1e-12, 1e6] (sigma = %g, sensitivity = %g)",
+                    mu, sigma, sensitivity);
   struct pld_mech *m = pld_mech_new(PLD_MECH_GAUSSIAN);
   if (!m)
     return PLD_ENOMEM;

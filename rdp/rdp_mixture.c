@@ -61,6 +61,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 #include "quad.h"
 
 #define U_ DBL_EPSILON
@@ -280,15 +281,13 @@ static int log_integral(const side *A, const side *B, double alpha,
 static int check_side(size_t n, const double *w, const double *m,
                       const double *s)
 {
-  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL)) return PLD_EINVAL;
-  double sum = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) ||
-        !(s[k] > 0.0))
-      return PLD_EINVAL;
-    sum += w[k];
-  }
-  if (!(fabs(sum - 1.0) <= 1e-9)) return PLD_EINVAL;
+  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL))
+    return pld_fail(PLD_EINVAL, "a mixture side has %zu components (1 to %d) or a NULL array", n, MAX_COMP);
+  if (!pld_is_simplex(w, n, PLD_PROB_SUM_TOL, "weight"))
+    return PLD_EINVAL;
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0))
+      return pld_fail(PLD_EINVAL, "component %zu: mean = %g must be finite and sd = %g finite and > 0", k, m[k], s[k]);
   return PLD_SUCCESS;
 }
 
@@ -363,6 +362,7 @@ int pld_rdp_add_mixture_pair(pld_rdp_curve *c, size_t np, const double *pw,
                              const double *qw, const double *qm,
                              const double *qs, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || count < 1) return PLD_EINVAL;
   int st = check_side(np, pw, pm, ps);
   if (st == PLD_SUCCESS) st = check_side(nq, qw, qm, qs);
@@ -385,9 +385,10 @@ int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c, double s, size_t n,
                                  const double *weights, const double *means,
                                  uint64_t count)
 {
+  pld_detail_clear();
   if (!c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 ||
       n > MAX_COMP || !weights || !means)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_add_mixture_gaussian: an argument is out of its domain (rejected by: !c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 || n > MAX_COMP || !weights || !means)");
   double *sd = pld_malloc(sizeof(double) * n);
   if (!sd) return PLD_ENOMEM;
   for (size_t k = 0; k < n; k++) sd[k] = s;

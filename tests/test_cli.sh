@@ -573,10 +573,32 @@ usage "--delta" epsilon --delta $'1\n2' $G
 # A very long token is cut in the message, still one line.
 usage "unknown event" epsilon --delta 1e-5 "$(printf 'x%.0s' {1..5000}):a=1"
 
-# Library failure on valid input (grid over --max-grid): exit 1, one line.
-# (A plain Laplace is answered without a grid then, by basic or advanced
-# composition: see the grid-free bounds below; a selection has none.)
-expect_fail 1 "" epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 'random-selection:weights=1[laplace:b=1,count=10]'
+# A grid over --max-grid is the input's fault (issue 13): exit 2, one line
+# naming the cap, its value and the option that raises it.  (A plain Laplace
+# is answered without a grid then, by basic or advanced composition: see the
+# grid-free bounds below; a selection has none.)
+expect_fail 2 "max_grid = 16" epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 'random-selection:weights=1[laplace:b=1,count=10]'
+expect_fail 2 "--max-grid" epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 'random-selection:weights=1[laplace:b=1,count=10]'
+
+# Library rejections carry pld_error_detail: the parameter, its value and
+# the allowed range (issue 13), exit 2.
+expect_fail 2 "max_grid = 10 must be in [16, 2^31]" epsilon --delta 1e-5 --max-grid 10 gaussian:sigma=1
+expect_fail 2 "sensitivity/sigma = 1e+07 must be in [1e-12, 1e6]" epsilon --delta 1e-5 gaussian:sigma=1e-7
+expect_fail 2 "sensitivity/sigma = 1e+07" epsilon --delta 1e-5 poisson-gaussian:q=0.5,sigma=1e-7
+expect_fail 2 "mean 5000 is 5e+06 sigma from 0; |mean|/sigma must be <= 1e6" epsilon --delta 1e-5 'mixture-gaussian:sigma=0.001,p-means=0;5000,p-weights=0.5;0.5,q-means=0,q-weights=1'
+# ... and in-domain inputs that once failed late are answered: means 5000
+# sigma apart, a subnormal q, model splitting at d = 1e6 (seconds now).
+expect_ok "mixture 5000 sigma apart" epsilon --delta 1e-5 'mixture-gaussian:sigma=1,p-means=0;5000,p-weights=0.5;0.5,q-means=0,q-weights=1'
+expect_ok "mixture 5000 sigma apart, fine grid" epsilon --delta 1e-5 --discretization 0.01 'mixture-gaussian:sigma=1,p-means=0;5000,p-weights=0.5;0.5,q-means=0,q-weights=1'
+expect_ok "subnormal q" epsilon --delta 1e-5 poisson-gaussian:q=1e-310,sigma=1,count=10
+expect_ok "model splitting d=1e6" epsilon --delta 1e-5 --backend rdp --orders 2,4,8 model-splitting:d=1000000,k=500000,sigma=1,c=1
+# Progress goes to stderr only on a terminal: piped, stderr stays empty
+# (expect_ok checks it) on a run long enough to report.
+expect_ok "no progress when piped" epsilon --delta 1e-5 random-participation:p=0.5,q=0.01,d=3000,C=1,sigma=1,analysis=thm41
+if command -v script >/dev/null 2>&1; then
+  script -qc "$BIN delta --epsilon 0.01 random-participation:p=0.5,q=0.5,d=200000,C=1,sigma=1,analysis=thm41" /dev/null >"$OUT" 2>&1
+  if grep -q "participation: " "$OUT" && grep -q "delta in" "$OUT"; then ok; else bad "progress on a terminal: $(head -c 300 "$OUT")"; fi
+fi
 
 
 # ---------------------------------------------------------------------------

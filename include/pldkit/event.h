@@ -242,8 +242,9 @@ typedef struct pld_event_answer {
 /** epsilon(delta) of the composition of n EVENT texts (each a LIST of the
  *  grammar above), as the CLI's `pldkit epsilon --delta D EVENT...` gives
  *  it.  Every event is validated before anything is computed.  On failure
- *  *out is untouched and err gets one line naming the bad token or the
- *  failed computation.  Cost: that of the accountant's query.
+ *  err gets one line naming the bad token or the failed computation, and
+ *  of *out only `status` is written: the library status of the failed
+ *  computation (0 when the input was refused before computing).  Cost: that of the accountant's query.
  *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad input, including n == 0)
  *  or PLD_EVENT_EFAIL (the computation failed, e.g. out of memory). */
 PLD_API int pld_event_epsilon(const pld_event_query *q, size_t n,
@@ -296,6 +297,14 @@ enum pld_event_int_rc {
 /** Parse a decimal integer in [lo, hi].  @return enum pld_event_int_rc. */
 PLD_API int pld_event_parse_int(const char *s, long long lo, long long hi,
                       long long *out);
+
+/** The enum pld_event_rc for a library status met after the input was
+ *  parsed: PLD_EVENT_EUSAGE (the input's fault: out of a domain the parser
+ *  does not know, over a cap the user can raise, an accuracy that cannot
+ *  be met, incompatible grids, a bad file) or PLD_EVENT_EFAIL (the
+ *  machine's: memory, FFTW, non-convergence, a failing callback); 0 for
+ *  PLD_SUCCESS.  The CLI's exit code. */
+PLD_API int pld_event_rc_of_status(int st);
 
 /* ---- text helpers (catalogue/text.c) ---- */
 

@@ -246,6 +246,19 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_delta(
     const pld_participation_params *par, double epsilon,
     pld_participation_thm41 *out);
 
+/** Theorem 4.1's value alone: out->lower = max(0, delta - delta_err),
+ *  out->upper = min(1, delta + delta_err) with delta and delta_err exactly
+ *  those of pld_participation_thm41_delta, but without its soundness checks
+ *  (the CS closed form and the certified lower limit from 81 concrete
+ *  datasets, which dominate its cost).  NOT a bound (see above).  For
+ *  searches that evaluate the theorem many times (an epsilon by bisection)
+ *  and check the answer once with pld_participation_thm41_delta.  Cost:
+ *  one root of a one-dimensional mixture over the binomial window
+ *  (O(sqrt(d q)) terms).
+ *  @return as pld_participation_thm41_delta. */
+PLD_API PLD_NODISCARD int pld_participation_thm41_value(
+    const pld_participation_params *par, double epsilon, pld_bound *out);
+
 /** Cross-check of Theorem 4.1 without z*: the hockey-stick integral the
  *  proof reduces to (eqs. 27-28),
  *      delta = p q int ( sum_i b_i N(z; (i+1)C, sigma^2)
