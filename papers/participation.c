@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "numerics.h"
 #include "detail.h"
+#include "quad.h"
 
 /* Booked relative error of the closed forms: that of the built-in Gaussian
  * curve they are made of (pld_gaussian_delta). */
@@ -830,23 +831,6 @@ int pld_participation_thm41_value(const pld_participation_params *par,
 /* ------------------------------------------------------------------------ */
 /* Quadrature of eq. (27)-(28).                                              */
 
-static const double gl10_x[5] = {0.1488743389816312, 0.4333953941292472,
-                                 0.6794095682990244, 0.8650633666889845,
-                                 0.9739065285171717};
-static const double gl10_w[5] = {0.2955242247147529, 0.2692667193099963,
-                                 0.2190863625159820, 0.1494513491505806,
-                                 0.0666713443086881};
-static const double gl20_x[10] = {
-    0.0765265211334973, 0.2277858511416451, 0.3737060887154195,
-    0.5108670019508271, 0.6360536807265150, 0.7463319064601508,
-    0.8391169718222188, 0.9122344282513259, 0.9639719272779138,
-    0.9931285991850949};
-static const double gl20_w[10] = {
-    0.1527533871307258, 0.1491729864726037, 0.1420961093183820,
-    0.1316886384491766, 0.1181945319615184, 0.1019301198172404,
-    0.0832767415767048, 0.0626720483341091, 0.0406014298003869,
-    0.0176140071391521};
-
 typedef struct quad_ctx {
   size_t n;
   const double *m, *w; /* linear signed weights, means (units of sigma) */
@@ -875,27 +859,33 @@ static double quad_f(double u, void *vctx)
   return quad_eval(u, vctx, &mag);
 }
 
-/* GL10 and GL20 of f_+ on [a, b]; *mag20 = GL20 of the magnitude where the
- * computed f is positive. */
-static void gl_piece(const quad_ctx *Q, double a, double b, double *v10,
-                     double *v20, double *mag20)
+/* f for the wrapper, with its value error: n terms, each rounded a few
+ * times, against the scale sum_k |w_k| phi(u - m_k) */
+static double quad_fe(double u, void *vctx, double *err)
 {
-  double h = 0.5 * (b - a), mid = 0.5 * (a + b), s10 = 0.0, s20 = 0.0;
-  double sm = 0.0, mg;
-  for (int i = 0; i < 5; i++)
-    for (int sgn = -1; sgn <= 1; sgn += 2)
-      s10 += gl10_w[i] * fmax(quad_eval(mid + sgn * h * gl10_x[i], Q, &mg), 0.0);
-  for (int i = 0; i < 10; i++)
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-      double f = quad_eval(mid + sgn * h * gl20_x[i], Q, &mg);
-      if (f > 0.0) {
-        s20 += gl20_w[i] * f;
-        sm += gl20_w[i] * mg;
-      }
-    }
-  *v10 = s10 * h;
-  *v20 = s20 * h;
-  *mag20 = sm * h;
+  const quad_ctx *Q = vctx;
+  double mag;
+  double v = quad_eval(u, Q, &mag);
+  *err = mag * 4.0 * DBL_EPSILON * (double)(Q->n + 2);
+  return v;
+}
+
+/* int of f_+ over [a, b], on which f has one sign (the cells are split at
+ * the sign changes): the wrapper's value and booked error, or 0 where f is
+ * not positive.  Tolerance 1e-13 relative, or a quarter of the values'
+ * rounding noise over the piece (CQUAD cannot resolve below it). */
+static int quad_piece(pld_quad_ws *ws, const quad_ctx *Q, double a, double b,
+                      double *val, double *err)
+{
+  double e, f = quad_fe(0.5 * (a + b), (void *)Q, &e);
+  if (!(f > 0.0)) return PLD_SUCCESS;
+  pld_quad_result r;
+  int st = pld_quad(ws, quad_fe, (void *)Q, a, b, 0.25 * e * (b - a), 1e-13,
+                    &r);
+  if (st) return st;
+  *val += r.val;
+  *err += r.err;
+  return PLD_SUCCESS;
 }
 
 int pld_participation_thm41_quadrature(const pld_participation_params *par,
@@ -958,9 +948,15 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
   for (size_t i = 0; i < nc; i++)
     sorted[i] = m[i];
   qsort(sorted, nc, sizeof(double), cmp_double);
-  double v10 = 0.0, v20 = 0.0, mag = 0.0;
+  pld_quad_ws *qws = pld_quad_ws_alloc(100);
+  if (!qws) {
+    pld_free(sorted);
+    st = PLD_ENOMEM;
+    goto done;
+  }
+  double val = 0.0, qerr = 0.0;
   size_t idx = 0;
-  for (double a = lo; a < hi; a += 0.5) {
+  for (double a = lo; a < hi && st == PLD_SUCCESS; a += 0.5) {
     double b = a + 0.5;
     while (idx < nc && sorted[idx] < a - 20.0)
       idx++;
@@ -971,31 +967,26 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
     if ((fa > 0.0) != (fb > 0.0) &&
         !root_refine(quad_f, &Q, a, b, 1e-15, &r0, &r1))
       cut = 0.5 * (r0 + r1);
-    double x10, x20, xm;
     if (isnan(cut)) {
-      gl_piece(&Q, a, b, &x10, &x20, &xm);
-      v10 += x10;
-      v20 += x20;
-      mag += xm;
+      st = quad_piece(qws, &Q, a, b, &val, &qerr);
     } else {
-      gl_piece(&Q, a, cut, &x10, &x20, &xm);
-      v10 += x10;
-      v20 += x20;
-      mag += xm;
-      gl_piece(&Q, cut, b, &x10, &x20, &xm);
-      v10 += x10;
-      v20 += x20;
-      mag += xm;
+      st = quad_piece(qws, &Q, a, cut, &val, &qerr);
+      if (st == PLD_SUCCESS)
+        st = quad_piece(qws, &Q, cut, b, &val, &qerr);
     }
+  }
+  pld_quad_ws_free(qws);
+  if (st) {
+    pld_free(sorted);
+    goto done;
   }
   pld_free(sorted);
   {
     const double norm = exp(-PLD_LOG_SQRT_2PI); /* 1/sqrt(2 pi) */
     double pq = par->p * par->q;
     double dropped = (1.0 + ac2) * ((double)par->d + 1.0) * exp(-CUT_QUAD);
-    *delta = pq * norm * v20;
-    *abserr = pq * (norm * fabs(v20 - v10) + dropped +
-                    norm * mag * 4.0 * DBL_EPSILON * (double)(nc + 2));
+    *delta = pq * norm * val;
+    *abserr = pq * (norm * qerr + dropped);
   }
 done:
   pld_free(m);

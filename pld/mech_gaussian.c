@@ -18,7 +18,10 @@
  * (d/dt log Phi = phi/Phi and d/dt (-t^2/2) = -t integrate to D, since
  * eps = (a^2 - b^2)/2 for b = a - mu).  h is the inverse Mills ratio of -t
  * plus t: convex (Sampford 1953), so on every panel the midpoint rule lies
- * below the integral and the trapezoid rule above it.  For t <= -4, h is
+ * below the integral and the trapezoid rule above it (a proven enclosure,
+ * which is why this quadrature stays hand-written instead of going through
+ * src/quad.h, whose GSL error estimate is booked with a safety factor, not
+ * proven; docs/design.md sec. 11).  For t <= -4, h is
  * the tail of Laplace's continued fraction,
  *     h(t) = 1/(x + 2/(x + 3/(x + ...))),  x = -t,
  * whose truncations with the last tail set to x and to +inf bracket it

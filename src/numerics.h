@@ -44,7 +44,10 @@ double pld_add_up(double a, double b);
  * f(hi) of opposite signs (or one zero).  Brent-Dekker with a bisection
  * fallback; stops when the bracket is below xtol.  Returns 0 and sets
  * *lo_out, *hi_out to a final bracket [lo, hi] with sign change, or non-zero
- * if the signs do not bracket or maxiter is hit. */
+ * if the signs do not bracket or maxiter is hit.  Hand-written rather than
+ * GSL's gsl_root_fsolver_brent: its allocator and its iterate report
+ * failures (no memory, a non-finite value) through GSL's process-global
+ * error handler, and the callers need the final sign-change bracket. */
 typedef double (*pld_scalar_fn)(double x, void *ctx);
 int pld_root_bracket(pld_scalar_fn f, void *ctx, double lo, double hi,
                      double xtol, int maxiter, double *lo_out, double *hi_out);

@@ -265,13 +265,14 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_value(
  *      delta = p q int ( sum_i b_i N(z; (i+1)C, sigma^2)
  *                        - alpha' c2bar sum_i b_i N(z; iC, sigma^2)
  *                        - alpha' c1bar N(z; 0, sigma^2) )_+ dz,
- *  by composite Gauss-Legendre (10 and 20 points per cell of width sigma/2
- *  around every component, cells split at the sign changes found), binomial
- *  terms below e^-80 of the largest dropped.  *abserr estimates the error
- *  (|GL20 - GL10| plus the dropped mass).  Not a certified bound (it is the
+ *  by GSL's adaptive CQUAD on each cell of width sigma/2 around every
+ *  component (cells split at the sign changes found, pieces where the
+ *  integrand is not positive skipped), binomial terms below e^-120 of the
+ *  largest dropped.  *abserr estimates the error (8 times CQUAD's estimate,
+ *  the rounding, plus the dropped mass).  Not a certified bound (it is the
  *  same theorem).  Domain: par valid, eps finite >= 0.  Cost: O(window)
- *  per integrand point, 30 points per cell, cells spanning the component
- *  means (0 .. (window top + 1) C) plus 20 sigma on each side.
+ *  per integrand point, about 33 points per cell, cells spanning the
+ *  component means (0 .. (window top + 1) C) plus 20 sigma on each side.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma or the
  *  constants overflow, or window too large). */
 PLD_API PLD_NODISCARD int pld_participation_thm41_quadrature(
