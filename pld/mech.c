@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 struct pld_mech *pld_mech_new(int kind)
 {
@@ -40,8 +41,9 @@ const pld_curve *pld_mech_curve(const pld_mech *m) { return m ? &m->curve : NULL
 
 int pld_mech_copy(const pld_mech *m, pld_mech **out)
 {
+  pld_detail_clear();
   if (!m || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_copy: an argument is out of its domain (rejected by: !m || !out)");
   struct pld_mech *c = pld_mech_new(m->kind);
   if (!c)
     return PLD_ENOMEM;
@@ -85,8 +87,9 @@ int pld_mech_copy(const pld_mech *m, pld_mech **out)
 
 int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
 {
+  pld_detail_clear();
   if (!m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_delta: an argument is out of its domain (rejected by: !m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)");
   double v;
   int r = m->curve.delta(m->curve.ctx, dir, 1, &eps, &v);
   if (r) /* as the builder: out of memory stays what it is */
@@ -97,8 +100,9 @@ int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
 
 int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
 {
+  pld_detail_clear();
   if (!m || !mu)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_gaussian_mu: an argument is out of its domain (rejected by: !m || !mu)");
   if (m->kind != PLD_MECH_GAUSSIAN)
     return PLD_EUNSUPPORTED;
   *mu = m->par[0];
@@ -107,6 +111,7 @@ int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
 
 int pld_mech_equal(const pld_mech *a, const pld_mech *b)
 {
+  pld_detail_clear();
   if (!a || !b)
     return 0;
   if (a == b)
@@ -140,11 +145,12 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
 
 int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
 {
+  pld_detail_clear();
   if (!curve || !out || !curve->delta || !(curve->rel_err >= 0.0) ||
       !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) ||
       !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) ||
       !(curve->loss_scale > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_from_curve: an argument is out of its domain (rejected by: !curve || !out || !curve->delta || !(curve->rel_err >= 0.0) || !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) || !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0))");
   struct pld_mech *m = pld_mech_new(PLD_MECH_USER);
   if (!m)
     return PLD_ENOMEM;

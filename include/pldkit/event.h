@@ -139,9 +139,50 @@ PLD_API void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from);
 /** Free a list of owned objects (NULL is a no-op). */
 PLD_API void pld_event_owned_free(pld_event_owned *list);
 
-/** Write the list of events with every key, its meaning, domain and default,
- *  and the grammar of member lists (part of every --help). */
-PLD_API void pld_event_help(FILE *f);
+/* What pld_event_catalogue_write writes. */
+enum pld_event_catalogue_mode {
+  PLD_EVENT_CAT_LIST, /* one line per event: its name and a few words */
+  PLD_EVENT_CAT_FULL  /* the summary, the RDP formula, every key with its
+                       meaning, default and domain (random-selection: also
+                       the grammar of member lists) */
+};
+
+/** Walk the event table (the only description of the events): write every
+ *  event (name == NULL), or the one called `name`, in the given form
+ *  ('pldkit events', 'pldkit help EVENT').
+ *  @return 0, or -1 if no event is called `name` (nothing written). */
+PLD_API int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
+                            const char *name);
+
+/** The grammar of random-selection's member lists and of '+'. */
+PLD_API void pld_event_members_help(FILE *f);
+
+/** How the RDP backend treats the events ('pldkit help rdp'). */
+PLD_API void pld_event_rdp_help(FILE *f);
+
+/** One catalogue entry: its NAME, a title of a few words, a one-paragraph
+ *  summary, an example
+ *  EVENT text (NULL for `pld`, which needs a file), how the RDP backend
+ *  answers it, whether the PLD backend answers it (else --backend rdp
+ *  only) and its number of keys (count= not included).  Strings are
+ *  static. */
+typedef struct pld_event_info {
+  const char *name;
+  const char *title;   /* a few words, for one-line lists */
+  const char *summary;
+  const char *example;
+  const char *rdp_how;
+  int has_pld;
+  size_t n_keys;
+} pld_event_info;
+
+/** Number of events in the catalogue. */
+PLD_API size_t pld_event_count(void);
+/** Entry i < pld_event_count().  @return PLD_SUCCESS or PLD_EINVAL. */
+PLD_API int pld_event_info_get(size_t i, pld_event_info *out);
+/** The index of the event called `name`.  @return PLD_SUCCESS or
+ *  PLD_EINVAL (no such event; *index untouched). */
+PLD_API int pld_event_find(const char *name, size_t *index);
 
 /** The names of the keys that calibrate may solve for in some event (keys in
  *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,
@@ -220,8 +261,9 @@ typedef struct pld_event_answer {
 /** epsilon(delta) of the composition of n EVENT texts (each a LIST of the
  *  grammar above), as the CLI's `pldkit epsilon --delta D EVENT...` gives
  *  it.  Every event is validated before anything is computed.  On failure
- *  *out is untouched and err gets one line naming the bad token or the
- *  failed computation.  Cost: that of the accountant's query.
+ *  err gets one line naming the bad token or the failed computation, and
+ *  of *out only `status` is written: the library status of the failed
+ *  computation (0 when the input was refused before computing).  Cost: that of the accountant's query.
  *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad input, including n == 0)
  *  or PLD_EVENT_EFAIL (the computation failed, e.g. out of memory). */
 PLD_API int pld_event_epsilon(const pld_event_query *q, size_t n,
@@ -274,6 +316,14 @@ enum pld_event_int_rc {
 /** Parse a decimal integer in [lo, hi].  @return enum pld_event_int_rc. */
 PLD_API int pld_event_parse_int(const char *s, long long lo, long long hi,
                       long long *out);
+
+/** The enum pld_event_rc for a library status met after the input was
+ *  parsed: PLD_EVENT_EUSAGE (the input's fault: out of a domain the parser
+ *  does not know, over a cap the user can raise, an accuracy that cannot
+ *  be met, incompatible grids, a bad file) or PLD_EVENT_EFAIL (the
+ *  machine's: memory, FFTW, non-convergence, a failing callback); 0 for
+ *  PLD_SUCCESS.  The CLI's exit code. */
+PLD_API int pld_event_rc_of_status(int st);
 
 /* ---- text helpers (catalogue/text.c) ---- */
 

@@ -447,3 +447,22 @@ def error_detail():
 def strerror(status):
     """pld_strerror(status) as a str."""
     return lib.pld_strerror(int(status)).decode("utf-8", "replace")
+
+
+try:
+    lib.pld_error_detail.restype = c_char_p
+    lib.pld_error_detail.argtypes = []
+    _HAVE_DETAIL = True
+except AttributeError:  # pragma: no cover - a library older than issue 13
+    _HAVE_DETAIL = False
+
+
+def error_detail():
+    """pld_error_detail() as a str: why the last call of this thread that
+    returned a status was rejected (the parameter, its value and the allowed
+    range or cap), "" if it succeeded or said nothing.  ctypes calls run in
+    the calling thread, so this is the detail of this thread's last call."""
+    if not _HAVE_DETAIL:
+        return ""
+    d = lib.pld_error_detail()
+    return d.decode("utf-8", "replace") if d else ""
