@@ -16,7 +16,7 @@ BIN=${1:?usage: test_allocation_cli.sh PATH/TO/pldkit}
 eps() {
   local name=$1
   shift
-  if expect_ok "$name" epsilon --json --delta 1e-5 "$@"; then
+  if expect_answer "$name" epsilon --json --delta 1e-5 "$@"; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["epsilon_lower"], d["epsilon_upper"])' "$OUT" >"$tmp/$name"
   else
     echo "nan nan" >"$tmp/$name"
