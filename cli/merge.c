@@ -86,7 +86,11 @@ static const char help_text[] =
     "  --json            one JSON object\n"
     "  --csv             CSV: weights, method, epsilon_upper, epsilon_lower,\n"
     "                    feasible (for Pareto plots)\n"
-    "  --help            this text\n";
+    "  --help            this text\n"
+    "\n"
+    "Exit status: 0 an answer was printed; 1 internal error (the library "
+    "failed on\nvalid input); 2 bad input (one line on stderr, nothing on "
+    "stdout).\n";
 
 /* ------------------------------------------------------------------------ */
 
@@ -182,8 +186,11 @@ static void grid_fill(size_t n, unsigned res, double *w, size_t *pos,
 
 static int lib_fail(const char *what, int st)
 {
-  pld_cli_error("merge: %s failed: %s", what, pld_strerror(st));
-  return EXIT_FAIL;
+  pld_cli_error("merge: %s failed: %s", what, pld_status_text(st));
+  /* the configuration passed the parser but not the library (a cap, a
+   * domain the parser does not know): the input's fault, 2; the machine's
+   * (memory, FFTW, non-convergence): 1 */
+  return pld_event_rc_of_status(st);
 }
 
 /* Own eps of one run at delta (PLD, given params). */

@@ -15,7 +15,7 @@
  *   x = clamp(mu/2 - eps/mu, l, u),
  * since Phi(x) - e^eps Phi(x - mu) is unimodal in x with its maximum at
  * mu/2 - eps/mu.  When that point lies in (l, u) this is exactly the plain
- * Gaussian's delta (ERRATA: RDP can show amplification where (eps, delta)
+ * Gaussian's delta (docs/papers/bounded-support.md: RDP can show amplification where (eps, delta)
  * shows none).  The tails follow from the same lower sets.
  *
  * A built-in mechanism like the others: its parameters live in m->par and
@@ -27,6 +27,7 @@
 
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 
 /* par[0] = theta/sigma, par[1] = a/sigma, par[2] = c/sigma (signed). */
@@ -117,13 +118,24 @@ static int rect_tails(void *ctx, int dir, size_t n, const double *eps,
 int pld_mech_rectified_gaussian(double theta, double a, double sigma, double c,
                                 pld_mech **out)
 {
-  if (!out || !isfinite(theta) || !isfinite(a) || !(a > 0.0) ||
-      !isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || c == 0.0)
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(theta))
+    return pld_fail(PLD_EINVAL, "theta = %g must be finite", theta);
+  if (!isfinite(a) || !(a > 0.0))
+    return pld_fail(PLD_EINVAL, "a = %g must be finite and > 0", a);
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (!isfinite(c) || c == 0.0)
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and nonzero", c);
   double th = theta / sigma, A = a / sigma, mu = c / sigma;
   if (!isfinite(th) || !isfinite(A) || !isfinite(mu) || !isfinite(th + mu) ||
       fabs(mu) < 1e-12 || fabs(mu) > 1e6 || !(A > 0.0))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "|c|/sigma = %g must be in [1e-12, 1e6] and theta/sigma = %g, "
+                    "a/sigma = %g finite and positive",
+                    fabs(mu), th, A);
   double am = fabs(mu);
   struct pld_mech *m = pld_mech_new(PLD_MECH_BOUNDED);
   if (!m)

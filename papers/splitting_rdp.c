@@ -16,7 +16,7 @@
  *        X(d,k) = X(d,d-k) + alpha t (k^2 - (d-k)^2) / (2d).
  *     We always compute with k' = min(k, d-k).
  *
- * (2) Forward, Lemma 3.12 (eq. (2) read with i != j, ERRATA): with n_j the
+ * (2) Forward, Lemma 3.12 (eq. (2) read with i != j, docs/papers/splitting.md): with n_j the
  *     number of the alpha tuple members that contain coordinate j,
  *        e^{(alpha-1)F} = C(d,k)^{-alpha} sum_{tuples} prod_j w(n_j),
  *        w(n) = exp(t n(n-1)/2).
@@ -69,6 +69,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define MAX_ORDER 2048        /* exact forward / Poisson: integer orders cap */
@@ -127,19 +128,56 @@ static double interp_order(double alpha, double Bm, double Bm1)
 /* ------------------------------------------------------------------------ */
 /* Eq. (3) first term (Cor. 3.14), integer order m >= 2.                      */
 
+/* The terms' log-concavity window: terms below e^-EQ3_CUT times the largest
+ * are not summed but booked, each at that bound. */
+#define EQ3_CUT 700.0
+
+static double eq3_term(double m, double d, double k, double t, double lbdk,
+                       double l)
+{
+  return lbinom(k, l) + lbinom(d - k, k - l) - lbdk + 0.5 * m * t * l;
+}
+
+/* sum_l C(k,l) C(d-k,k-l) / C(d,k) e^{m t l / 2}: a hypergeometric pmf times
+ * an exponential, log-concave in l.  Summing every l cost O(k) lgamma calls
+ * per order (model-splitting d = 1e6, k = 5e5: 34 s); only the window around
+ * the mode where terms exceed e^-EQ3_CUT of the largest is summed (about
+ * 80 standard deviations of the hypergeometric law), found by bisection on
+ * the sign of the log ratio of neighbours (decreasing in l: log-concavity).
+ * Log-concavity also makes every term outside the window smaller than the
+ * window's edge terms, so the dropped ones are at most (number dropped) *
+ * e^-EQ3_CUT relative to the largest and are added as such: an upper bound
+ * still (the value is an upper bound on the forward RDP term). */
 static double eq3_int(double m, double d, double k, double t)
 {
   double lo = fmax(0.0, 2.0 * k - d), lbdk = lbinom(d, k);
-  double mx = -INFINITY;
-  for (double l = lo; l <= k; l += 1.0) {
-    double v = lbinom(k, l) + lbinom(d - k, k - l) - lbdk + 0.5 * m * t * l;
+  /* the mode: the last l whose ratio to l - 1 is >= 1 */
+  double a = lo, b = k;
+  while (b - a > 1.0) {
+    double mid = floor(0.5 * (a + b));
+    if (eq3_term(m, d, k, t, lbdk, mid) >= eq3_term(m, d, k, t, lbdk, mid - 1.0))
+      a = mid;
+    else
+      b = mid;
+  }
+  double mode = eq3_term(m, d, k, t, lbdk, b) > eq3_term(m, d, k, t, lbdk, a) ? b : a;
+  double mx = eq3_term(m, d, k, t, lbdk, mode);
+  double wlo = mode, whi = mode;
+  while (wlo > lo && eq3_term(m, d, k, t, lbdk, wlo - 1.0) >= mx - EQ3_CUT)
+    wlo -= 1.0;
+  while (whi < k && eq3_term(m, d, k, t, lbdk, whi + 1.0) >= mx - EQ3_CUT)
+    whi += 1.0;
+  /* the mode found by bisection may miss by rounding near a flat top: the
+   * window's own maximum is the one used */
+  for (double l = wlo; l <= whi; l += 1.0) {
+    double v = eq3_term(m, d, k, t, lbdk, l);
     if (v > mx)
       mx = v;
   }
   double sum = 0.0;
-  for (double l = lo; l <= k; l += 1.0)
-    sum += exp(lbinom(k, l) + lbinom(d - k, k - l) - lbdk + 0.5 * m * t * l -
-               mx);
+  for (double l = wlo; l <= whi; l += 1.0)
+    sum += exp(eq3_term(m, d, k, t, lbdk, l) - mx);
+  sum += ((wlo - lo) + (k - whi)) * exp(-EQ3_CUT);
   /* three lbinom errors per term, a few ulps for the sum */
   return mx + log(sum) + 3.0 * lbinom_err(d) + 4.0 * U_ * (1.0 + fabs(mx));
 }
@@ -147,16 +185,17 @@ static double eq3_int(double m, double d, double k, double t)
 int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
                               double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double t = (c / sigma) * (c / sigma), m = floor(alpha);
   if (!isfinite(t))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !isfinite(t))");
   double Bm = m >= 2.0 ? eq3_int(m, (double)d, (double)k, t) : 0.0;
   double Bm1 = alpha > m ? eq3_int(m + 1.0, (double)d, (double)k, t) : 0.0;
   double v = interp_order(alpha, Bm, Bm1);
   if (isnan(v))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: isnan(v))");
   *eps = v;
   return PLD_SUCCESS;
 }
@@ -167,8 +206,9 @@ int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
 int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double t = (c / sigma) * (c / sigma), dd = (double)d, kk = (double)k;
   double v = t * kk * (dd - kk) / (dd * dd);
   /* alpha e^v + 1 - alpha = 1 + alpha expm1(v): >= 1 since v >= 0, so the
@@ -182,7 +222,7 @@ int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
         (alpha * t * kk * (dd - kk) / dd - dd * log1p(arg)) /
             (2.0 * (alpha - 1.0));
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -318,12 +358,12 @@ static int dp_forward(int m, double d, int K, double t, double *G,
   uint64_t radix = (uint64_t)m + 1;
   /* codes must fit: (m+1)^(K+1) < 2^63 */
   if ((double)(K + 1) * log2((double)radix) > 62.0)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: an argument exceeds a size cap (rejected by: (double)(K + 1) * log2((double)radix) > 62.0)");
   double nst = exp(lbinom((double)(m + K), (double)K));
   double ntr = exp(lbinom((double)(m + 2 * K), (double)(2 * K)));
   double steps = fmin(d, (double)m * K);
   if (nst > 4e6 || ntr > 4e6 || ntr * steps > work_cap)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: the exact forward term needs more than its work cap (%g states)", work_cap);
   size_t ns = (size_t)(nst + 0.5);
   int st = PLD_SUCCESS;
   uint64_t *codes = pld_malloc(ns * sizeof *codes);
@@ -458,8 +498,11 @@ static int forward_exact_capped(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps,
                                 double work_cap)
 {
+  pld_detail_clear();
+  if (!eps || bad_split(alpha, d, k, sigma, c))
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_exact: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   if (alpha > MAX_ORDER || d > (int64_t)1 << 52)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > (int64_t)1 << 52)");
   double t = (c / sigma) * (c / sigma), dd = (double)d;
   double kp = (double)(k < d - k ? k : d - k), kk = (double)k;
   double shift_per_alpha = t * (kk * kk - kp * kp) / (2.0 * dd);
@@ -477,7 +520,7 @@ static int forward_exact_capped(double alpha, int64_t d, int64_t k,
     r = interp_order(alpha, Bm, Bm1) + alpha * shift_per_alpha;
   }
   if (!isfinite(r))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: !isfinite(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -772,8 +815,9 @@ static int reverse_k1_batch(size_t n, const double *orders, double dd,
 int pld_rdp_split_reverse_exact(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_exact: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double s = c / sigma, t = s * s, dd = (double)d, kk = (double)k;
   double kp = (double)(k < d - k ? k : d - k);
   if (kp > 1.0 || s > S_QUAD_MAX)
@@ -911,6 +955,7 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
   for (size_t i = 0; i < n; i++) {
     double alpha = orders[i];
     double gauss = alpha * t * kk / 2.0;
+    pld_progress((double)i / (double)n, "model splitting: RDP orders");
     pld_rdp_split_terms T;
     T.forward_exact = NAN;
     T.reverse_exact = NAN;
@@ -1003,8 +1048,9 @@ done:
 int pld_rdp_model_splitting(double alpha, int64_t d, int64_t k, double sigma,
                             double c, pld_rdp_split_terms *out)
 {
+  pld_detail_clear();
   if (!out || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting: an argument is out of its domain (rejected by: !out || bad_split(alpha, d, k, sigma, c))");
   pld_rdp_split_terms T;
   int st = split_batch(1, &alpha, d, k, sigma, c, &T, NULL);
   if (!st)
@@ -1016,11 +1062,12 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
                                   int64_t k, double sigma, double c,
                                   double *eps)
 {
+  pld_detail_clear();
   if (!orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))");
   for (size_t i = 0; i < n; i++)
     if (!isfinite(orders[i]) || !(orders[i] > 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !isfinite(orders[i]) || !(orders[i] > 1.0))");
   double *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;
@@ -1033,8 +1080,9 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
 
 int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_dropout: an argument is out of its domain (rejected by: !eps)");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, 2, 1, sigma, c, &T);
   if (!st)
@@ -1045,15 +1093,16 @@ int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
                               double c_split, double c_shared, double *eps)
 {
+  pld_detail_clear();
   if (!eps || !isfinite(c_shared) || !(c_shared >= 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: !eps || !isfinite(c_shared) || !(c_shared >= 0.0))");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, d, k, sigma, c_split, &T);
   if (st)
     return st;
   double r = T.epsilon + alpha * (c_shared / sigma) * (c_shared / sigma) / 2.0;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -1061,14 +1110,16 @@ int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
 int pld_rdp_bis(double alpha, int64_t T, int64_t k, double sigma, double c,
                 pld_rdp_split_terms *out)
 {
+  pld_detail_clear();
   return pld_rdp_model_splitting(alpha, T, k, sigma, c, out);
 }
 
 int pld_rdp_bis_epochs(double alpha, int64_t T, int64_t k, int64_t epochs,
                        double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || epochs < 1)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bis_epochs: an argument is out of its domain (rejected by: !eps || epochs < 1)");
   pld_rdp_split_terms R;
   int st = pld_rdp_bis(alpha, T, k, sigma, c, &R);
   if (st)
@@ -1099,11 +1150,12 @@ static double poisson_G(int m, double gamma, const double *lM)
 int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
                           double c, pld_rdp_pair_terms *out)
 {
+  pld_detail_clear();
   if (!out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) ||
       !(gamma > 0.0) || !(gamma <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_poisson_split: an argument is out of its domain (rejected by: !out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) || !(gamma > 0.0) || !(gamma <= 1.0))");
   if (alpha > MAX_ORDER || d > ((int64_t)1 << 52))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > ((int64_t)1 << 52))");
   double s = c / sigma, t = s * s, dd = (double)d;
   double m = floor(alpha);
   size_t mm = (size_t)m + 1;
@@ -1122,12 +1174,12 @@ int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
   double fwd = interp_order(alpha, m >= 2.0 ? Gm / (m - 1.0) : 0.0, Gm1 / m);
   double rev;
   if (s > S_QUAD_MAX)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: s > S_QUAD_MAX)");
   st = reverse_k1_batch(1, &alpha, dd, s, gamma, &rev);
   if (st)
     return st;
   if (!isfinite(fwd))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: !isfinite(fwd))");
   out->forward = fwd;
   out->reverse = rev;
   out->epsilon = fmax(fwd, rev);

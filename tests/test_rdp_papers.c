@@ -190,7 +190,7 @@ static void test_split_forward(void **state)
   EXPECT_DONE();
 }
 
-/* Exact reverse vs direct integration in d <= 3, and the ERRATA
+/* Exact reverse vs direct integration in d <= 3, and the docs/papers/splitting.md
  * counterexample (d=2, k=1, c=sigma=1, alpha=8: exact 2.145547, paper
  * 2.116364).  Tolerance 1e-8 relative both sides (the quadratures agree to
  * ~1e-12; the library adds a margin ~1e-11). */
@@ -222,7 +222,7 @@ static void test_split_reverse(void **state)
       long double rpr = ref_rev_paper(2, 1, 8, 1);
       EXPECT(fabsl(rp - rpr) < 1e-12L, "paper term %.15g vs %.15Lg", rp, rpr);
       EXPECT(fabsl(ref - 2.145547L) < 5e-7L && fabsl(rpr - 2.11636L) < 5e-6L,
-             "ERRATA numbers: exact %.7Lf, paper %.7Lf", ref, rpr);
+             "docs/papers/splitting.md numbers: exact %.7Lf, paper %.7Lf", ref, rpr);
       EXPECT(rp < ref - 0.02L, "Lemma 3.18 counterexample: paper %.7g is not "
              "below the exact %.7Lg", rp, ref);
       print_message("reverse d=2 k=1 c=sigma=1 alpha=8: exact %.6Lf, paper "
@@ -419,7 +419,7 @@ static void test_split_fractional(void **state)
 
 /* Remark 3.2 on a grid: first terms ordered (exact <= eq. (3)); second
  * terms "dominated by the first" (paper reverse <= forward: holds); exact
- * reverse <= exact forward (observed, ERRATA); the claim that the paper's
+ * reverse <= exact forward (observed, docs/papers/splitting.md); the claim that the paper's
  * reverse term bounds the reverse divergence fails in most cases (counted). */
 static void test_remark32_grid(void **state)
 {
@@ -767,7 +767,7 @@ static void test_bounded_rdp(void **state)
 }
 
 /* Thm 4.9 (both kinds, both directions) on a theta grid; monotonicity in
- * the shift; the neighbour set +-C (Alg. 1 ERRATA). */
+ * the shift; the neighbour set +-C (Alg. 1 docs/papers/bounded-support.md). */
 static void test_bounded_properties(void **state)
 {
   (void)state;
@@ -1087,7 +1087,7 @@ static void test_rectified_pld(void **state)
           EXPECT(cv->tails(cv->ctx, dir, 1, &es[l], &pg, &qg) == 0, "tails");
           EXPECT(fabsl(pg - qg - ref) <= 1e-9L * fmaxl(ref, pg) + 1e-12L,
                  "tails %.15g - %.15g vs %.15Lg", pg, qg, ref);
-          /* ERRATA: equal to the Gaussian's when the threshold is inside */
+          /* docs/papers/bounded-support.md: equal to the Gaussian's when the threshold is inside */
           long double mu = fabsl((long double)cs[j]) / s;
           long double ys = (t1 + t2) / 2 - es[l] * s * s / (t2 - t1);
           if (ys > -a + 1e-9 && ys < a - 1e-9) {
@@ -1175,7 +1175,7 @@ static void test_mspafl(void **state)
   REQUIRE_OK(pld_mspafl_cor1(1, 0.5, 0.2, 1.0, 1e-4, 0.1, &b));
   EXPECT(isinf(b.epsilon) && b.delta == 1, "delta' >= 1 gives the trivial "
          "answer");
-  /* Thm 4 re-typed; ERRATA: with delta' = 2exp(-2 beta^2 N), beta = 0.25,
+  /* Thm 4 re-typed; docs/papers/ms-pafl.md: with delta' = 2exp(-2 beta^2 N), beta = 0.25,
    * N = 100, the total delta exceeds 1e-4 from T = 14 on */
   REQUIRE_OK(pld_mspafl_thm4(0.1, 1e-6, 50, 1e-5, &b));
   long double te = sqrtl(2 * 50 * logl(1e5L)) * 0.1L + 50 * 0.1L * expm1l(0.1L);

@@ -38,6 +38,7 @@ from .rdp import RdpAccountant, RdpCurve, RdpResult
 from .participation import (ParticipationCalibration,
                             participation_calibrate, participation_delta)
 from . import papers
+from .events import catalogue, curve, delta, epsilon
 
 #: Path (or soname) of the loaded libpldkit.
 library_path = _lib.path
@@ -96,6 +97,8 @@ __all__ = [
     # RDP, participation
     "RdpCurve", "RdpAccountant", "RdpResult", "participation_delta",
     "participation_calibrate", "ParticipationCalibration", "papers",
+    # the EVENT catalogue (the CLI's grammar)
+    "epsilon", "delta", "curve", "catalogue",
     # misc
     "library_path", "library_version", "features", "strerror", "status",
 ]
