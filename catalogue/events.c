@@ -1183,6 +1183,8 @@ static const struct event_spec events[] = {
              "largest shift of the location by the neighbour (clipping "
              "norm of one contribution)"}}},
   {.name = "poisson-bounded-gaussian",
+   .title = "Poisson-subsampled bounded-support Gaussian",
+   .example = "poisson-bounded-gaussian:q=0.1,kind=truncated,theta=0,a=2,sigma=1,c=1,count=10",
    .summary = "Poisson-subsampled bounded-support Gaussian (bounded-support "
               "paper, Sec. 5.3, which leaves it open): each step includes "
               "the record with probability q, and a step that includes it "
@@ -1408,7 +1410,7 @@ int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
       continue;
     found = 1;
     if (mode == PLD_EVENT_CAT_LIST)
-      fprintf(f, "  %-22s %s\n", e->name, e->title ? e->title : "");
+      fprintf(f, "  %-26s %s\n", e->name, e->title ? e->title : "");
     else
       event_entry(f, e);
   }

@@ -890,7 +890,7 @@ static int forward_blocks(double alpha, double d, double kp, double sigma,
     /* block i gets d0 (+1 for the first rd) and k0 (+1 for the first rk) */
     for (double i = 0.0; i < b && ok; i += 1.0) {
       double di = d0 + (i < rd ? 1.0 : 0.0), ki = k0 + (i < rk ? 1.0 : 0.0);
-      double v;
+      double v = INFINITY; /* set on success */
       int st = forward_exact_capped(alpha, (int64_t)di, (int64_t)ki, sigma,
                                     c, &v, BLOCK_WORK_CAP);
       if (st == PLD_ENOMEM)

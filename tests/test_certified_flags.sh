@@ -46,7 +46,7 @@ random-selection@random-selection:weights=0.5;0.5[gaussian:sigma=2|random-partic
 TABLE
 
 # every event of --help is in the table
-build_help=$("$BIN" --help 2>&1 | awk '/^EVENTS/ {on = 1; next} on && /^  [a-z][a-z0-9-]*$/ {print $1}' | sort -u)
+build_help=$("$BIN" events 2>/dev/null | awk '/^  [a-z][a-z0-9-]*  / {print $1}' | sort -u)
 table_names=$(cut -d'@' -f1 "$tmp/table" | sort -u)
 if [ "$build_help" = "$table_names" ]; then ok; else
   bad "the event table differs from --help: help [$(echo $build_help)] table [$(echo $table_names)]"
@@ -91,21 +91,21 @@ while IFS='@' read -r name ev want; do
   for q in "${qs[@]}"; do
     if [ "$pldq" = 1 ]; then
       # shellcheck disable=SC2086
-      if expect_ok "$name $q json" $q --json "$ev"; then check_json "$name ($ev) $q" "$want"; fi
+      if expect_answer "$name $q json" $q --json "$ev"; then check_json "$name ($ev) $q" "$want"; fi
       # shellcheck disable=SC2086
-      if expect_ok "$name $q text" $q "$ev"; then check_text "$name ($ev) $q" "$want"; fi
+      if expect_answer "$name $q text" $q "$ev"; then check_text "$name ($ev) $q" "$want"; fi
     fi
     [ "$closed" = 1 ] && continue
     [ "$name" = pld ] && continue
     # shellcheck disable=SC2086
-    if expect_ok "$name $q rdp json" $q --backend rdp --json "$ev"; then check_json "$name ($ev) $q rdp" "$want"; fi
+    if expect_answer "$name $q rdp json" $q --backend rdp --json "$ev"; then check_json "$name ($ev) $q rdp" "$want"; fi
     # shellcheck disable=SC2086
-    if expect_ok "$name $q rdp text" $q --backend rdp "$ev"; then check_text "$name ($ev) $q rdp" "$want"; fi
+    if expect_answer "$name $q rdp text" $q --backend rdp "$ev"; then check_text "$name ($ev) $q rdp" "$want"; fi
   done
   [ "$closed" = 1 ] && continue
   [ "$want" = proven ] && [ "$n" -gt 3 ] && continue
-  if [ "$pldq" = 1 ] && expect_ok "$name curve" curve --epsilon-range 0.5:2:3 --json "$ev"; then check_json "$name ($ev) curve" "$want"; fi
-  if [ "$name" != pld ] && expect_ok "$name rdp-curve" rdp-curve --orders '2;8' --json "$ev"; then
+  if [ "$pldq" = 1 ] && expect_answer "$name curve" curve --epsilon-range 0.5:2:3 --json "$ev"; then check_json "$name ($ev) curve" "$want"; fi
+  if [ "$name" != pld ] && expect_answer "$name rdp-curve" rdp-curve --orders '2;8' --json "$ev"; then
     check_json "$name ($ev) rdp-curve" "$want"
   fi
 done <"$tmp/table"
@@ -116,8 +116,8 @@ for an in wcs mwcs ols cs thm41; do
   [ "$an" = ols ] && p=1
   case $an in cs) want=lower_limit ;; thm41) want="one-instance value" ;; *) want=proven ;; esac
   ev="random-participation:p=$p,q=0.1,d=10,C=1,sigma=?,analysis=$an"
-  if expect_ok "calibrate $an json" calibrate --epsilon 2 --delta 1e-5 --json "$ev"; then check_json "calibrate $an" "$want"; fi
-  if expect_ok "calibrate $an text" calibrate --epsilon 2 --delta 1e-5 "$ev"; then
+  if expect_answer "calibrate $an json" calibrate --epsilon 2 --delta 1e-5 --json "$ev"; then check_json "calibrate $an" "$want"; fi
+  if expect_answer "calibrate $an text" calibrate --epsilon 2 --delta 1e-5 "$ev"; then
     if [ "$want" = proven ] || ! sed 's/NOT a certified bound//' "$OUT" | grep -qi "certified bound"; then ok; else
       bad "calibrate $an: text claims a certified bound: $(head -c 300 "$OUT")"
     fi
