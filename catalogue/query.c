@@ -80,8 +80,8 @@ int pld_event_accountant(const pld_event_query *q, size_t n,
   if (st != PLD_SUCCESS) {
     if (err && errlen)
       snprintf(err, errlen, "%s (while creating the accountant)",
-               pld_strerror(st));
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+               pld_status_text(st));
+    return pld_event_rc_of_status(st);
   }
   for (size_t i = 0; i < n; i++) {
     int rc = pld_event_parse(events[i], &pc, acc, err, errlen);
@@ -109,9 +109,9 @@ int pld_event_rdp_curve(const pld_event_query *q, size_t n,
     if (err && errlen)
       snprintf(err, errlen,
                "%s (while creating the RDP curve on %zu orders)",
-               pld_strerror(st),
+               pld_status_text(st),
                q->orders ? q->n_orders : (size_t)PLD_RDP_DEFAULT_ORDERS);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+    return pld_event_rc_of_status(st);
   }
   memset(&pc, 0, sizeof pc);
   pc.params = &q->params;
@@ -166,6 +166,7 @@ static int answer_pld(const pld_event_query *q, size_t n,
   if (rc != PLD_EVENT_OK)
     return rc;
   a->note = ctx.note;
+  a->not_bound = ctx.not_bound;
   if (ctx.closed.present) {
     if (want == WANT_CURVE) {
       set_err(err, errlen, "%s", "a closed-form single-round analysis "
@@ -204,9 +205,9 @@ static int answer_pld(const pld_event_query *q, size_t n,
   if (st != PLD_SUCCESS) {
     a->status = st;
     if (err && errlen)
-      snprintf(err, errlen, "%s (while computing the %s)", pld_strerror(st),
-               want_words[want]);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+      snprintf(err, errlen, "%s (while computing the %s)",
+               pld_status_text(st), want_words[want]);
+    return pld_event_rc_of_status(st);
   }
   a->have_pld = 1;
   return PLD_EVENT_OK;
@@ -222,6 +223,7 @@ static int answer_rdp(const pld_event_query *q, size_t n,
   int rc = validate(&r, n, events, &ctx, err, errlen);
   if (rc != PLD_EVENT_OK)
     return rc;
+  a->not_bound = ctx.not_bound;
   pld_rdp_curve *cv = NULL;
   rc = pld_event_rdp_curve(q, n, events, NULL, 0, &cv, &a->bridged, err,
                            errlen);
@@ -240,8 +242,8 @@ static int answer_rdp(const pld_event_query *q, size_t n,
     a->status = st;
     if (err && errlen)
       snprintf(err, errlen, "%s (while computing the RDP %s)",
-               pld_strerror(st), want_words[want]);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+               pld_status_text(st), want_words[want]);
+    return pld_event_rc_of_status(st);
   }
   a->have_rdp = 1;
   return PLD_EVENT_OK;
@@ -285,6 +287,8 @@ static int answer(const pld_event_query *q, size_t n,
   a.rdp_seconds = now() - t1;
   if (rc == PLD_EVENT_OK)
     *out = a;
+  else
+    out->status = a.status;
   return rc;
 }
 

@@ -69,7 +69,11 @@ static const char help_text[] =
     "  --json            one JSON object\n"
     "  --csv             CSV: weights, method, epsilon_upper, epsilon_lower,\n"
     "                    feasible (for Pareto plots)\n"
-    "  --help            this text\n";
+    "  --help            this text\n"
+    "\n"
+    "Exit status: 0 an answer was printed; 1 internal error (the library "
+    "failed on\nvalid input); 2 bad input (one line on stderr, nothing on "
+    "stdout).\n";
 
 /* ------------------------------------------------------------------------ */
 

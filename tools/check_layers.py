@@ -33,6 +33,7 @@ HEADER_LAYER = {
     "mech.h": "pld",
     "accountant.h": "pld",
     "select.h": "pld",
+    "ledger.h": "pld",
     "rdp.h": "rdp",
     "bridge.h": "papers",
     "rdp_papers.h": "papers",

@@ -15,8 +15,7 @@
  *     delta_PQ(eps) = E_Q (S - e^eps)_+,   delta_QP(eps) = E_Q (1 - e^eps S)_+,
  * both convex in S.  pldkit computes two finite laws of S, one larger and
  * one smaller in the convex order (docs/allocation.md), which bracket both
- * curves; the mechanism's curve is their midpoint with the gap booked as its
- * relative error.
+ * curves; the mechanism is the bracket of the two (pld_mech_bracket).
  */
 #ifndef PLDKIT_ALLOCATION_H
 #define PLDKIT_ALLOCATION_H
@@ -38,13 +37,12 @@ extern "C" {
 /** One-of-T random allocation with Gaussian noise (see above): T in [1,
  *  PLD_ALLOCATION_MAX_T], sigma and c finite > 0 with mu = c/sigma in
  *  [1e-3, 30].  T = 1 is exactly pld_mech_gaussian(sigma, c) (returned as
- *  such).  The curve is certified to its rel_err (at most 9e-4; the
- *  construction refines its bins twice until the measured gap of the
- *  bracket is below it, else returns PLD_ERANGE -- AT PRESENT THE CASE FOR
- *  T >= 10 at mu = 1, see docs/allocation.md; use
- *  pld_mech_random_allocation_bounds or pld_allocation_epsilon) wherever the true delta is above
- *  1e-60; below that the returned value is an upper bound.  Cost: about
- *  (log2 T) N^2 with N ~ 2000-6000 bins, 0.05-0.5 s.
+ *  such).  Otherwise the bracket (pld_mech_bracket) of the two finite
+ *  pairs of pld_mech_random_allocation_bounds: it composes with every other
+ *  mechanism in an accountant, its PLD's pessimistic members from the
+ *  upper pair, the optimistic ones from the lower pair, so the composed
+ *  bracket is certified on both ends; its width includes the pairs' gap
+ *  (docs/allocation.md).  Its curve (pld_mech_delta) is the upper pair's.
  *  @return PLD_SUCCESS, PLD_EINVAL (out of domain, NULL), PLD_ERANGE,
  *  PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_random_allocation(uint64_t T, double sigma,
@@ -79,7 +77,8 @@ PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
  *  any other events) in one accountant and take its upper ends, *lower in
  *  another and take its lower ends: both are certified for the true
  *  mechanism.  eta: the geometric bin ratio e^eta - 1 of the rebinning, 0
- *  for the default (0.006 min(mu, 1)), at most 0.1.  T = 1 gives two
+ *  for the default (0.003 min(mu, 1), twice that for T < 100), at most
+ *  0.1.  T = 1 gives two
  *  Gaussians.  Domains as pld_mech_random_allocation.  The caller frees
  *  both.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(

@@ -97,6 +97,10 @@ typedef struct pld_event_ctx {
   unsigned top_events;                /* events at the top level */
   const char *note;                   /* a warning for the answer, or NULL
                                          (static text) */
+  const char *not_bound;              /* NULL when every event's answer is a
+                                         proven bound; else what it is
+                                         instead ("lower_limit": random-
+                                         participation analysis=cs) */
   pld_event_closed closed;              /* a closed-form event, if any */
   unsigned bridged;                   /* events whose RDP went through the
                                          PLD bridge (pld_event_parse_rdp) */
@@ -139,13 +143,36 @@ PLD_API void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from);
 /** Free a list of owned objects (NULL is a no-op). */
 PLD_API void pld_event_owned_free(pld_event_owned *list);
 
-/** One catalogue entry: its NAME, a one-paragraph summary, an example
+/* What pld_event_catalogue_write writes. */
+enum pld_event_catalogue_mode {
+  PLD_EVENT_CAT_LIST, /* one line per event: its name and a few words */
+  PLD_EVENT_CAT_FULL  /* the summary, the RDP formula, every key with its
+                       meaning, default and domain (random-selection: also
+                       the grammar of member lists) */
+};
+
+/** Walk the event table (the only description of the events): write every
+ *  event (name == NULL), or the one called `name`, in the given form
+ *  ('pldkit events', 'pldkit help EVENT').
+ *  @return 0, or -1 if no event is called `name` (nothing written). */
+PLD_API int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
+                            const char *name);
+
+/** The grammar of random-selection's member lists and of '+'. */
+PLD_API void pld_event_members_help(FILE *f);
+
+/** How the RDP backend treats the events ('pldkit help rdp'). */
+PLD_API void pld_event_rdp_help(FILE *f);
+
+/** One catalogue entry: its NAME, a title of a few words, a one-paragraph
+ *  summary, an example
  *  EVENT text (NULL for `pld`, which needs a file), how the RDP backend
  *  answers it, whether the PLD backend answers it (else --backend rdp
  *  only) and its number of keys (count= not included).  Strings are
  *  static. */
 typedef struct pld_event_info {
   const char *name;
+  const char *title;   /* a few words, for one-line lists */
   const char *summary;
   const char *example;
   const char *rdp_how;
@@ -161,10 +188,6 @@ PLD_API int pld_event_info_get(size_t i, pld_event_info *out);
  *  PLD_EINVAL (no such event; *index untouched). */
 PLD_API int pld_event_find(const char *name, size_t *index);
 
-/** Write the list of events with every key, its meaning, domain and default,
- *  and the grammar of member lists (part of every --help). */
-PLD_API void pld_event_help(FILE *f);
-
 /** The names of the keys that calibrate may solve for in some event (keys in
  *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,
  *  sensitivity, b, ...". */
@@ -178,7 +201,9 @@ PLD_API const char *pld_event_closed_name(const pld_event_closed *c);
 /** The answer to a closed-form event. */
 typedef struct pld_event_closed_answer {
   pld_bound bound;  /* the delta or epsilon bracket (booked rounding error) */
-  int certified;    /* the library certifies bound.upper */
+  int certified;    /* bound.upper is a proven bound (never for thm41) */
+  int refuted;      /* thm41: a concrete dataset has a larger delta, or it
+                       falls below cs */
   int below_cs;     /* thm41: its delta is below CS's (so not a bound) */
   double cs_delta;  /* thm41: CS's delta at the epsilon used, else NAN */
   double lower_limit; /* thm41: pldkit's certified lower limit of the true
@@ -221,7 +246,7 @@ PLD_API void pld_event_query_default(pld_event_query *q);
  *  single-round event (closed != 0) it is that formula's bracket and
  *  closed_answer says whether it is certified.  RDP backend (have_rdp): the
  *  RDP answer on the query's orders; `bridged` events went through the PLD
- *  bridge.  `note` is a warning to show with the answer (static text) or
+ *  bridge.  `not_bound` says when the upper end is no bound.  `note` is a warning to show with the answer (static text) or
  *  NULL; `status` the library status of a failed computation. */
 typedef struct pld_event_answer {
   int have_pld;
@@ -235,6 +260,9 @@ typedef struct pld_event_answer {
   size_t rdp_n;              /* the RDP orders: how many, first and last */
   double rdp_first, rdp_last;
   const char *note;
+  const char *not_bound; /* NULL when the answer is a proven bound; else
+                            what it is instead ("lower_limit": an event is
+                            random-participation analysis=cs) */
   int status;
   double pld_seconds, rdp_seconds; /* wall-clock time of each backend */
 } pld_event_answer;
@@ -242,8 +270,9 @@ typedef struct pld_event_answer {
 /** epsilon(delta) of the composition of n EVENT texts (each a LIST of the
  *  grammar above), as the CLI's `pldkit epsilon --delta D EVENT...` gives
  *  it.  Every event is validated before anything is computed.  On failure
- *  *out is untouched and err gets one line naming the bad token or the
- *  failed computation.  Cost: that of the accountant's query.
+ *  err gets one line naming the bad token or the failed computation, and
+ *  of *out only `status` is written: the library status of the failed
+ *  computation (0 when the input was refused before computing).  Cost: that of the accountant's query.
  *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad input, including n == 0)
  *  or PLD_EVENT_EFAIL (the computation failed, e.g. out of memory). */
 PLD_API int pld_event_epsilon(const pld_event_query *q, size_t n,
@@ -296,6 +325,14 @@ enum pld_event_int_rc {
 /** Parse a decimal integer in [lo, hi].  @return enum pld_event_int_rc. */
 PLD_API int pld_event_parse_int(const char *s, long long lo, long long hi,
                       long long *out);
+
+/** The enum pld_event_rc for a library status met after the input was
+ *  parsed: PLD_EVENT_EUSAGE (the input's fault: out of a domain the parser
+ *  does not know, over a cap the user can raise, an accuracy that cannot
+ *  be met, incompatible grids, a bad file) or PLD_EVENT_EFAIL (the
+ *  machine's: memory, FFTW, non-convergence, a failing callback); 0 for
+ *  PLD_SUCCESS.  The CLI's exit code. */
+PLD_API int pld_event_rc_of_status(int st);
 
 /* ---- text helpers (catalogue/text.c) ---- */
 

@@ -16,4 +16,5 @@
 #include <pldkit/best.h>
 #include <pldkit/allocation.h>
 #include <pldkit/event.h>
+#include <pldkit/ledger.h>
 #endif

@@ -26,7 +26,8 @@ from .mechanisms import (DiscreteGaussian, DiscreteLaplace, FinitePair,
                          Gaussian, GaussianMixture, Laplace, Mechanism,
                          PoissonGaussian, PoissonLaplace, PoissonSampled,
                          RandomizedResponse, RandomSelection,
-                         RectifiedGaussian, WorGaussian)
+                         RectifiedGaussian, TruncatedGaussian,
+                         WorGaussian)
 from .results import Bracket, CurveResult, Result
 from .pld import PLD, PmfView
 from .accountant import (Accountant, Calibration, calibrate,
@@ -88,7 +89,7 @@ __all__ = [
     "Mechanism", "Gaussian", "Laplace", "DiscreteLaplace",
     "DiscreteGaussian", "RandomizedResponse", "FinitePair", "PoissonSampled",
     "PoissonGaussian", "PoissonLaplace", "GaussianMixture", "WorGaussian",
-    "RandomSelection", "RectifiedGaussian",
+    "RandomSelection", "RectifiedGaussian", "TruncatedGaussian",
     # results, PLDs, accountant
     "Bracket", "Result", "CurveResult", "PLD", "PmfView", "Accountant",
     "Calibration", "calibrate", "dpsgd_accountant", "dpsgd_epsilon",

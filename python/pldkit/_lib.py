@@ -168,7 +168,8 @@ class ParticipationCalibration(Structure):
                 ("delta", c_double),
                 ("at_floor", c_int),
                 ("certified", c_int),
-                ("below_cs", c_int)]
+                ("below_cs", c_int),
+                ("refuted", c_int)]
 
 
 class SplitTerms(Structure):
@@ -353,6 +354,8 @@ _OPTIONAL = {
                                                  PD]),
         "pld_mech_rectified_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
+        "pld_mech_truncated_gaussian": (c_int, [c_double, c_double, c_double,
+                                                c_double, POINTER(MechPtr)]),
     },
     # status.h: the thread-local text naming the parameter, value and range
     # of the last rejection (newer libraries).
@@ -447,3 +450,22 @@ def error_detail():
 def strerror(status):
     """pld_strerror(status) as a str."""
     return lib.pld_strerror(int(status)).decode("utf-8", "replace")
+
+
+try:
+    lib.pld_error_detail.restype = c_char_p
+    lib.pld_error_detail.argtypes = []
+    _HAVE_DETAIL = True
+except AttributeError:  # pragma: no cover - a library older than issue 13
+    _HAVE_DETAIL = False
+
+
+def error_detail():
+    """pld_error_detail() as a str: why the last call of this thread that
+    returned a status was rejected (the parameter, its value and the allowed
+    range or cap), "" if it succeeded or said nothing.  ctypes calls run in
+    the calling thread, so this is the detail of this thread's last call."""
+    if not _HAVE_DETAIL:
+        return ""
+    d = lib.pld_error_detail()
+    return d.decode("utf-8", "replace") if d else ""

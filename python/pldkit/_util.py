@@ -26,6 +26,11 @@ def numpy():
 
 
 def raise_status(status, function, detail=None):
+    """Raise the PldkitError of `status`.  Without a detail of the binding's
+    own, the library's (pld_error_detail: the parameter, its value and the
+    allowed range) is used: call this right after the failing call."""
+    if detail is None:
+        detail = _lib.error_detail() or None
     cls = error_class(status)
     raise cls(_lib.strerror(status), code=status, function=function,
               detail=detail)

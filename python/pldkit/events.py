@@ -64,6 +64,7 @@ class _Closed(Structure):
 class _ClosedAnswer(Structure):
     _fields_ = [("bound", _lib.Bound),
                 ("certified", c_int),
+                ("refuted", c_int),
                 ("below_cs", c_int),
                 ("cs_delta", c_double),
                 ("lower_limit", c_double),
@@ -82,12 +83,14 @@ class _Answer(Structure):
                 ("rdp_n", c_size_t),
                 ("rdp_first", c_double), ("rdp_last", c_double),
                 ("note", c_char_p),
+                ("not_bound", c_char_p),
                 ("status", c_int),
                 ("pld_seconds", c_double), ("rdp_seconds", c_double)]
 
 
 class _Info(Structure):
     _fields_ = [("name", c_char_p),
+                ("title", c_char_p),
                 ("summary", c_char_p),
                 ("example", c_char_p),
                 ("rdp_how", c_char_p),
@@ -114,7 +117,9 @@ _lib.lib.pld_event_curve.argtypes = [
 
 
 class EventAnswer(object):
-    """What a closed-form or RDP answer adds to the bracket: ``note`` (a
+    """What a closed-form or RDP answer adds to the bracket: ``not_bound``
+    (None when the upper end is a proven bound, else what it is, e.g.
+    'lower_limit'), ``note`` (a
     warning to show with the answer, or None), ``bridged`` (events whose
     RDP went through the PLD bridge), ``closed`` (None, or a dict with
     'analysis', 'certified', 'below_cs', 'cs_delta', 'lower_limit')."""
@@ -184,7 +189,8 @@ def _closed(ans):
     names = ["wcs", "cs", "thm41", "ols", "mwcs"]
     a = ans.closed_event.analysis
     return {"analysis": names[a] if 0 <= a < len(names) else a,
-            "certified": bool(ca.certified), "below_cs": bool(ca.below_cs),
+            "certified": bool(ca.certified), "refuted": bool(ca.refuted),
+            "below_cs": bool(ca.below_cs),
             "cs_delta": ca.cs_delta, "lower_limit": ca.lower_limit}
 
 
@@ -199,6 +205,12 @@ def _wrap(query, at, ans, backend):
     extra.note = ans.note.decode() if ans.note else None
     extra.bridged = int(ans.bridged)
     extra.closed = _closed(ans)
+    extra.not_bound = ans.not_bound.decode() if ans.not_bound else None
+    # a value that is no proven bound says so (Result.certified)
+    if ans.closed:
+        out[0].certified = bool(ans.closed_answer.certified)
+    elif extra.not_bound and ans.have_pld:
+        out[0].certified = False
     if backend == "both":
         return (out[0], out[1]), extra
     return out[0], extra
@@ -258,7 +270,7 @@ def curve(epsilons, *events, **options):
 
 def catalogue():
     """The library's EVENT catalogue (what `pldkit events` lists): a list of
-    dicts with 'name', 'summary', 'example' (an EVENT text, None for
+    dicts with 'name', 'title', 'summary', 'example' (an EVENT text, None for
     'pld'), 'rdp_how' and 'has_pld' (the default backend answers it)."""
     out = []
     for i in range(_lib.lib.pld_event_count()):
@@ -266,7 +278,8 @@ def catalogue():
         if _lib.lib.pld_event_info_get(i, ctypes.byref(info)) != 0:
             raise PldkitError("catalogue entry %d unreadable" % i)
         dec = (lambda b: b.decode() if b is not None else None)
-        out.append({"name": dec(info.name), "summary": dec(info.summary),
+        out.append({"name": dec(info.name), "title": dec(info.title),
+                    "summary": dec(info.summary),
                     "example": dec(info.example),
                     "rdp_how": dec(info.rdp_how),
                     "has_pld": bool(info.has_pld)})

@@ -24,7 +24,7 @@ __all__ = [
     "Mechanism", "Gaussian", "Laplace", "DiscreteLaplace", "DiscreteGaussian",
     "RandomizedResponse", "FinitePair", "PoissonSampled", "PoissonGaussian",
     "PoissonLaplace", "GaussianMixture", "WorGaussian", "RandomSelection",
-    "RectifiedGaussian", "direction_code",
+    "RectifiedGaussian", "TruncatedGaussian", "direction_code",
 ]
 
 _DIRECTIONS = {
@@ -382,6 +382,25 @@ _DOMAINS = {
                     "sigma": POSITIVE, "sensitivity": POSITIVE},
     "GaussianMixture": {"sigma": POSITIVE},
 }
+
+
+class TruncatedGaussian(Mechanism):
+    """The exact per-instance pair of the truncated Gaussian (bounded-support
+    paper): P = N(theta, sigma^2) conditioned on [-a, a], Q = the same at
+    theta + c (c != 0).  Needs rdp_papers.h in the library."""
+
+    __slots__ = ()
+
+    def __init__(self, theta, a, sigma, c):
+        f = "pld_mech_truncated_gaussian"
+        self._ptr = None
+        if not _lib.available.get("rdp_papers"):
+            from ._util import raise_status
+            raise_status(_lib.PLD_EUNSUPPORTED, f, "not in this libpldkit")
+        t, aa = real(theta, "theta", f), real(a, "a", f)
+        s, cc = real(sigma, "sigma", f), real(c, "c", f)
+        self._make(lib.pld_mech_truncated_gaussian, f, (t, aa, s, cc),
+                   {"theta": t, "a": aa, "sigma": s, "c": cc})
 
 
 def _rebuild(cls, params):

@@ -496,7 +496,7 @@ class TestBinding(unittest.TestCase):
 
     def test_errors_name_the_argument(self):
         with self.assertRaisesRegex(pldkit.InvalidArgument,
-                                    r"q='1\.5' must be in \(0, 1\]"):
+                                    r"q( = |=')1\.5'? must be in \(0, 1\]"):
             pldkit.PoissonGaussian(q=1.5, sigma=1.0)
         with self.assertRaisesRegex(pldkit.InvalidArgument, "sigma"):
             pldkit.Gaussian(sigma=-1.0)
