@@ -1307,6 +1307,7 @@ static const struct event_spec events[] = {
               "truncated or FFT-composed PLD does)",
    .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
   {.name = "merge-lc",
+   .title = "one step of a linear combination of merged DP-SGD runs",
    .example = "merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,clip=1;1,lr=0.1;0.1,count=100",
    .summary = "one step of a linear combination theta = sum_i lambda_i "
               "theta_i of n <= 5 DP-SGD runs trained on the same data "

@@ -488,8 +488,11 @@ int pld_cli_merge(int argc, char **argv)
   if (show)
     progress_clear();
   if (st != PLD_SUCCESS) {
-    pld_cli_error("merge: the planner failed: %s", pld_strerror(st));
-    return st == PLD_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+    pld_cli_error("merge: the planner failed: %s", pld_status_text(st));
+    /* the configuration passed the parser but not the library (a cap, a
+     * domain the parser does not know): the input's fault, 2; the
+     * machine's (memory, FFTW, non-convergence): 1 */
+    return pld_event_rc_of_status(st);
   }
   if (json)
     write_json(stdout, R, seconds);

@@ -76,7 +76,11 @@ static void check_point(const pld_merge_report *R, size_t g,
   assert_true(P->upper[PLD_MERGE_RS_RDP] == p->upper[1]);
   assert_true(P->upper[PLD_MERGE_LC_PLD] == p->upper[2]);
   assert_true(P->lower[PLD_MERGE_LC_PLD] == p->lower[2]);
-  assert_true(P->upper[PLD_MERGE_LC_RDP] == p->upper[3]);
+  /* LC RDP: the mixture quadrature moved to GSL's CQUAD (src/quad.c) with
+   * its error booked upward, so the value may rise by the booked margin
+   * (<= 1.3e-10 relative at order 64), never fall */
+  assert_true(P->upper[PLD_MERGE_LC_RDP] >= p->upper[3]);
+  assert_true(P->upper[PLD_MERGE_LC_RDP] <= p->upper[3] * (1.0 + 1e-9));
   assert_true(isnan(P->lower[PLD_MERGE_RS_RDP]));
   assert_true(isnan(P->lower[PLD_MERGE_LC_RDP]));
   /* RS PLD: another grid, the same certified quantity */
