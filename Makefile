@@ -2,10 +2,10 @@
 # fresh Debian 12 machine (installing missing packages as root), configure
 # build/, compile, and run the demo or the test suite.
 
-PKGS := meson ninja-build pkg-config gcc libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
+PKGS := meson ninja-build pkg-config gcc g++ libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test bench figures fuzz clean
+.PHONY: all deps configure demo test tsan bench figures fuzz clean python-install install uninstall
 
 all: configure
 	ninja -C $(BUILD)
@@ -33,7 +33,8 @@ demo: configure
 	./$(BUILD)/pldkit demo
 
 # The whole suite, then again under AddressSanitizer + UndefinedBehavior-
-# Sanitizer (any report fails the run), then the CLI under valgrind.
+# Sanitizer (any report fails the run), then the CLI under valgrind, then
+# the threaded tests under ThreadSanitizer (make tsan, < 1 minute).
 SAN := build-sanitize
 test: all
 	meson test -C $(BUILD) --print-errorlogs
@@ -45,6 +46,36 @@ test: all
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(SAN) --print-errorlogs --num-processes 2 -t 4
 	PLDKIT_TEST_VALGRIND=1 bash tests/test_cli.sh $(BUILD)/pldkit
+	$(MAKE) --no-print-directory tsan
+
+# ThreadSanitizer (issue 13): pldkit from several threads at once -- a host
+# program planning FFTW transforms while pldkit composes (test_fftw_host),
+# concurrent accountants, per-thread error details and progress hooks
+# (test_concurrent).  Any report fails the run.  Under a minute with the
+# build (20 s to run on 2 busy cores), so `make test` runs it too.
+TSAN := build-tsan
+TSAN_TESTS := tests/test_fftw_host tests/test_concurrent
+tsan: deps
+	@if [ ! -f $(TSAN)/build.ninja ]; then \
+	  meson setup $(TSAN) --buildtype=debugoptimized -Db_sanitize=thread \
+	    -Db_lundef=false -Dbench=false; fi
+	ninja -C $(TSAN) $(TSAN_TESTS)
+	@for t in $(TSAN_TESTS); do \
+	  echo "tsan: $$t"; \
+	  TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:history_size=4 ./$(TSAN)/$$t || exit 1; \
+	done
+
+# The Python binding, offline: Debian's pip and setuptools (installed if
+# missing), no build isolation and no index, so nothing is downloaded.  In a
+# virtualenv ($$VIRTUAL_ENV set) it installs there; otherwise into
+# /usr/local (Debian 12 marks its python "externally managed", hence
+# --break-system-packages: the package has no dependencies).  The package
+# finds the library installed by `meson install -C build` (or PLDKIT_LIBRARY).
+PYTHON ?= python3
+PIP_FLAGS ?= --no-build-isolation --no-index
+python-install: all
+	@$(MAKE) --no-print-directory deps PKGS="python3-pip python3-setuptools"
+	$(PYTHON) -m pip install $(PIP_FLAGS) $$([ -n "$$VIRTUAL_ENV" ] || echo --break-system-packages) ./python
 
 # The performance report, the RDP-vs-PLD comparison and the other
 # benchmarks: CSVs, plots and summary.txt in bench/results.  Never part of
@@ -78,8 +109,7 @@ fuzz: deps
 	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
 	ninja -C $(FUZZ) libpldkit.a
 	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
-	  extra=""; [ $$t = event ] && extra="cli/events.c cli/output.c"; \
-	  [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
+	  extra=""; [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Icli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
 	    $$(pkg-config --libs fftw3 gsl) -lfftw3_threads -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \
@@ -87,5 +117,30 @@ fuzz: deps
 	  $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 tests/fuzz/corpus/$$t || exit 1; \
 	done
 
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: the library, headers,
+# pkg-config file, CLI and man page, through meson install.  Installing to
+# the system itself (no DESTDIR) as root refreshes the linker cache, so that
+# programs and the Python binding find libpldkit.so.0 right away.
+# `make uninstall` removes the files the last install wrote (meson's log,
+# which holds the DESTDIR too) and the pldkit include directory.
+PREFIX ?= /usr/local
+install: all
+	meson configure $(BUILD) --prefix=$(PREFIX)
+	ninja -C $(BUILD)
+	DESTDIR="$(DESTDIR)" meson install -C $(BUILD) --no-rebuild
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+uninstall:
+	@log=$(BUILD)/meson-logs/install-log.txt; \
+	if [ ! -f $$log ]; then echo "nothing to uninstall (no $$log)"; exit 1; fi; \
+	grep -v '^#' $$log | while read -r f; do \
+	  if [ -f "$$f" ] || [ -L "$$f" ]; then rm -f "$$f" && echo "removed $$f"; fi; \
+	done; \
+	grep -v '^#' $$log | while read -r f; do \
+	  case $$f in */pldkit) [ -d "$$f" ] && rmdir "$$f" 2>/dev/null && echo "removed $$f/";; esac; \
+	done; \
+	case $$(head -3 $$log | grep -v '^#' | head -1) in /usr/*|/lib*|/opt/*) \
+	  if [ "$$(id -u)" -eq 0 ]; then ldconfig; fi;; esac; true
+
 clean:
-	rm -rf $(BUILD) $(SAN) $(FUZZ)
+	rm -rf $(BUILD) $(SAN) $(FUZZ) $(TSAN)

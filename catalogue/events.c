@@ -30,9 +30,12 @@
 #include <pldkit/rdp.h>
 #include <pldkit/rdp_papers.h>
 #include <pldkit/select.h>
+#include <pldkit/merge.h>
 
 
 #include <pldkit/participation.h>
+#include <pldkit/allocation.h>
+#include "detail.h"
 
 #define MAX_KEYS 6
 #define QUOTE_LEN PLD_QUOTE_LEN
@@ -99,6 +102,12 @@ typedef int (*build_fn)(const struct value *v, pld_mech **out,
 typedef int (*rdp_fn)(const struct value *v, pld_rdp_curve *c,
                       uint64_t count);
 
+/* Instead of build: add count runs of the event's PLD mechanisms to acc
+ * itself (an event made of several mechanisms, e.g. balanced-iteration's
+ * group reduction); returns a pld_status, called only when adding. */
+typedef int (*add_fn)(const struct value *v, pld_accountant *acc,
+                      uint64_t count);
+
 /* Why these values have no PLD in pldkit (static text), or NULL. */
 typedef const char *(*no_pld_fn)(const struct value *v);
 
@@ -124,9 +133,11 @@ enum kind {
 
 struct event_spec {
   const char *name;
+  const char *title;   /* a few words, for the one-line list (pldkit events) */
   const char *summary;
   enum kind kind;
   build_fn build;   /* KIND_MECH; NULL if the event has no PLD */
+  add_fn add;       /* KIND_MECH alternative to build (may be NULL) */
   check_fn check;   /* may be NULL */
   closed_fn closed; /* may be NULL */
   note_fn note;     /* may be NULL */
@@ -134,6 +145,8 @@ struct event_spec {
   no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
   no_solve_fn no_solve; /* may be NULL */
   const char *rdp_how; /* how --backend rdp handles it, for --help */
+  const char *example; /* an EVENT text of this event that both backends
+                          answer in about a second (help, parity tests) */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
 
@@ -287,7 +300,7 @@ static const char *note_participation(const struct value *v)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Bounded-support Gaussian: the PLD of kind=rectified.                      */
+/* Bounded-support Gaussian: the PLD of kind=rectified or truncated.        */
 
 enum { BK_RECTIFIED, BK_TRUNCATED };
 #define BOUNDED_KINDS "rectified|truncated"
@@ -370,19 +383,22 @@ static int worst_pair_tails(void *ctx, int dir, size_t n, const double *eps,
   return st;
 }
 
-/* bounded-gaussian: keys kind, theta, a, sigma, c. */
-static int build_bounded(const struct value *v, pld_mech **out,
-                         pld_event_owned **own)
+/* The worse of two bounded pairs, (P, Q) = (N^b(t0), N^b(t0 + c0)) and
+ * (N^b(t1), N^b(t1 + c1)), as one mechanism (keys as bounded-gaussian). */
+static int build_bounded_worst(const struct value *v, double t0, double c0,
+                               double t1, double c1, pld_mech **out,
+                               pld_event_owned **own)
 {
   struct worst_pair *w = calloc(1, sizeof *w);
   if (w == NULL)
     return PLD_ENOMEM;
   w->head.release = worst_pair_release;
-  int st = pld_mech_rectified_gaussian(v[1].real, v[2].real, v[3].real,
-                                       v[4].real, &w->m[0]);
+  int (*mk)(double, double, double, double, pld_mech **) =
+      v[0].integer == BK_TRUNCATED ? pld_mech_truncated_gaussian
+                                   : pld_mech_rectified_gaussian;
+  int st = mk(t0, v[2].real, v[3].real, c0, &w->m[0]);
   if (st == PLD_SUCCESS)
-    st = pld_mech_rectified_gaussian(v[1].real, v[2].real, v[3].real,
-                                     -v[4].real, &w->m[1]);
+    st = mk(t1, v[2].real, v[3].real, c1, &w->m[1]);
   if (st == PLD_SUCCESS) {
     const pld_curve *a = pld_mech_curve(w->m[0]);
     const pld_curve *b = pld_mech_curve(w->m[1]);
@@ -405,20 +421,100 @@ static int build_bounded(const struct value *v, pld_mech **out,
   return PLD_SUCCESS;
 }
 
+/* bounded-gaussian: keys kind, theta, a, sigma, c; both shifts +-c (the
+ * worst case over neighbours), either kind. */
+static int build_bounded(const struct value *v, pld_mech **out,
+                         pld_event_owned **own)
+{
+  return build_bounded_worst(v, v[1].real, v[4].real, v[1].real, -v[4].real,
+                             out, own);
+}
+
+/* kind=truncated has a PLD unless its normalizers underflow (the support
+ * ~37 sigma or more away from theta or theta +- c): ask the library. */
 static const char *no_pld_bounded(const struct value *v)
 {
   if (v[0].integer != BK_TRUNCATED)
     return NULL;
-  return "kind=truncated has no privacy loss distribution in pldkit, only "
-         "its per-instance RDP (kind=rectified has both)";
+  for (int sg = -1; sg <= 1; sg += 2) {
+    pld_mech *m = NULL;
+    int st = pld_mech_truncated_gaussian(v[1].real, v[2].real, v[3].real,
+                                         sg * v[4].real, &m);
+    pld_mech_free(m);
+    if (st == PLD_EINVAL)
+      return "kind=truncated with the support about 37 sigma or more away "
+             "from theta or theta +- c has no privacy loss distribution in "
+             "pldkit (the normalizers underflow), only its RDP";
+  }
+  return NULL;
 }
 
+/* poisson-bounded-gaussian: keys q, kind, theta, a, sigma, c.  The bounded-
+ * support paper's Sec. 5.3 left subsampling open ("non-trivial"); in one
+ * dimension the worst-of-+-c pair above is a dominating pair of the
+ * per-instance mechanism, and Poisson subsampling of a dominating pair
+ * dominates the subsampled mechanism (Zhu, Dong, Wang 2022, Prop. 30), so
+ * pld_mech_poisson of that pair is the exact per-instance PLD. */
+static int build_poisson_bounded(const struct value *v, pld_mech **out,
+                                 pld_event_owned **own)
+{
+  /* pld_mech_poisson's base is (P, Q) = (with the record, without it), and
+   * theta is the location WITHOUT the record (the paper's mu_theta in (*)):
+   * the pairs (N^b(theta + c), N^b(theta)) and (N^b(theta - c), N^b(theta)) */
+  const struct value *b = v + 1;
+  double th = b[1].real, c = b[4].real;
+  pld_mech *pair = NULL;
+  int st = build_bounded_worst(b, th + c, -c, th - c, c, &pair, own);
+  if (st != PLD_SUCCESS)
+    return st;
+  st = pld_mech_poisson(pair, v[0].real, out);
+  pld_mech_free(pair); /* the curve's ctx stays with *own */
+  if (st != PLD_SUCCESS) {
+    (*own)->release(*own);
+    *own = NULL;
+  }
+  return st;
+}
+
+static const char *no_pld_poisson_bounded(const struct value *v)
+{
+  return no_pld_bounded(v + 1); /* the same supports as theta +- c */
+}
+
+/* model-splitting with k > 1 of d blocks: the record's clipped gradient
+ * (norm c in all) is shared among its k blocks in a way the adversary
+ * chooses, so neither the one-of-d pair (k = 1) nor balanced-iteration's
+ * group reduction (norm c in each of k steps) describes it; no dominating
+ * pair is proven in pldkit. */
 static const char *no_pld_splitting(const struct value *v)
 {
-  (void)v;
-  return "pldkit has its guarantee only as an RDP curve (splitting paper, "
-         "Thm 3.1, made sound as in docs/papers-rdp.md), no privacy loss "
-         "distribution";
+  if (v[1].integer == 1)
+    return NULL;
+  return "model-splitting with k > 1 has its guarantee only as an RDP "
+         "curve (splitting paper, Thm 3.1, made sound as in "
+         "docs/papers-rdp.md): no dominating pair is proven for a gradient "
+         "shared among k blocks (k = 1 has a PLD: the one-of-d allocation)";
+}
+
+/* balanced-iteration: T steps, k each (papers/allocation.c: the group
+ * reduction to one-of-floor/ceil(T/k) allocations, each a bracket). */
+static int add_bis(const struct value *v, pld_accountant *acc,
+                   uint64_t count)
+{
+  return pld_accountant_add_allocation(acc, (uint64_t)v[0].integer,
+                                       (uint64_t)v[1].integer, v[2].real,
+                                       v[3].real, count);
+}
+
+/* model-splitting with k = 1: disjoint submodels, the one-of-d allocation
+ * pair (d = 1: the Gaussian mechanism itself). */
+static int add_split(const struct value *v, pld_accountant *acc,
+                     uint64_t count)
+{
+  if (v[1].integer != 1)
+    return PLD_EUNSUPPORTED; /* not reached: no_pld_splitting says why */
+  return pld_accountant_add_allocation(acc, (uint64_t)v[0].integer, 1,
+                                       v[2].real, v[3].real, count);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -691,12 +787,10 @@ static int rdp_bridge(const pld_mech *m, const pld_params *params,
   return st;
 }
 
-/* Matches the library's tolerance (mech.h: "summing to 1 within 1e-9"), so
- * that the CLI rejects with a precise message what the library would reject
- * with a bare PLD_EINVAL. */
-#define FINITE_SUM_TOL 1e-9
-/* select.h: selection weights sum to 1 within 1e-12. */
-#define SELECT_SUM_TOL 1e-12
+/* The library's own tolerances (status.h), so that a precise message
+ * names what the library would reject with a bare PLD_EINVAL. */
+#define FINITE_SUM_TOL PLD_PROB_SUM_TOL
+#define SELECT_SUM_TOL PLD_WEIGHT_SUM_TOL
 
 /* Non-zero (and why filled) if list v does not sum to 1 within tol. */
 static int bad_sum(const struct value *v, const char *name, double tol,
@@ -748,6 +842,90 @@ static int check_mixture(const struct value *v, char *why, size_t n)
       return 1;
   }
   return 0;
+}
+
+/* merge-lc: keys lambda, q, sigma, clip, lr (lists, one entry per run; clip
+ * and lr default to 1 for every run).  Fills runs (steps 1: every run is
+ * active in this event's steps). */
+static size_t lc_runs(const struct value *v, pld_merge_run *runs)
+{
+  size_t n = v[0].len;
+  for (size_t i = 0; i < n; i++) {
+    runs[i].q = v[1].list[i];
+    runs[i].sigma = v[2].list[i];
+    runs[i].clip = v[3].present ? v[3].list[i] : 1.0;
+    runs[i].lr = v[4].present ? v[4].list[i] : 1.0;
+    runs[i].steps = 1;
+  }
+  return n;
+}
+
+static int check_merge_lc(const struct value *v, char *why, size_t n)
+{
+  static const char *const name[] = {"lambda", "q", "sigma", "clip", "lr"};
+  size_t len = v[0].len;
+  if (len < 1 || len > PLD_MERGE_MAX_RUNS) {
+    snprintf(why, n, "lambda has %zu entries; 1 to %d runs are supported "
+             "(the LC surrogate has 2^n mixture components)", len,
+             PLD_MERGE_MAX_RUNS);
+    return 1;
+  }
+  int any = 0;
+  for (size_t k = 0; k < 5; k++) {
+    if (!v[k].present)
+      continue;
+    if (v[k].len != len) {
+      snprintf(why, n, "%s has %zu entries but lambda has %zu (one per run)",
+               name[k], v[k].len, len);
+      return 1;
+    }
+    for (size_t i = 0; i < len; i++) {
+      double x = v[k].list[i];
+      int ok = k == 0 ? x >= 0.0 : k == 1 ? x > 0.0 && x <= 1.0 : x > 0.0;
+      if (!ok) {
+        snprintf(why, n, "%s entry %zu is %.17g; must be %s", name[k], i + 1,
+                 x, k == 0 ? ">= 0" : k == 1 ? "in (0, 1]" : "> 0");
+        return 1;
+      }
+      if (k == 0)
+        any |= x > 0.0;
+    }
+  }
+  if (!any) {
+    snprintf(why, n, "every lambda is 0: the merged model releases nothing");
+    return 1;
+  }
+  return 0;
+}
+
+static int build_merge_lc(const struct value *v, pld_mech **out,
+                          pld_event_owned **own)
+{
+  pld_merge_run runs[PLD_MERGE_MAX_RUNS];
+  size_t n = lc_runs(v, runs);
+  return pld_merge_lc_step_mech(runs, n, v[0].list, out);
+}
+
+static int rdp_merge_lc(const struct value *v, pld_rdp_curve *c,
+                        uint64_t count)
+{
+  pld_merge_run runs[PLD_MERGE_MAX_RUNS];
+  double lam[PLD_MERGE_MAX_RUNS], sum = 0.0;
+  size_t n = lc_runs(v, runs);
+  /* pld_merge_lc_rdp wants lambda on the simplex; the pair is scale-free
+   * in lambda, so normalise (the rounding moves the pair by ulps, inside
+   * that function's margin; see papers/merge.c) */
+  for (size_t i = 0; i < n; i++)
+    sum += v[0].list[i];
+  for (size_t i = 0; i < n; i++) {
+    lam[i] = v[0].list[i] / sum;
+    runs[i].steps = count;
+  }
+  double t = 0.0;
+  for (size_t i = 0; i + 1 < n; i++)
+    t += lam[i];
+  lam[n - 1] = fmax(0.0, 1.0 - t);
+  return pld_merge_lc_rdp(runs, n, lam, c);
 }
 
 /* The library's size limits of the discrete mechanisms (mech.h): their PLD
@@ -813,6 +991,8 @@ static int check_selection(const struct value *v, char *why, size_t n)
 
 static const struct event_spec events[] = {
   {.name = "gaussian",
+   .title = "Gaussian mechanism",
+   .example = "gaussian:sigma=2,count=10",
    .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
    .build = build_gaussian,
    .rdp = rdp_gaussian,
@@ -821,6 +1001,8 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "laplace",
+   .title = "Laplace mechanism",
+   .example = "laplace:b=2,count=5",
    .summary = "Laplace mechanism: Laplace(b) noise on a query",
    .build = build_laplace,
    .rdp = rdp_laplace,
@@ -829,6 +1011,8 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L1 sensitivity of the query", .mono = MONO_LESS}}},
   {.name = "discrete-laplace",
+   .title = "discrete Laplace mechanism (integer noise)",
+   .example = "discrete-laplace:scale=2,count=5",
    .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
               "exp(-|k|/scale)",
    .build = build_discrete_laplace,
@@ -840,6 +1024,8 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "discrete-gaussian",
+   .title = "discrete Gaussian mechanism (integer noise)",
+   .example = "discrete-gaussian:sigma=3,count=5",
    .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
               "exp(-k^2/(2 sigma^2))",
    .build = build_discrete_gaussian,
@@ -854,6 +1040,8 @@ static const struct event_spec events[] = {
              "integer sensitivity, at most 2^20", .mono = MONO_LESS,
              .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
   {.name = "randomized-response",
+   .title = "k-ary randomized response (replace-one)",
+   .example = "randomized-response:epsilon=1,k=4,count=10",
    .summary = "k-ary randomized response, replace-one adjacency: report the "
               "true value with probability e^epsilon/(e^epsilon+k-1), else "
               "another one uniformly",
@@ -865,6 +1053,8 @@ static const struct event_spec events[] = {
             {"k", DOM_INT_GE2, 1, 0, "number of possible values",
              .mono = MONO_MORE}}},
   {.name = "poisson-gaussian",
+   .title = "Poisson-subsampled Gaussian: one DP-SGD step",
+   .example = "poisson-gaussian:q=0.01,sigma=1,count=1000",
    .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
               "adjacency",
    .build = build_poisson_gaussian,
@@ -878,6 +1068,8 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
   {.name = "poisson-laplace",
+   .title = "Poisson-subsampled Laplace",
+   .example = "poisson-laplace:q=0.05,b=2,count=100",
    .summary = "Poisson-subsampled Laplace, add/remove adjacency",
    .build = build_poisson_laplace,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
@@ -887,6 +1079,8 @@ static const struct event_spec events[] = {
             {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity",
              .mono = MONO_LESS}}},
   {.name = "finite",
+   .title = "an arbitrary pair of finite distributions",
+   .example = "finite:p=0.5;0.3;0.2,q=0.3;0.3;0.4,count=3",
    .summary = "an arbitrary pair of finite output distributions P (with the "
               "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
    .build = build_finite,
@@ -899,6 +1093,8 @@ static const struct event_spec events[] = {
             {"q", DOM_PROB_LIST, 1, 0,
              "probabilities of the same outcomes under Q"}}},
   {.name = "mixture-gaussian",
+   .title = "a pair of Gaussian mixtures with a common sigma",
+   .example = "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,q-means=0,q-weights=1,count=4",
    .summary = "a pair of one-dimensional Gaussian mixtures with a common "
               "sigma, P = sum_i a_i N(mu_i, sigma^2) and Q = sum_j b_j "
               "N(nu_j, sigma^2), both directions exact, e.g. "
@@ -916,6 +1112,8 @@ static const struct event_spec events[] = {
             {"q-weights", DOM_PROB_LIST, 1, 0,
              "component weights b_j of Q, one per mean"}}},
   {.name = "wor-gaussian",
+   .title = "Gaussian on a fixed-size batch without replacement",
+   .example = "wor-gaussian:batch=10,n=1000,sigma=1,sensitivity=2,count=100",
    .summary = "Gaussian mechanism on a batch of fixed size drawn without "
               "replacement from n records, REPLACE-ONE adjacency (one record "
               "is replaced by another), both directions",
@@ -932,6 +1130,8 @@ static const struct event_spec events[] = {
              "neighbours (for sums of gradients clipped to norm C it is "
              "2C)", .mono = MONO_LESS}}},
   {.name = "random-participation",
+   .title = "one federated round, random client participation",
+   .example = "random-participation:p=0.1,q=0.05,d=100,C=1,sigma=1,count=10",
    .summary = "one round of federated DP-SGD with random client "
               "participation: each client joins with probability p, samples "
               "each of its d records with probability q, the server adds "
@@ -972,13 +1172,18 @@ static const struct event_spec events[] = {
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
   {.name = "model-splitting",
+   .title = "one training step with model splitting (RDP only)",
+   .example = "model-splitting:d=4,k=1,sigma=1,c=1,count=10",
    .summary = "one training step with model splitting (splitting paper, "
               "Thm 3.1): each example's gradient, clipped to norm c, is "
               "routed to k of the d disjoint blocks of the model, chosen "
               "uniformly at random, and every block gets N(0, sigma^2) "
               "noise; k = 1 is disjoint submodels (Thm 3.4), d = 2, k = 1 "
               "dropout with rate 1/2 (Cor. 3.7).  count=N composes N steps.  "
-              "--backend rdp only.  The RDP is sound: max(forward, reverse), "
+              "PLD (k = 1 only, the default backend): the one-of-d random "
+              "allocation pair bracketed between two finite pairs "
+              "(docs/allocation.md; d = 1 is the Gaussian mechanism); k > 1 "
+              "needs --backend rdp.  The RDP is sound: max(forward, reverse), "
               "the forward the exact eq. (2) where affordable, else the "
               "smaller of eq. (3) and a proven group bound, the reverse "
               "exact for k in {1, d-1, d} (quadrature with an added error "
@@ -986,6 +1191,7 @@ static const struct event_spec events[] = {
               "not a bound and is not used.  The reduction of a training "
               "step to this pair is the paper's (docs/papers-rdp.md)",
    .check = check_split,
+   .add = add_split,
    .rdp = rdp_splitting,
    .no_pld = no_pld_splitting,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
@@ -999,17 +1205,24 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "balanced-iteration",
+   .title = "one run of Balanced Iteration Subsampling (RDP only)",
+   .example = "balanced-iteration:T=10,k=1,sigma=1,c=1",
    .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
               "ONE event is a WHOLE run of T iterations in which each "
               "example is used in exactly k of them, chosen uniformly at "
               "random, gradients clipped to norm c, noise N(0, sigma^2).  "
               "count=N composes N such runs (epochs, Remark 3.10); do not "
-              "set count=T.  --backend rdp only; the same sound RDP as "
-              "model-splitting with d = T (the run's reduction to that pair "
-              "is the paper's, docs/papers-rdp.md)",
+              "set count=T.  PLD (the default backend): k = 1 is the "
+              "one-of-T random allocation pair bracketed between two finite "
+              "pairs, k > 1 the composition of k one-of-floor/ceil(T/k) "
+              "allocations that dominates it (upper end certified, the "
+              "lower end is the reduction's, docs/allocation.md).  RDP "
+              "(--backend rdp): the same sound RDP as model-splitting with "
+              "d = T (the run's reduction to that pair is the paper's, "
+              "docs/papers-rdp.md)",
    .check = check_bis,
+   .add = add_bis,
    .rdp = rdp_splitting,
-   .no_pld = no_pld_splitting,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
               "--orders",
@@ -1021,6 +1234,8 @@ static const struct event_spec events[] = {
              "clipping norm of one example's gradient (L2 sensitivity)",
              .mono = MONO_LESS}}},
   {.name = "bounded-gaussian",
+   .title = "bounded-support Gaussian, per instance",
+   .example = "bounded-gaussian:kind=rectified,theta=0,a=2,sigma=1,c=1,count=3",
    .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
               "paper): N(theta, sigma^2) clipped to the support "
               "(kind=rectified, point masses at -a and a) or conditioned on "
@@ -1029,14 +1244,14 @@ static const struct event_spec events[] = {
               "neighbour shifts it by any amount in [-c, c].  RDP: the sup "
               "over shifts +c and -c and both directions of eq. (5) "
               "(rectified) or of the corrected eq. (6) (truncated), which "
-              "is the sup over [-c, c] (docs/papers-rdp.md).  PLD "
-              "(kind=rectified only): the exact PLD of the rectified pair, "
+              "is the sup over [-c, c] (docs/papers-rdp.md).  PLD (both "
+              "kinds): the exact PLD of the rectified or truncated pair, "
               "taking at every epsilon the worse of the shifts +c and -c "
               "(a pair that dominates both, so runs compose soundly even "
               "when the sign changes between runs; the bracket is that "
-              "pair's); "
-              "kind=truncated needs --backend rdp.  count=N composes N "
-              "runs, the shift free in each",
+              "pair's; smaller shifts are dominated: the families are "
+              "stochastically ordered and the optimal tests are lower "
+              "sets).  count=N composes N runs, the shift free in each",
    .build = build_bounded,
    .rdp = rdp_bounded,
    .no_pld = no_pld_bounded,
@@ -1052,7 +1267,35 @@ static const struct event_spec events[] = {
             {"c", DOM_POSITIVE, 1, 0,
              "largest shift of the location by the neighbour (clipping "
              "norm of one contribution)"}}},
+  {.name = "poisson-bounded-gaussian",
+   .title = "Poisson-subsampled bounded-support Gaussian",
+   .example = "poisson-bounded-gaussian:q=0.1,kind=truncated,theta=0,a=2,sigma=1,c=1,count=10",
+   .summary = "Poisson-subsampled bounded-support Gaussian (bounded-support "
+              "paper, Sec. 5.3, which leaves it open): each step includes "
+              "the record with probability q, and a step that includes it "
+              "is the bounded-gaussian event with the same keys, theta the "
+              "location WITHOUT the record and the record shifting it by "
+              "any amount in [-c, c] (the paper's (*)).  PLD: Poisson "
+              "subsampling (add/remove, both directions) of the exact "
+              "worst-of-+-c pair of bounded-gaussian, which dominates every "
+              "shift, so the subsampled pair dominates too (Zhu, Dong, Wang "
+              "2022); count=N composes N steps",
+   .build = build_poisson_bounded,
+   .no_pld = no_pld_poisson_bounded,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"kind", DOM_CHOICE, 1, 0, "the bounded-support family",
+             BOUNDED_KINDS},
+            {"theta", DOM_REAL, 1, 0, "location of the noise (the "
+             "noiseless value for one of the two datasets)"},
+            {"a", DOM_POSITIVE, 1, 0, "half-width of the support [-a, a]"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "largest shift of the location by the neighbour (clipping "
+             "norm of one contribution)"}}},
   {.name = "pld",
+   .title = "a PLD saved by 'pldkit save' (a running ledger)",
    .summary = "a composed PLD saved by 'pldkit save' (a deployment's running "
               "ledger), composed count times with the other EVENTs; its grid "
               "step fixes the grid of the whole composition (automatic "
@@ -1063,7 +1306,33 @@ static const struct event_spec events[] = {
               "(conservative; inf if the file has mass at +inf, as every "
               "truncated or FFT-composed PLD does)",
    .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
+  {.name = "merge-lc",
+   .title = "one step of a linear combination of merged DP-SGD runs",
+   .example = "merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,clip=1;1,lr=0.1;0.1,count=100",
+   .summary = "one step of a linear combination theta = sum_i lambda_i "
+              "theta_i of n <= 5 DP-SGD runs trained on the same data "
+              "(model merging paper, Thm 6.4 surrogate: the mixture "
+              "sum_J rho_J N(Delta_J, s^2) against N(0, s^2)); count = "
+              "steps, every listed run active in each; steps after a run "
+              "ended: a second merge-lc without it (lambda is scale-free, "
+              "need not sum to 1)",
+   .build = build_merge_lc,
+   .check = check_merge_lc,
+   .rdp = rdp_merge_lc,
+   .rdp_how = "Thm 6.2 of the model merging paper in both directions "
+              "(pld_merge_lc_rdp), certified upper",
+   .keys = {{"lambda", DOM_REAL_LIST, 1, 0,
+             "merge weights lambda_i >= 0, one per run"},
+            {"q", DOM_REAL_LIST, 1, 0, "Poisson sampling rate of each run"},
+            {"sigma", DOM_REAL_LIST, 1, 0,
+             "noise multiplier of each run (noise std sigma_i * clip_i)"},
+            {"clip", DOM_REAL_LIST, 0, 0,
+             "clipping norm of each run (default 1 each)"},
+            {"lr", DOM_REAL_LIST, 0, 0,
+             "learning rate of each run (default 1 each)"}}},
   {.name = "random-selection",
+   .title = "random selection among member event lists",
+   .example = "random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=3]",
    .summary = "random selection of one of n member event lists, member i "
               "with probability w_i, the choice visible (model merging paper "
               "Thm 5.2): random-selection:weights=W1;...;Wn[,count=N]"
@@ -1165,45 +1434,101 @@ static int key_mono(const struct key_spec *ks)
   return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
 }
 
-void pld_event_help(FILE *f)
+size_t pld_event_count(void) { return N_EVENTS; }
+
+int pld_event_info_get(size_t i, pld_event_info *out)
+{
+  if (i >= N_EVENTS || !out)
+    return PLD_EINVAL;
+  const struct event_spec *e = &events[i];
+  pld_event_info r;
+  memset(&r, 0, sizeof r);
+  r.name = e->name;
+  r.title = e->title;
+  r.summary = e->summary;
+  r.example = e->example;
+  r.rdp_how = e->rdp_how;
+  r.has_pld = e->no_pld == NULL;
+  r.n_keys = n_keys(e);
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+int pld_event_find(const char *name, size_t *index)
+{
+  if (!name || !index)
+    return PLD_EINVAL;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    if (strcmp(events[i].name, name) == 0) {
+      *index = i;
+      return PLD_SUCCESS;
+    }
+  return PLD_EINVAL;
+}
+
+/* One event's entry: its summary, how RDP handles it, and every key with
+ * its meaning, default and domain. */
+static void event_entry(FILE *f, const struct event_spec *e)
 {
   char head[32], text[400], dom[96];
-  fputs("EVENTS (NAME:key=value,key=value,...; several EVENTs compose):\n", f);
+  fprintf(f, "%s%s%s\n", e->name, e->title ? " - " : "",
+          e->title ? e->title : "");
+  pld_text_wrap(f, "", 2, e->summary);
+  if (e->rdp_how) {
+    snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
+    pld_text_wrap(f, "", 2, text);
+  }
+  fputs("Keys:\n", f);
+  for (size_t k = 0; k < n_keys(e); k++) {
+    const struct key_spec *ks = &e->keys[k];
+    char def[48];
+    if (ks->required)
+      snprintf(def, sizeof def, "required");
+    else if (ks->dom == DOM_CHOICE)
+      snprintf(def, sizeof def, "default %s",
+               choice_name(ks, (int64_t)ks->def, head, sizeof head));
+    else
+      snprintf(def, sizeof def, "default %g", ks->def);
+    domain_phrase(ks, dom, sizeof dom);
+    snprintf(head, sizeof head, "  %s", ks->name);
+    snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
+             key_mono(ks) == MONO_MORE
+                 ? " (or ? in calibrate: larger is more private)"
+             : key_mono(ks) == MONO_LESS
+                 ? " (or ? in calibrate: smaller is more private)"
+                 : "");
+    pld_text_wrap(f, head, 16, text);
+  }
+  pld_text_wrap(f, "  count", 16,
+               "number of runs, composed with itself (every EVENT takes it); "
+               "default 1, an integer from 1 to 2^53 (or ? in calibrate: the "
+               "largest number of runs that meets the target)");
+  if (e->kind == KIND_SELECTION)
+    pld_event_members_help(f);
+}
+
+/* The one walk over the event table behind 'pldkit events' and 'pldkit
+ * help EVENT' (the table is the only description of the events). */
+int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
+                            const char *name)
+{
+  int found = 0;
   for (size_t i = 0; i < N_EVENTS; i++) {
     const struct event_spec *e = &events[i];
-    fprintf(f, "  %s\n", e->name);
-    pld_text_wrap(f, "", 6, e->summary);
-    if (e->rdp_how) {
-      snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
-      pld_text_wrap(f, "", 6, text);
-    }
-    for (size_t k = 0; k < n_keys(e); k++) {
-      const struct key_spec *ks = &e->keys[k];
-      char def[48];
-      if (ks->required)
-        snprintf(def, sizeof def, "required");
-      else if (ks->dom == DOM_CHOICE)
-        snprintf(def, sizeof def, "default %s",
-                 choice_name(ks, (int64_t)ks->def, head, sizeof head));
-      else
-        snprintf(def, sizeof def, "default %g", ks->def);
-      domain_phrase(ks, dom, sizeof dom);
-      snprintf(head, sizeof head, "      %s", ks->name);
-      snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
-               key_mono(ks) == MONO_MORE
-                   ? " (or ? in calibrate: larger is more private)"
-               : key_mono(ks) == MONO_LESS
-                   ? " (or ? in calibrate: smaller is more private)"
-                   : "");
-      pld_text_wrap(f, head, 20, text);
-    }
+    if (name != NULL && strcmp(name, e->name) != 0)
+      continue;
+    found = 1;
+    if (mode == PLD_EVENT_CAT_LIST)
+      fprintf(f, "  %-26s %s\n", e->name, e->title ? e->title : "");
+    else
+      event_entry(f, e);
   }
-  fputs("  every EVENT also takes\n", f);
-  pld_text_wrap(f, "      count", 20,
-               "number of runs, composed with itself; default 1, an integer "
-               "from 1 to 2^53 (or ? in calibrate: the largest number of "
-               "runs that meets the target)");
-  fputs("\nMEMBER LISTS and '+':\n", f);
+  return found ? 0 : -1;
+}
+
+void pld_event_members_help(FILE *f)
+{
+  fputs("\nMember lists and '+':\n", f);
   pld_text_wrap(f, "", 2,
                "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
                "runs member Mi with probability Wi (the choice is visible; "
@@ -1222,13 +1547,18 @@ void pld_event_help(FILE *f)
                "pldkit epsilon --delta 1e-5 "
                "'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|"
                "gaussian:sigma=8,count=10]'");
-  fputs("\nRDP BACKEND (--backend rdp|both of epsilon and delta, and "
-        "rdp-curve):\n", f);
+}
+
+void pld_event_rdp_help(FILE *f)
+{
+  fputs("The RDP backend (--backend rdp|both of epsilon, delta and calibrate, "
+        "and rdp-curve):\n", f);
   pld_text_wrap(f, "", 2,
                "Every EVENT's Renyi DP curve eps(alpha) is computed at every "
                "order alpha of the grid (--orders), as a certified upper "
                "bound, and the curves are added (composition).  Events with "
-               "a closed form or a paper's bound use it (see RDP above).  "
+               "a closed form or a paper's bound use it (pldkit help EVENT, "
+               "line RDP).  "
                "The others go through the PLD bridge: the certified upper "
                "Renyi divergence of the pessimistic PLD of one run (on a "
                "fine grid: --discretization if given, else a divisor of the "
@@ -1872,8 +2202,8 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
                        : rdp_zero_like(sk->rdp, &curves[i]);
       if (st != PLD_SUCCESS) {
         snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
-                 "event %s)", pld_strerror(st), i + 1, qev);
-        rc = PLD_EVENT_EFAIL;
+                 "event %s)", pld_status_text(st), i + 1, qev);
+        rc = pld_event_rc_of_status(st);
         break;
       }
       member.acc = members[i];
@@ -1900,12 +2230,12 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL || st == PLD_EEMPTY) {
         snprintf(ps->err, ps->errlen, "event %s was rejected by the "
-                 "library: %s", qev, pld_strerror(st));
+                 "library: %s", qev, pld_status_text(st));
         rc = PLD_EVENT_EUSAGE;
       } else {
         snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-                 pld_strerror(st), qev);
-        rc = PLD_EVENT_EFAIL;
+                 pld_status_text(st), qev);
+        rc = pld_event_rc_of_status(st);
       }
     }
   }
@@ -1980,15 +2310,24 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     return PLD_EVENT_EUSAGE;
   }
   pld_dist *d = NULL;
-  int st = pld_dist_load(path, &d);
+  const pld_params *cap = ps->ctx->params;
+  /* --max-grid covers loaded files too: refused before they are read */
+  int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
+               : pld_dist_load(path, &d);
+  if (st == PLD_ERANGE && cap) {
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
+             "than --max-grid %zu grid points (a larger --max-grid loads it)",
+             qp, qev, cap->max_grid);
+    return PLD_EVENT_EUSAGE;
+  }
   if (st != PLD_SUCCESS) {
     if (st == PLD_ENOMEM) {
       snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
-               "event %s)", pld_strerror(st), qp, qev);
-      return PLD_EVENT_EFAIL;
+               "event %s)", pld_status_text(st), qp, qev);
+      return pld_event_rc_of_status(st);
     }
     snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
-             "%s", qp, qev, pld_strerror(st));
+             "%s", qp, qev, pld_status_text(st));
     return PLD_EVENT_EUSAGE;
   }
   double g = pld_dist_discretization(d);
@@ -2009,8 +2348,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
       rc = PLD_EVENT_EUSAGE;
     } else if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-               pld_strerror(st), qev);
-      rc = PLD_EVENT_EFAIL;
+               pld_status_text(st), qev);
+      rc = pld_event_rc_of_status(st);
     }
   } else if (sk && sk->rdp && ps->ctx->no_bridge) {
     snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
@@ -2026,8 +2365,8 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
     ps->ctx->bridged++;
     if (st != PLD_SUCCESS) {
       snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
-               "%s)", pld_strerror(st), qev);
-      rc = PLD_EVENT_EFAIL;
+               "%s)", pld_status_text(st), qev);
+      rc = pld_event_rc_of_status(st);
     }
   }
   pld_dist_free(d);
@@ -2166,6 +2505,10 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
 
   if (e->note && e->note(vals))
     ps->ctx->note = e->note(vals);
+  /* centralized sampling is a lower limit of the worst case: no answer
+   * composed with it is a bound (issue 16) */
+  if (e->note == note_participation && vals[5].integer == AN_CS)
+    ps->ctx->not_bound = "lower_limit";
   if (e->kind == KIND_SELECTION) {
     rc = parse_members(ps, e, vals, count, body, sk, depth, qev);
     goto done_counted;
@@ -2177,6 +2520,22 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
 
   /* The mechanism (PLD), unless only an RDP formula is wanted. */
   int st;
+  int added = 0;
+  if (!no_pld && e->add && sk && sk->acc) {
+    st = e->add(vals, sk->acc, count);
+    if (st != PLD_SUCCESS) {
+      if (st == PLD_EINVAL) {
+        snprintf(err, errlen, "event %s was rejected by the library: %s",
+                 qev, pld_strerror(st));
+      } else {
+        snprintf(err, errlen, "%s (while adding event %s)",
+                 pld_strerror(st), qev);
+        rc = PLD_EVENT_EFAIL;
+      }
+      goto done;
+    }
+    added = 1;
+  }
   if (!no_pld && e->build && !(sk && sk->rdp && e->rdp)) {
     st = e->build(vals, &mech, &own);
     if (st != PLD_SUCCESS) {
@@ -2185,16 +2544,18 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
        * hence 2. */
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_strerror(st));
+                 qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while building event %s)",
-                 pld_strerror(st), qev);
-        rc = PLD_EVENT_EFAIL;
+                 pld_status_text(st), qev);
+        rc = pld_event_rc_of_status(st);
       }
       goto done;
     }
   }
-  if (sk && sk->acc) {
+  if (sk && sk->acc && added) {
+    /* done above */
+  } else if (sk && sk->acc) {
     /* The accountant will hold copies of mech that use own's context. */
     if (own && ps->local_ctx) {
       snprintf(err, errlen, "event %s cannot be added without a parse "
@@ -2204,9 +2565,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     st = pld_accountant_add(sk->acc, mech, count);
     if (st != PLD_SUCCESS) {
-      snprintf(err, errlen, "%s (while adding event %s)", pld_strerror(st),
+      snprintf(err, errlen, "%s (while adding event %s)", pld_status_text(st),
                qev);
-      rc = PLD_EVENT_EFAIL;
+      rc = pld_event_rc_of_status(st);
       goto done;
     }
     if (own) {
@@ -2228,14 +2589,14 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     if (st != PLD_SUCCESS) {
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library's RDP "
-                 "backend: %s", qev, pld_strerror(st));
+                 "backend: %s", qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while computing the RDP of event %s%s)",
-                 pld_strerror(st), qev,
+                 pld_status_text(st), qev,
                  st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
                                     "coarser --discretization, may help"
                                   : "");
-        rc = PLD_EVENT_EFAIL;
+        rc = pld_event_rc_of_status(st);
       }
       goto done;
     }
@@ -2386,9 +2747,11 @@ static int mwcs_weights(const struct value *v, double *wq, double *r0)
   return pld_participation_mwcs_mixture(&par, wq, r0) != PLD_SUCCESS;
 }
 
-/* The delta bracket of a closed-form analysis at eps, with its flags. */
+/* The delta bracket of a closed-form analysis at eps, with its flags
+ * (thm41: only when `flags`; without, the flags are left as they are and
+ * the bracket is the same, at a fraction of the cost). */
 static int closed_delta(const pld_event_closed *c, double eps,
-                        pld_event_closed_answer *a)
+                        pld_event_closed_answer *a, int flags)
 {
   pld_participation_params par;
   par.p = c->p;
@@ -2399,19 +2762,25 @@ static int closed_delta(const pld_event_closed *c, double eps,
   a->evaluations++;
   if (c->analysis == AN_OLS) {
     a->certified = 1;
+    a->refuted = 0;
     a->below_cs = 0;
     a->cs_delta = NAN;
     a->lower_limit = NAN;
     return pld_participation_delta(&par, PLD_PARTICIPATION_OLS, eps,
                                    &a->bound);
   }
+  if (!flags) /* a bisection step: Theorem 4.1's value only */
+    return pld_participation_thm41_value(&par, eps, &a->bound);
   pld_participation_thm41 t;
   int st = pld_participation_thm41_delta(&par, eps, &t);
   if (st != PLD_SUCCESS)
     return st;
   a->bound.lower = fmax(0.0, t.delta - t.delta_err);
   a->bound.upper = fmin(1.0, t.delta + t.delta_err);
-  a->certified = t.certified;
+  /* Theorem 4.1 is one dataset's exact delta, not a worst case: never a
+   * proven bound; t.certified = 1 only means that no refutation was found */
+  a->certified = 0;
+  a->refuted = !t.certified;
   a->below_cs = t.below_cs;
   a->cs_delta = t.cs_delta;
   a->lower_limit = t.lower_limit;
@@ -2430,7 +2799,7 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
   pld_event_closed_answer a, at;
   memset(&a, 0, sizeof a);
   double lo = 0.0, hi = 0.0;
-  int st = closed_delta(c, 0.0, &a);
+  int st = closed_delta(c, 0.0, &a, 1);
 #define MEETS(x) ((which ? (x).bound.upper : (x).bound.lower) <= target)
   if (st != PLD_SUCCESS)
     return st;
@@ -2438,7 +2807,7 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
   if (!MEETS(a)) {
     hi = 1.0;
     for (;;) {
-      st = closed_delta(c, hi, &a);
+      st = closed_delta(c, hi, &a, 0);
       if (st != PLD_SUCCESS)
         return st;
       if (MEETS(a))
@@ -2446,6 +2815,8 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
       lo = hi;
       hi *= 2.0;
       if (hi > 1e6) { /* no finite epsilon meets it */
+        if ((st = closed_delta(c, hi, &a, 1)))
+          return st;
         *eps_out = INFINITY;
         *flags = a;
         *evals += a.evaluations;
@@ -2455,7 +2826,7 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
     at = a;
     while (hi - lo > 1e-12 * hi) {
       double mid = 0.5 * (lo + hi);
-      st = closed_delta(c, mid, &a);
+      st = closed_delta(c, mid, &a, 0);
       if (st != PLD_SUCCESS)
         return st;
       if (MEETS(a)) {
@@ -2465,6 +2836,11 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
         lo = mid;
       }
     }
+    /* The flags (certified, below cs, lower limit: 81 concrete datasets,
+     * the costly part) once, at the answer; the bracket is recomputed
+     * identically. */
+    if ((st = closed_delta(c, hi, &at, 1)))
+      return st;
   }
 #undef MEETS
   *eps_out = which ? hi : lo;
@@ -2481,7 +2857,7 @@ int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
   int st;
   memset(&a, 0, sizeof a);
   if (want_delta) {
-    st = closed_delta(c, x, &a);
+    st = closed_delta(c, x, &a, 1);
   } else {
     pld_event_closed_answer lo_flags;
     double eps_lo = 0.0, eps_hi = 0.0;
@@ -2495,8 +2871,8 @@ int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
   }
   if (st != PLD_SUCCESS) {
     snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
-             pld_strerror(st), pld_event_closed_name(c), c->where);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+             pld_status_text(st), pld_event_closed_name(c), c->where);
+    return pld_event_rc_of_status(st);
   }
   *out = a;
   return PLD_EVENT_OK;

@@ -9,6 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+int pld_event_rc_of_status(int st)
+{
+  switch (st) {
+  case PLD_SUCCESS:
+    return PLD_EVENT_OK;
+  case PLD_ENOMEM:
+  case PLD_EFFT:
+  case PLD_EMAXITER:
+  case PLD_ECALLBACK:
+    return PLD_EVENT_EFAIL;
+  default:
+    return PLD_EVENT_EUSAGE;
+  }
+}
+
 /* help texts fit 80-column terminals */
 #define WRAP_WIDTH 79
 
@@ -94,7 +109,7 @@ void pld_text_wrap(FILE *f, const char *head, size_t indent, const char *text)
 {
   size_t col = strlen(head);
   fputs(head, f);
-  if (col + 1 > indent) {
+  if (col > 0 && col + 1 > indent) {
     fputc('\n', f);
     col = 0;
   }

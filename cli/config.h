@@ -22,7 +22,7 @@
 #include <pldkit/merge.h>
 
 /** Largest accepted "weights_grid". */
-#define PLD_CLI_CONFIG_MAX_GRID 10000u
+#define PLD_CLI_CONFIG_MAX_GRID PLD_MERGE_MAX_RESOLUTION
 
 struct pld_cli_config {
   double delta;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h> /* isatty */
 
 #include <pldkit/pldkit.h>
@@ -34,7 +35,9 @@ enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
 static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
                                               "calibrate", "demo",
                                               "rdp-curve", "save"};
-#define CMD_LIST "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge"
+#define CMD_LIST                                                              \
+  "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge, ledger, " \
+  "events, help"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
@@ -122,7 +125,7 @@ static const struct option_spec options[] = {
    "EVENTs with an RDP formula, the RDP bound), rdp (Renyi DP curves "
    "converted to (epsilon, delta): a certified upper bound only, usually "
    "looser), both (the PLD accountant without RDP, and RDP, side by side); "
-   "see RDP BACKEND", "one of pld, rdp, both"},
+   "see 'pldkit help rdp'", "one of pld, rdp, both"},
   {"--orders", "LIST", ORDER_CMDS, OPT_ORDERS,
    "the RDP orders alpha: A;B;C (or A,B,C) or LO:HI:N, N evenly spaced "
    "orders from LO to HI (--backend rdp or both)",
@@ -149,8 +152,11 @@ static const struct option_spec options[] = {
    "bridge included; more fails",
    "an integer >= 1"},
   {"--out", "FILE", ON(CMD_SAVE), OPT_OUT,
-   "save: the PLD file to write (written to FILE.tmp, then renamed over "
-   "FILE, so that an existing ledger is never left half written)",
+   "save: the PLD file to write (a unique temporary file, fsync'd and "
+   "renamed over FILE, so that an existing ledger is never left half "
+   "written; a symbolic link is written through, anything but a regular "
+   "file refused; with pld:file=FILE among the EVENTs, a locked ledger "
+   "update as 'pldkit ledger add')",
    "a file name"},
   {"--delta", "D", ON(CMD_SAVE), OPT_SAVE_DELTA,
    "save: the delta at which the automatic grid is chosen (as for 'pldkit "
@@ -203,6 +209,7 @@ struct cli {
   int rdp_method;           /* --rdp-conversion, enum pld_rdp_conversion */
   pld_params params;
   const char *out;      /* save: --out (borrowed from argv) */
+  int ledger;           /* save as 'pldkit ledger add': a locked update */
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
   pld_event_ctx parse; /* what the validation pass found */
@@ -329,9 +336,26 @@ static void bracket_help(FILE *f)
 
 static void exit_help(FILE *f)
 {
-  fputs("\nExit status: 0 success; 1 the computation failed (e.g. out of "
-        "memory, grid\nover --max-grid); 2 bad input (one line on stderr, "
-        "nothing on stdout).\n", f);
+  fputc('\n', f);
+  pld_text_wrap(f, "", 0,
+               "Exit status: 0 an answer was printed; 1 internal error (the "
+               "library failed on valid input, e.g. out of memory or a grid "
+               "over --max-grid); 2 bad input (one line on stderr, nothing on "
+               "stdout).  Warnings go to stderr (\"pldkit: warning: ...\"), "
+               "never to stdout; --json output also lists them in the array "
+               "\"warnings\".");
+}
+
+/* Where the events are described (the table in events.c, through 'pldkit
+ * events' and 'pldkit help EVENT'). */
+static void events_pointer(FILE *f)
+{
+  fputc('\n', f);
+  pld_text_wrap(f, "", 0,
+               "EVENTs are NAME:key=value,... (every EVENT also takes count=N; "
+               "several EVENTs compose).  'pldkit events' lists them; 'pldkit "
+               "help EVENT' gives the keys, domains and defaults of one, e.g. "
+               "'pldkit help poisson-gaussian'.");
 }
 
 static void main_help(FILE *f)
@@ -347,35 +371,41 @@ static void main_help(FILE *f)
           "      the smallest delta such that they are (E, delta)-DP\n"
           "  pldkit curve [--epsilon-range LO:HI:N] [OPTIONS] EVENT...\n"
           "      delta(epsilon) as CSV: epsilon,delta_lower,delta_upper\n"
-          "  pldkit calibrate --epsilon E --delta D [--param NAME] "
-          "[--range LO:HI]\n"
-          "                   [--tolerance REL] [OPTIONS] EVENT...\n"
+          "  pldkit calibrate --epsilon E --delta D [OPTIONS] EVENT...\n"
           "      the least private value of one key (given as KEY=?, e.g. "
           "sigma=? or\n      count=?) such that the EVENTs are (E, D)-DP\n"
-          "  pldkit demo [OPTIONS]\n"
-          "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
           "      the composed Renyi DP curve as CSV: order,epsilon\n"
+          "  pldkit ledger add FILE [OPTIONS] EVENT... | ledger show FILE\n"
+          "      book EVENTs into a running ledger under a lock (concurrent "
+          "updates lose\n      nothing), or show its epsilon and history\n"
           "  pldkit save --out FILE [--delta D] [OPTIONS] EVENT...\n"
           "      compose the EVENTs and save the PLD (a running ledger; "
           "compose it\n      later with the EVENT pld:file=FILE)\n"
           "  pldkit merge --config FILE [--epsilon E] [--delta D] [--json | --csv]\n"
           "      plan merge weights of DP-SGD runs (random selection and linear\n"
-          "      combination, PLD and RDP); see pldkit merge --help\n"
-          "  pldkit --help | --version\n"
-          "  pldkit COMMAND --help\n\n",
+          "      combination, PLD and RDP)\n"
+          "  pldkit demo [OPTIONS]\n"
+          "      account a canonical DP-SGD run and explain the answer\n"
+          "  pldkit events\n"
+          "      list the EVENTs, one line each\n"
+          "  pldkit help EVENT | COMMAND | rdp\n"
+          "      one EVENT's keys, domains and defaults; a COMMAND's help; "
+          "how the RDP\n      backend treats the EVENTs\n"
+          "  pldkit COMMAND --help\n"
+          "      the COMMAND's options, with defaults and allowed values\n"
+          "  pldkit --help | --version\n\n",
           PLD_VERSION_STRING);
   bracket_help(f);
-  pld_event_help(f);
-  fputc('\n', f);
-  options_help(f, ALL_CMDS);
-  fputs("\nExamples:\n  pldkit epsilon --delta 1e-5 "
+  fputs("Examples:\n  pldkit epsilon --delta 1e-5 "
         "poisson-gaussian:q=0.004267,sigma=1.1,count=14063\n"
+        "  pldkit calibrate --epsilon 3 --delta 1e-5 "
+        "poisson-gaussian:q=0.01,sigma=?,count=1000\n"
         "  pldkit epsilon --delta 1e-5 --backend both "
-        "poisson-gaussian:q=0.01,sigma=1,count=1000\n"
-        "  pldkit epsilon --delta 1e-5 --backend rdp "
-        "model-splitting:d=10,k=1,sigma=1,c=1,count=100\n", f);
+        "poisson-gaussian:q=0.01,sigma=1,count=1000\n", f);
+  events_pointer(f);
   exit_help(f);
+  fputs("\nThe manual: man pldkit.\n", f);
 }
 
 static void backend_help(FILE *f)
@@ -414,10 +444,10 @@ static void cmd_help(FILE *f, enum cmd c)
           "EVENTs (nats,\ncertified upper bounds, inf where nothing finite "
           "is certified) at every order\nof the grid, as CSV with the header "
           "order,epsilon (with --json: one object with\nthe arrays order and "
-          "epsilon).  See RDP BACKEND below.\n\n", f);
-    pld_event_help(f);
-    fputc('\n', f);
+          "epsilon).\nHow each EVENT's RDP is computed: 'pldkit help EVENT' "
+          "(line RDP); the backend:\n'pldkit help rdp'.\n\n", f);
     options_help(f, ON(c));
+    events_pointer(f);
     exit_help(f);
     return;
   case CMD_SAVE:
@@ -448,49 +478,26 @@ static void cmd_help(FILE *f, enum cmd c)
   case CMD_CALIBRATE:
     fputs("Usage: pldkit calibrate --epsilon E --delta D [--param NAME] "
           "[--range LO:HI]\n"
-          "                        [--tolerance REL] [--backend pld|rdp|both] "
-          "[OPTIONS] EVENT...\n\n"
-          "Find the least private value of one key such that the "
-          "composition of the\nEVENTs is (E, D)-DP by the CERTIFIED upper "
-          "epsilon, so that the answer is never\nover budget: the smallest "
-          "noise, the largest sampling rate or sensitivity, the\nlargest "
-          "number of runs.  Mark the key with '?' in exactly one place, "
-          "e.g.\n"
-          "  pldkit calibrate --epsilon 1 --delta 1e-5 "
-          "poisson-gaussian:q=0.01,sigma=?,count=1000\n"
-          "  pldkit calibrate --epsilon 3 --delta 1e-5 "
-          "poisson-gaussian:q=0.01,sigma=1,count=?\n"
-          "Any key in which epsilon is monotone may hold it (see EVENTS: "
-          "'or ? in\ncalibrate'); others are refused.  Every evaluation "
-          "puts a value in place of '?'\nand accounts the whole EVENT list "
-          "afresh, giving an epsilon bracket [lower,\nupper] at D: the "
-          "value MEETS the target if upper <= E, FAILS if lower > E, and\n"
-          "is UNDECIDED otherwise (e.g. upper = inf, the PLD's round-off "
-          "floor at small\nD).  Undecided is never taken for a failure: "
-          "the search brackets the threshold\nby doubling or halving from 1 "
-          "(within --range if given), bisects until the\nanswer and its "
-          "neighbour are within --tolerance (neighbours for integers),\n"
-          "re-evaluates an undecided neighbour on other grids, and then "
-          "also locates the\nmost private value that certifiably FAILS.  "
-          "It assumes that epsilon is monotone\nin the key (the answer "
-          "meets the target regardless).  The answer line gives the\n"
-          "value and its bracket; the neighbour, said to fail only when "
-          "that is certified\n(else \"not certified at\"); the certified "
-          "failure and, if the two are further\napart than the tolerance, "
-          "UNDECIDED between them.  --backend rdp calibrates\nwith the RDP "
-          "bound (an upper bound only: nothing is certified to fail), both\n"
-          "runs the two and says which is tighter.  Closed-form "
-          "random-participation\n(analysis=ols, thm41) calibrate too; "
-          "thm41 is Theorem 4.1 as stated, NOT a\ncertified bound.  With "
-          "--json: one object with query, backend, param,\ndirection, "
-          "integer, delta, target_epsilon, tolerance, search_lo, search_hi,\n"
-          "threshold (located, undecided or not_found), value, verdict, "
-          "epsilon_upper,\nepsilon_lower, located, at_limit, value_next, "
-          "verdict_next (fails or\nundecided), epsilon_upper_next, "
-          "epsilon_lower_next, next_refined, value_fail\n(certified to "
-          "fail, or null), evaluations, refined and the discretization\n"
-          "fields (with --backend both: objects pld and rdp, and tighter).  "
-          "On a terminal,\nprogress is shown on stderr.\n\n", f);
+          "                        [--tolerance REL] [--backend pld|rdp|both]"
+          "\n                        [OPTIONS] EVENT...\n\n", f);
+    pld_text_wrap(f, "", 0,
+                 "Find the least private value of one key (the smallest "
+                 "noise, the largest sampling rate, sensitivity or count) "
+                 "such that the EVENTs are (E, D)-DP by the CERTIFIED upper "
+                 "epsilon, so that the answer is never over budget.  Mark "
+                 "the key with '?' (keys marked 'or ? in calibrate' in "
+                 "'pldkit help EVENT'):");
+    fputs("  pldkit calibrate --epsilon 1 --delta 1e-5 "
+          "gaussian:sigma=?,count=100\n", f);
+    pld_text_wrap(f, "", 0,
+                 "A value MEETS the target if its upper epsilon at D is <= E, "
+                 "FAILS if its lower one is > E, else is UNDECIDED (never "
+                 "taken for a failure).  The search doubles or halves from 1 "
+                 "(within --range), then bisects to --tolerance; the answer "
+                 "gives the value and the most private value certified to "
+                 "fail.  --backend rdp uses the RDP bound; both runs the "
+                 "two.  analysis=thm41 is NOT a certified bound.");
+    fputc('\n', f);
     break;
   case CMD_DEMO:
     {
@@ -512,10 +519,8 @@ static void cmd_help(FILE *f, enum cmd c)
   case N_CMDS:
     return;
   }
-  bracket_help(f);
-  pld_event_help(f);
-  fputc('\n', f);
   options_help(f, ON(c));
+  events_pointer(f);
   exit_help(f);
 }
 
@@ -1021,6 +1026,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
   }
   c->parse.backends = (c->backend & BACKEND_PLD ? PLD_EVENT_BACKEND_PLD : 0u) |
                       (c->backend & BACKEND_RDP ? PLD_EVENT_BACKEND_RDP : 0u);
+  /* the caps (--max-grid) apply to loaded PLD files from validation on */
+  c->parse.params = &c->params;
   for (size_t i = 0; i < c->n_events; i++) {
     int rc = pld_event_parse(c->events[i], &c->parse, NULL, err,
                                  sizeof err);
@@ -1103,7 +1110,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
     pld_fmt_exact(t, sizeof t, c->params.tail_mass);
     pld_cli_error("the library rejected the options (%s): --discretization %s "
                   "--accuracy %s --tail-mass %s --max-grid %zu",
-                  pld_strerror(st), d, a, t, c->params.max_grid);
+                  pld_status_text(st), d, a, t, c->params.max_grid);
     return PLD_EVENT_EUSAGE;
   }
   return PLD_EVENT_OK;
@@ -1145,6 +1152,7 @@ struct answer {
   unsigned bridged;       /* events that went through the PLD bridge */
   double *rdp_orders;     /* rdp-curve: copies of the curve */
   double *rdp_values;
+  pld_cli_warnings warn;  /* what goes with the answer (collect_warnings) */
 };
 
 static void answer_free(struct answer *a)
@@ -1174,6 +1182,18 @@ static const char *hint(int st)
   }
 }
 
+/* The library's query for this command line (<pldkit/event.h>). */
+static void cli_query(const struct cli *c, pld_event_query *q)
+{
+  pld_event_query_default(q);
+  q->params = c->params;
+  q->backend = (c->backend & BACKEND_PLD ? PLD_EVENT_BACKEND_PLD : 0u) |
+               (c->backend & BACKEND_RDP ? PLD_EVENT_BACKEND_RDP : 0u);
+  q->rdp_method = c->rdp_method;
+  q->orders = c->orders;
+  q->n_orders = c->n_orders;
+}
+
 /* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
  * calibrate (NULL elsewhere).  Objects the accountant's mechanisms need are
  * appended to *owned, which the caller frees (pld_event_owned_free) after the
@@ -1182,28 +1202,10 @@ static int build_accountant(const struct cli *c, const char *subst,
                             pld_accountant **out, pld_event_owned **owned,
                             char *err, size_t errlen)
 {
-  pld_event_ctx pc;
-  pld_accountant *acc = NULL;
-  memset(&pc, 0, sizeof pc);
-  pc.params = &c->params;
-  pc.subst = subst;
-  int st = pld_accountant_alloc(&c->params, &acc);
-  if (st != PLD_SUCCESS) {
-    snprintf(err, errlen, "%s (while creating the accountant)",
-             pld_strerror(st));
-    return PLD_EVENT_EFAIL;
-  }
-  for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_event_parse(c->events[i], &pc, acc, err, errlen);
-    if (rc != PLD_EVENT_OK) {
-      pld_accountant_free(acc);
-      pld_event_ctx_release(&pc);
-      return rc;
-    }
-  }
-  pld_event_owned_move(owned, &pc.owned);
-  *out = acc;
-  return PLD_EVENT_OK;
+  pld_event_query q;
+  cli_query(c, &q);
+  return pld_event_accountant(&q, c->n_events, c->events, subst, out, owned,
+                              err, errlen);
 }
 
 /* The RDP curve of all the EVENTs on the --orders grid; `subst` replaces
@@ -1213,58 +1215,10 @@ static int build_rdp(const struct cli *c, const char *subst,
                      pld_rdp_curve **out, unsigned *bridged, char *err,
                      size_t errlen)
 {
-  pld_event_ctx pc;
-  pld_rdp_curve *cv = NULL;
-  int st = c->orders ? pld_rdp_curve_alloc(c->orders, c->n_orders, &cv)
-                     : pld_rdp_curve_alloc_default(&cv);
-  if (st != PLD_SUCCESS) {
-    snprintf(err, errlen, "%s (while creating the RDP curve on %zu orders)",
-             pld_strerror(st), c->orders ? c->n_orders
-                                         : (size_t)PLD_RDP_DEFAULT_ORDERS);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
-  }
-  memset(&pc, 0, sizeof pc);
-  pc.params = &c->params;
-  pc.subst = subst;
-  pc.backends = PLD_EVENT_BACKEND_RDP;
-  for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_event_parse_rdp(c->events[i], &pc, cv, err, errlen);
-    if (rc != PLD_EVENT_OK) {
-      pld_rdp_curve_free(cv);
-      pld_event_ctx_release(&pc);
-      return rc;
-    }
-  }
-  pld_event_ctx_release(&pc);
-  *bridged = pc.bridged;
-  *out = cv;
-  return PLD_EVENT_OK;
-}
-
-/* The RDP curve of the EVENTs for the default backend's answer (the
- * tighter of the accountant and RDP, <pldkit/best.h>): default orders, and
- * only when every EVENT has an RDP formula (the PLD bridge costs up to a
- * PLD build per event, too much for an optional bound).  NULL when it
- * cannot be built; the answer is then the accountant's. */
-static pld_rdp_curve *optional_rdp(const struct cli *c)
-{
-  pld_event_ctx pc;
-  pld_rdp_curve *cv = NULL;
-  char err[ERRLEN];
-  if (pld_rdp_curve_alloc_default(&cv) != PLD_SUCCESS)
-    return NULL;
-  memset(&pc, 0, sizeof pc);
-  pc.params = &c->params;
-  pc.backends = PLD_EVENT_BACKEND_RDP;
-  pc.no_bridge = 1;
-  for (size_t i = 0; i < c->n_events && cv; i++)
-    if (pld_event_parse_rdp(c->events[i], &pc, cv, err, sizeof err) !=
-        PLD_EVENT_OK) {
-      pld_rdp_curve_free(cv);
-      cv = NULL;
-    }
-  pld_event_ctx_release(&pc);
-  return cv;
+  pld_event_query q;
+  cli_query(c, &q);
+  return pld_event_rdp_curve(&q, c->n_events, c->events, subst, 0, out,
+                             bridged, err, errlen);
 }
 
 /* ---- calibrate ---------------------------------------------------------- */
@@ -1438,6 +1392,27 @@ static void cal_limit_text(const struct cli *c, int private, char *buf,
     snprintf(buf, n, "%s %s", up ? "up to" : "down to", up ? hi : lo);
 }
 
+/* What the upper end is, for the text answers: a proven bound unless an
+ * event is not one (random-participation analysis=cs, issue 16). */
+static const char *upper_word(const struct cli *c)
+{
+  return c->parse.not_bound ? "not a bound: a lower limit of the worst case "
+                              "(random-participation analysis=cs)"
+                            : "upper is the certified bound";
+}
+
+/* The "certified" key of a JSON answer: "upper" for a proven upper end;
+ * false with the "kind" of value when an event is not a bound. */
+static void json_certified(pld_cli_json *j, const struct cli *c)
+{
+  if (c->parse.not_bound) {
+    pld_cli_json_bool(j, "certified", 0);
+    pld_cli_json_string(j, "kind", c->parse.not_bound);
+  } else {
+    pld_cli_json_string(j, "certified", "upper");
+  }
+}
+
 static const char *backend_word(const struct cli *c, int which)
 {
   if (which == CAL_RDP)
@@ -1445,6 +1420,8 @@ static const char *backend_word(const struct cli *c, int which)
   if (c->parse.closed.present)
     return c->parse.closed.analysis == 2 ? "Theorem 4.1 as stated"
                                          : "Theorem 5.1";
+  if (c->parse.not_bound)
+    return "the cs value (a lower limit of the worst case, not a bound)";
   return "the certified bound";
 }
 
@@ -1459,10 +1436,10 @@ static int cal_fail(const struct cal_ctx *k, int st)
     return PLD_EVENT_EFAIL;
   }
   cal_text(c, k->last, v, sizeof v);
-  pld_cli_error("%s (while calibrating %s%s, at %s = %s)%s", pld_strerror(st),
+  pld_cli_error("%s (while calibrating %s%s, at %s = %s)%s", pld_status_text(st),
                 c->param, k->which == CAL_RDP ? " with RDP" : "", c->param,
                 v, hint(st));
-  return PLD_EVENT_EFAIL;
+  return pld_event_rc_of_status(st);
 }
 
 /* "no value ... meets" for a search that found none, into buf. */
@@ -1608,9 +1585,10 @@ static int compute_calibrate(const struct cli *c, struct answer *a)
 /* ---- the other queries -------------------------------------------------- */
 
 /* The RDP answer (--backend rdp or both) or the RDP curve (rdp-curve). */
-static int compute_rdp(const struct cli *c, struct answer *a)
+/* rdp-curve: the curve itself, on the --orders grid. */
+static int compute_rdp_curve(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN], in[64];
+  char err[ERRLEN];
   pld_rdp_curve *cv = NULL;
   double t0 = now();
   int rc = build_rdp(c, NULL, &cv, &a->bridged, err, sizeof err);
@@ -1623,94 +1601,55 @@ static int compute_rdp(const struct cli *c, struct answer *a)
   a->rdp_n = n;
   a->rdp_first = orders[0];
   a->rdp_last = orders[n - 1];
-  int st;
-  if (c->cmd == CMD_RDP_CURVE) {
-    a->rdp_orders = malloc(n * sizeof *a->rdp_orders);
-    a->rdp_values = malloc(n * sizeof *a->rdp_values);
-    st = PLD_ENOMEM;
-    snprintf(in, sizeof in, "the curve of %zu orders", n);
-    if (a->rdp_orders && a->rdp_values) {
-      memcpy(a->rdp_orders, orders, n * sizeof *orders);
-      memcpy(a->rdp_values, pld_rdp_curve_values(cv), n * sizeof *orders);
-      st = PLD_SUCCESS;
-    }
-  } else if (c->cmd == CMD_DELTA) {
-    strcpy(in, "the RDP delta at epsilon = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
-    st = pld_rdp_delta(cv, c->epsilon, c->rdp_method, &a->rdp);
-  } else {
-    strcpy(in, "the RDP epsilon at delta = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
-    st = pld_rdp_epsilon(cv, c->delta, c->rdp_method, &a->rdp);
+  a->rdp_orders = malloc(n * sizeof *a->rdp_orders);
+  a->rdp_values = malloc(n * sizeof *a->rdp_values);
+  if (a->rdp_orders && a->rdp_values) {
+    memcpy(a->rdp_orders, orders, n * sizeof *orders);
+    memcpy(a->rdp_values, pld_rdp_curve_values(cv), n * sizeof *orders);
   }
   pld_rdp_curve_free(cv);
   a->rdp_seconds = now() - t0;
-  if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s)", pld_strerror(st), in);
-    return st == PLD_EINVAL ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+  if (!a->rdp_orders || !a->rdp_values) {
+    pld_cli_error("%s (while copying the curve of %zu orders)",
+                  pld_strerror(PLD_ENOMEM), n);
+    return PLD_EVENT_EFAIL;
   }
   return PLD_EVENT_OK;
 }
 
-/* The PLD answer of epsilon, delta and curve (the accountant, or a
- * closed-form single round). */
-static int compute_pld(const struct cli *c, struct answer *a)
+/* epsilon, delta and curve under the chosen backends: the library answers
+ * (pld_event_epsilon / _delta / _curve), the CLI prints. */
+static int compute_query(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN], in[64];
-  pld_accountant *acc = NULL;
-  pld_event_owned *owned = NULL;
-  int st;
-
-  double t0 = now();
-  if (c->parse.closed.present) {
-    int want_delta = c->cmd == CMD_DELTA;
-    int rc = pld_event_closed_query(&c->parse.closed, want_delta,
-                                  want_delta ? c->epsilon : c->delta, &a->ca,
-                                  err, sizeof err);
-    a->pld_seconds = now() - t0;
-    if (rc != PLD_EVENT_OK) {
-      pld_cli_error("%s", err);
-      return rc;
-    }
-    a->closed = 1;
-    a->res.bound = a->ca.bound;
-    a->res.closed_form = 1;
-    a->res.met_accuracy = 1;
-    return PLD_EVENT_OK;
-  }
-  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  char err[ERRLEN];
+  pld_event_query q;
+  pld_event_answer ans;
+  memset(&ans, 0, sizeof ans);
+  cli_query(c, &q);
+  int rc;
+  if (c->cmd == CMD_DELTA)
+    rc = pld_event_delta(&q, c->n_events, c->events, c->epsilon, &ans, err,
+                         sizeof err);
+  else if (c->cmd == CMD_CURVE)
+    rc = pld_event_curve(&q, c->n_events, c->events, c->range_n, a->eps,
+                         a->curve, &ans, err, sizeof err);
+  else
+    rc = pld_event_epsilon(&q, c->n_events, c->events, c->delta, &ans, err,
+                           sizeof err);
   if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s", err);
+    pld_cli_error("%s%s", err, hint(ans.status));
     return rc;
   }
-  /* The default backend answers with the tightest certified bound the
-   * library has, RDP included; --backend both shows the two apart. */
-  pld_rdp_curve *rdp = c->backend == BACKEND_PLD ? optional_rdp(c) : NULL;
-  switch (c->cmd) {
-  case CMD_DELTA:
-    strcpy(in, "delta at epsilon = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->epsilon);
-    st = pld_best_delta(acc, rdp, c->epsilon, &a->res);
-    break;
-  case CMD_CURVE:
-    snprintf(in, sizeof in, "delta at %zu epsilons", c->range_n);
-    st = pld_best_curve(acc, rdp, c->range_n, a->eps, a->curve, &a->res);
-    break;
-  default:
-    strcpy(in, "epsilon at delta = ");
-    pld_fmt_exact(in + strlen(in), sizeof in - strlen(in), c->delta);
-    st = pld_best_epsilon(acc, rdp, c->delta, &a->res);
-    break;
-  }
-  a->pld_seconds = now() - t0;
-  pld_rdp_curve_free(rdp);
-  pld_accountant_free(acc);
-  pld_event_owned_free(owned);
-  if (st != PLD_SUCCESS) {
-    pld_cli_error("%s (while computing %s%s)", pld_strerror(st), in,
-                  hint(st));
-    return PLD_EVENT_EFAIL;
-  }
+  a->res = ans.pld;
+  a->closed = ans.closed;
+  a->ca = ans.closed_answer;
+  a->rdp = ans.rdp;
+  a->bridged = ans.bridged;
+  a->rdp_n = ans.rdp_n;
+  a->rdp_first = ans.rdp_first;
+  a->rdp_last = ans.rdp_last;
+  a->pld_seconds = ans.pld_seconds;
+  a->rdp_seconds = ans.rdp_seconds;
   return PLD_EVENT_OK;
 }
 
@@ -1721,22 +1660,16 @@ static int compute_pld(const struct cli *c, struct answer *a)
  * until the composed PLD's own bracket meets --accuracy. */
 static const char *kind_words(int k);
 
-static int compute_save(const struct cli *c, struct answer *a)
+/* The composed PLD to save: on the grid the automatic refinement picks (or
+ * --discretization).  Prints the error itself; acc stays the caller's. */
+static int compose_for_save(const struct cli *c, pld_accountant *acc,
+                            struct answer *a, pld_dist **out)
 {
-  char err[ERRLEN];
-  pld_accountant *acc = NULL;
-  pld_event_owned *owned = NULL;
   pld_dist *d = NULL;
   pld_result r;
   int st = PLD_SUCCESS, closed = 0;
   double grid = c->params.discretization;
-  double t0 = now();
 
-  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
-  if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s", err);
-    return rc;
-  }
   if (!(grid > 0)) {
     st = pld_accountant_epsilon(acc, c->delta, &r);
     if (st == PLD_SUCCESS && !r.closed_form && r.refinements == 0) {
@@ -1748,8 +1681,6 @@ static int compute_save(const struct cli *c, struct answer *a)
                     "answer, epsilon in [%s, %s], came from %s without "
                     "one): nothing to save; --discretization forces a grid",
                     lo, hi, kind_words(r.bound_kind));
-      pld_accountant_free(acc);
-      pld_event_owned_free(owned);
       return PLD_EVENT_EFAIL;
     }
     if (st == PLD_SUCCESS) {
@@ -1772,14 +1703,19 @@ static int compute_save(const struct cli *c, struct answer *a)
       break;
     grid /= 2;
   }
-  pld_accountant_free(acc);
-  pld_event_owned_free(owned);
   if (st != PLD_SUCCESS) {
     pld_dist_free(d);
     pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
                   hint(st));
     return st == PLD_EINCOMPAT ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
+  *out = d;
+  return PLD_EVENT_OK;
+}
+
+static void fill_saved(const struct cli *c, const pld_dist *d,
+                       struct answer *a)
+{
   a->res.discretization = pld_dist_discretization(d);
   a->res.grid_size = pld_dist_grid_size(d);
   a->res.fft_size = pld_dist_fft_size(d);
@@ -1787,21 +1723,232 @@ static int compute_save(const struct cli *c, struct answer *a)
   a->res.lower_kind = PLD_BOUND_GRID;
   a->res.met_accuracy = a->res.bound.upper - a->res.bound.lower <=
                         c->params.accuracy * a->res.bound.upper;
+}
 
-  /* pld_dist_save writes FILE.tmp and renames it over FILE. */
-  errno = 0;
-  st = pld_dist_save(d, c->out);
-  int e = errno;
+/* One line for a failed write of a PLD file or ledger update (ledger.h):
+ * errors about the temporary file name it. */
+static int file_error(const char *what, const char *path, int st,
+                      const pld_file_error *fe)
+{
+  char q[QLEN], q2[QLEN];
+  pld_quote(q, sizeof q, path);
+  if (st == PLD_EUNSUPPORTED) {
+    int other = fe->path[0] && strcmp(fe->path, path) != 0;
+    pld_cli_error("%s %s is not a regular file%s%s%s: refusing to replace it",
+                  what, q, other ? " (its target " : "",
+                  other ? pld_quote(q2, sizeof q2, fe->path) : "",
+                  other ? " is not)" : "");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st == PLD_ETOL) {
+    pld_cli_error("the composed PLD cannot be represented on its grid (its "
+                  "booked round-off or masses are beyond the PLD file "
+                  "format's checks, see pld.h): nothing was written to %s; a "
+                  "coarser --discretization or fewer runs per file may help",
+                  q);
+    return PLD_EVENT_EFAIL;
+  }
+  if (st != PLD_EIO) {
+    pld_cli_error("%s (while writing %s %s%s)", pld_strerror(st), what, q,
+                  hint(st));
+    return st == PLD_ENOMEM || st == PLD_EFFT ? PLD_EVENT_EFAIL
+                                              : PLD_EVENT_EUSAGE;
+  }
+  static const char *const stage[] = {
+      "access", "inspect", "lock", "read", "create the temporary file",
+      "write the temporary file", "sync the temporary file",
+      "rename the temporary file", "sync the directory"};
+  int k = fe->stage >= 0 && fe->stage <= PLD_FILE_STAGE_SYNC_DIR ? fe->stage
+                                                                  : 0;
+  pld_cli_error("could not write %s %s (could not %s %s): %s", what, q,
+                stage[k],
+                pld_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
+                fe->errnum ? strerror(fe->errnum) : "failed");
+  return PLD_EVENT_EUSAGE;
+}
+
+static int compute_save(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN];
+  pld_accountant *acc = NULL;
+  pld_event_owned *owned = NULL;
+  pld_dist *d = NULL;
+  double t0 = now();
+
+  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  if (rc != PLD_EVENT_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  rc = compose_for_save(c, acc, a, &d);
+  pld_accountant_free(acc);
+  pld_event_owned_free(owned);
+  if (rc != PLD_EVENT_OK)
+    return rc;
+  fill_saved(c, d, a);
+
+  /* pld_dist_save_report: a unique temporary file renamed over FILE */
+  pld_file_error fe;
+  memset(&fe, 0, sizeof fe);
+  int st = pld_dist_save_report(d, c->out, &fe);
+  pld_dist_free(d);
+  if (st != PLD_SUCCESS)
+    return file_error("the PLD file", c->out, st, &fe);
+  a->seconds = now() - t0;
+  return PLD_EVENT_OK;
+}
+
+/* A ledger update (pldkit ledger add, or save --out L with pld:file=L among
+ * the EVENTs): pld_ledger_add loads, composes and replaces L under a lock,
+ * so concurrent updates lose nothing.  The history record is the EVENTs as
+ * given. */
+static int compute_ledger_add(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN], q[QLEN];
+  pld_accountant *acc = NULL;
+  pld_event_owned *owned = NULL;
+  pld_dist *d = NULL;
+  double t0 = now(), grid = 0;
+  struct stat sb;
+
+  pld_quote(q, sizeof q, c->out);
+  if (stat(c->out, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    pld_cli_error("the ledger %s is not a regular file: refusing to replace "
+                  "it", q);
+    return PLD_EVENT_EUSAGE;
+  }
+  int fresh = stat(c->out, &sb) != 0 && errno == ENOENT;
+  int rc = build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  if (rc != PLD_EVENT_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  if (fresh && !(c->params.discretization > 0)) {
+    /* a new ledger: the grid 'pldkit save' would pick */
+    rc = compose_for_save(c, acc, a, &d);
+    if (rc == PLD_EVENT_OK)
+      grid = pld_dist_discretization(d);
+    pld_dist_free(d);
+    d = NULL;
+  }
+  /* the record: the EVENTs, space-separated, cut at the history's cap */
+  size_t len = 0, cap = 65536;
+  for (size_t i = 0; i < c->n_events; i++)
+    len += strlen(c->events[i]) + 1;
+  char *rec = rc == PLD_EVENT_OK ? malloc(len + 1) : NULL;
+  if (rc == PLD_EVENT_OK && !rec) {
+    pld_cli_error("%s (while recording the events)", pld_strerror(PLD_ENOMEM));
+    rc = PLD_EVENT_EFAIL;
+  }
+  int st = PLD_SUCCESS;
+  pld_file_error fe;
+  memset(&fe, 0, sizeof fe);
+  if (rc == PLD_EVENT_OK) {
+    rec[0] = 0;
+    for (size_t i = 0, n = 0; i < c->n_events; i++) {
+      size_t k = strlen(c->events[i]);
+      memcpy(rec + n, c->events[i], k);
+      n += k;
+      rec[n++] = i + 1 < c->n_events ? ' ' : 0;
+    }
+    if (strlen(rec) > cap)
+      memcpy(rec + cap - 4, " ...", 5);
+    st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
+  }
+  free(rec);
+  pld_accountant_free(acc);
+  pld_event_owned_free(owned);
+  if (rc != PLD_EVENT_OK)
+    return rc;
+  if (st == PLD_EINCOMPAT) {
+    pld_cli_error("the ledger %s is on another grid than the "
+                  "--discretization %.17g (leave --discretization out)", q,
+                  c->params.discretization);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st == PLD_EFORMAT || st == PLD_EVERSION || st == PLD_ERANGE) {
+    pld_cli_error("the ledger %s was refused: %s%s", q, pld_strerror(st),
+                  st == PLD_ERANGE ? " (an array over --max-grid, or the "
+                                     "composition exceeds it)" : "");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st != PLD_SUCCESS)
+    return file_error("the ledger", c->out, st, &fe);
+  st = pld_dist_epsilon(d, c->delta, &a->res.bound);
+  if (st == PLD_SUCCESS)
+    fill_saved(c, d, a);
   pld_dist_free(d);
   if (st != PLD_SUCCESS) {
-    char q[QLEN];
-    pld_cli_error("could not write the PLD file %s: %s",
-                  pld_quote(q, sizeof q, c->out),
-                  st == PLD_EIO && e ? strerror(e) : pld_strerror(st));
-    return st == PLD_EIO ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+    pld_cli_error("%s (while computing the ledger's epsilon)",
+                  pld_status_text(st));
+    return pld_event_rc_of_status(st);
   }
   a->seconds = now() - t0;
   return PLD_EVENT_OK;
+}
+
+/* save --out L where an EVENT is pld:file=L (the same file, by device and
+ * inode): a ledger update, routed through the locked one without that
+ * EVENT.  Returns the number of such EVENTs (0: a plain save), or -1 after
+ * printing an error; *rest gets the other EVENTs (malloc'd). */
+static int ledger_self_refs(const struct cli *c, const char ***rest,
+                            size_t *n_rest)
+{
+  struct stat so, se;
+  int self = 0;
+  *rest = NULL;
+  *n_rest = 0;
+  if (stat(c->out, &so) != 0)
+    return 0; /* a new file cannot be loaded too */
+  const char **r = malloc((c->n_events + 1) * sizeof *r);
+  if (!r) {
+    pld_cli_error("%s (while reading the events)", pld_strerror(PLD_ENOMEM));
+    return -1;
+  }
+  for (size_t i = 0; i < c->n_events; i++) {
+    const char *e = c->events[i];
+    if (strncmp(e, "pld:file=", 9) == 0) {
+      const char *p = e + 9, *comma = strchr(p, ',');
+      int same = stat(p, &se) == 0 && se.st_dev == so.st_dev &&
+                 se.st_ino == so.st_ino;
+      int same_prefix = 0;
+      if (!same && comma) {
+        char *pre = strndup(p, (size_t)(comma - p));
+        same_prefix = pre && stat(pre, &se) == 0 && se.st_dev == so.st_dev &&
+                      se.st_ino == so.st_ino;
+        free(pre);
+      }
+      if (same_prefix) {
+        char q[QLEN];
+        pld_cli_error("event %s loads the ledger --out writes with other "
+                      "keys: a ledger update composes the ledger once; give "
+                      "it as pld:file=FILE or use 'pldkit ledger add FILE "
+                      "EVENT...'", pld_quote(q, sizeof q, e));
+        free(r);
+        return -1;
+      }
+      if (same) {
+        if (self++) {
+          char q[QLEN];
+          pld_cli_error("event %s loads the ledger --out writes a second "
+                        "time: a ledger update composes it once",
+                        pld_quote(q, sizeof q, e));
+          free(r);
+          return -1;
+        }
+        continue;
+      }
+    }
+    r[(*n_rest)++] = e;
+  }
+  if (self && *n_rest == 0) {
+    pld_cli_error("nothing to add to the ledger %s: give the EVENTs to "
+                  "book", c->out);
+    free(r);
+    return -1;
+  }
+  *rest = r;
+  return self;
 }
 
 static int compute(const struct cli *c, struct answer *a)
@@ -1825,17 +1972,34 @@ static int compute(const struct cli *c, struct answer *a)
   }
 
   double t0 = now();
-  if (c->cmd == CMD_SAVE)
-    return compute_save(c, a);
+  if (c->cmd == CMD_SAVE) {
+    const char **rest;
+    size_t n_rest;
+    int self = ledger_self_refs(c, &rest, &n_rest);
+    if (self < 0)
+      return PLD_EVENT_EUSAGE;
+    if (!self && !c->ledger) {
+      free(rest);
+      return compute_save(c, a);
+    }
+    struct cli lc = *c;
+    if (self) {
+      lc.events = rest;
+      lc.n_events = n_rest;
+    }
+    rc = compute_ledger_add(&lc, a);
+    free(rest);
+    return rc;
+  }
   if (c->cmd == CMD_CALIBRATE) {
     rc = compute_calibrate(c, a);
     a->seconds = now() - t0;
     return rc;
   }
-  if (c->backend & BACKEND_PLD)
-    rc = compute_pld(c, a);
-  if (rc == PLD_EVENT_OK && (c->backend & BACKEND_RDP))
-    rc = compute_rdp(c, a);
+  if (c->cmd == CMD_RDP_CURVE)
+    rc = compute_rdp_curve(c, a);
+  else
+    rc = compute_query(c, a);
   a->seconds = now() - t0;
   if (rc != PLD_EVENT_OK)
     answer_free(a);
@@ -1919,17 +2083,21 @@ static void json_pld_answer(pld_cli_json *j, const struct cli *c,
   }
   if (a->closed) {
     pld_cli_json_bool(j, "certified", a->ca.certified);
+    pld_cli_json_string(j, "kind", c->parse.closed.analysis == 2
+                                       ? "one-instance value"
+                                       : "upper bound");
     pld_cli_json_string(j, "analysis",
                         pld_event_closed_name(&c->parse.closed));
     pld_cli_json_bool(j, "single_round", 1);
     if (c->parse.closed.analysis == 2) { /* thm41 */
+      pld_cli_json_bool(j, "refuted", a->ca.refuted);
       pld_cli_json_bool(j, "below_cs", a->ca.below_cs);
       pld_cli_json_number(j, "cs_delta", a->ca.cs_delta);
       pld_cli_json_number(j, "lower_limit", a->ca.lower_limit);
     }
     pld_cli_json_uint(j, "evaluations", a->ca.evaluations);
   } else {
-    pld_cli_json_string(j, "certified", "upper");
+    json_certified(j, c);
   }
   json_grid_fields(j, c, a);
 }
@@ -1949,7 +2117,7 @@ static void json_rdp_answer(pld_cli_json *j, const struct cli *c,
   pld_cli_json_number(j, d ? "rdp_delta" : "rdp_epsilon", r->value);
   pld_cli_json_number(j, d ? "delta_upper" : "epsilon_upper", r->value);
   pld_cli_json_null(j, d ? "delta_lower" : "epsilon_lower");
-  pld_cli_json_string(j, "certified", "upper");
+  json_certified(j, c);
   if (isnan(r->order))
     pld_cli_json_null(j, "rdp_order");
   else
@@ -2038,7 +2206,7 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
   pld_cli_json_uint(j, "evaluations", r->evaluations);
   pld_cli_json_uint(j, "refined", r->refinements);
   if (rdp) {
-    pld_cli_json_string(j, "certified", "upper");
+    json_certified(j, c);
     if (a->cal_rdp_have[0]) {
       const pld_rdp_result *x = &a->cal_rdp[0];
       if (isnan(x->order))
@@ -2056,14 +2224,16 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
     pld_cli_json_bool(j, "single_round", 1);
     /* Theorem 4.1 is no bound: its calibration is never certified. */
     pld_cli_json_bool(j, "certified", !thm41);
+    pld_cli_json_string(j, "kind", thm41 ? "one-instance value"
+                                         : "upper bound");
     if (thm41 && r->found) {
-      pld_cli_json_bool(j, "refuted", !a->cal_closed.certified);
+      pld_cli_json_bool(j, "refuted", a->cal_closed.refuted);
       pld_cli_json_bool(j, "below_cs", a->cal_closed.below_cs);
       pld_cli_json_number(j, "cs_delta", a->cal_closed.cs_delta);
       pld_cli_json_number(j, "lower_limit", a->cal_closed.lower_limit);
     }
   } else {
-    pld_cli_json_string(j, "certified", "upper");
+    json_certified(j, c);
     struct answer tmp = *a;
     tmp.res = r->at_param;
     json_grid_fields(j, c, &tmp);
@@ -2107,13 +2277,13 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_numbers(&j, "epsilon", c->range_n, a->eps);
     pld_cli_json_bounds(&j, "delta_lower", c->range_n, a->curve, 0);
     pld_cli_json_bounds(&j, "delta_upper", c->range_n, a->curve, 1);
-    pld_cli_json_string(&j, "certified", "upper");
+    json_certified(&j, c);
     json_grid_fields(&j, c, a);
     break;
   case CMD_RDP_CURVE:
     pld_cli_json_numbers(&j, "order", a->rdp_n, a->rdp_orders);
     pld_cli_json_numbers(&j, "epsilon", a->rdp_n, a->rdp_values);
-    pld_cli_json_string(&j, "certified", "upper");
+    json_certified(&j, c);
     pld_cli_json_uint(&j, "rdp_bridged", a->bridged);
     break;
   case CMD_SAVE:
@@ -2121,7 +2291,7 @@ static void print_json(const struct cli *c, const struct answer *a)
     pld_cli_json_number(&j, "delta", c->delta);
     pld_cli_json_number(&j, "epsilon_upper", r->bound.upper);
     pld_cli_json_number(&j, "epsilon_lower", r->bound.lower);
-    pld_cli_json_string(&j, "certified", "upper");
+    json_certified(&j, c);
     json_grid_fields(&j, c, a);
     break;
   case CMD_CALIBRATE:
@@ -2160,8 +2330,7 @@ static void print_json(const struct cli *c, const struct answer *a)
     }
     break;
   }
-  if (c->parse.note)
-    pld_cli_json_string(&j, "warning", c->parse.note);
+  pld_cli_json_warnings(&j, &a->warn);
   pld_cli_json_number(&j, "seconds", a->seconds);
   pld_cli_json_strings(&j, "events", c->n_events, c->events);
   if (c->cmd == CMD_DEMO)
@@ -2186,11 +2355,12 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
   }
   printf(" (analysis=%s, %s as stated, closed form, one round; ", an,
          thm41 ? "Theorem 4.1" : "Theorem 5.1");
-  if (ca->certified && !thm41)
+  if (ca->certified)
     printf("certified: yes, upper is a certified bound");
-  else if (ca->certified)
-    printf("certified: yes, meaning that no dataset checked has a larger "
-           "delta; not a proof, the theorem's proof is invalid");
+  else if (thm41 && !ca->refuted)
+    printf("certified: no, a one-instance value (the exact delta of one "
+           "dataset, not a worst case); no dataset checked has a larger "
+           "delta, which is no proof");
   else if (ca->below_cs)
     printf("certified: no, it falls below cs, the exact delta of another "
            "dataset, so it is no valid bound");
@@ -2250,13 +2420,17 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
       printf(a->cal_closed.below_cs
                  ? "; there it falls below cs, the exact delta of another "
                    "dataset, so it is no valid bound"
-             : !a->cal_closed.certified
+             : a->cal_closed.refuted
                  ? "; refuted there: a concrete dataset has a larger delta"
                  : "; no dataset checked has a larger delta there (not a "
                    "proof)");
   } else {
-    printf("%s = %s meets epsilon <= %s at delta = %s by the certified "
-           "bound: epsilon in [%s, %s] at it%s", P, v, e, d, lo, hi,
+    printf("%s = %s meets epsilon <= %s at delta = %s by %s: epsilon in "
+           "[%s, %s] at it%s", P, v, e, d,
+           c->parse.not_bound ? "the cs value (a lower limit of the worst "
+                                "case, NOT a bound)"
+                              : "the certified bound",
+           lo, hi,
            r->at_param.met_accuracy ? "" : " (requested accuracy not met)");
   }
 
@@ -2312,10 +2486,6 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
       }
     }
   }
-  if (r->nonmonotone)
-    printf("; warning: a value certified to fail lies on the more private "
-           "side of one certified to meet (epsilon is not monotone in %s "
-           "here; the answer still meets the target)", P);
   printf("; %u evaluations", r->evaluations);
   if (r->refinements)
     printf(" (%u refined)", r->refinements);
@@ -2377,9 +2547,13 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
   if (a->bridged)
     snprintf(br, sizeof br, ", %u event%s through the PLD bridge "
              "(conservative)", a->bridged, a->bridged == 1 ? "" : "s");
-  printf("%s%s <= %s (backend rdp: a certified upper bound, no lower bound; "
+  printf("%s%s <= %s (backend rdp: %s, no lower bound; "
          "conversion %s, order %s) at %s = %s; %zu orders from %s to %s%s, "
-         "%.3g s\n", prefix, d ? "delta" : "epsilon", v, conv, ord,
+         "%.3g s\n", prefix, d ? "delta" : "epsilon", v,
+         c->parse.not_bound ? "NOT a bound, the RDP of cs, a lower limit "
+                              "of the worst case"
+                            : "a certified upper bound",
+         conv, ord,
          d ? "epsilon" : "delta", in, a->rdp_n, first, last, br,
          a->rdp_seconds);
 }
@@ -2395,12 +2569,12 @@ static void print_pld_line(const struct cli *c, const struct answer *a,
   fputs(prefix, stdout);
   if (c->cmd == CMD_DELTA) {
     pld_fmt_exact(in, sizeof in, c->epsilon);
-    printf("delta in [%s, %s] (upper is the certified bound) at epsilon = %s",
-           lo, hi, in);
+    printf("delta in [%s, %s] (%s) at epsilon = %s", lo, hi, upper_word(c),
+           in);
   } else {
     pld_fmt_exact(in, sizeof in, c->delta);
-    printf("epsilon in [%s, %s] (upper is the certified bound%s) at "
-           "delta = %s", lo, hi,
+    printf("epsilon in [%s, %s] (%s%s) at "
+           "delta = %s", lo, hi, upper_word(c),
            isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
                                  : "", in);
   }
@@ -2456,21 +2630,77 @@ static void print_text(const struct cli *c, const struct answer *a)
     print_rdp_line(c, a, both ? "rdp: " : "");
 }
 
-/* The warning of an RDP optimum at an end of the order grid. */
-static void print_edge_warning(const struct cli *c, const struct answer *a)
+/* Does an EVENT argument compose a saved PLD file (a ledger)? */
+static int uses_ledger(const struct cli *c)
 {
+  for (size_t i = 0; i < c->n_events; i++)
+    if (strstr(c->events[i], "pld:file=") != NULL)
+      return 1;
+  return 0;
+}
+
+/* The warnings and notes that go with the answer (stderr, and "warnings" in
+ * JSON), never on stdout. */
+static void collect_warnings(const struct cli *c, struct answer *a)
+{
+  pld_cli_warnings *w = &a->warn;
+  if (c->parse.note)
+    pld_cli_warn(w, "%s", c->parse.note);
+  /* An RDP optimum at an end of the order grid. */
   const pld_rdp_result *r = &a->rdp;
-  char ord[40];
-  if (!(c->backend & BACKEND_RDP) || c->cmd == CMD_RDP_CURVE ||
-      !r->at_edge || isnan(r->order))
-    return;
-  int low = r->index == 0;
-  pld_fmt_exact(ord, sizeof ord, r->order);
-  printf("warning: the optimal RDP order %s is the %s of the grid; orders "
-         "%s it (--orders) may give a smaller %s (this one is still a valid "
-         "bound)\n", ord, low ? "smallest" : "largest",
-         low ? "closer to 1 than" : "above",
-         c->cmd == CMD_DELTA ? "delta" : "epsilon");
+  if ((c->backend & BACKEND_RDP) && c->cmd != CMD_RDP_CURVE &&
+      r->at_edge && !isnan(r->order)) {
+    char ord[40];
+    int low = r->index == 0;
+    pld_fmt_exact(ord, sizeof ord, r->order);
+    pld_cli_warn(w, "the optimal RDP order %s is the %s of the grid; orders "
+                 "%s it (--orders) may give a smaller %s (this one is still "
+                 "a valid bound)", ord, low ? "smallest" : "largest",
+                 low ? "closer to 1 than" : "above",
+                 c->cmd == CMD_DELTA ? "delta" : "epsilon");
+  }
+  if (c->cmd == CMD_CALIBRATE)
+    for (int k = 0; k < 2; k++)
+      if (a->cal_ran[k] && a->cal[k].nonmonotone)
+        pld_cli_warn(w, "a value certified to fail lies on the more private "
+                     "side of one certified to meet (epsilon is not "
+                     "monotone in %s here; the answer still meets the "
+                     "target)", c->param);
+  /* An infinite upper end with a finite lower one is the PLD's floor
+   * (a loaded ledger's or a selection's untilted round-off, truncation at
+   * --tail-mass, a grid cap), not the mechanism: say so and name the way
+   * out. */
+  if (c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD && !a->closed &&
+      isinf(a->res.bound.upper) && isfinite(a->res.bound.lower)) {
+    if (a->res.bound.lower >= PLD_LOSS_MAX * (1.0 - 1e-9))
+      pld_cli_warn(w, "the privacy loss reaches beyond %g nats, the largest "
+                   "a PLD resolves (PLD_LOSS_MAX); the PLD counts the loss "
+                   "beyond it as +inf, so no finite epsilon is certified",
+                   PLD_LOSS_MAX);
+    else
+      pld_cli_warn(w, "delta = %g is below what the PLD can certify here "
+                   "(its booked round-off and truncation), and no other "
+                   "bound (basic or advanced composition, RDP) certifies a "
+                   "finite epsilon", c->delta);
+  }
+  /* A bracket wider than --accuracy: the upper end still holds, but say
+   * why it is wide and what narrows it. */
+  if ((c->cmd == CMD_EPSILON || c->cmd == CMD_DELTA || c->cmd == CMD_SAVE) &&
+      (c->backend & BACKEND_PLD) && !a->closed && !a->res.met_accuracy &&
+      !isinf(a->res.bound.upper)) {
+    if (uses_ledger(c))
+      pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
+                   "than --accuracy %g (its upper end is still certified) "
+                   "because a PLD file fixes the grid of every later "
+                   "composition; save the first ledger on a finer grid "
+                   "(e.g. pldkit save --accuracy 0.0005, or a smaller "
+                   "--discretization)", c->params.accuracy);
+    else if (a->res.refinements > 0)
+      pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
+                   "than --accuracy %g (its upper end is still certified); "
+                   "a smaller --discretization or a larger --max-grid may "
+                   "narrow it", c->params.accuracy);
+  }
 }
 
 static void print_demo(const struct cli *c, const struct answer *a)
@@ -2511,38 +2741,20 @@ static void print_demo(const struct cli *c, const struct answer *a)
 static int run(const struct cli *c)
 {
   struct answer a;
+  pld_cli_progress_begin();
   int rc = compute(c, &a);
+  pld_cli_progress_end();
   if (rc != PLD_EVENT_OK)
     return rc;
+  collect_warnings(c, &a);
   if (c->json)
     print_json(c, &a);
   else if (c->cmd == CMD_DEMO)
     print_demo(c, &a);
   else
     print_text(c, &a);
-  /* A second line after the answer (not in a CSV: --json carries it). */
-  if (!c->json && c->parse.note && c->cmd != CMD_CURVE &&
-      c->cmd != CMD_RDP_CURVE)
-    printf("warning: %s\n", c->parse.note);
-  if (!c->json)
-    print_edge_warning(c, &a);
-  /* An infinite upper end with a finite lower one is the PLD's floor
-   * (a loaded ledger's or a selection's untilted round-off, truncation at
-   * --tail-mass, a grid cap), not the mechanism: say so and name the way
-   * out. */
-  if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
-      !a.closed && isinf(a.res.bound.upper) &&
-      a.res.bound.lower >= PLD_LOSS_MAX * (1.0 - 1e-9) &&
-      isfinite(a.res.bound.lower))
-    printf("warning: the privacy loss reaches beyond %g nats, the largest a "
-           "PLD resolves (PLD_LOSS_MAX); the PLD counts the loss beyond it as "
-           "+inf, so no finite epsilon is certified\n", PLD_LOSS_MAX);
-  else if (!c->json && c->cmd == CMD_EPSILON && c->backend == BACKEND_PLD &&
-      !a.closed && isinf(a.res.bound.upper) && isfinite(a.res.bound.lower))
-    printf("warning: delta = %g is below what the PLD can certify here (its "
-           "booked round-off and truncation), and no other bound (basic or "
-           "advanced composition, RDP) certifies a finite epsilon\n",
-           c->delta);
+  /* Warnings on stderr, after the answer (JSON carries them too). */
+  pld_cli_warnings_print(&a.warn);
   answer_free(&a);
   return PLD_EVENT_OK;
 }
@@ -2558,6 +2770,181 @@ static int has_help(int argc, char **argv)
       return 1;
   }
   return 0;
+}
+
+/* 'pldkit events' (the event list, one line each) and 'pldkit help [EVENT |
+ * COMMAND | rdp]'; argv[0] is "events" or "help". */
+static int help_command(int argc, char **argv)
+{
+  char q[QLEN];
+  int events = strcmp(argv[0], "events") == 0;
+  if (argc > (events ? 1 : 2)) {
+    pld_cli_error("unexpected argument %s after '%s%s%s' (see pldkit --help)",
+                  pld_quote(q, sizeof q, argv[events ? 1 : 2]), argv[0],
+                  events ? "" : " ", events ? "" : argv[1]);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (events) {
+    fputs("EVENTs (NAME:key=value,...; every EVENT also takes count=N; "
+          "several compose):\n", stdout);
+    pld_event_catalogue_write(stdout, PLD_EVENT_CAT_LIST, NULL);
+    fputs("\n'pldkit help EVENT' gives an EVENT's keys, domains and "
+          "defaults.\n", stdout);
+    return PLD_EVENT_OK;
+  }
+  if (argc == 1 || strcmp(argv[1], "--help") == 0 ||
+      strcmp(argv[1], "-h") == 0) {
+    main_help(stdout);
+    return PLD_EVENT_OK;
+  }
+  const char *what = argv[1];
+  if (pld_event_catalogue_write(stdout, PLD_EVENT_CAT_FULL, what) == 0)
+    return PLD_EVENT_OK;
+  if (strcmp(what, "rdp") == 0) {
+    pld_event_rdp_help(stdout);
+    return PLD_EVENT_OK;
+  }
+  for (size_t k = 0; k < N_CMDS; k++)
+    if (strcmp(what, cmd_names[k]) == 0) {
+      cmd_help(stdout, (enum cmd)k);
+      return PLD_EVENT_OK;
+    }
+  if (strcmp(what, "merge") == 0) {
+    char *merge_argv[] = {(char *)"merge", (char *)"--help", NULL};
+    return pld_cli_merge(2, merge_argv);
+  }
+  pld_cli_error("no help for %s: not an EVENT (see pldkit events), a command "
+                "(" CMD_LIST ") or 'rdp'", pld_quote(q, sizeof q, what));
+  return PLD_EVENT_EUSAGE;
+}
+
+static int run_cmd(int argc, char **argv, int ledger);
+
+static void ledger_help(FILE *f)
+{
+  fputs("Usage: pldkit ledger add FILE [--delta D] [OPTIONS] EVENT...\n"
+        "       pldkit ledger show FILE [--delta D]\n\n"
+        "add: book the EVENTs into the running ledger FILE (a PLD file, "
+        "created if\nneeded): under a lock on FILE.lock it loads FILE, "
+        "composes the EVENTs onto it\nand replaces it safely, so any number "
+        "of concurrent updates lose nothing.\nOPTIONS as for 'pldkit save' "
+        "(--discretization must be FILE's grid).  The\nEVENTs are kept in "
+        "FILE's history.  'pldkit save --out FILE pld:file=FILE\nEVENT...' "
+        "does the same.\n"
+        "show: FILE's grid, its epsilon at D (default 1e-5) and its history "
+        "(time in\nUTC, then the EVENTs of each update).\n\n"
+        "A symbolic link FILE is updated through to its target; anything "
+        "but a regular\nfile is refused.  Exit status: 0 success, 1 the "
+        "library failed, 2 bad input.\n", f);
+}
+
+static int ledger_show(int argc, char **argv)
+{
+  char q[QLEN];
+  double delta = SAVE_DELTA;
+  const char *path = argv[0];
+  for (int i = 1; i < argc; i++) {
+    char *end;
+    if (strcmp(argv[i], "--delta") == 0 && i + 1 < argc) {
+      errno = 0;
+      delta = strtod(argv[++i], &end);
+      if (*end || errno || !(delta > 0 && delta < 1)) {
+        pld_cli_error("invalid --delta %s for 'pldkit ledger show' (a number "
+                      "in (0, 1))", pld_quote(q, sizeof q, argv[i]));
+        return PLD_EVENT_EUSAGE;
+      }
+    } else {
+      pld_cli_error("unexpected argument %s to 'pldkit ledger show FILE "
+                    "[--delta D]'", pld_quote(q, sizeof q, argv[i]));
+      return PLD_EVENT_EUSAGE;
+    }
+  }
+  pld_quote(q, sizeof q, path);
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    pld_cli_error("cannot read the ledger %s: %s", q,
+                  errno && !S_ISREG(sb.st_mode) ? strerror(errno)
+                                                : "not a regular file");
+    return PLD_EVENT_EUSAGE;
+  }
+  pld_dist *d = NULL;
+  pld_bound b;
+  int st = pld_dist_load(path, &d);
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("the ledger %s was refused: %s", q, pld_strerror(st));
+    return st == PLD_ENOMEM ? PLD_EVENT_EFAIL : PLD_EVENT_EUSAGE;
+  }
+  if ((st = pld_dist_epsilon(d, delta, &b)) != PLD_SUCCESS) {
+    pld_dist_free(d);
+    pld_cli_error("%s (while computing the ledger's epsilon)",
+                  pld_status_text(st));
+    return pld_event_rc_of_status(st);
+  }
+  char lo[40], hi[40], in[40];
+  pld_fmt_bracket(lo, hi, sizeof lo, b.lower, b.upper);
+  pld_fmt_exact(in, sizeof in, delta);
+  size_t n = pld_dist_history_size(d);
+  printf("ledger %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
+         "at delta = %s (upper: certified); %zu update%s recorded\n", path,
+         pld_dist_discretization(d), pld_dist_grid_size(d), lo, hi, in, n,
+         n == 1 ? "" : "s");
+  for (size_t i = 0; i < n; i++) {
+    int64_t t;
+    const char *text;
+    size_t len;
+    if (pld_dist_history_record(d, i, &t, &text, &len) != PLD_SUCCESS)
+      break;
+    time_t tt = (time_t)t;
+    struct tm tm;
+    char ts[32] = "?";
+    if (gmtime_r(&tt, &tm))
+      strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    printf("%s %.*s\n", ts, (int)len, text);
+  }
+  pld_dist_free(d);
+  return PLD_EVENT_OK;
+}
+
+static int ledger_cmd(int argc, char **argv)
+{
+  char q[QLEN];
+  if (argc < 3 || has_help(argc - 2, argv + 2)) {
+    if (argc >= 3) {
+      ledger_help(stdout);
+      return PLD_EVENT_OK;
+    }
+    pld_cli_error("missing action for 'pldkit ledger' (expected add or show)");
+    return PLD_EVENT_EUSAGE;
+  }
+  const char *act = argv[2];
+  if (strcmp(act, "add") != 0 && strcmp(act, "show") != 0) {
+    pld_cli_error("unknown action %s for 'pldkit ledger' (expected add or "
+                  "show)", pld_quote(q, sizeof q, act));
+    return PLD_EVENT_EUSAGE;
+  }
+  if (argc < 4 || argv[3][0] == '-') {
+    pld_cli_error("missing FILE for 'pldkit ledger %s FILE ...'", act);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (strcmp(act, "show") == 0)
+    return ledger_show(argc - 3, argv + 3);
+  /* add FILE ARGS... = save --out FILE ARGS..., as a locked update */
+  char **v = malloc(((size_t)argc + 2) * sizeof *v);
+  if (!v) {
+    pld_cli_error("%s (while reading the arguments)", pld_strerror(PLD_ENOMEM));
+    return PLD_EVENT_EFAIL;
+  }
+  static char save[] = "save", out[] = "--out";
+  v[0] = argv[0];
+  v[1] = save;
+  v[2] = out;
+  v[3] = argv[3];
+  for (int i = 4; i < argc; i++)
+    v[i] = argv[i];
+  v[argc] = NULL;
+  int rc = run_cmd(argc, v, 1);
+  free(v);
+  return rc;
 }
 
 static int dispatch(int argc, char **argv)
@@ -2583,10 +2970,24 @@ static int dispatch(int argc, char **argv)
     return PLD_EVENT_OK;
   }
 
+  if (strcmp(sub, "events") == 0 || strcmp(sub, "help") == 0)
+    return help_command(argc - 1, argv + 1);
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);
+  if (strcmp(sub, "ledger") == 0)
+    return ledger_cmd(argc, argv);
+  return run_cmd(argc, argv, 0);
+}
+
+/* Everything but merge and ledger; `ledger`: argv is 'save --out FILE ...'
+ * standing for 'ledger add FILE ...'. */
+static int run_cmd(int argc, char **argv, int ledger)
+{
+  char q[QLEN];
+  const char *sub = argv[1];
   struct cli c;
   memset(&c, 0, sizeof c);
+  c.ledger = ledger;
   size_t k = 0;
   while (k < N_CMDS && strcmp(sub, cmd_names[k]) != 0)
     k++;

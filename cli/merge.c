@@ -1,27 +1,11 @@
 /* pldkit CLI: `pldkit merge` -- the merge planner.  See merge.h for how it is
  * dispatched and README.md ("pldkit merge") for the user's view.
  *
- * For N runs (a JSON config, config.h) and a target (eps', delta') it
- * reports, on a weight grid, the certified eps(delta') of random selection
- * (RS) and linear combination (LC) under PLD and RDP accounting, which grid
- * points meet eps', for N = 2 the extreme feasible weight on run 0
- * (pld_merge_max_weight), and the weight-independent baselines: joint
- * release (PLD bracket and RDP) and advanced composition.
- *
- * Runs are sorted first: run 0 is the LESS private one (largest own
- * eps(delta')), so "weight on run 0" is the knob that trades privacy for
- * the stronger-signal model and eps grows with it.  The output says so and
- * keeps each run's index in the config.
- *
- * Advanced composition baseline: per run eps_i = run i's own certified
- * eps(delta_i) at delta_i = delta' / (2N) (PLD accountant at the default
- * 0.2% accuracy), delta0 = delta' / 2, so the total delta is delta'.
- *
- * Work reuse: RS members (one Poisson-Gaussian mechanism and one composed
- * RDP curve per run) are built once; each grid point only mixes them.  The
- * LC surrogate depends on the weights through every component, so it is
- * rebuilt per point.  The sweep accountants use params.accuracy = --accuracy
- * (default 1%): the brackets are wider but their upper ends stay certified.
+ * It parses the options and the JSON config (config.h), calls the
+ * library's planner (pld_merge_plan_compute, <pldkit/merge.h>: the
+ * accounting, sorting, baselines and searches live there), and prints the
+ * report as text, JSON or CSV.  Progress goes to stderr when stderr is a
+ * terminal.
  */
 #include "merge.h"
 
@@ -46,7 +30,6 @@
 #define EXIT_USAGE 2
 
 #define N_METHODS 4
-#define MAX_POINTS 100000u
 
 static const char *const method_key[N_METHODS] = {"rs_pld", "rs_rdp",
                                                    "lc_pld", "lc_rdp"};
@@ -86,30 +69,17 @@ static const char help_text[] =
     "  --json            one JSON object\n"
     "  --csv             CSV: weights, method, epsilon_upper, epsilon_lower,\n"
     "                    feasible (for Pareto plots)\n"
-    "  --help            this text\n";
+    "  --help            this text\n"
+    "\n"
+    "Exit status: 0 an answer was printed; 1 internal error (the library "
+    "failed on\nvalid input); 2 bad input (one line on stderr, nothing on "
+    "stdout).\n";
 
 /* ------------------------------------------------------------------------ */
 
-struct point_result {
-  double upper[N_METHODS];
-  double lower[N_METHODS]; /* NAN when not available (RDP) */
-  int feasible[N_METHODS];
-};
-
 struct plan {
   struct pld_cli_config cfg;
-  size_t order[PLD_MERGE_MAX_RUNS]; /* sorted index -> config index */
-  pld_merge_run runs[PLD_MERGE_MAX_RUNS];
-  pld_bound own_eps[PLD_MERGE_MAX_RUNS]; /* own eps at delta' */
-  double adv_eps_i[PLD_MERGE_MAX_RUNS];  /* own eps at delta'/(2N) */
-  double eps, delta, accuracy;
-  unsigned resolution;
-  size_t n, n_points;
-  double *weights; /* n_points * n */
-  struct point_result *res;
-  pld_bound joint_pld;
-  double joint_rdp, adv_eps, adv_delta;
-  double max_w[N_METHODS];
+  pld_merge_report *R;
   double seconds;
 };
 
@@ -135,295 +105,19 @@ static double now_seconds(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void progress(int on, const char *what, size_t i, size_t total)
+/* The library's progress callback: one overwritten line on a terminal. */
+static void progress(void *ctx, double fraction, const char *stage)
 {
-  if (!on)
-    return;
-  fprintf(stderr, "\rpldkit merge: %s %zu/%zu   ", what, i, total);
+  (void)ctx;
+  fprintf(stderr, "\rpldkit merge: %-12s %3.0f%%   ", stage,
+          100.0 * fraction);
   fflush(stderr);
 }
 
-static void progress_clear(int on)
+static void progress_clear(void)
 {
-  if (on) {
-    fprintf(stderr, "\r%60s\r", "");
-    fflush(stderr);
-  }
-}
-
-/* Number of simplex grid points C(res + n - 1, n - 1), capped. */
-static size_t grid_count(size_t n, unsigned res)
-{
-  double c = 1.0;
-  for (size_t k = 1; k < n; k++)
-    c = c * (double)(res + k) / (double)k;
-  if (c > (double)MAX_POINTS)
-    return 0;
-  return (size_t)(c + 0.5);
-}
-
-/* Enumerate k (sum res) with k_0 ascending, then k_1, ...; the last
- * coordinate takes the remainder. */
-static void grid_fill(size_t n, unsigned res, double *w, size_t *pos,
-                      unsigned *k, size_t i, unsigned left)
-{
-  if (i + 1 == n) {
-    k[i] = left;
-    for (size_t j = 0; j < n; j++)
-      w[*pos * n + j] = (double)k[j] / (double)res;
-    (*pos)++;
-    return;
-  }
-  for (unsigned v = 0; v <= left; v++) {
-    k[i] = v;
-    grid_fill(n, res, w, pos, k, i + 1, left - v);
-  }
-}
-
-static int lib_fail(const char *what, int st)
-{
-  pld_cli_error("merge: %s failed: %s", what, pld_strerror(st));
-  return EXIT_FAIL;
-}
-
-/* Own eps of one run at delta (PLD, given params). */
-static int own_epsilon(const pld_merge_run *r, double delta,
-                       const pld_params *params, pld_bound *out)
-{
-  pld_accountant *a = NULL;
-  pld_result res;
-  int st = pld_merge_joint_accountant(r, 1, params, &a);
-  if (st == PLD_SUCCESS)
-    st = pld_accountant_epsilon(a, delta, &res);
-  pld_accountant_free(a);
-  if (st == PLD_SUCCESS)
-    *out = res.bound;
-  return st;
-}
-
-static int rdp_eps(const pld_rdp_curve *c, double delta, double *eps)
-{
-  pld_rdp_result r;
-  int st = pld_rdp_epsilon(c, delta, PLD_RDP_BEST, &r);
-  if (st == PLD_SUCCESS)
-    *eps = r.value;
-  return st;
-}
-
-static int compute(struct plan *p, int show)
-{
-  int rc = EXIT_FAIL, st;
-  size_t n = p->n;
-  pld_params dparams, sparams;
-  pld_params_default(&dparams);
-  pld_params_default(&sparams);
-  sparams.accuracy = p->accuracy;
-  pld_mech *mech[PLD_MERGE_MAX_RUNS] = {0};
-  pld_accountant *member[PLD_MERGE_MAX_RUNS] = {0};
-  pld_rdp_curve *mcurve[PLD_MERGE_MAX_RUNS] = {0};
-  pld_rdp_curve *c = NULL;
-  pld_accountant *acc = NULL;
-  double t0 = now_seconds();
-
-  /* Own epsilons; sort least private first (stable insertion sort). */
-  for (size_t i = 0; i < n; i++) {
-    progress(show, "runs", i, n);
-    st = own_epsilon(&p->cfg.runs[i], p->delta, &dparams, &p->own_eps[i]);
-    if (st != PLD_SUCCESS) {
-      progress_clear(show);
-      return lib_fail("a run's own accountant", st);
-    }
-    p->order[i] = i;
-  }
-  for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0 && p->own_eps[p->order[j]].upper >
-                                    p->own_eps[p->order[j - 1]].upper;
-         j--) {
-      size_t t = p->order[j];
-      p->order[j] = p->order[j - 1];
-      p->order[j - 1] = t;
-    }
-  pld_bound sorted_eps[PLD_MERGE_MAX_RUNS];
-  for (size_t i = 0; i < n; i++) {
-    p->runs[i] = p->cfg.runs[p->order[i]];
-    sorted_eps[i] = p->own_eps[p->order[i]];
-  }
-  memcpy(p->own_eps, sorted_eps, sizeof sorted_eps);
-
-  /* Baselines. */
-  progress(show, "baselines", 0, 3);
-  {
-    pld_result r;
-    st = pld_merge_joint_accountant(p->runs, n, &dparams, &acc);
-    if (st == PLD_SUCCESS)
-      st = pld_accountant_epsilon(acc, p->delta, &r);
-    pld_accountant_free(acc);
-    acc = NULL;
-    if (st != PLD_SUCCESS) {
-      rc = lib_fail("joint release (PLD)", st);
-      goto out;
-    }
-    p->joint_pld = r.bound;
-  }
-  progress(show, "baselines", 1, 3);
-  st = pld_rdp_curve_alloc_default(&c);
-  if (st == PLD_SUCCESS)
-    st = pld_merge_joint_rdp(p->runs, n, c);
-  if (st == PLD_SUCCESS)
-    st = rdp_eps(c, p->delta, &p->joint_rdp);
-  pld_rdp_curve_free(c);
-  c = NULL;
-  if (st != PLD_SUCCESS) {
-    rc = lib_fail("joint release (RDP)", st);
-    goto out;
-  }
-  progress(show, "baselines", 2, 3);
-  {
-    double di[PLD_MERGE_MAX_RUNS];
-    for (size_t i = 0; i < n; i++) {
-      pld_bound b;
-      di[i] = p->delta / (2.0 * (double)n);
-      st = own_epsilon(&p->runs[i], di[i], &dparams, &b);
-      if (st != PLD_SUCCESS) {
-        rc = lib_fail("advanced composition (own accountant)", st);
-        goto out;
-      }
-      p->adv_eps_i[i] = b.upper;
-    }
-    int finite = 1;
-    for (size_t i = 0; i < n; i++)
-      finite &= isfinite(p->adv_eps_i[i]);
-    if (finite) {
-      st = pld_merge_advanced_composition(p->adv_eps_i, di, n, p->delta / 2.0,
-                                          &p->adv_eps, &p->adv_delta);
-      if (st != PLD_SUCCESS) {
-        rc = lib_fail("advanced composition", st);
-        goto out;
-      }
-    } else {
-      p->adv_eps = INFINITY;
-      p->adv_delta = p->delta;
-    }
-  }
-
-  /* RS members, built once. */
-  for (size_t i = 0; i < n; i++) {
-    st = pld_mech_poisson_gaussian(p->runs[i].q, p->runs[i].sigma, 1.0,
-                                   &mech[i]);
-    if (st == PLD_SUCCESS)
-      st = pld_accountant_alloc(&sparams, &member[i]);
-    if (st == PLD_SUCCESS)
-      st = pld_accountant_add(member[i], mech[i], p->runs[i].steps);
-    if (st == PLD_SUCCESS)
-      st = pld_rdp_curve_alloc_default(&mcurve[i]);
-    if (st == PLD_SUCCESS)
-      st = pld_rdp_add_poisson_gaussian(mcurve[i], p->runs[i].q,
-                                        p->runs[i].sigma, 1.0,
-                                        p->runs[i].steps);
-    if (st != PLD_SUCCESS) {
-      rc = lib_fail("random-selection members", st);
-      goto out;
-    }
-  }
-
-  /* The grid. */
-  for (size_t g = 0; g < p->n_points; g++) {
-    progress(show, "grid point", g, p->n_points);
-    const double *w = p->weights + g * n;
-    struct point_result *pr = &p->res[g];
-    pld_result r;
-    /* RS PLD: a selection among the members with positive weight. */
-    {
-      const pld_accountant *m[PLD_MERGE_MAX_RUNS];
-      double mw[PLD_MERGE_MAX_RUNS];
-      size_t k = 0;
-      for (size_t i = 0; i < n; i++)
-        if (w[i] > 0.0) {
-          m[k] = member[i];
-          mw[k++] = w[i];
-        }
-      st = pld_accountant_alloc(&sparams, &acc);
-      if (st == PLD_SUCCESS)
-        st = pld_accountant_add_selection(acc, k, m, mw, 1);
-      if (st == PLD_SUCCESS)
-        st = pld_accountant_epsilon(acc, p->delta, &r);
-      pld_accountant_free(acc);
-      acc = NULL;
-      if (st != PLD_SUCCESS) {
-        rc = lib_fail("RS PLD", st);
-        goto out;
-      }
-      pr->upper[0] = r.bound.upper;
-      pr->lower[0] = r.bound.lower;
-    }
-    /* RS RDP: mix the members' composed curves. */
-    st = pld_rdp_curve_alloc_default(&c);
-    if (st == PLD_SUCCESS)
-      st = pld_rdp_random_selection((const pld_rdp_curve *const *)mcurve, w,
-                                    n, c);
-    if (st == PLD_SUCCESS)
-      st = rdp_eps(c, p->delta, &pr->upper[1]);
-    pld_rdp_curve_free(c);
-    c = NULL;
-    if (st != PLD_SUCCESS) {
-      rc = lib_fail("RS RDP", st);
-      goto out;
-    }
-    pr->lower[1] = NAN;
-    /* LC PLD. */
-    st = pld_merge_lc_accountant(p->runs, n, w, &sparams, &acc);
-    if (st == PLD_SUCCESS)
-      st = pld_accountant_epsilon(acc, p->delta, &r);
-    pld_accountant_free(acc);
-    acc = NULL;
-    if (st != PLD_SUCCESS) {
-      rc = lib_fail("LC PLD", st);
-      goto out;
-    }
-    pr->upper[2] = r.bound.upper;
-    pr->lower[2] = r.bound.lower;
-    /* LC RDP. */
-    st = pld_rdp_curve_alloc_default(&c);
-    if (st == PLD_SUCCESS)
-      st = pld_merge_lc_rdp(p->runs, n, w, c);
-    if (st == PLD_SUCCESS)
-      st = rdp_eps(c, p->delta, &pr->upper[3]);
-    pld_rdp_curve_free(c);
-    c = NULL;
-    if (st != PLD_SUCCESS) {
-      rc = lib_fail("LC RDP", st);
-      goto out;
-    }
-    pr->lower[3] = NAN;
-    for (int m = 0; m < N_METHODS; m++)
-      pr->feasible[m] = pr->upper[m] <= p->eps;
-  }
-
-  /* Extreme feasible weight on run 0 (N = 2). */
-  for (int m = 0; m < N_METHODS; m++)
-    p->max_w[m] = NAN;
-  if (n == 2)
-    for (int m = 0; m < N_METHODS; m++) {
-      progress(show, "extreme weight", (size_t)m, N_METHODS);
-      st = pld_merge_max_weight(p->runs, method_code[m], p->eps, p->delta,
-                                &sparams, &p->max_w[m]);
-      if (st != PLD_SUCCESS) {
-        rc = lib_fail("extreme weight search", st);
-        goto out;
-      }
-    }
-  p->seconds = now_seconds() - t0;
-  rc = EXIT_OK;
-out:
-  progress_clear(show);
-  pld_accountant_free(acc);
-  pld_rdp_curve_free(c);
-  for (size_t i = 0; i < n; i++) {
-    pld_mech_free(mech[i]);
-    pld_accountant_free(member[i]);
-    pld_rdp_curve_free(mcurve[i]);
-  }
-  return rc;
+  fprintf(stderr, "\r%60s\r", "");
+  fflush(stderr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -460,11 +154,26 @@ static const char adv_note[] =
     "advanced composition: eps_i = run i's own certified epsilon at delta_i "
     "= delta'/(2N), delta0 = delta'/2, total delta = delta'";
 
-static void write_json(FILE *f, const struct plan *p)
+static const char *jbool(int b) { return b ? "true" : "false"; }
+
+/* The warning flags set in w, in flag order. */
+static void json_warnings(FILE *f, unsigned w)
+{
+  int first = 1;
+  fputc('[', f);
+  for (unsigned bit = 1; bit != 0 && bit <= w; bit <<= 1)
+    if (w & bit) {
+      fprintf(f, "%s\"%s\"", first ? "" : ", ", pld_merge_warning_text(bit));
+      first = 0;
+    }
+  fputc(']', f);
+}
+
+static void write_json(FILE *f, const pld_merge_report *p, double seconds)
 {
   size_t n = p->n;
   fputs("{\"command\": \"merge\", \"epsilon\": ", f);
-  put_num(f, p->eps);
+  put_num(f, p->epsilon);
   fputs(", \"delta\": ", f);
   put_num(f, p->delta);
   fprintf(f, ", \"n_runs\": %zu, \"resolution\": %u, \"accuracy\": ", n,
@@ -487,22 +196,23 @@ static void write_json(FILE *f, const struct plan *p)
     put_num(f, p->own_eps[i].upper);
     fputs(", \"epsilon_lower\": ", f);
     put_num(f, p->own_eps[i].lower);
-    fputc('}', f);
+    fprintf(f, ", \"met_accuracy\": %s}", jbool(p->own_met_accuracy[i]));
   }
   fputs("], \"baselines\": {\"joint_pld\": {\"epsilon_upper\": ", f);
   put_num(f, p->joint_pld.upper);
   fputs(", \"epsilon_lower\": ", f);
   put_num(f, p->joint_pld.lower);
-  fputs("}, \"joint_rdp\": {\"epsilon_upper\": ", f);
+  fprintf(f, ", \"met_accuracy\": %s}, \"joint_rdp\": {\"epsilon_upper\": ",
+          jbool(p->joint_pld_met_accuracy));
   put_num(f, p->joint_rdp);
   fputs("}, \"advanced_composition\": {\"epsilon_upper\": ", f);
   put_num(f, p->adv_eps);
   fputs(", \"delta\": ", f);
   put_num(f, p->adv_delta);
   fputs(", \"delta_per_run\": ", f);
-  put_num(f, p->delta / (2.0 * (double)n));
+  put_num(f, p->adv_delta_i);
   fputs(", \"delta0\": ", f);
-  put_num(f, p->delta / 2.0);
+  put_num(f, p->adv_delta0);
   fputs(", \"per_run_epsilon\": ", f);
   put_num_list(f, n, p->adv_eps_i);
   fprintf(f, ", \"note\": \"%s\"}}, \"max_weight\": ", adv_note);
@@ -510,28 +220,32 @@ static void write_json(FILE *f, const struct plan *p)
     fputc('{', f);
     for (int m = 0; m < N_METHODS; m++) {
       fprintf(f, "%s\"%s\": ", m ? ", " : "", method_key[m]);
-      put_num(f, p->max_w[m]);
+      put_num(f, p->max_weight[method_code[m]]);
     }
     fputc('}', f);
   } else {
     fputs("null", f);
   }
+  fputs(", \"warnings\": ", f);
+  json_warnings(f, p->warnings);
   fputs(", \"grid\": [", f);
   for (size_t g = 0; g < p->n_points; g++) {
-    const struct point_result *pr = &p->res[g];
+    const pld_merge_point *pr = &p->points[g];
     fputs(g ? ",\n  {\"weights\": " : "\n  {\"weights\": ", f);
     put_num_list(f, n, p->weights + g * n);
     for (int m = 0; m < N_METHODS; m++) {
+      int c = method_code[m];
       fprintf(f, ", \"%s\": {\"epsilon_upper\": ", method_key[m]);
-      put_num(f, pr->upper[m]);
+      put_num(f, pr->upper[c]);
       fputs(", \"epsilon_lower\": ", f);
-      put_num(f, pr->lower[m]);
-      fprintf(f, ", \"feasible\": %s}", pr->feasible[m] ? "true" : "false");
+      put_num(f, pr->lower[c]);
+      fprintf(f, ", \"feasible\": %s, \"met_accuracy\": %s}",
+              jbool(pr->feasible[c]), jbool(pr->met_accuracy[c]));
     }
     fputc('}', f);
   }
   fputs("],\n \"seconds\": ", f);
-  put_num(f, p->seconds);
+  put_num(f, seconds);
   fputs("}\n", f);
 }
 
@@ -544,7 +258,7 @@ static void csv_num(FILE *f, double x)
   fputs(b, f);
 }
 
-static void write_csv(FILE *f, const struct plan *p)
+static void write_csv(FILE *f, const pld_merge_report *p)
 {
   size_t n = p->n;
   for (size_t i = 0; i < n; i++)
@@ -552,23 +266,24 @@ static void write_csv(FILE *f, const struct plan *p)
   fputs("method,epsilon_upper,epsilon_lower,feasible\n", f);
   for (size_t g = 0; g < p->n_points; g++)
     for (int m = 0; m < N_METHODS; m++) {
+      int c = method_code[m];
       for (size_t i = 0; i < n; i++) {
         csv_num(f, p->weights[g * n + i]);
         fputc(',', f);
       }
       fprintf(f, "%s,", method_key[m]);
-      csv_num(f, p->res[g].upper[m]);
+      csv_num(f, p->points[g].upper[c]);
       fputc(',', f);
-      csv_num(f, p->res[g].lower[m]);
-      fprintf(f, ",%d\n", p->res[g].feasible[m]);
+      csv_num(f, p->points[g].lower[c]);
+      fprintf(f, ",%d\n", p->points[g].feasible[c]);
     }
 }
 
-static void write_text(FILE *f, const struct plan *p)
+static void write_text(FILE *f, const pld_merge_report *p, double seconds)
 {
   size_t n = p->n;
   char a[40], b[40], e[40], d[40];
-  pld_fmt(e, sizeof e, p->eps, 6);
+  pld_fmt(e, sizeof e, p->epsilon, 6);
   pld_fmt(d, sizeof d, p->delta, 6);
   fprintf(f, "merge planner: %zu run%s, target epsilon' = %s at delta' = %s\n",
           n, n == 1 ? "" : "s", e, d);
@@ -585,12 +300,14 @@ static void write_text(FILE *f, const struct plan *p)
                         p->own_eps[i].upper);
     fprintf(f,
             "  run %zu (config runs[%zu]): q=%s sigma=%s clip=%s lr=%s "
-            "steps=%llu, own epsilon in [%s, %s]\n",
-            i, p->order[i], qs, ss, cs, ls, (unsigned long long)r->steps, a, b);
+            "steps=%llu, own epsilon in [%s, %s]%s\n",
+            i, p->order[i], qs, ss, cs, ls, (unsigned long long)r->steps, a, b,
+            p->own_met_accuracy[i] ? "" : " ~");
   }
   fprintf(f, "baselines (independent of the weights):\n");
   pld_fmt_bracket(a, b, sizeof a, p->joint_pld.lower, p->joint_pld.upper);
-  fprintf(f, "  joint release, PLD      epsilon in [%s, %s]\n", a, b);
+  fprintf(f, "  joint release, PLD      epsilon in [%s, %s]%s\n", a, b,
+          p->joint_pld_met_accuracy ? "" : " ~");
   pld_fmt(a, sizeof a, p->joint_rdp, 6);
   fprintf(f, "  joint release, RDP      epsilon <= %s\n", a);
   pld_fmt(a, sizeof a, p->adv_eps, 6);
@@ -599,28 +316,35 @@ static void write_text(FILE *f, const struct plan *p)
   if (n == 2) {
     fprintf(f, "largest feasible weight on run 0 (-1 = none):\n ");
     for (int m = 0; m < N_METHODS; m++) {
-      pld_fmt(a, sizeof a, p->max_w[m], 6);
+      pld_fmt(a, sizeof a, p->max_weight[method_code[m]], 6);
       fprintf(f, "  %s %s", method_label[m], a);
     }
     fputc('\n', f);
   }
   fprintf(f, "certified epsilon upper bounds on the grid (* = meets "
-             "epsilon'; PLD accuracy %g):\n", p->accuracy);
+             "epsilon', ~ = bracket wider than the accuracy; PLD accuracy "
+             "%g):\n", p->accuracy);
   for (size_t i = 0; i < n; i++)
     fprintf(f, "%7s%zu", "w", i);
   for (int m = 0; m < N_METHODS; m++)
     fprintf(f, " %11s", method_label[m]);
   fputc('\n', f);
   for (size_t g = 0; g < p->n_points; g++) {
+    const pld_merge_point *pr = &p->points[g];
     for (size_t i = 0; i < n; i++)
       fprintf(f, " %7.4f", p->weights[g * n + i]);
     for (int m = 0; m < N_METHODS; m++) {
-      pld_fmt(a, sizeof a, p->res[g].upper[m], 6);
-      fprintf(f, " %10s%c", a, p->res[g].feasible[m] ? '*' : ' ');
+      int c = method_code[m];
+      pld_fmt(a, sizeof a, pr->upper[c], 6);
+      fprintf(f, " %10s%c", a,
+              pr->feasible[c] ? '*' : pr->met_accuracy[c] ? ' ' : '~');
     }
     fputc('\n', f);
   }
-  fprintf(f, "%.3g s\n", p->seconds);
+  for (unsigned bit = 1; bit != 0 && bit <= p->warnings; bit <<= 1)
+    if (p->warnings & bit)
+      fprintf(f, "warning: %s\n", pld_merge_warning_text(bit));
+  fprintf(f, "%.3g s\n", seconds);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -720,59 +444,62 @@ int pld_cli_merge(int argc, char **argv)
     return EXIT_USAGE;
   }
 
-  struct plan p;
-  memset(&p, 0, sizeof p);
+  struct pld_cli_config cfg;
   char err[256];
-  if (pld_cli_config_load(config, &p.cfg, err, sizeof err)) {
+  if (pld_cli_config_load(config, &cfg, err, sizeof err)) {
     pld_cli_error("merge: %s: %s", pld_quote(q, sizeof q, config), err);
     return EXIT_USAGE;
   }
-  p.n = p.cfg.n;
-  p.delta = isnan(delta) ? p.cfg.delta : delta;
+  pld_merge_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.runs = cfg.runs;
+  plan.n = cfg.n;
+  plan.delta = isnan(delta) ? cfg.delta : delta;
   if (!isnan(eps))
-    p.eps = eps;
-  else if (p.cfg.has_epsilon)
-    p.eps = p.cfg.epsilon;
+    plan.epsilon = eps;
+  else if (cfg.has_epsilon)
+    plan.epsilon = cfg.epsilon;
   else {
     pld_cli_error("merge: no target epsilon (give --epsilon E or \"epsilon\" "
                   "in the config)");
     return EXIT_USAGE;
   }
-  p.accuracy = accuracy;
-  p.resolution = have_res ? (unsigned)resd
-                 : p.cfg.weights_grid ? p.cfg.weights_grid
-                 : p.n <= 2 ? 20u : 10u;
-  if (p.n == 1)
-    p.resolution = 1;
-  p.n_points = grid_count(p.n, p.resolution);
-  if (p.n_points == 0) {
-    pld_cli_error("merge: resolution %u gives more than %u grid points for "
-                  "%zu runs", p.resolution, MAX_POINTS, p.n);
-    return EXIT_USAGE;
-  }
-  p.weights = malloc(p.n_points * p.n * sizeof *p.weights);
-  p.res = calloc(p.n_points, sizeof *p.res);
-  if (p.weights == NULL || p.res == NULL) {
-    free(p.weights);
-    free(p.res);
-    pld_cli_error("merge: out of memory");
-    return EXIT_FAIL;
-  }
+  plan.accuracy = accuracy;
+  plan.resolution = have_res ? (unsigned)resd : cfg.weights_grid;
   {
-    unsigned k[PLD_MERGE_MAX_RUNS];
-    size_t pos = 0;
-    grid_fill(p.n, p.resolution, p.weights, &pos, k, 0, p.resolution);
+    unsigned r = plan.resolution ? plan.resolution : plan.n <= 2 ? 20u : 10u;
+    size_t pts;
+    if (plan.n > 1 &&
+        pld_merge_grid_size(plan.n, r, &pts) == PLD_ERANGE) {
+      pld_cli_error("merge: resolution %u gives more than %u grid points for "
+                    "%zu runs", r, PLD_MERGE_MAX_POINTS, plan.n);
+      return EXIT_USAGE;
+    }
   }
-  int rc = compute(&p, isatty(2));
-  if (rc == EXIT_OK) {
-    if (json)
-      write_json(stdout, &p);
-    else if (csv)
-      write_csv(stdout, &p);
-    else
-      write_text(stdout, &p);
+  int show = isatty(2);
+  if (show) {
+    plan.progress = progress;
+    plan.progress_ctx = NULL;
   }
-  free(p.weights);
-  free(p.res);
-  return rc;
+  pld_merge_report *R = NULL;
+  double t0 = now_seconds();
+  int st = pld_merge_plan_compute(&plan, &R);
+  double seconds = now_seconds() - t0;
+  if (show)
+    progress_clear();
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("merge: the planner failed: %s", pld_status_text(st));
+    /* the configuration passed the parser but not the library (a cap, a
+     * domain the parser does not know): the input's fault, 2; the
+     * machine's (memory, FFTW, non-convergence): 1 */
+    return pld_event_rc_of_status(st);
+  }
+  if (json)
+    write_json(stdout, R, seconds);
+  else if (csv)
+    write_csv(stdout, R);
+  else
+    write_text(stdout, R, seconds);
+  pld_merge_report_free(R);
+  return EXIT_OK;
 }

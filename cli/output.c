@@ -6,9 +6,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h> /* isatty */
+
+static struct {
+  int on;
+  int width;   /* of the line on screen, 0: none shown */
+  double t0, last;
+} prog;
+
+static double mono_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void stage_progress(void *ctx, double fraction, const char *stage)
+{
+  (void)ctx;
+  double t = mono_now();
+  if (!prog.on || t - prog.t0 < 0.5 || t - prog.last < 0.2)
+    return;
+  prog.last = t;
+  char line[160];
+  int w = snprintf(line, sizeof line, "%s: %.0f%% (%.0f s)", stage ? stage : "working",
+                   100.0 * fmin(fmax(fraction, 0.0), 1.0), t - prog.t0);
+  if (w < 0)
+    return;
+  fprintf(stderr, "\r%-*s", prog.width > w ? prog.width : w, line);
+  if (w > prog.width)
+    prog.width = w;
+  fflush(stderr);
+}
+
+static void progress_erase(void)
+{
+  if (prog.width > 0) {
+    fprintf(stderr, "\r%*s\r", prog.width, "");
+    fflush(stderr);
+    prog.width = 0;
+  }
+}
+
+void pld_cli_progress_begin(void)
+{
+  if (!isatty(2))
+    return;
+  prog.on = 1;
+  prog.width = 0;
+  prog.t0 = prog.last = mono_now();
+  pld_set_progress(stage_progress, NULL);
+}
+
+void pld_cli_progress_end(void)
+{
+  progress_erase();
+  prog.on = 0;
+  pld_set_progress(NULL, NULL);
+}
 
 void pld_cli_error(const char *fmt, ...)
 {
+  progress_erase();
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -22,6 +82,36 @@ void pld_cli_error(const char *fmt, ...)
     if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
       *p = ' ';
   fprintf(stderr, "pldkit: %s\n", msg);
+}
+
+/* One line: control characters (a quoted token's escapes aside) become
+ * blanks. */
+static void one_line(char *msg)
+{
+  for (char *p = msg; *p; p++)
+    if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f)
+      *p = ' ';
+}
+
+void pld_cli_warn(pld_cli_warnings *w, const char *fmt, ...)
+{
+  if (w->n >= PLD_CLI_MAX_WARNINGS)
+    return;
+  char *msg = w->text[w->n];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(msg, sizeof w->text[0], fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    msg[0] = '\0';
+  one_line(msg);
+  w->n++;
+}
+
+void pld_cli_warnings_print(const pld_cli_warnings *w)
+{
+  for (size_t i = 0; i < w->n; i++)
+    fprintf(stderr, "pldkit: warning: %s\n", w->text[i]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -158,4 +248,16 @@ void pld_cli_json_null(pld_cli_json *j, const char *key)
 {
   json_key(j, key);
   fputs("null", j->f);
+}
+
+void pld_cli_json_warnings(pld_cli_json *j, const pld_cli_warnings *w)
+{
+  json_key(j, "warnings");
+  fputc('[', j->f);
+  for (size_t i = 0; i < w->n; i++) {
+    if (i)
+      fputs(", ", j->f);
+    json_write_string(j->f, w->text[i]);
+  }
+  fputc(']', j->f);
 }

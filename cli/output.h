@@ -18,6 +18,29 @@
  *  character that slipped into the message becomes a blank. */
 void pld_cli_error(const char *fmt, ...) PLD_CLI_PRINTF(1, 2);
 
+/* Warnings and notes that go with an answer.  They never go to stdout (so
+ * that `x=$(pldkit ...)` and CSV output stay clean): each is one line
+ * "pldkit: warning: TEXT" on stderr, and --json output also carries them as
+ * the array "warnings". */
+#define PLD_CLI_MAX_WARNINGS 8
+typedef struct pld_cli_warnings {
+  size_t n;
+  char text[PLD_CLI_MAX_WARNINGS][768];
+} pld_cli_warnings;
+
+/** Add one warning (beyond PLD_CLI_MAX_WARNINGS it is dropped). */
+void pld_cli_warn(pld_cli_warnings *w, const char *fmt, ...)
+    PLD_CLI_PRINTF(2, 3);
+/** Print the warnings on stderr, one line each. */
+void pld_cli_warnings_print(const pld_cli_warnings *w);
+
+/** Progress of long library calls (pld_set_progress) as one line on
+ *  stderr, redrawn in place, only when stderr is a terminal (nothing when
+ *  piped or redirected), first after 0.5 s and then at most 5 times a
+ *  second.  end() erases the line; pld_cli_error erases it too. */
+void pld_cli_progress_begin(void);
+void pld_cli_progress_end(void);
+
 /* A minimal writer for one JSON object (values may be arrays and nested
  * objects). */
 typedef struct pld_cli_json {
@@ -46,5 +69,7 @@ void pld_cli_json_bounds(pld_cli_json *j, const char *key, size_t n,
                          const pld_bound *b, int which);
 void pld_cli_json_strings(pld_cli_json *j, const char *key, size_t n,
                           const char *const *s);
+/** The member "warnings": an array of the warnings' texts ([] if none). */
+void pld_cli_json_warnings(pld_cli_json *j, const pld_cli_warnings *w);
 
 #endif

@@ -17,6 +17,7 @@
 #include <pldkit/rdp.h>
 
 #include "alloc.h"
+#include "detail.h"
 
 /* Does the bracket meet the accountant's target?  The rule of
  * pld/accountant.c (width_ok): epsilon to max(accuracy * upper,
@@ -47,10 +48,11 @@ static void lower_upper(pld_result *r, double v, const pld_params *p,
 int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
                      double delta, pld_result *out)
 {
+  pld_detail_clear();
   pld_result r;
   pld_params p;
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_best_epsilon: an argument is out of its domain (rejected by: !out)");
   int st = pld_accountant_epsilon(acc, delta, &r);
   if (st)
     return st;
@@ -68,10 +70,11 @@ int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
 int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
                    double epsilon, pld_result *out)
 {
+  pld_detail_clear();
   pld_result r;
   pld_params p;
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_best_delta: an argument is out of its domain (rejected by: !out)");
   int st = pld_accountant_delta(acc, epsilon, &r);
   if (st)
     return st;
@@ -90,8 +93,9 @@ int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
                    size_t n, const double *eps, pld_bound *out,
                    pld_result *info)
 {
+  pld_detail_clear();
   if (!acc || !eps || !out || n == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_best_curve: an argument is out of its domain (rejected by: !acc || !eps || !out || n == 0)");
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;

@@ -43,6 +43,8 @@
 #include <pldkit/rdp_papers.h>
 
 #include "numerics.h"
+#include "detail.h"
+#include "quad.h"
 
 #define U_ DBL_EPSILON
 
@@ -103,13 +105,14 @@ int pld_rdp_bounded_gaussian_div(int kind, double alpha, double theta1,
                                  double theta2, double a, double sigma,
                                  double *div)
 {
+  pld_detail_clear();
   if (!div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
       !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) ||
       bad_loc(theta2, a, sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_div: an argument is out of its domain (rejected by: !div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) || bad_loc(theta2, a, sigma))");
   double r = bounded_div(kind, alpha, theta1, theta2, a, sigma);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_div: an argument is out of its domain (rejected by: isnan(r))");
   *div = r;
   return PLD_SUCCESS;
 }
@@ -123,14 +126,15 @@ static int bad_kind_alpha(int kind, double alpha)
 int pld_rdp_bounded_gaussian(int kind, double alpha, double theta, double a,
                              double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
       !isfinite(c) || c == 0.0 || !isfinite(theta + c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian: an argument is out of its domain (rejected by: !eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) || !isfinite(c) || c == 0.0 || !isfinite(theta + c))");
   double f = bounded_div(kind, alpha, theta, theta + c, a, sigma);
   double b = bounded_div(kind, alpha, theta + c, theta, a, sigma);
   double r = fmax(f, b);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -148,15 +152,16 @@ static void sup_dirs(int kind, double alpha, double theta, double a,
 int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
                                  double a, double sigma, double C, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
       !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) ||
       !isfinite(theta - C))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_sup: an argument is out of its domain (rejected by: !eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) || !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) || !isfinite(theta - C))");
   double f, b;
   sup_dirs(kind, alpha, theta, a, sigma, C, &f, &b);
   double r = fmax(f, b);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_sup: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -164,16 +169,17 @@ int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
 int pld_rdp_truncated_gaussian_eq6_paper(double alpha, double theta, double a,
                                          double sigma, double c, double *val)
 {
+  pld_detail_clear();
   if (!val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) ||
       !isfinite(c) || c == 0.0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_truncated_gaussian_eq6_paper: an argument is out of its domain (rejected by: !val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) || !isfinite(c) || c == 0.0)");
   double l0 = log_inside(theta, a, sigma);
   double r = alpha * c * c / (2.0 * sigma * sigma) +
              log_inside(theta + c, a, sigma) - l0 +
              (1.0 - alpha) *
                  (log_inside((1.0 - alpha) * (c + theta), a, sigma) - l0);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_truncated_gaussian_eq6_paper: an argument is out of its domain (rejected by: isnan(r))");
   *val = r;
   return PLD_SUCCESS;
 }
@@ -182,13 +188,14 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
                                  const double *theta, double a, double sigma,
                                  double C, double *eps)
 {
+  pld_detail_clear();
   if (!eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) ||
       !isfinite(C) || !(C > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: !eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) || !isfinite(C) || !(C > 0.0))");
   for (size_t j = 0; j < n; j++)
     if (bad_loc(theta[j], a, sigma) || !isfinite(theta[j] + C) ||
         !isfinite(theta[j] - C))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: bad_loc(theta[j], a, sigma) || !isfinite(theta[j] + C) || !isfinite(theta[j] - C))");
   double sf = 0.0, sb = 0.0;
   for (size_t j = 0; j < n; j++) {
     double f, b;
@@ -198,7 +205,7 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
   }
   double r = fmax(sf, sb) * (1.0 + 2.0 * U_ * (double)n);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -206,58 +213,53 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
 /* ------------------------------------------------------------------------ */
 /* Fisher information.                                                       */
 
-/* Gauss-Legendre nodes/weights on [-1, 1] (Newton on P_n, n = 32). */
-#define GL_N 32
-static void gauleg(double *x, double *w)
+/* Variance of N(0,1) truncated to [A, B] when the interval is deep in the
+ * lower tail (B <= -8), where the closed form 1 + A r_A - B r_B - (r_A -
+ * r_B)^2 cancels: with X = B - U, U has density proportional to exp(-|B| u
+ * - u^2/2) on [0, B - A]; its moments over [0, min(B - A, 60/|B|)] (the
+ * rest carries < e^{-60} relative) by the core wrapper (GSL CQUAD).  An
+ * estimate: the Fisher information is reported, not certified. */
+typedef struct tvar_ctx {
+  double beta;
+  int k;
+} tvar_ctx;
+
+static double tvar_f(double u, void *vc, double *err)
 {
-  for (int i = 0; i < (GL_N + 1) / 2; i++) {
-    double z = cos(3.14159265358979323846 * (i + 0.75) / (GL_N + 0.5)), pp = 1;
-    for (int it = 0; it < 100; it++) {
-      double p1 = 1.0, p2 = 0.0;
-      for (int j = 1; j <= GL_N; j++) {
-        double p3 = p2;
-        p2 = p1;
-        p1 = ((2.0 * j - 1.0) * z * p2 - (j - 1.0) * p3) / j;
-      }
-      pp = GL_N * (z * p1 - p2) / (z * z - 1.0);
-      double z1 = z;
-      z = z1 - p1 / pp;
-      if (fabs(z - z1) < 1e-16)
-        break;
-    }
-    x[i] = -z;
-    x[GL_N - 1 - i] = z;
-    w[i] = w[GL_N - 1 - i] = 2.0 / ((1.0 - z * z) * pp * pp);
-  }
+  const tvar_ctx *c = vc;
+  double v = exp(-c->beta * u - 0.5 * u * u);
+  for (int i = 0; i < c->k; i++) v *= u;
+  *err = v * 4.0 * U_ * (1.0 + c->beta * u + 0.5 * u * u);
+  return v;
 }
 
-/* Variance of N(0,1) truncated to [A, B] when the interval is deep in the
- * lower tail (B <= -8): with X = B - U, U has density proportional to
- * exp(-|B| u - u^2/2) on [0, B - A], integrated by composite Gauss-Legendre
- * over [0, min(B - A, 60/|B|)] (the rest carries < e^{-60}). */
-static double tail_trunc_var(double A, double B)
+static int tail_trunc_var(double A, double B, double *var)
 {
-  double x[GL_N], w[GL_N];
-  gauleg(x, w);
   double beta = -B, W = fmin(B - A, 60.0 / beta);
-  const int panels = 8;
-  double h = W / panels, m0 = 0.0, m1 = 0.0, m2 = 0.0;
-  for (int p = 0; p < panels; p++)
-    for (int i = 0; i < GL_N; i++) {
-      double u = h * (p + 0.5 * (x[i] + 1.0));
-      double f = w[i] * exp(-beta * u - 0.5 * u * u);
-      m0 += f;
-      m1 += f * u;
-      m2 += f * u * u;
-    }
-  double mean = m1 / m0;
-  double v = m2 / m0 - mean * mean;
-  return v > 0.0 ? v : 0.0;
+  /* on the stack: this is an O(1) function that does not allocate (CQUAD
+   * drops the least important intervals when 16 are full) */
+  gsl_integration_cquad_ival iv[16];
+  size_t heap[16];
+  pld_quad_ws wsl, *ws = &wsl;
+  pld_quad_ws_local(ws, iv, heap, 16);
+  double m[3];
+  int st = PLD_SUCCESS;
+  for (int k = 0; k < 3 && st == PLD_SUCCESS; k++) {
+    tvar_ctx c = {beta, k};
+    pld_quad_result r;
+    st = pld_quad(ws, tvar_f, &c, 0.0, W, 0.0, 1e-13, &r);
+    m[k] = r.val;
+  }
+  if (st) return st;
+  double mean = m[1] / m[0];
+  double v = m[2] / m[0] - mean * mean;
+  *var = v > 0.0 ? v : 0.0;
+  return PLD_SUCCESS;
 }
 
 /* Fisher information of the standardized location for the truncated normal
  * on [A, B]: Var(X) (eq. (3) times sigma^2; correct as printed). */
-static double trunc_fi_std(double A, double B)
+static int trunc_fi_std(double A, double B, double *I)
 {
   if (A >= 0.0) { /* reflect into the lower half */
     double t = A;
@@ -265,11 +267,12 @@ static double trunc_fi_std(double A, double B)
     B = -t;
   }
   if (B <= -8.0)
-    return tail_trunc_var(A, B);
+    return tail_trunc_var(A, B, I);
   double lZ = log_ndtr_diff(A, B);
   double rA = exp(log_npdf(A) - lZ), rB = exp(log_npdf(B) - lZ);
   double v = 1.0 + A * rA - B * rB - (rA - rB) * (rA - rB);
-  return v > 0.0 ? v : 0.0;
+  *I = v > 0.0 ? v : 0.0;
+  return PLD_SUCCESS;
 }
 
 /* J(A, B) = int_A^B z^2 phi(z) dz via G(z) = Phi(z) - z phi(z). */
@@ -299,17 +302,24 @@ static double rect_fi_std(double A, double B)
 int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
                              double *eta)
 {
+  pld_detail_clear();
   if (!eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
       bad_loc(theta, a, sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_bounded_gaussian: an argument is out of its domain (rejected by: !eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) || bad_loc(theta, a, sigma))");
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
-  double I = kind == PLD_BOUNDED_RECTIFIED ? rect_fi_std(A, B)
-                                           : trunc_fi_std(A, B);
+  double I;
+  if (kind == PLD_BOUNDED_RECTIFIED) {
+    I = rect_fi_std(A, B);
+  } else {
+    int st = trunc_fi_std(A, B, &I);
+    /* the wrapper fails only on a non-finite moment: a NaN result */
+    if (st) return PLD_EINVAL;
+  }
   if (I > 1.0) /* Thm 4.2: never above the Gaussian; only rounding can */
     I = 1.0;
   double r = sqrt(I) / sigma;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_bounded_gaussian: an argument is out of its domain (rejected by: isnan(r))");
   *eta = r;
   return PLD_SUCCESS;
 }
@@ -317,8 +327,9 @@ int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
 int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
                                          double *eta2)
 {
+  pld_detail_clear();
   if (!eta2 || bad_loc(theta, a, sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_rectified_gaussian_eq4_paper: an argument is out of its domain (rejected by: !eta2 || bad_loc(theta, a, sigma))");
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
   double atoms = exp(2.0 * log_npdf(A) - pld_log_ndtr(A)) +
                  exp(2.0 * log_npdf(B) - pld_log_ndtr(-B));
@@ -327,21 +338,22 @@ int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
               B * exp(log_npdf(B))) /
              (sigma * sigma);
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_rectified_gaussian_eq4_paper: an argument is out of its domain (rejected by: isnan(r))");
   *eta2 = r;
   return PLD_SUCCESS;
 }
 
 int pld_fil_stochastic_sign(double theta, double sigma, double *eta)
 {
+  pld_detail_clear();
   if (!eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) ||
       !isfinite(theta / sigma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_stochastic_sign: an argument is out of its domain (rejected by: !eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) || !isfinite(theta / sigma))");
   double x = theta / sigma;
   double r = exp(log_npdf(x) - 0.5 * (pld_log_ndtr(x) + pld_log_ndtr(-x))) /
              sigma;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_stochastic_sign: an argument is out of its domain (rejected by: isnan(r))");
   *eta = r;
   return PLD_SUCCESS;
 }
@@ -351,13 +363,14 @@ int pld_rdp_bounded_gaussian_alg1(int kind, unsigned flags, double alpha,
                                   double sigma, double C, double *eps_coord,
                                   double *eta_coord, double *eps_total)
 {
+  pld_detail_clear();
   if (!eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) ||
       !isfinite(C) || !(C > 0.0) || (flags & ~1u))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_alg1: an argument is out of its domain (rejected by: !eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) || !isfinite(C) || !(C > 0.0) || (flags & ~1u))");
   for (size_t j = 0; j < n; j++)
     if (bad_loc(g_sum[j], a, sigma) || !isfinite(g_sum[j] + C) ||
         !isfinite(g_sum[j] - C))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_alg1: an argument is out of its domain (rejected by: bad_loc(g_sum[j], a, sigma) || !isfinite(g_sum[j] + C) || !isfinite(g_sum[j] - C))");
   /* validate everything before writing any output */
   double sf = 0.0, sb = 0.0, sp = 0.0;
   for (size_t j = 0; j < n; j++) {

@@ -52,6 +52,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -183,20 +184,20 @@ static void lower_member(const pld_pmf_view *v, double grid,
 static int of_pld(const pld_dist *d, pld_rdp_curve *out, int rounding)
 {
   if (!d || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: !d || !out)");
   pld_pmf_view view[2];
   for (int dir = 0; dir < 2; dir++)
     if (pld_dist_view(d, dir, rounding, &view[dir]) != PLD_SUCCESS)
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: pld_dist_view(d, dir, rounding, &view[dir]) != PLD_SUCCESS)");
   double grid = pld_dist_discretization(d);
   if (!(grid > 0.0) || !isfinite(grid))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: !(grid > 0.0) || !isfinite(grid))");
   size_t no = pld_rdp_curve_size(out);
   const double *orders = pld_rdp_curve_orders(out);
   size_t kmax = view[0].size > view[1].size ? view[0].size : view[1].size;
   size_t bytes;
   if (kmax == 0 || pld_mul_size(kmax + 2 * no, sizeof(double), &bytes))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: kmax == 0 || pld_mul_size(kmax + 2 * no, sizeof(double), &bytes))");
   double *buf = pld_malloc(bytes);
   if (!buf)
     return PLD_ENOMEM;
@@ -234,10 +235,12 @@ static int of_pld(const pld_dist *d, pld_rdp_curve *out, int rounding)
 
 int pld_rdp_of_pld(const pld_dist *d, pld_rdp_curve *out)
 {
+  pld_detail_clear();
   return of_pld(d, out, PLD_PESSIMISTIC);
 }
 
 int pld_rdp_of_pld_lower(const pld_dist *d, pld_rdp_curve *out)
 {
+  pld_detail_clear();
   return of_pld(d, out, PLD_OPTIMISTIC);
 }

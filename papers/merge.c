@@ -1,7 +1,7 @@
 /* pldkit: accounting for merged DP-SGD models ("DP model merging" paper).
  *
  *  - LC surrogate (Thm 6.4, Cor. 6.5, Alg. 4; RDP: Thm 6.2 / Alg. 3 with
- *    both directions, see ERRATA): per step the one-dimensional pair
+ *    both directions, see docs/papers/merging.md): per step the one-dimensional pair
  *    P = sum_J rho_J N(Delta_J, s^2) vs Q = N(0, s^2), eq. (11).
  *  - Virtual steps (Sec. 6.2): a run past its T_i contributes nothing.
  *  - Baselines: joint release (Thm 6.1), RS (Thm 5.1, 5.2), advanced
@@ -17,6 +17,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define RS_MAX 64
@@ -38,13 +39,7 @@ static int check_runs(const pld_merge_run *runs, size_t n, size_t cap)
 
 static int check_simplex(const double *w, size_t n)
 {
-  if (!w) return PLD_EINVAL;
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0) return PLD_EINVAL;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12 ? PLD_SUCCESS : PLD_EINVAL;
+  return pld_is_simplex(w, n, PLD_WEIGHT_SUM_TOL, "lambda") ? PLD_SUCCESS : PLD_EINVAL;
 }
 
 /* One LC step type: the runs with steps >= t_min and lambda > 0 are active.
@@ -136,6 +131,7 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
                             const double *lambda, const pld_params *params,
                             pld_accountant **out)
 {
+  pld_detail_clear();
   if (!out) return PLD_EINVAL;
   int st = check_runs(runs, n, PLD_MERGE_MAX_RUNS);
   if (st == PLD_SUCCESS) st = check_simplex(lambda, n);
@@ -175,9 +171,35 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
+int pld_merge_lc_step_mech(const pld_merge_run *runs, size_t n,
+                           const double *lambda, pld_mech **out)
+{
+  if (!out || !runs || !lambda || n < 1 || n > PLD_MERGE_MAX_RUNS)
+    return PLD_EINVAL;
+  pld_merge_run r[PLD_MERGE_MAX_RUNS];
+  int any = 0;
+  for (size_t i = 0; i < n; i++) {
+    r[i] = runs[i];
+    r[i].steps = 1; /* ignored: every run is active */
+    if (!run_ok(&r[i]) || !isfinite(lambda[i]) || lambda[i] < 0.0)
+      return PLD_EINVAL;
+    any |= lambda[i] > 0.0;
+  }
+  if (!any) return PLD_EINVAL;
+  /* The pair is scale-free in lambda (every Delta_J and s scale alike), so
+   * lambda need not sum to 1. */
+  lc_step S;
+  lc_build(r, n, lambda, 1, &S);
+  if (S.k == 0 || !(S.s > 0.0)) return PLD_EINVAL;
+  double qm = 0.0, qw = 1.0;
+  return pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+                                   out);
+}
+
 int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
                      pld_rdp_curve *c)
 {
+  pld_detail_clear();
   if (!c) return PLD_EINVAL;
   int st = check_runs(runs, n, PLD_MERGE_MAX_RUNS);
   if (st == PLD_SUCCESS) st = check_simplex(lambda, n);
@@ -228,6 +250,7 @@ static int member_accountant(const pld_merge_run *r, const pld_params *params,
 int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
                                const pld_params *params, pld_accountant **out)
 {
+  pld_detail_clear();
   if (!out) return PLD_EINVAL;
   int st = check_runs(runs, n, (size_t)-1);
   if (st != PLD_SUCCESS) return st;
@@ -249,6 +272,7 @@ int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
 
 int pld_merge_joint_rdp(const pld_merge_run *runs, size_t n, pld_rdp_curve *c)
 {
+  pld_detail_clear();
   if (!c) return PLD_EINVAL;
   int st = check_runs(runs, n, (size_t)-1);
   if (st != PLD_SUCCESS) return st;
@@ -267,6 +291,7 @@ int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
                             const double *pi, const pld_params *params,
                             pld_accountant **out)
 {
+  pld_detail_clear();
   if (!out) return PLD_EINVAL;
   int st = check_runs(runs, n, RS_MAX);
   if (st == PLD_SUCCESS) st = check_simplex(pi, n);
@@ -291,6 +316,7 @@ int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
 int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
                      pld_rdp_curve *c)
 {
+  pld_detail_clear();
   if (!c) return PLD_EINVAL;
   int st = check_runs(runs, n, RS_MAX);
   if (st == PLD_SUCCESS) st = check_simplex(pi, n);
@@ -319,13 +345,14 @@ int pld_merge_advanced_composition(const double *eps_i, const double *delta_i,
                                    size_t n, double delta0, double *eps_out,
                                    double *delta_out)
 {
+  pld_detail_clear();
   if (!eps_i || !delta_i || n < 1 || !eps_out || !delta_out ||
       !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_advanced_composition: an argument is out of its domain (rejected by: !eps_i || !delta_i || n < 1 || !eps_out || !delta_out || !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))");
   for (size_t i = 0; i < n; i++)
     if (!isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) ||
         delta_i[i] < 0.0 || delta_i[i] > 1.0)
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_merge_advanced_composition: an argument is out of its domain (rejected by: !isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) || delta_i[i] < 0.0 || delta_i[i] > 1.0)");
   /* eps = sqrt(2 log(1/delta0) sum eps_i^2) + sum eps_i (e^{eps_i} - 1);
    * every operation rounded up (log and expm1 by a relative 4u pad). */
   double s2 = 0.0, lin = 0.0, ds = 0.0;
@@ -371,6 +398,7 @@ static double sigma_lc_down(double s1, double s2, double l)
 int pld_merge_mean_lc_mech(double sigma1, double sigma2, double lambda,
                            double Delta, pld_mech **out)
 {
+  pld_detail_clear();
   if (!out || !mean_ok(sigma1, sigma2, lambda, Delta)) return PLD_EINVAL;
   double s = sigma_lc_down(sigma1, sigma2, lambda);
   if (!(s > 0.0)) return PLD_EINVAL;
@@ -380,6 +408,7 @@ int pld_merge_mean_lc_mech(double sigma1, double sigma2, double lambda,
 int pld_merge_mean_sigma_lc(double sigma1, double sigma2, double lambda,
                             double *sigma_lc)
 {
+  pld_detail_clear();
   if (!sigma_lc || !mean_ok(sigma1, sigma2, lambda, 1.0)) return PLD_EINVAL;
   double a = pld_mul_up(lambda, sigma1), b = pld_mul_up(1.0 - lambda, sigma2);
   double t = pld_add_up(pld_mul_up(a, a), pld_mul_up(b, b));
@@ -390,6 +419,7 @@ int pld_merge_mean_sigma_lc(double sigma1, double sigma2, double lambda,
 int pld_merge_mean_rs_rdp(double sigma1, double sigma2, double pi,
                           double Delta, pld_rdp_curve *c)
 {
+  pld_detail_clear();
   if (!c || !mean_ok(sigma1, sigma2, pi, Delta)) return PLD_EINVAL;
   double w[2] = {pi, 1.0 - pi}, m0[2] = {0.0, 0.0}, m1[2] = {Delta, Delta};
   double sd[2] = {sigma1, sigma2};
@@ -399,6 +429,7 @@ int pld_merge_mean_rs_rdp(double sigma1, double sigma2, double pi,
 int pld_merge_mean_rs_mech(double sigma1, double sigma2, double pi,
                            double Delta, pld_mech **out)
 {
+  pld_detail_clear();
   if (!out || !mean_ok(sigma1, sigma2, pi, Delta)) return PLD_EINVAL;
   double w[2] = {pi, 1.0 - pi}, m0[2] = {0.0, 0.0}, m1[2] = {Delta, Delta};
   double sd[2] = {sigma1, sigma2};
@@ -411,8 +442,9 @@ int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
                       const double *weights, int method, double delta,
                       const pld_params *params, double *eps_upper)
 {
+  pld_detail_clear();
   if (!eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_epsilon: an argument is out of its domain (rejected by: !eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))");
   int st;
   double e = 0.0;
   if (method == PLD_MERGE_RS_PLD || method == PLD_MERGE_LC_PLD) {
@@ -456,9 +488,10 @@ static int eps_at(const pld_merge_run *runs, int method, double w,
 int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
                          double delta, const pld_params *params, double *w0)
 {
+  pld_detail_clear();
   if (!w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 ||
       method > PLD_MERGE_LC_RDP)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_max_weight: an argument is out of its domain (rejected by: !w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 || method > PLD_MERGE_LC_RDP)");
   double e;
   int st = eps_at(runs, method, 1.0, delta, params, &e);
   if (st != PLD_SUCCESS) return st;

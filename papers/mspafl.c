@@ -13,7 +13,7 @@
  *           the group-privacy cost, so that case is not certified.
  *  Thm 2    client check-in, delta' = 2 exp(-2 beta^2 N) (Hoeffding).  The
  *  Cor. 1   amplification by p needs the server not to learn who checked in
- *           (ERRATA: if it does, client sampling gives it nothing), so the
+ *           (docs/papers/ms-pafl.md: if it does, client sampling gives it nothing), so the
  *           value is reported, not certified.
  *  Thm 3    c0 q eps sqrt(p T/(1-q)), with c0 unspecified in the paper.  App.
  *           C divides the log-moment by s^2 (8x too small), weights
@@ -27,29 +27,22 @@
 
 #include <pldkit/rdp_papers.h>
 
+#include "internal.h" /* pld_gaussian_delta: the one Gaussian delta(eps) */
 #include "numerics.h"
-
-/* exact Gaussian delta(eps), mu = sensitivity/sigma, log space */
-static double gauss_delta(double mu, double eps)
-{
-  double a = 0.5 * mu - eps / mu, b = -0.5 * mu - eps / mu;
-  double la = pld_log_ndtr(a), lb = eps + pld_log_ndtr(b);
-  if (!(lb < la))
-    return 0.0;
-  return exp(la) * -expm1(lb - la);
-}
+#include "detail.h"
 
 int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
                             int *certified)
 {
+  pld_detail_clear();
   if (!sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) ||
       !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))");
   double r = s * sqrt(2.0 * log(1.25 / delta)) / eps;
   if (!isfinite(r) || !(r > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !isfinite(r) || !(r > 0.0))");
   if (certified)
-    *certified = gauss_delta(s / r, eps) <= delta;
+    *certified = pld_gaussian_delta(s / r, eps) <= delta;
   *sigma = r;
   return PLD_SUCCESS;
 }
@@ -57,8 +50,9 @@ int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
 int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n, int with_replacement,
                               double *q)
 {
+  pld_detail_clear();
   if (!q || n == 0 || draws == 0 || (!with_replacement && draws > n))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_sampling_ratio: an argument is out of its domain (rejected by: !q || n == 0 || draws == 0 || (!with_replacement && draws > n))");
   double r;
   if (with_replacement)
     r = -expm1((double)draws * log1p(-1.0 / (double)n));
@@ -77,9 +71,10 @@ static int bad_local(double eps_l, double delta_l)
 int pld_mspafl_thm1(double eps_l, double delta_l, double q,
                     int with_replacement, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) ||
       !(q <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm1: an argument is out of its domain (rejected by: !out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))");
   out->epsilon = 2.0 * q * eps_l;
   out->delta = q * delta_l;
   out->certified = !with_replacement;
@@ -89,13 +84,14 @@ int pld_mspafl_thm1(double eps_l, double delta_l, double q,
 int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
                     double delta_l, double beta, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || !p || !q || N == 0 || bad_local(eps_l, delta_l) ||
       !isfinite(beta) || !(beta > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm2: an argument is out of its domain (rejected by: !out || !p || !q || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) || !(beta > 0.0))");
   for (size_t i = 0; i < N; i++)
     if (!isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) ||
         !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm2: an argument is out of its domain (rejected by: !isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) || !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))");
   double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
   if (!(dp < 1.0)) {
     out->epsilon = INFINITY;
@@ -117,10 +113,11 @@ int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
 int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
                     double delta_l, double beta, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) ||
       !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) ||
       !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_cor1: an argument is out of its domain (rejected by: !out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) || !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))");
   double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
   if (!(dp < 1.0)) {
     out->epsilon = INFINITY;
@@ -138,10 +135,11 @@ int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
 int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
                     pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) ||
       !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) ||
       !(p > 0.0) || !(p <= 1.0) || T == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm3: an argument is out of its domain (rejected by: !out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) || !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) || T == 0)");
   out->epsilon = c0 * q * eps_l * sqrt(p * (double)T / (1.0 - q));
   out->delta = NAN;
   out->certified = 0;
@@ -150,9 +148,10 @@ int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
 
 int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
 {
+  pld_detail_clear();
   if (!c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) ||
       !isfinite(clip) || !(clip > 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm3_c0_appendix: an argument is out of its domain (rejected by: !c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) || !isfinite(clip) || !(clip > 0.0))");
   *c0 = sqrt(log(1.0 / delta_l) / log(1.25 / delta_l)) / (2.0 * clip);
   return PLD_SUCCESS;
 }
@@ -160,10 +159,11 @@ int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
 int pld_mspafl_thm4(double eps_r, double delta_r, uint64_t T,
                     double delta_tilde, pld_mspafl_bound *out)
 {
+  pld_detail_clear();
   if (!out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) ||
       !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 ||
       !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm4: an argument is out of its domain (rejected by: !out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) || !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 || !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))");
   double Td = (double)T;
   double e = sqrt(2.0 * Td * log(1.0 / delta_tilde)) * eps_r +
              Td * eps_r * expm1(eps_r);

@@ -1,9 +1,9 @@
 /* pldkit: random client participation in FL, closed-form analyses.
  *
  * Paper: B. Hasircioglu, D. Gunduz, "Privacy amplification via random
- * participation in federated learning" (../shared/papers/random-participation-
- * fl.txt), Sec. 4-6 and App. A; corrections in ERRATA.md.  Derivations and
- * the proof of the MWCS bound are in docs/participation.md.
+ * participation in federated learning", Sec. 4-6 and App. A; its citation
+ * and the corrections in docs/papers/random-participation.md.  Derivations
+ * and the proof of the MWCS bound are in docs/participation.md.
  *
  * Notation.  x = e^eps; mu = C/sigma; u = z/sigma and c = C/sigma (all
  * Gaussian arguments are in units of sigma); b_i = Binomial(d, q) pmf.
@@ -21,6 +21,8 @@
 #include "alloc.h"
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
+#include "quad.h"
 
 /* Booked relative error of the closed forms: that of the built-in Gaussian
  * curve they are made of (pld_gaussian_delta). */
@@ -42,29 +44,29 @@ static int eps_ok(double e) { return isfinite(e) && e >= 0.0; }
 /* PLD_SUCCESS, PLD_EINVAL or PLD_ERANGE (C/sigma not a positive finite). */
 static int check_params(const pld_participation_params *par, int need_sigma)
 {
-  if (!par || !rate_ok(par->p) || !rate_ok(par->q) || par->d < 1 ||
-      par->d > D_MAX || !pos_ok(par->clip))
-    return PLD_EINVAL;
+  if (!par)
+    return pld_fail(PLD_EINVAL, "par is NULL");
+  if (!rate_ok(par->p))
+    return pld_fail(PLD_EINVAL, "p = %g must be in (0, 1]", par->p);
+  if (!rate_ok(par->q))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", par->q);
+  if (par->d < 1 || par->d > D_MAX)
+    return pld_fail(PLD_EINVAL, "d = %lld must be in [1, 1e15]", (long long)par->d);
+  if (!pos_ok(par->clip))
+    return pld_fail(PLD_EINVAL, "C = %g must be finite and > 0", par->clip);
   if (need_sigma) {
     if (!pos_ok(par->sigma))
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", par->sigma);
     double mu = par->clip / par->sigma;
     if (!isfinite(mu) || !(mu > 0.0))
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "C/sigma = %g/%g is not a positive finite number",
+                      par->clip, par->sigma);
   }
   return PLD_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers.                                                            */
-
-/* log(e^e - 1) for finite e >= 0 (-inf at 0). */
-static double log_expm1(double e)
-{
-  if (e == 0.0)
-    return -INFINITY;
-  return e > 30.0 ? e + log1p(-exp(-e)) : log(expm1(e));
-}
 
 /* S_g(eps) with lg = log g, lem1 = log(e^eps - 1).  The subsampled pair's
  * remove direction: H_x((1-g)N(0)+gN(C) || N(0)) = g H_x'(N(C)||N(0)),
@@ -181,7 +183,7 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
     acc += r;
     hi++;
     if (hi - m > PLD_PARTICIPATION_MAX_WINDOW)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   }
   acc = 0.0;
   while (lo > 0) {
@@ -191,13 +193,13 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
     acc += r;
     lo--;
     if (m - lo > PLD_PARTICIPATION_MAX_WINDOW)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   }
   if (hi - lo + 1 > PLD_PARTICIPATION_MAX_WINDOW)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   size_t n = (size_t)(hi - lo + 1), nb;
   if (pld_mul_size(n, sizeof(double), &nb))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "binwin_make: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(double), &nb))");
   double *lw = pld_malloc(nb);
   if (!lw)
     return PLD_ENOMEM;
@@ -221,12 +223,13 @@ static int binwin_make(int64_t d, double q, double cut, binwin *w)
 int pld_participation_epsilon_prime(double epsilon, double gamma,
                                     double *eps_prime)
 {
+  pld_detail_clear();
   if (!eps_prime || !eps_ok(epsilon) || !rate_ok(gamma))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon_prime: an argument is out of its domain (rejected by: !eps_prime || !eps_ok(epsilon) || !rate_ok(gamma))");
   /* eq. (5) inverted: e^eps' = 1 + (e^eps - 1)/gamma */
   double t = expm1(epsilon) / gamma;
   *eps_prime = isfinite(t) ? log1p(t)
-                           : pld_logaddexp(0.0, log_expm1(epsilon) - log(gamma));
+                           : pld_logaddexp(0.0, pld_log_expm1(epsilon) - log(gamma));
   return PLD_SUCCESS;
 }
 
@@ -234,7 +237,7 @@ int pld_participation_epsilon_prime(double epsilon, double gamma,
 static double cf_value(const pld_participation_params *par, int analysis,
                        double eps)
 {
-  double lem1 = log_expm1(eps), mu = par->clip / par->sigma;
+  double lem1 = pld_log_expm1(eps), mu = par->clip / par->sigma;
   double lp = log(par->p), lq = log(par->q);
   switch (analysis) {
   case PLD_PARTICIPATION_OLS: /* Thm 5.1 */
@@ -260,8 +263,9 @@ static double cf_value(const pld_participation_params *par, int analysis,
 int pld_participation_mwcs_mixture(const pld_participation_params *par,
                                    double *weight_q, double *rate_other)
 {
+  pld_detail_clear();
   if (!weight_q || !rate_other)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_mwcs_mixture: an argument is out of its domain (rejected by: !weight_q || !rate_other)");
   int st = check_params(par, 0);
   if (st)
     return st;
@@ -277,12 +281,13 @@ int pld_participation_mwcs_mixture(const pld_participation_params *par,
 int pld_participation_delta(const pld_participation_params *par, int analysis,
                             double epsilon, pld_bound *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_delta: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon))");
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_delta: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -371,7 +376,7 @@ static int mix_alloc(size_t n, mix *M)
   M->n = 0;
   M->win = 0.0;
   if (pld_mul_size(n, sizeof(comp), &b1) || pld_mul_size(2 * n, sizeof(double), &b2))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "mix_alloc: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(comp), &b1) || pld_mul_size(2 * n, sizeof(double), &b2))");
   M->c = pld_malloc(b1 ? b1 : 1);
   M->scratch = pld_malloc(b2 ? b2 : 1);
   if (!M->c || !M->scratch) {
@@ -406,7 +411,7 @@ static void thm_constants(const pld_participation_params *par, double eps,
                           thm_const *k)
 {
   double lp = log(par->p), lq = log(par->q);
-  k->lem1 = log_expm1(eps);
+  k->lem1 = pld_log_expm1(eps);
   k->eps_prime = pld_logaddexp(0.0, k->lem1 - lp - lq);
   k->lac2 = pld_logaddexp(0.0, k->lem1 - lq);
   k->lac1 = k->lem1 + log1p(-par->p) - lp - lq;
@@ -713,9 +718,10 @@ int pld_participation_instance_delta(const pld_participation_params *par,
                                      double epsilon, double shift,
                                      int direction, double *delta)
 {
+  pld_detail_clear();
   if (!delta || !eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) ||
       (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_instance_delta: an argument is out of its domain (rejected by: !delta || !eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) || (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -736,8 +742,9 @@ int pld_participation_instance_delta(const pld_participation_params *par,
 int pld_participation_lower_limit(const pld_participation_params *par,
                                   double epsilon, pld_participation_limit *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_lower_limit: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -759,6 +766,8 @@ int pld_participation_lower_limit(const pld_participation_params *par,
       double s = i == 20 ? 0.0 : -1.0 + 0.05 * i;
       if (i == 20 && dir == PLD_DIR_PQ)
         continue; /* the CS instance: closed form above */
+      pld_progress((double)(41 * dir + i) / 82.0,
+                   "participation: certified lower limit (82 datasets)");
       double v = instance_lower(par, &w, epsilon, s, dir, &ws);
       if (v > r.delta) {
         r.delta = v;
@@ -776,8 +785,9 @@ int pld_participation_thm41_delta(const pld_participation_params *par,
                                   double epsilon,
                                   pld_participation_thm41 *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_thm41_delta: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -799,25 +809,27 @@ int pld_participation_thm41_delta(const pld_participation_params *par,
   return PLD_SUCCESS;
 }
 
+int pld_participation_thm41_value(const pld_participation_params *par,
+                                  double epsilon, pld_bound *out)
+{
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0", epsilon);
+  int st = check_params(par, 1);
+  if (st)
+    return st;
+  pld_participation_thm41 r;
+  if ((st = thm41_core(par, epsilon, &r)))
+    return st;
+  out->lower = fmax(0.0, r.delta - r.delta_err);
+  out->upper = fmin(1.0, r.delta + r.delta_err);
+  return PLD_SUCCESS;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Quadrature of eq. (27)-(28).                                              */
-
-static const double gl10_x[5] = {0.1488743389816312, 0.4333953941292472,
-                                 0.6794095682990244, 0.8650633666889845,
-                                 0.9739065285171717};
-static const double gl10_w[5] = {0.2955242247147529, 0.2692667193099963,
-                                 0.2190863625159820, 0.1494513491505806,
-                                 0.0666713443086881};
-static const double gl20_x[10] = {
-    0.0765265211334973, 0.2277858511416451, 0.3737060887154195,
-    0.5108670019508271, 0.6360536807265150, 0.7463319064601508,
-    0.8391169718222188, 0.9122344282513259, 0.9639719272779138,
-    0.9931285991850949};
-static const double gl20_w[10] = {
-    0.1527533871307258, 0.1491729864726037, 0.1420961093183820,
-    0.1316886384491766, 0.1181945319615184, 0.1019301198172404,
-    0.0832767415767048, 0.0626720483341091, 0.0406014298003869,
-    0.0176140071391521};
 
 typedef struct quad_ctx {
   size_t n;
@@ -847,35 +859,42 @@ static double quad_f(double u, void *vctx)
   return quad_eval(u, vctx, &mag);
 }
 
-/* GL10 and GL20 of f_+ on [a, b]; *mag20 = GL20 of the magnitude where the
- * computed f is positive. */
-static void gl_piece(const quad_ctx *Q, double a, double b, double *v10,
-                     double *v20, double *mag20)
+/* f for the wrapper, with its value error: n terms, each rounded a few
+ * times, against the scale sum_k |w_k| phi(u - m_k) */
+static double quad_fe(double u, void *vctx, double *err)
 {
-  double h = 0.5 * (b - a), mid = 0.5 * (a + b), s10 = 0.0, s20 = 0.0;
-  double sm = 0.0, mg;
-  for (int i = 0; i < 5; i++)
-    for (int sgn = -1; sgn <= 1; sgn += 2)
-      s10 += gl10_w[i] * fmax(quad_eval(mid + sgn * h * gl10_x[i], Q, &mg), 0.0);
-  for (int i = 0; i < 10; i++)
-    for (int sgn = -1; sgn <= 1; sgn += 2) {
-      double f = quad_eval(mid + sgn * h * gl20_x[i], Q, &mg);
-      if (f > 0.0) {
-        s20 += gl20_w[i] * f;
-        sm += gl20_w[i] * mg;
-      }
-    }
-  *v10 = s10 * h;
-  *v20 = s20 * h;
-  *mag20 = sm * h;
+  const quad_ctx *Q = vctx;
+  double mag;
+  double v = quad_eval(u, Q, &mag);
+  *err = mag * 4.0 * DBL_EPSILON * (double)(Q->n + 2);
+  return v;
+}
+
+/* int of f_+ over [a, b], on which f has one sign (the cells are split at
+ * the sign changes): the wrapper's value and booked error, or 0 where f is
+ * not positive.  Tolerance 1e-13 relative, or a quarter of the values'
+ * rounding noise over the piece (CQUAD cannot resolve below it). */
+static int quad_piece(pld_quad_ws *ws, const quad_ctx *Q, double a, double b,
+                      double *val, double *err)
+{
+  double e, f = quad_fe(0.5 * (a + b), (void *)Q, &e);
+  if (!(f > 0.0)) return PLD_SUCCESS;
+  pld_quad_result r;
+  int st = pld_quad(ws, quad_fe, (void *)Q, a, b, 0.25 * e * (b - a), 1e-13,
+                    &r);
+  if (st) return st;
+  *val += r.val;
+  *err += r.err;
+  return PLD_SUCCESS;
 }
 
 int pld_participation_thm41_quadrature(const pld_participation_params *par,
                                        double epsilon, double *delta,
                                        double *abserr)
 {
+  pld_detail_clear();
   if (!delta || !abserr || !eps_ok(epsilon))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_thm41_quadrature: an argument is out of its domain (rejected by: !delta || !abserr || !eps_ok(epsilon))");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -929,9 +948,15 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
   for (size_t i = 0; i < nc; i++)
     sorted[i] = m[i];
   qsort(sorted, nc, sizeof(double), cmp_double);
-  double v10 = 0.0, v20 = 0.0, mag = 0.0;
+  pld_quad_ws *qws = pld_quad_ws_alloc(100);
+  if (!qws) {
+    pld_free(sorted);
+    st = PLD_ENOMEM;
+    goto done;
+  }
+  double val = 0.0, qerr = 0.0;
   size_t idx = 0;
-  for (double a = lo; a < hi; a += 0.5) {
+  for (double a = lo; a < hi && st == PLD_SUCCESS; a += 0.5) {
     double b = a + 0.5;
     while (idx < nc && sorted[idx] < a - 20.0)
       idx++;
@@ -942,31 +967,26 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
     if ((fa > 0.0) != (fb > 0.0) &&
         !root_refine(quad_f, &Q, a, b, 1e-15, &r0, &r1))
       cut = 0.5 * (r0 + r1);
-    double x10, x20, xm;
     if (isnan(cut)) {
-      gl_piece(&Q, a, b, &x10, &x20, &xm);
-      v10 += x10;
-      v20 += x20;
-      mag += xm;
+      st = quad_piece(qws, &Q, a, b, &val, &qerr);
     } else {
-      gl_piece(&Q, a, cut, &x10, &x20, &xm);
-      v10 += x10;
-      v20 += x20;
-      mag += xm;
-      gl_piece(&Q, cut, b, &x10, &x20, &xm);
-      v10 += x10;
-      v20 += x20;
-      mag += xm;
+      st = quad_piece(qws, &Q, a, cut, &val, &qerr);
+      if (st == PLD_SUCCESS)
+        st = quad_piece(qws, &Q, cut, b, &val, &qerr);
     }
+  }
+  pld_quad_ws_free(qws);
+  if (st) {
+    pld_free(sorted);
+    goto done;
   }
   pld_free(sorted);
   {
     const double norm = exp(-PLD_LOG_SQRT_2PI); /* 1/sqrt(2 pi) */
     double pq = par->p * par->q;
     double dropped = (1.0 + ac2) * ((double)par->d + 1.0) * exp(-CUT_QUAD);
-    *delta = pq * norm * v20;
-    *abserr = pq * (norm * fabs(v20 - v10) + dropped +
-                    norm * mag * 4.0 * DBL_EPSILON * (double)(nc + 2));
+    *delta = pq * norm * val;
+    *abserr = pq * (norm * qerr + dropped);
   }
 done:
   pld_free(m);
@@ -1018,12 +1038,13 @@ static int analysis_bracket(const pld_participation_params *par, int analysis,
 int pld_participation_epsilon(const pld_participation_params *par,
                               int analysis, double delta, pld_bound *out)
 {
+  pld_detail_clear();
   if (!out || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon: an argument is out of its domain (rejected by: !out || !(delta > 0.0 && delta < 1.0))");
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
   int st = check_params(par, 1);
   if (st)
     return st;
@@ -1057,6 +1078,7 @@ int pld_participation_epsilon(const pld_participation_params *par,
     double m = 0.5 * (a + b);
     if (!(m > a && m < b))
       break;
+    pld_progress((double)it / 200.0, "participation: epsilon by bisection");
     if ((st = analysis_bracket(par, analysis, m, &vlo, &vhi)))
       return st;
     if (vhi <= delta)
@@ -1075,12 +1097,13 @@ int pld_participation_calibrate(const pld_participation_params *par,
                                 int analysis, double epsilon, double delta,
                                 pld_participation_calibration *out)
 {
+  pld_detail_clear();
   if (!out || !eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_calibrate: an argument is out of its domain (rejected by: !out || !eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))");
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_calibrate: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
   int st = check_params(par, 0);
   if (st)
     return st;
@@ -1088,11 +1111,14 @@ int pld_participation_calibrate(const pld_participation_params *par,
   double s_lo = SIGMA_FLOOR * par->clip, s_hi = SIGMA_CEIL * par->clip;
   double v_lo, v_hi;
   if (!isfinite(s_hi) || !(s_lo > 0.0))
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "C = %g: the sigma range [1e-4 C, 1e12 C] is not finite",
+                    par->clip);
   if ((st = analysis_upper(par, analysis, epsilon, s_hi, &v_hi)))
     return st;
   if (v_hi > delta)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE,
+                    "no sigma up to 1e12 C = %g meets epsilon = %g, delta = %g (delta there "
+                    "is %g)", s_hi, epsilon, delta, v_hi);
   if ((st = analysis_upper(par, analysis, epsilon, s_lo, &v_lo)))
     return st;
   if (v_lo <= delta) {
@@ -1104,6 +1130,7 @@ int pld_participation_calibrate(const pld_participation_params *par,
     /* invariant: upper(s_lo) > delta >= upper(s_hi); bisect in log sigma */
     int it = 0;
     while (s_hi > s_lo * (1.0 + 1e-10) && it++ < 300) {
+      pld_progress((double)it / 300.0, "participation: calibrating sigma");
       double s_mid = sqrt(s_lo) * sqrt(s_hi), v;
       if (!(s_mid > s_lo && s_mid < s_hi))
         break;
@@ -1131,7 +1158,9 @@ int pld_participation_calibrate(const pld_participation_params *par,
     p2.sigma = r.sigma;
     if ((st = pld_participation_thm41_delta(&p2, epsilon, &t)))
       return st;
-    r.certified = t.certified;
+    /* Theorem 4.1 is no bound (one dataset's delta): never certified */
+    r.certified = 0;
+    r.refuted = !t.certified;
     r.below_cs = t.below_cs;
   }
   *out = r;

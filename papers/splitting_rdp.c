@@ -16,7 +16,7 @@
  *        X(d,k) = X(d,d-k) + alpha t (k^2 - (d-k)^2) / (2d).
  *     We always compute with k' = min(k, d-k).
  *
- * (2) Forward, Lemma 3.12 (eq. (2) read with i != j, ERRATA): with n_j the
+ * (2) Forward, Lemma 3.12 (eq. (2) read with i != j, docs/papers/splitting.md): with n_j the
  *     number of the alpha tuple members that contain coordinate j,
  *        e^{(alpha-1)F} = C(d,k)^{-alpha} sum_{tuples} prod_j w(n_j),
  *        w(n) = exp(t n(n-1)/2).
@@ -69,10 +69,12 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define MAX_ORDER 2048        /* exact forward / Poisson: integer orders cap */
 #define DP_WORK_CAP 3000000.0 /* transitions x steps of the k > 1 program */
+#define BLOCK_WORK_CAP 3e5   /* the same for one block of forward_blocks */
 #define S_QUAD_MAX 8.0         /* c/sigma beyond which no quadrature is tried */
 #define QUAD_WORK_CAP 1e8      /* v points x z nodes of one reverse table */
 #define PI_ 3.14159265358979323846
@@ -126,19 +128,56 @@ static double interp_order(double alpha, double Bm, double Bm1)
 /* ------------------------------------------------------------------------ */
 /* Eq. (3) first term (Cor. 3.14), integer order m >= 2.                      */
 
+/* The terms' log-concavity window: terms below e^-EQ3_CUT times the largest
+ * are not summed but booked, each at that bound. */
+#define EQ3_CUT 700.0
+
+static double eq3_term(double m, double d, double k, double t, double lbdk,
+                       double l)
+{
+  return lbinom(k, l) + lbinom(d - k, k - l) - lbdk + 0.5 * m * t * l;
+}
+
+/* sum_l C(k,l) C(d-k,k-l) / C(d,k) e^{m t l / 2}: a hypergeometric pmf times
+ * an exponential, log-concave in l.  Summing every l cost O(k) lgamma calls
+ * per order (model-splitting d = 1e6, k = 5e5: 34 s); only the window around
+ * the mode where terms exceed e^-EQ3_CUT of the largest is summed (about
+ * 80 standard deviations of the hypergeometric law), found by bisection on
+ * the sign of the log ratio of neighbours (decreasing in l: log-concavity).
+ * Log-concavity also makes every term outside the window smaller than the
+ * window's edge terms, so the dropped ones are at most (number dropped) *
+ * e^-EQ3_CUT relative to the largest and are added as such: an upper bound
+ * still (the value is an upper bound on the forward RDP term). */
 static double eq3_int(double m, double d, double k, double t)
 {
   double lo = fmax(0.0, 2.0 * k - d), lbdk = lbinom(d, k);
-  double mx = -INFINITY;
-  for (double l = lo; l <= k; l += 1.0) {
-    double v = lbinom(k, l) + lbinom(d - k, k - l) - lbdk + 0.5 * m * t * l;
+  /* the mode: the last l whose ratio to l - 1 is >= 1 */
+  double a = lo, b = k;
+  while (b - a > 1.0) {
+    double mid = floor(0.5 * (a + b));
+    if (eq3_term(m, d, k, t, lbdk, mid) >= eq3_term(m, d, k, t, lbdk, mid - 1.0))
+      a = mid;
+    else
+      b = mid;
+  }
+  double mode = eq3_term(m, d, k, t, lbdk, b) > eq3_term(m, d, k, t, lbdk, a) ? b : a;
+  double mx = eq3_term(m, d, k, t, lbdk, mode);
+  double wlo = mode, whi = mode;
+  while (wlo > lo && eq3_term(m, d, k, t, lbdk, wlo - 1.0) >= mx - EQ3_CUT)
+    wlo -= 1.0;
+  while (whi < k && eq3_term(m, d, k, t, lbdk, whi + 1.0) >= mx - EQ3_CUT)
+    whi += 1.0;
+  /* the mode found by bisection may miss by rounding near a flat top: the
+   * window's own maximum is the one used */
+  for (double l = wlo; l <= whi; l += 1.0) {
+    double v = eq3_term(m, d, k, t, lbdk, l);
     if (v > mx)
       mx = v;
   }
   double sum = 0.0;
-  for (double l = lo; l <= k; l += 1.0)
-    sum += exp(lbinom(k, l) + lbinom(d - k, k - l) - lbdk + 0.5 * m * t * l -
-               mx);
+  for (double l = wlo; l <= whi; l += 1.0)
+    sum += exp(eq3_term(m, d, k, t, lbdk, l) - mx);
+  sum += ((wlo - lo) + (k - whi)) * exp(-EQ3_CUT);
   /* three lbinom errors per term, a few ulps for the sum */
   return mx + log(sum) + 3.0 * lbinom_err(d) + 4.0 * U_ * (1.0 + fabs(mx));
 }
@@ -146,16 +185,17 @@ static double eq3_int(double m, double d, double k, double t)
 int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
                               double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double t = (c / sigma) * (c / sigma), m = floor(alpha);
   if (!isfinite(t))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !isfinite(t))");
   double Bm = m >= 2.0 ? eq3_int(m, (double)d, (double)k, t) : 0.0;
   double Bm1 = alpha > m ? eq3_int(m + 1.0, (double)d, (double)k, t) : 0.0;
   double v = interp_order(alpha, Bm, Bm1);
   if (isnan(v))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: isnan(v))");
   *eps = v;
   return PLD_SUCCESS;
 }
@@ -166,8 +206,9 @@ int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
 int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double t = (c / sigma) * (c / sigma), dd = (double)d, kk = (double)k;
   double v = t * kk * (dd - kk) / (dd * dd);
   /* alpha e^v + 1 - alpha = 1 + alpha expm1(v): >= 1 since v >= 0, so the
@@ -181,7 +222,7 @@ int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
         (alpha * t * kk * (dd - kk) / dd - dd * log1p(arg)) /
             (2.0 * (alpha - 1.0));
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -312,17 +353,17 @@ static int cmp_u64(const void *x, const void *y)
 
 /* (m-1) F(d, K, m) exactly; PLD_ERANGE when over the work cap. */
 static int dp_forward(int m, double d, int K, double t, double *G,
-                      double *err)
+                      double *err, double work_cap)
 {
   uint64_t radix = (uint64_t)m + 1;
   /* codes must fit: (m+1)^(K+1) < 2^63 */
   if ((double)(K + 1) * log2((double)radix) > 62.0)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: an argument exceeds a size cap (rejected by: (double)(K + 1) * log2((double)radix) > 62.0)");
   double nst = exp(lbinom((double)(m + K), (double)K));
   double ntr = exp(lbinom((double)(m + 2 * K), (double)(2 * K)));
   double steps = fmin(d, (double)m * K);
-  if (nst > 4e6 || ntr > 4e6 || ntr * steps > DP_WORK_CAP)
-    return PLD_ERANGE;
+  if (nst > 4e6 || ntr > 4e6 || ntr * steps > work_cap)
+    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: the exact forward term needs more than its work cap (%g states)", work_cap);
   size_t ns = (size_t)(nst + 0.5);
   int st = PLD_SUCCESS;
   uint64_t *codes = pld_malloc(ns * sizeof *codes);
@@ -433,7 +474,8 @@ done:
 }
 
 /* G(m) = (m-1) F(d, k', m) for integer m >= 2 and 1 <= k' <= d/2. */
-static int forward_G(int m, double d, double kp, double t, double *G)
+static int forward_G(int m, double d, double kp, double t, double *G,
+                     double work_cap)
 {
   double err = 0.0;
   if (kp == 1.0) {
@@ -446,19 +488,21 @@ static int forward_G(int m, double d, double kp, double t, double *G)
     pld_free(lM);
     return st;
   }
-  int st = dp_forward(m, d, (int)kp, t, G, &err);
+  int st = dp_forward(m, d, (int)kp, t, G, &err, work_cap);
   if (!st)
     *G += err;
   return st;
 }
 
-int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
-                                double sigma, double c, double *eps)
+static int forward_exact_capped(double alpha, int64_t d, int64_t k,
+                                double sigma, double c, double *eps,
+                                double work_cap)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_exact: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   if (alpha > MAX_ORDER || d > (int64_t)1 << 52)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > (int64_t)1 << 52)");
   double t = (c / sigma) * (c / sigma), dd = (double)d;
   double kp = (double)(k < d - k ? k : d - k), kk = (double)k;
   double shift_per_alpha = t * (kk * kk - kp * kp) / (2.0 * dd);
@@ -468,207 +512,312 @@ int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
   } else {
     double m = floor(alpha), Gm = 0.0, Gm1 = 0.0;
     int st;
-    if (m >= 2.0 && (st = forward_G((int)m, dd, kp, t, &Gm)))
+    if (m >= 2.0 && (st = forward_G((int)m, dd, kp, t, &Gm, work_cap)))
       return st;
-    if (alpha > m && (st = forward_G((int)m + 1, dd, kp, t, &Gm1)))
+    if (alpha > m && (st = forward_G((int)m + 1, dd, kp, t, &Gm1, work_cap)))
       return st;
     double Bm = m >= 2.0 ? Gm / (m - 1.0) : 0.0, Bm1 = Gm1 / m;
     r = interp_order(alpha, Bm, Bm1) + alpha * shift_per_alpha;
   }
   if (!isfinite(r))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: !isfinite(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
 
+int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
+                                double sigma, double c, double *eps)
+{
+  if (!eps || bad_split(alpha, d, k, sigma, c))
+    return PLD_EINVAL;
+  return forward_exact_capped(alpha, d, k, sigma, c, eps, DP_WORK_CAP);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Reverse for k = 1 with Poisson rate gamma: quadrature tables.             */
+/*
+ * Everything here is an UPPER bound of E_Q[(q/p)^beta] (the reverse term is
+ * used as an RDP bound); the proofs are in docs/design.md ("Reverse
+ * splitting divergence").  Two facts carry them:
+ *  - log-concavity: f_u(z) = exp(-u e^{sz} - z^2/2) is log-concave in z, and
+ *    (Prekopa) phi(e^w) and so F(v) = exp(beta v + L(v)) are log-concave in
+ *    v; a log-concave tail beyond a point is at most f/|(log f)'| there, and
+ *    the trapezoid nodes beyond it sum to at most that integral.
+ *  - the trapezoid rule on the whole line for g analytic in |Im| < a errs by
+ *    at most 2 M / (e^{2 pi a/h} - 1), M = sup_|y|<a int |g(x + iy)| dx.
+ * phi(u) is integrated where its integrand's mass is (around the mode of
+ * f_u, the tilted mean), with a strip and a step scaled to the width of that
+ * mass, so the bound is relative and holds at every u (the former fixed grid
+ * on [-38.5, 38.5] lost the mass beyond -38.5 at large orders). */
 
-struct revtab {
-  double hv;     /* v step */
-  size_t n;      /* points v_i = V1 + i hv */
-  double *L;     /* L(v_i) */
-};
+#define Z_CUT 50.0 /* log drop at which the z grid stops (tails are booked) */
 
-/* The z rule for phi: nodes on [-38.5, 38.5] with step from the strip
- * |Im z| < a, a = min(pi/(4s), 2.5), where |exp(-u e^{sz})| <= 1 and the
- * Gaussian weight grows by at most e^{a^2/2}; h = a/6 leaves e^{-4 pi^2} ~
- * 1e-17 relative. */
-struct zrule {
-  size_t nz;
-  double *es; /* e^{s z_j} */
-  double *lw; /* log(h phi(z_j)) */
-};
-
-static int zrule_make(double s, struct zrule *Z)
+/* log-concave integrand log f_u(z), lu = log u */
+static double lf_psi(double z, double lu, double s)
 {
-  const double zmax = 38.5;
-  double a = fmin(PI_ / (4.0 * s), 2.5), hz = a / 6.0;
-  size_t nz = (size_t)(2.0 * zmax / hz) + 2;
-  double h = 2.0 * zmax / (double)(nz - 1);
-  Z->es = pld_malloc(2 * nz * sizeof(double));
-  if (!Z->es)
-    return PLD_ENOMEM;
-  Z->lw = Z->es + nz;
-  Z->nz = nz;
-  for (size_t j = 0; j < nz; j++) {
-    double z = -zmax + h * (double)j;
-    Z->es[j] = exp(s * z);
-    Z->lw[j] = -0.5 * z * z - PLD_LOG_SQRT_2PI + log(h);
-  }
-  return PLD_SUCCESS;
+  return -exp(lu + s * z) - 0.5 * z * z;
+}
+static double lf_dpsi(double z, double lu, double s)
+{
+  return -s * exp(lu + s * z) - z;
 }
 
-/* log phi(u) = log E[exp(-u e^{s Z})]. */
-static double log_phi(double u, const struct zrule *Z)
+/* The mode of lf_psi: the root of z + s u e^{sz} = 0 (z <= 0), by Newton
+ * from the right on an increasing convex function (monotone convergence). */
+static double lf_mode(double lu, double s)
 {
-  /* psi = 1 - phi = E[-expm1(-u e^{sZ})]: accurate when phi is near 1 */
-  double psi = 0.0;
-  for (size_t j = 0; j < Z->nz; j++)
-    psi += exp(Z->lw[j]) * -expm1(-u * Z->es[j]);
-  if (psi < 0.5)
-    return log1p(-psi);
-  /* phi small: log-sum-exp */
-  double mx = -INFINITY;
-  for (size_t j = 0; j < Z->nz; j++)
-    mx = fmax(mx, Z->lw[j] - u * Z->es[j]);
-  double sum = 0.0;
-  for (size_t j = 0; j < Z->nz; j++)
-    sum += exp(Z->lw[j] - u * Z->es[j] - mx);
-  return mx + log(sum);
-}
-
-static void revtab_free(struct revtab *T) { pld_free(T->L); }
-
-/* Build L(v) on [V1, v_end] with step hv; v_end is where beta_max v + L(v)
- * has fallen 60 below its running maximum.  PLD_ERANGE over the work cap. */
-static int revtab_build(double s, double gamma, double d, double beta_max,
-                        struct revtab *T)
-{
-  /* the design step gives ~e^{-36} relative error; the table is built at
-   * half of it so that the stride-2 sum (the design step) can be checked
-   * against the full one */
-  double hv = 4.93 / (36.0 + 0.35 * beta_max);
-  if (hv > 0.1)
-    hv = 0.1;
-  hv *= 0.5;
-  double lkap = log(gamma) - 0.5 * s * s - log(d);
-  struct zrule Z;
-  int st = zrule_make(s, &Z);
-  if (st)
-    return st;
-  size_t cap = 1024, n = 0;
-  double *L = pld_malloc(cap * sizeof *L);
-  if (!L) {
-    pld_free(Z.es);
-    return PLD_ENOMEM;
-  }
-  double best = -INFINITY;
-  for (;;) {
-    double v = V1 + hv * (double)n;
-    double l = d * log_phi(exp(lkap + v), &Z);
-    if (gamma < 1.0)
-      l -= (1.0 - gamma) * exp(v);
-    if (n == cap) {
-      if ((double)(2 * cap) * (double)Z.nz > QUAD_WORK_CAP) {
-        st = PLD_ERANGE;
+  double x = 2.0 * log(s) + lu; /* log(s^2 u) */
+  double z;
+  if (x < 1.0) {
+    z = 0.0; /* g(z) = z + s u e^{sz} */
+    for (int it = 0; it < 200; it++) {
+      double e = s * exp(lu + s * z);
+      double step = (z + e) / (1.0 + s * e);
+      z -= step;
+      if (!(fabs(step) > 1e-15 * (1.0 + fabs(z))))
         break;
-      }
-      double *nl = pld_malloc(2 * cap * sizeof *nl);
-      if (!nl) {
-        st = PLD_ENOMEM;
-        break;
-      }
-      memcpy(nl, L, cap * sizeof *nl);
-      pld_free(L);
-      L = nl;
-      cap *= 2;
     }
-    L[n++] = l;
-    double lg = beta_max * v + l;
-    if (lg > best)
-      best = lg;
-    if ((lg < best - 60.0 && v > 0.0) || !(l > -1e300))
+    return z;
+  }
+  /* W(e^x) >= x - log x for x >= 1: start right of the root of
+   * k(z) = s z + log(s u) - log(-z), increasing and convex on z < 0 */
+  z = -(x - log(x)) / s;
+  if (!(z < 0.0))
+    z = -1e-300;
+  for (int it = 0; it < 200; it++) {
+    double k = s * z + log(s) + lu - log(-z);
+    double step = k / (s - 1.0 / z);
+    z -= step;
+    if (!(fabs(step) > 1e-15 * (1.0 + fabs(z))))
       break;
   }
-  pld_free(Z.es);
-  if (st) {
-    pld_free(L);
-    return st;
-  }
-  T->hv = hv;
-  T->n = n;
-  T->L = L;
-  return PLD_SUCCESS;
+  return z;
 }
 
-/* log of int exp(beta v + L(v)) dv with step multiple `stride`, and the
- * Euler-Maclaurin correction at the left cut.  Returns log I. */
-static double revtab_logint(const struct revtab *T, double beta, size_t stride)
+/* One log-concave integral int f_u (without the 1/sqrt(2 pi)) on a grid of
+ * step h (h <= 0: half the width at the mode).  Outputs, as logs: the node
+ * sum h sum f(z_j) on [zL, zR], the two tail bounds, and an upper bound of
+ * max f; also the mode's width and the node count. */
+struct lfsum {
+  double lS, ltail, lfmax, w, h;
+  size_t n;
+};
+
+static void lf_sum(double lu, double s, double h, struct lfsum *o)
 {
-  double h = T->hv * (double)stride, mx = beta * V1;
-  for (size_t i = 0; i < T->n; i += stride)
-    mx = fmax(mx, beta * (V1 + T->hv * (double)i) + T->L[i]);
+  double z0 = lf_mode(lu, s), p0 = lf_psi(z0, lu, s);
+  double c0 = 1.0 + s * s * exp(lu + s * z0), w = 1.0 / sqrt(c0);
+  if (!(h > 0.0))
+    h = 0.5 * w;
+  /* max f: psi(m) <= psi(z0) + psi'(z0)^2 / (2 min curvature), curvature >= 1 */
+  double g0 = lf_dpsi(z0, lu, s);
+  o->lfmax = p0 + 0.5 * g0 * g0 + 4.0 * U_ * (1.0 + fabs(p0));
+  double rR = w, rL = w;
+  while (!(lf_psi(z0 + rR, lu, s) < p0 - Z_CUT) && rR < 1e6)
+    rR *= 2.0;
+  while (!(lf_psi(z0 - rL, lu, s) < p0 - Z_CUT) && rL < 1e6)
+    rL *= 2.0;
+  double zL = z0 - rL;
+  size_t n = (size_t)ceil((rL + rR) / h) + 1;
+  double zR = zL + h * (double)(n - 1);
   double sum = 0.0;
-  size_t last = 0;
-  for (size_t i = 0; i < T->n; i += stride) {
-    double w = (i == 0) ? 0.5 : 1.0;
-    sum += w * exp(beta * (V1 + T->hv * (double)i) + T->L[i] - mx);
-    last = i;
-  }
-  sum -= 0.5 * exp(beta * (V1 + T->hv * (double)last) + T->L[last] - mx);
-  sum *= h;
-  double f1 = exp(beta * V1 + T->L[0] - mx);
-  /* Euler-Maclaurin at the left end, f' = beta f, f''' = beta^3 f there */
-  sum += f1 * (h * h * beta / 12.0 - h * h * h * h * beta * beta * beta / 720.0);
-  /* left tail, bounded above by e^{beta V1}/beta since L <= 0 */
-  sum += exp(beta * V1 - mx) / beta;
-  return mx + log(sum);
+  for (size_t j = 0; j < n; j++)
+    sum += exp(lf_psi(zL + h * (double)j, lu, s) - p0);
+  o->lS = p0 + log(sum * h);
+  /* tails: f(zR)/|psi'(zR)| and f(zL)/psi'(zL), both slopes away from 0 */
+  double tR = lf_psi(zR, lu, s) - log(-lf_dpsi(zR, lu, s));
+  double tL = lf_psi(zL, lu, s) - log(lf_dpsi(zL, lu, s));
+  o->ltail = pld_logaddexp(tR, tL) + 1e-12;
+  o->w = w;
+  o->h = h;
+  o->n = n;
 }
 
-/* R(d, 1) with Poisson rate gamma at order alpha from a table. */
-static int revtab_eval(const struct revtab *T, double alpha, double *R)
+/* Bracket [*lo, *up] of log phi(u), phi(u) = E exp(-u e^{sZ}), u = e^lu. */
+static void log_phi_bracket(double lu, double s, double d, double *lo,
+                            double *up)
+{
+  double m1 = exp(lu + 0.5 * s * s); /* u E e^{sZ} */
+  double m2 = exp(2.0 * lu + 2.0 * s * s); /* u^2 E e^{2sZ} */
+  /* Jensen: log phi >= -m1; 1 - e^{-x} >= x - x^2/2: phi <= 1 - m1 + m2/2 */
+  if (d * m2 <= 1e-18) {
+    *lo = -m1 * (1.0 + 4.0 * U_);
+    *up = fmin(0.0, log1p(-m1 + 0.5 * m2) + 4.0 * U_ * m1);
+    return;
+  }
+  double a_max = fmin(PI_ / (4.0 * s), 2.5);
+  if (m1 <= 0.5) {
+    /* phi near 1: psi = 1 - phi = E[1 - exp(-u e^{sZ})] on [-38.5, 38.5];
+     * |1 - e^{-w}| <= |w| for Re w >= 0 gives M <= m1 e^{a^2/2}; beyond
+     * +-38.5 the integrand is below the normal density (< 1e-300 in all) */
+    double a = a_max, h = a / 8.0, zmax = 38.5;
+    size_t nz = (size_t)ceil(2.0 * zmax / h) + 1;
+    double sum = 0.0;
+    for (size_t j = 0; j < nz; j++) {
+      double z = -zmax + h * (double)j;
+      sum += exp(-0.5 * z * z) * -expm1(-exp(lu + s * z));
+    }
+    double psi = sum * h / 2.5066282746310002;
+    double E = 2.0 * m1 * exp(0.5 * a * a) / expm1(2.0 * PI_ * a / h);
+    double r = psi * (double)(nz + 16) * 4.0 * U_;
+    double plo = fmax(0.0, psi - r - E), pup = psi + r + E + 1e-300;
+    *up = log1p(-plo);
+    *lo = pup < 1.0 ? log1p(-pup) : -INFINITY;
+    return;
+  }
+  /* phi small: log space around the mode, strip a ~ 2 widths, step a/8;
+   * M <= e^{a^2/2} phi(u cos(sa)) (|exp(-u e^{s(z+iy)})| = exp(-u e^{sz}
+   * cos(sy)) and phi decreasing), the latter bounded by the upper Riemann
+   * sum of a unimodal function (sum + h max + tails) */
+  struct lfsum M, C;
+  double z0 = lf_mode(lu, s);
+  double w0 = 1.0 / sqrt(1.0 + s * s * exp(lu + s * z0));
+  double a = fmin(a_max, 2.0 * w0), h = a / 8.0;
+  lf_sum(lu, s, h, &M);
+  lf_sum(lu + log(cos(s * a)), s, 0.0, &C);
+  double lC = pld_logaddexp(pld_logaddexp(C.lS, log(C.h) + C.lfmax), C.ltail);
+  lC += (double)(C.n + 16) * 4.0 * U_;
+  double lE = log(2.0) + 0.5 * a * a + lC - log(expm1(2.0 * PI_ * a / h));
+  double rr = (double)(M.n + 16) * 4.0 * U_ + 8.0 * U_ * fabs(M.lS);
+  double lup = pld_logaddexp(pld_logaddexp(M.lS, M.ltail), lE) + rr;
+  double x = exp(lE - M.lS);
+  double llo = x < 1.0 ? M.lS + log1p(-x) - rr : -INFINITY;
+  *up = fmin(0.0, lup - PLD_LOG_SQRT_2PI);
+  *lo = llo - PLD_LOG_SQRT_2PI;
+}
+
+/* L(v) = d log phi(kappa e^v) - (1 - gamma) e^v, as a bracket. */
+static void revtab_L(double v, double lkap, double s, double gamma, double d,
+                     double *lo, double *up)
+{
+  double plo, pup;
+  log_phi_bracket(lkap + v, s, d, &plo, &pup);
+  double l_up = d * pup, l_lo = d * plo;
+  l_up += 4.0 * U_ * fabs(l_up);
+  l_lo -= 4.0 * U_ * fabs(l_lo);
+  if (gamma < 1.0) {
+    double e = (1.0 - gamma) * exp(v);
+    l_up -= e * (1.0 - 8.0 * U_);
+    l_lo -= e * (1.0 + 8.0 * U_);
+  }
+  *up = fmin(0.0, l_up);
+  *lo = l_lo;
+}
+
+#define V_MAX_POINTS 200000 /* v nodes of one order (work cap) */
+
+/* R(d, 1) with Poisson rate gamma at order alpha: an upper bound of
+ * (1/beta) log( Gamma(beta)^{-1} int exp(beta v + L(v)) dv ).
+ *
+ * The v rule: the strip |Im v| < a costs (cos a)^{-beta} (|exp(-e^{v+iy} A)|
+ * = exp(-e^v A cos y), so int |F(v + iy)| dv <= (cos y)^{-beta} I), and the
+ * step h = 2 pi a / (72 + beta log(1/cos a)) makes the whole-line trapezoid
+ * err by at most 2 e^{-72} relative; a ~ 3/sqrt(beta) keeps h ~ 1/sqrt(beta),
+ * the width of the mass.  The nodes start at the mode's estimate (y = s beta
+ * / d solves the tilt condition, u = (y/s) e^{sy}) and walk out both ways
+ * until log F has fallen 60 below its maximum and falls on; the nodes
+ * beyond are booked by log-concavity of F from the last two nodes' bracket
+ * (or by F <= e^{beta v}, as L <= 0, where the walk stops early). */
+static int reverse_k1_one(double alpha, double s, double gamma, double d,
+                          double *R)
 {
   double beta = alpha - 1.0;
-  double l1 = revtab_logint(T, beta, 1), l2 = revtab_logint(T, beta, 2);
-  double diff = fabs(expm1(l2 - l1)); /* relative */
-  if (!(diff < 1e-6))
+  double a = fmin(PI_ / 4.0, 3.0 / sqrt(beta)), lc = -log(cos(a));
+  double h = 2.0 * PI_ * a / (72.0 + beta * lc);
+  double rel = 2.0 * exp(beta * lc) / expm1(2.0 * PI_ * a / h);
+  double lkap = log(gamma) - 0.5 * s * s - log(d);
+  double y = s * beta / d;
+  double vg = log(y / s) + s * y - lkap;
+  if (!isfinite(vg) || vg < V1)
+    vg = V1;
+  double best = -INFINITY, acc = -INFINITY;
+  size_t npts = 0;
+  /* right walk from vg */
+  double prev_lo = NAN, last_up = NAN, rho = NAN;
+  for (size_t i = 0;; i++) {
+    if (++npts > V_MAX_POINTS)
+      return PLD_ERANGE;
+    double v = vg + h * (double)i, lo, up;
+    revtab_L(v, lkap, s, gamma, d, &lo, &up);
+    double gu = beta * v + up, gl = beta * v + lo;
+    acc = pld_logaddexp(acc, gu);
+    best = fmax(best, gu);
+    if (i > 0) {
+      rho = (gu - prev_lo) / h;
+      if (gu < best - 60.0 && rho < -1e-3) {
+        last_up = gu;
+        break;
+      }
+    }
+    prev_lo = gl;
+  }
+  acc = pld_logaddexp(acc, last_up + rho * h - log(-expm1(rho * h)));
+  /* left walk from vg - h */
+  double next_lo = NAN, first_up = NAN, sig = NAN, vfirst = vg;
+  {
+    double lo, up;
+    revtab_L(vg, lkap, s, gamma, d, &lo, &up);
+    next_lo = beta * vg + lo;
+    first_up = beta * vg + up;
+  }
+  int booked = 0;
+  for (size_t i = 1;; i++) {
+    double v = vg - h * (double)i, lo, up;
+    if (++npts > V_MAX_POINTS)
+      break;
+    revtab_L(v, lkap, s, gamma, d, &lo, &up);
+    double gu = beta * v + up, gl = beta * v + lo;
+    acc = pld_logaddexp(acc, gu);
+    best = fmax(best, gu);
+    sig = (next_lo - gu) / h;
+    vfirst = v;
+    first_up = gu;
+    if (gu < best - 60.0 && sig > 1e-3) {
+      acc = pld_logaddexp(acc, gu - sig * h - log(-expm1(-sig * h)));
+      booked = 1;
+      break;
+    }
+    next_lo = gl;
+  }
+  if (!booked) /* F <= e^{beta v} below vfirst */
+    acc = pld_logaddexp(acc, beta * vfirst - beta * h -
+                                 log(-expm1(-beta * h)));
+  (void)first_up;
+  if (!(rel < 1e-3) || !isfinite(acc))
     return PLD_ETOL;
-  double lE = l1 - lgamma(beta) + log1p(diff + 1e-11);
+  double lI = acc + log(h) - log1p(-rel);
+  lI += (double)(npts + 32) * 8.0 * U_ + 8.0 * U_ * fabs(lI);
+  double lg = lgamma(beta);
+  double lE = lI - lg + 1e-14 * (1.0 + fabs(lg));
   double r = lE / beta;
   if (!isfinite(r))
     return PLD_ETOL;
+  r += 4.0 * U_ * fabs(r);
   *R = r < 0.0 ? 0.0 : r;
   return PLD_SUCCESS;
 }
 
-/* Reverse R(dd, 1) (gamma = 1) at n orders. */
+/* Reverse R(dd, 1) with rate gamma at n orders. */
 static int reverse_k1_batch(size_t n, const double *orders, double dd,
                             double s, double gamma, double *out)
 {
-  double bmax = 0.0;
-  for (size_t i = 0; i < n; i++)
-    bmax = fmax(bmax, orders[i] - 1.0);
   if (dd == 1.0 && gamma == 1.0) { /* P = N(c): exact Gaussian */
     for (size_t i = 0; i < n; i++)
       out[i] = orders[i] * s * s / 2.0;
     return PLD_SUCCESS;
   }
-  struct revtab T;
-  int st = revtab_build(s, gamma, dd, bmax, &T);
-  if (st)
-    return st;
+  int st = PLD_SUCCESS;
   for (size_t i = 0; i < n && !st; i++)
-    st = revtab_eval(&T, orders[i], &out[i]);
-  revtab_free(&T);
+    st = reverse_k1_one(orders[i], s, gamma, dd, &out[i]);
   return st;
 }
 
 int pld_rdp_split_reverse_exact(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_exact: an argument is out of its domain (rejected by: !eps || bad_split(alpha, d, k, sigma, c))");
   double s = c / sigma, t = s * s, dd = (double)d, kk = (double)k;
   double kp = (double)(k < d - k ? k : d - k);
   if (kp > 1.0 || s > S_QUAD_MAX)
@@ -705,11 +854,57 @@ static int forward_k1(double alpha, double g, double t, double *F)
   }
   double m = floor(alpha), Gm = 0.0, Gm1 = 0.0;
   int st;
-  if (m >= 2.0 && (st = forward_G((int)m, g, 1.0, t, &Gm)))
+  if (m >= 2.0 && (st = forward_G((int)m, g, 1.0, t, &Gm, DP_WORK_CAP)))
     return st;
-  if (alpha > m && (st = forward_G((int)m + 1, g, 1.0, t, &Gm1)))
+  if (alpha > m && (st = forward_G((int)m + 1, g, 1.0, t, &Gm1, DP_WORK_CAP)))
     return st;
   *F = interp_order(alpha, m >= 2.0 ? Gm / (m - 1.0) : 0.0, Gm1 / m);
+  return PLD_SUCCESS;
+}
+
+/* Block decomposition (generalises the group one): split [d] uniformly at
+ * random into b blocks of sizes d_i and draw a uniform k_i-subset in each
+ * (sum d_i = d, sum k_i = k').  The law of the union is invariant under
+ * every permutation of [d] and its size is always k', so it is the uniform
+ * k'-subset: P is a mixture over the partitions of products of (d_i, k_i)
+ * pairs, and joint quasi-convexity plus additivity over products give
+ * F(d, k') <= sum_i F(d_i, k_i).  With b = 2, 3, ... blocks of k_i >= 2 the
+ * exact sums of the blocks are cheap at orders where the (d, k') program is
+ * over its work cap, and the bound stays within a few % of the exact value
+ * (T = 10, k = 4, sigma = 2c: 2.6% above at alpha = 13), so the forward
+ * curve no longer jumps where the exact program stops (it jumped by 21% to
+ * the group bound at alpha = 14).  INFINITY if no b in [2, 16] works. */
+static int forward_blocks(double alpha, double d, double kp, double sigma,
+                          double c, double *F)
+{
+  *F = INFINITY;
+  /* the fewest blocks that the exact program can do is the tightest; blocks
+   * of k_i >= 2 only (k_i = 1 throughout is the group bound) */
+  for (double b = 2.0; b < kp && b <= 16.0; b += 1.0) {
+    double d0 = floor(d / b), rd = d - b * d0;
+    double k0 = floor(kp / b), rk = kp - b * k0;
+    if (k0 < 2.0)
+      break;
+    double sum = 0.0;
+    int ok = 1;
+    /* block i gets d0 (+1 for the first rd) and k0 (+1 for the first rk) */
+    for (double i = 0.0; i < b && ok; i += 1.0) {
+      double di = d0 + (i < rd ? 1.0 : 0.0), ki = k0 + (i < rk ? 1.0 : 0.0);
+      double v = INFINITY; /* set on success */
+      int st = forward_exact_capped(alpha, (int64_t)di, (int64_t)ki, sigma,
+                                    c, &v, BLOCK_WORK_CAP);
+      if (st == PLD_ENOMEM)
+        return st;
+      if (st)
+        ok = 0;
+      else
+        sum += v;
+    }
+    if (ok) {
+      *F = sum;
+      break;
+    }
+  }
   return PLD_SUCCESS;
 }
 
@@ -760,6 +955,7 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
   for (size_t i = 0; i < n; i++) {
     double alpha = orders[i];
     double gauss = alpha * t * kk / 2.0;
+    pld_progress((double)i / (double)n, "model splitting: RDP orders");
     pld_rdp_split_terms T;
     T.forward_exact = NAN;
     T.reverse_exact = NAN;
@@ -792,6 +988,11 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
       if (r > 0.0 && (st = forward_k1(alpha, g + 1.0, t, &Fg1)))
         goto done;
       fwd_group = (kp - r) * Fg + r * Fg1 + alpha * shift;
+      double Fb;
+      if ((st = forward_blocks(alpha, dd, kp, sigma, c, &Fb)))
+        goto done;
+      if (Fb + alpha * shift < fwd_group)
+        fwd_group = Fb + alpha * shift;
     }
     if (!isnan(T.forward_exact)) {
       T.forward = T.forward_exact;
@@ -847,8 +1048,9 @@ done:
 int pld_rdp_model_splitting(double alpha, int64_t d, int64_t k, double sigma,
                             double c, pld_rdp_split_terms *out)
 {
+  pld_detail_clear();
   if (!out || bad_split(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting: an argument is out of its domain (rejected by: !out || bad_split(alpha, d, k, sigma, c))");
   pld_rdp_split_terms T;
   int st = split_batch(1, &alpha, d, k, sigma, c, &T, NULL);
   if (!st)
@@ -860,11 +1062,12 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
                                   int64_t k, double sigma, double c,
                                   double *eps)
 {
+  pld_detail_clear();
   if (!orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !orders || !eps || n == 0 || bad_split(2.0, d, k, sigma, c))");
   for (size_t i = 0; i < n; i++)
     if (!isfinite(orders[i]) || !(orders[i] > 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !isfinite(orders[i]) || !(orders[i] > 1.0))");
   double *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;
@@ -877,8 +1080,9 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
 
 int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_dropout: an argument is out of its domain (rejected by: !eps)");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, 2, 1, sigma, c, &T);
   if (!st)
@@ -889,15 +1093,16 @@ int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
                               double c_split, double c_shared, double *eps)
 {
+  pld_detail_clear();
   if (!eps || !isfinite(c_shared) || !(c_shared >= 0.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: !eps || !isfinite(c_shared) || !(c_shared >= 0.0))");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, d, k, sigma, c_split, &T);
   if (st)
     return st;
   double r = T.epsilon + alpha * (c_shared / sigma) * (c_shared / sigma) / 2.0;
   if (isnan(r))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -905,14 +1110,16 @@ int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
 int pld_rdp_bis(double alpha, int64_t T, int64_t k, double sigma, double c,
                 pld_rdp_split_terms *out)
 {
+  pld_detail_clear();
   return pld_rdp_model_splitting(alpha, T, k, sigma, c, out);
 }
 
 int pld_rdp_bis_epochs(double alpha, int64_t T, int64_t k, int64_t epochs,
                        double sigma, double c, double *eps)
 {
+  pld_detail_clear();
   if (!eps || epochs < 1)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bis_epochs: an argument is out of its domain (rejected by: !eps || epochs < 1)");
   pld_rdp_split_terms R;
   int st = pld_rdp_bis(alpha, T, k, sigma, c, &R);
   if (st)
@@ -943,11 +1150,12 @@ static double poisson_G(int m, double gamma, const double *lM)
 int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
                           double c, pld_rdp_pair_terms *out)
 {
+  pld_detail_clear();
   if (!out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) ||
       !(gamma > 0.0) || !(gamma <= 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_poisson_split: an argument is out of its domain (rejected by: !out || bad_split(alpha, d, 1, sigma, c) || !isfinite(gamma) || !(gamma > 0.0) || !(gamma <= 1.0))");
   if (alpha > MAX_ORDER || d > ((int64_t)1 << 52))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > ((int64_t)1 << 52))");
   double s = c / sigma, t = s * s, dd = (double)d;
   double m = floor(alpha);
   size_t mm = (size_t)m + 1;
@@ -966,12 +1174,12 @@ int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
   double fwd = interp_order(alpha, m >= 2.0 ? Gm / (m - 1.0) : 0.0, Gm1 / m);
   double rev;
   if (s > S_QUAD_MAX)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: s > S_QUAD_MAX)");
   st = reverse_k1_batch(1, &alpha, dd, s, gamma, &rev);
   if (st)
     return st;
   if (!isfinite(fwd))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: !isfinite(fwd))");
   out->forward = fwd;
   out->reverse = rev;
   out->epsilon = fmax(fwd, rev);

@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "numerics.h"
 #include <pldkit/select.h>
+#include "detail.h"
 
 /* An event group: a mechanism, or a random selection among member
  * accountants (sel != NULL, m == NULL), run `count` times. */
@@ -37,15 +38,16 @@ struct pld_accountant {
 
 int pld_accountant_alloc(const pld_params *params, pld_accountant **out)
 {
+  pld_detail_clear();
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "out is NULL");
   pld_params def;
   if (!params) {
     pld_params_default(&def);
     params = &def;
   }
   if (pld_params_validate(params))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_accountant_alloc: an argument is out of its domain (rejected by: pld_params_validate(params))");
   struct pld_accountant *a = pld_calloc(1, sizeof *a);
   if (!a)
     return PLD_ENOMEM;
@@ -82,8 +84,9 @@ size_t pld_accountant_size(const pld_accountant *acc) { return acc ? acc->n : 0;
 
 int pld_accountant_get_params(const pld_accountant *acc, pld_params *out)
 {
+  pld_detail_clear();
   if (!acc || !out)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   *out = acc->params;
   return PLD_SUCCESS;
 }
@@ -106,12 +109,16 @@ static int reserve(pld_accountant *acc)
 
 int pld_accountant_add(pld_accountant *acc, const pld_mech *m, uint64_t count)
 {
-  if (!acc || !m || count < 1 || count > ((uint64_t)1 << 53))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!acc || !m)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "mechanism");
+  if (count < 1 || count > ((uint64_t)1 << 53))
+    return pld_fail(PLD_EINVAL, "count = %llu must be in [1, 2^53]", (unsigned long long)count);
   for (size_t i = 0; i < acc->n; i++)
     if (acc->g[i].m && pld_mech_equal(acc->g[i].m, m)) {
       if (acc->g[i].count + count > ((uint64_t)1 << 53))
-        return PLD_ERANGE;
+        return pld_fail(PLD_ERANGE, "the mechanism's total count %llu + %llu exceeds 2^53",
+                        (unsigned long long)acc->g[i].count, (unsigned long long)count);
       acc->g[i].count += count;
       return PLD_SUCCESS;
     }
@@ -158,17 +165,21 @@ int pld_accountant_add_selection(pld_accountant *acc, size_t n,
                                  const pld_accountant *const *members,
                                  const double *weights, uint64_t count)
 {
-  if (!acc || n < 1 || n > 4096 || !members || !weights || count < 1 ||
-      count > ((uint64_t)1 << 53))
+  pld_detail_clear();
+  if (!acc || !members || !weights)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : !members ? "members" : "weights");
+  if (n < 1 || n > 4096)
+    return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4096]", n);
+  if (count < 1 || count > ((uint64_t)1 << 53))
+    return pld_fail(PLD_EINVAL, "count = %llu must be in [1, 2^53]", (unsigned long long)count);
+  for (size_t i = 0; i < n; i++)
+    if (!members[i])
+      return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL, "weights"))
     return PLD_EINVAL;
-  double sum = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!members[i] || !isfinite(weights[i]) || weights[i] < 0.0)
+  for (size_t i = 0; i < n; i++)
+    if (!members[i])
       return PLD_EINVAL;
-    sum += weights[i];
-  }
-  if (fabs(sum - 1.0) > 1e-12)
-    return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (members[i]->n == 0)
       return PLD_EEMPTY;
@@ -203,13 +214,18 @@ static double fixed_grid(const pld_accountant *acc)
 int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
                             uint64_t count)
 {
-  if (!acc || !d || count < 1 || count > ((uint64_t)1 << 53))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!acc || !d)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "dist");
+  if (count < 1 || count > ((uint64_t)1 << 53))
+    return pld_fail(PLD_EINVAL, "count = %llu must be in [1, 2^53]", (unsigned long long)count);
   double g = fixed_grid(acc);
   if ((g != 0.0 && g != d->delta) ||
       (acc->params.discretization > 0.0 &&
        acc->params.discretization != d->delta))
-    return PLD_EINCOMPAT; /* now, not only at the first query */
+    return pld_fail(PLD_EINCOMPAT, /* now, not only at the first query */
+                    "the PLD's grid step %.17g differs from the composition's %.17g",
+                    d->delta, g != 0.0 ? g : acc->params.discretization);
   int st = reserve(acc);
   if (st)
     return st;
@@ -231,8 +247,9 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
 
 int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
 {
+  pld_detail_clear();
   if (!acc || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_accountant_copy: an argument is out of its domain (rejected by: !acc || !out)");
   pld_accountant *c;
   int st = pld_accountant_alloc(&acc->params, &c);
   if (st)
@@ -294,7 +311,7 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
     /* only needed when it is discretized with other events */
     double mu = sqrt(p->mu2);
     if (!isfinite(mu) || mu > 1e6)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "the Gaussians compose to mu = %g, above the cap 1e6", mu);
     int st = pld_mech_gaussian(1.0, mu, &p->gauss);
     if (st)
       return st;
@@ -302,7 +319,7 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
     p->gauss->curve.rel_err += pld_gaussian_mu_sens(mu) * p->mu_rel;
   }
   if (!isfinite(p->mu2))
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "the Gaussians' composed mu^2 overflows");
   return PLD_SUCCESS;
 }
 
@@ -314,8 +331,23 @@ static int compose_selection(const struct selection *sel, double grid,
   if (!d)
     return PLD_ENOMEM;
   int st = PLD_SUCCESS;
-  for (size_t i = 0; i < sel->n && !st; i++)
+  /* The members' PLDs are all held until the mix: their grids together
+   * count against max_grid like one grid (500 members once took 11 GB and
+   * 139 s), and the first member over it stops the composition. */
+  size_t cap = sel->members[0]->params.max_grid, total = 0;
+  for (size_t i = 0; i < sel->n && !st; i++) {
+    pld_progress((double)i / (double)sel->n, "random selection: composing the members");
     st = pld_accountant_compose(sel->members[i], grid, &d[i]);
+    if (!st) {
+      total += pld_dist_grid_size(d[i]);
+      if (total > cap)
+        st = pld_fail(PLD_ERANGE,
+                      "random selection: members 1..%zu of %zu hold grids of %zu points "
+                      "together, over max_grid = %zu (raise max_grid, coarsen the "
+                      "discretization, or select among fewer members)",
+                      i + 1, sel->n, total, cap);
+    }
+  }
   if (!st)
     st = pld_dist_mix(sel->n, (const pld_dist *const *)d, sel->w, out);
   for (size_t i = 0; i < sel->n; i++)
@@ -366,7 +398,7 @@ static int build_plan(const struct plan *p, const pld_params *bp, double grid,
       st = fixed->delta == grid ? pld_dist_copy(fixed, &b->one[i])
                                 : PLD_EINCOMPAT;
     else
-      st = pld_dist_from_curve(pld_mech_curve(m), grid, bp, &b->one[i]);
+      st = pld_dist_from_mech(m, grid, bp, &b->one[i]);
     b->n = i + 1;
   }
   if (st)
@@ -579,10 +611,13 @@ static double tilt_for(const struct built *b, int dir, double sd, int want_eps,
 int pld_accountant_compose(const pld_accountant *acc, double grid,
                            pld_dist **out)
 {
-  if (!acc || !out || !isfinite(grid) || !(grid > 0.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!acc || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
+  if (!isfinite(grid) || !(grid > 0.0))
+    return pld_fail(PLD_EINVAL, "discretization = %g must be finite and > 0", grid);
   if (acc->n == 0)
-    return PLD_EEMPTY;
+    return pld_fail(PLD_EEMPTY, "the accountant holds no events");
   struct plan p;
   int st = plan_make(acc, &p, 1);
   pld_workspace *ws = NULL;
@@ -619,6 +654,8 @@ static int probe_spread(const pld_mech *m, const pld_params *pp,
    * the builder's largest step, and finer from there. */
   for (double g = fmin(fmax(c->loss_scale / 8.0, 1e-6), 1.0);; g /= 8.0) {
     pld_dist *t = NULL;
+    /* (a bracket's curve is its upper member's: the probe wants the
+     * spread and the grid's bias, not the bracket's own gap) */
     st = pld_dist_from_curve(c, g, pp, &t);
     if (st == PLD_ERANGE && !d && g < PLD_GRID_TAILS_MAX) {
       pld_dist_free(t);
@@ -783,7 +820,7 @@ static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
   while (gauss_minus(hi, &g) > 0.0) {
     hi *= 2.0;
     if (hi > 1e300)
-      return PLD_ERANGE;
+      return pld_fail_if_silent(PLD_ERANGE, "gauss_epsilon: an argument exceeds a size cap (rejected by: hi > 1e300)");
   }
   double lo_, hi_;
   if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-14 * hi, 400, &lo_, &hi_))
@@ -1336,6 +1373,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   int tau_set = q->kind == Q_EPS;
   for (unsigned it = 0; it < 12; it++) {
     struct built bl;
+    pld_progress((double)it / 12.0, "composing the PLD grid (refinements)");
     st = build_plan(&p, &bp, grid, &bl);
     double tilts[MAX_TILTS][2];
     size_t nt = 0;
@@ -1554,29 +1592,44 @@ done:
 int pld_accountant_epsilon(const pld_accountant *acc, double delta,
                            pld_result *out)
 {
-  if (!acc || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!acc || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
+  if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   struct query q = {Q_EPS, delta, 0, NULL};
-  return run_query(acc, &q, out, NULL);
+  int st = run_query(acc, &q, out, NULL);
+  if (!st)
+    pld_detail_clear(); /* a fallback recovered from an inner failure */
+  return st;
 }
 
 int pld_accountant_delta(const pld_accountant *acc, double eps,
                          pld_result *out)
 {
-  if (!acc || !out || isnan(eps) || eps < 0.0)
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!acc || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
+  if (isnan(eps) || eps < 0.0)
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be >= 0", eps);
   struct query q = {Q_DELTA, eps, 0, NULL};
-  return run_query(acc, &q, out, NULL);
+  int st = run_query(acc, &q, out, NULL);
+  if (!st)
+    pld_detail_clear(); /* a fallback recovered from an inner failure */
+  return st;
 }
 
 int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
                          pld_bound *out, pld_result *info)
 {
-  if (!acc || !eps || !out || n == 0)
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!acc || !eps || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : !eps ? "eps" : "out");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0 epsilons");
   for (size_t i = 0; i < n; i++)
     if (isnan(eps[i]) || eps[i] < 0.0)
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "eps[%zu] = %g must be >= 0", i, eps[i]);
   struct query q = {Q_CURVE, 0.0, n, eps};
   pld_result r;
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
@@ -1584,6 +1637,7 @@ int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
     return PLD_ENOMEM;
   int st = run_query(acc, &q, &r, tmp);
   if (!st) {
+    pld_detail_clear(); /* a fallback recovered from an inner failure */
     memcpy(out, tmp, n * sizeof *tmp);
     if (info)
       *info = r;

@@ -47,6 +47,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 /* Smallest subnormal: the absolute rounding error of a product that lands
@@ -706,20 +707,28 @@ static int build_optimistic_tails(const double *pg, const double *eqg,
 int pld_dist_from_curve(const pld_curve *curve, double grid,
                         const pld_params *params, pld_dist **out)
 {
+  pld_detail_clear();
   pld_params def;
   if (!params) {
     pld_params_default(&def);
     params = &def;
   }
-  if (!curve || !out || !curve->delta || !isfinite(grid) || !(grid > 0.0) ||
-      !(curve->rel_err >= 0.0 && curve->rel_err < 1e-3) ||
-      !isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0) ||
-      pld_params_validate(params))
-    return PLD_EINVAL;
+  if (!curve || !out || !curve->delta)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !curve ? "curve" : !out ? "out" : "curve->delta");
+  if (!isfinite(grid) || !(grid > 0.0))
+    return pld_fail(PLD_EINVAL, "discretization = %g must be finite and > 0", grid);
+  if (!(curve->rel_err >= 0.0 && curve->rel_err < 1e-3))
+    return pld_fail(PLD_EINVAL, "curve rel_err = %g must be in [0, 1e-3)", curve->rel_err);
+  if (!isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0))
+    return pld_fail(PLD_EINVAL, "curve loss_scale = %g must be finite and > 0",
+                    curve->loss_scale);
+  if (pld_params_validate(params))
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_from_curve: an argument is out of its domain (rejected by: pld_params_validate(params))");
   if (grid < 1e-9)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "discretization = %g is below the least grid step 1e-9", grid);
   if (grid > PLD_GRID_MAX)
-    return PLD_EINVAL; /* a grid step beyond 1000 nats says nothing */
+    return pld_fail(PLD_EINVAL, "discretization = %g exceeds the largest grid step %g",
+                    grid, (double)PLD_GRID_MAX); /* beyond 1000 nats says nothing */
 
   int ndir = curve->symmetric ? 1 : 2, st;
   double cut[2], infm[2];
@@ -746,7 +755,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   for (int dir = 0; dir < ndir; dir++) {
     double span = (cut[dir] + low[dir]) / grid + 3.0;
     if (!(span <= (double)params->max_grid))
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "a grid of %.3g points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", span, params->max_grid);
     nmaxd = fmax(nmaxd, span + 1.0);
   }
 

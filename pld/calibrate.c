@@ -29,9 +29,11 @@
 
 #include "alloc.h"
 #include <pldkit/select.h>
+#include "detail.h"
 
 int pld_verdict(pld_bound b, double target)
 {
+  pld_detail_clear();
   if (b.upper <= target) /* false for NaN */
     return PLD_VERDICT_MEETS;
   if (b.lower > target)
@@ -381,9 +383,10 @@ int pld_calibrate_search(pld_eval_fn eval, void *ctx, double epsilon,
                          const pld_search_opts *opts, pld_progress_fn progress,
                          void *progress_ctx, pld_search_result *out)
 {
+  pld_detail_clear();
   if (!eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) ||
       !opts_ok(opts))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate_search: an argument is out of its domain (rejected by: !eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) || !opts_ok(opts))");
   struct search s;
   memset(&s, 0, sizeof s);
   s.eval = eval;
@@ -552,8 +555,9 @@ int pld_calibrate_accountant(pld_build_fn build, void *ctx, double epsilon,
                              pld_progress_fn progress, void *progress_ctx,
                              pld_search_result *out)
 {
+  pld_detail_clear();
   if (!build || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate_accountant: an argument is out of its domain (rejected by: !build || !(delta > 0.0 && delta < 1.0))");
   pld_params dp;
   pld_params_default(&dp);
   struct acc_ctx a;
@@ -571,10 +575,11 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
                   double start, double rel_tol, pld_progress_fn progress,
                   void *progress_ctx, pld_calibration *out)
 {
+  pld_detail_clear();
   if (!build || !out || !isfinite(epsilon) || epsilon < 0.0 ||
       !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) ||
       !(rel_tol > 0.0 && rel_tol < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate: an argument is out of its domain (rejected by: !build || !out || !isfinite(epsilon) || epsilon < 0.0 || !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) || !(rel_tol > 0.0 && rel_tol < 1.0))");
   pld_search_opts o;
   pld_search_result r;
   pld_search_opts_default(&o);
@@ -582,7 +587,7 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
   o.lo = fmin(fmax(1e-12 * start, DBL_MIN), start);
   o.hi = fmax(fmin(1e12 * start, DBL_MAX), start);
   if (!(o.lo < o.hi))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate: an argument is out of its domain (rejected by: !(o.lo < o.hi))");
   o.rel_tol = rel_tol;
   int st = pld_calibrate_accountant(build, ctx, epsilon, delta, &o, progress,
                                     progress_ctx, &r);

@@ -19,6 +19,7 @@
 #include <complex.h> /* after fftw3.h: keeps fftw_complex a double[2] */
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 /* Safety constant on the standard O(u log N) elementwise error of an FFT
@@ -113,10 +114,10 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
   if (a->tilt != b->tilt)
     return PLD_EINCOMPAT; /* the accountant tilts every event alike */
   if (nc > max_grid)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "a grid of %zu points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", nc, max_grid);
   int64_t off;
   if (__builtin_add_overflow(a->offset, b->offset, &off))
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "the composed loss grid index overflows 64 bits");
   struct pld_pmf r;
   int st = pld_pmf_alloc(&r, off, nc);
   if (st)
@@ -145,7 +146,7 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
     size_t N = pld_fft_ladder_size(nc);
     if (N > max_grid && (N = pld_fft_good_size(nc)) > max_grid) {
       pld_pmf_clear(&r);
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "a grid of %zu points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", N, max_grid);
     }
     struct pld_fft *f;
     if ((st = pld_fft_get(ws, N, &f))) {
@@ -360,7 +361,7 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
   if (__builtin_mul_overflow(a->offset, (int64_t)T, &full_lo) ||
       __builtin_mul_overflow(a->offset + (int64_t)a->n - 1, (int64_t)T,
                              &full_hi))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "self_window: an argument exceeds a size cap (rejected by: __builtin_mul_overflow(a->offset, (int64_t)T, &full_lo) || __builtin_mul_overflow(a->offset + (int64_t)a->n - 1, (int64_t)T, &full_hi))");
   int64_t wlo = full_lo, whi = full_hi;
   double tau_lo = 0.0, tau_hi = 0.0;
   if (M > 0.0 && a->n > 1 && (double)(full_hi - full_lo) + 1.0 > 4096.0) {
@@ -431,7 +432,7 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
   }
   double span = (double)(whi - wlo) + 1.0;
   if (span > (double)max_grid)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "a grid of %.3g points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", span, max_grid);
   win->wlo = wlo;
   win->whi = whi;
   win->full_lo = full_lo;
@@ -605,7 +606,7 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
     return st;
   size_t N = pld_fft_good_size((size_t)(win.whi - win.wlo + 1));
   if (N > max_grid)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "a grid of %zu points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", N, max_grid);
   return self_exec(a, T, rounding, tau, ws, &win, N, out, fft_n);
 }
 
@@ -652,7 +653,7 @@ static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
   if (!st && Ncommon) {
     Ncommon = pld_fft_good_size(Ncommon);
     if (Ncommon > pp->max_grid)
-      st = PLD_ERANGE;
+      st = pld_fail(PLD_ERANGE, "a grid of %zu points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", Ncommon, pp->max_grid);
   }
   for (int dir = 0; dir < ndir && !st; dir++)
     for (int r = 0; r < 2 && !st; r++) {
@@ -683,8 +684,9 @@ static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
 int pld_dist_compose(const pld_dist *a, const pld_dist *b, pld_workspace *ws,
                      pld_dist **out)
 {
+  pld_detail_clear();
   if (!a || !b || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_compose: an argument is out of its domain (rejected by: !a || !b || !out)");
   if (a->delta != b->delta)
     return PLD_EINCOMPAT;
   return compose_common(a, b, 0, ws, out);
@@ -693,7 +695,8 @@ int pld_dist_compose(const pld_dist *a, const pld_dist *b, pld_workspace *ws,
 int pld_dist_self_compose(const pld_dist *a, uint64_t T, pld_workspace *ws,
                           pld_dist **out)
 {
+  pld_detail_clear();
   if (!a || !out || T < 1 || T > ((uint64_t)1 << 53))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_self_compose: an argument is out of its domain (rejected by: !a || !out || T < 1 || T > ((uint64_t)1 << 53))");
   return compose_common(a, NULL, T, ws, out);
 }

@@ -5,6 +5,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 void pld_pmf_clear(struct pld_pmf *p)
 {
@@ -180,7 +181,7 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
                  struct pld_pmf *dst)
 {
   if (!(lambda > 0.0) || src->tilt != 0.0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_pmf_tilt: an argument is out of its domain (rejected by: !(lambda > 0.0) || src->tilt != 0.0)");
   int st = pld_pmf_copy(src, dst);
   if (st)
     return st;
@@ -330,16 +331,18 @@ void pld_dist_free(pld_dist *d)
   for (int i = 0; i < 2; i++)
     for (int r = 0; r < 2; r++)
       pld_pmf_clear(&d->p[i][r]);
+  pld_free(d->hist);
   pld_free(d);
 }
 
 int pld_dist_identity(double discretization, pld_dist **out)
 {
+  pld_detail_clear();
   /* the grid range of pld_dist_from_curve and of the file format, so that
    * every PLD can be saved and loaded */
   if (!out || !isfinite(discretization) || !(discretization >= 1e-9) ||
       !(discretization <= 1000.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_identity: an argument is out of its domain (rejected by: !out || !isfinite(discretization) || !(discretization >= 1e-9) || !(discretization <= 1000.0))");
   struct pld_dist *d;
   int st = pld_dist_new(discretization, &d);
   if (st)
@@ -360,8 +363,9 @@ int pld_dist_identity(double discretization, pld_dist **out)
 
 int pld_dist_copy(const pld_dist *src, pld_dist **out)
 {
+  pld_detail_clear();
   if (!src || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_copy: an argument is out of its domain (rejected by: !src || !out)");
   struct pld_dist *d;
   int st = pld_dist_new(src->delta, &d);
   if (st)
@@ -374,6 +378,15 @@ int pld_dist_copy(const pld_dist *src, pld_dist **out)
         pld_dist_free(d);
         return st;
       }
+  if (src->hist_len) {
+    if (!(d->hist = pld_malloc(src->hist_len))) {
+      pld_dist_free(d);
+      return PLD_ENOMEM;
+    }
+    memcpy(d->hist, src->hist, src->hist_len);
+    d->hist_len = src->hist_len;
+    d->hist_n = src->hist_n;
+  }
   *out = d;
   return PLD_SUCCESS;
 }
@@ -397,9 +410,10 @@ size_t pld_dist_fft_size(const pld_dist *d) { return d ? d->fft_size : 0; }
 int pld_dist_view(const pld_dist *d, int direction, int rounding,
                   pld_pmf_view *out)
 {
+  pld_detail_clear();
   if (!d || !out || (direction != 0 && direction != 1) ||
       (rounding != 0 && rounding != 1))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_view: an argument is out of its domain (rejected by: !d || !out || (direction != 0 && direction != 1) || (rounding != 0 && rounding != 1))");
   const struct pld_pmf *p = &d->p[direction][rounding];
   out->offset = p->offset;
   out->size = p->n;

@@ -125,6 +125,8 @@ double pld_mech_pure_eps(const struct pld_mech *m)
     double r = log1p(q * expm1(e));
     return r * (1.0 + 16.0 * U_) + TINY;
   }
+  case PLD_MECH_BRACKET: /* the upper member dominates it */
+    return pld_mech_pure_eps(m->members[0]);
   case PLD_MECH_SELECT: {
     /* the choice is visible: the loss is the chosen member's */
     double e = 0.0;
@@ -163,7 +165,10 @@ static int src_value(const struct src *s, double eps, double *up, double *lo)
     *lo = isnan(v) ? 0.0 : v;
     return PLD_SUCCESS;
   }
+  /* a bracket (pld_mech_bracket): upper values from its upper member (its
+   * curve), lower values from its lower member only */
   const pld_curve *c = &s->m->curve;
+  const pld_curve *cl = &pld_mech_lower(s->m)->curve;
   double u = 0.0, l = 0.0;
   for (int dir = 0; dir < (c->symmetric ? 1 : 2); dir++) {
     double d;
@@ -175,6 +180,13 @@ static int src_value(const struct src *s, double eps, double *up, double *lo)
       continue;
     }
     u = d > u ? d : u;
+    if (cl != c) {
+      r = cl->delta(cl->ctx, dir, 1, &eps, &d);
+      if (r == PLD_ENOMEM)
+        return PLD_ENOMEM;
+      if (r || isnan(d))
+        continue;
+    }
     l = d > l ? d : l;
   }
   *up = u;
@@ -439,7 +451,9 @@ static int fb_init(struct fb *f, const struct pld_fb_group *g, size_t n,
 
 static struct src src_of(const struct pld_fb_group *g)
 {
-  struct src s = {g->m, 0.0, g->m->curve.rel_err};
+  struct src s = {g->m, 0.0,
+                  fmax(g->m->curve.rel_err,
+                       pld_mech_lower(g->m)->curve.rel_err)};
   return s;
 }
 
@@ -953,6 +967,11 @@ static int composed_moments(const struct pld_fb_group *g, size_t n,
   for (size_t i = 0; i < n; i++) {
     double em[2], vm[2], cm[2];
     int ok[2];
+    /* a bracket's members say nothing about its loss's moments (the
+     * lower pair's loss law need not lie below the true one): left out,
+     * as a composition is at least as revealing as any part of it */
+    if (g[i].m->kind == PLD_MECH_BRACKET)
+      continue;
     int sym = g[i].m->curve.symmetric;
     for (int d = 0; d < (sym ? 1 : 2); d++)
       if ((st = run_moments(g[i].m, d, refine, &em[d], &vm[d], &cm[d],

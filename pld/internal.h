@@ -51,6 +51,12 @@ struct pld_dist {
   int symmetric;               /* direction QP equals PQ */
   size_t fft_size;             /* largest FFT used to make it */
   struct pld_pmf p[2][2];      /* [direction][rounding] */
+  /* A ledger's history (file format 2, pld/file.c): hist_n records, each
+   * i64 time (seconds since the epoch), u64 length, that many bytes of text
+   * (no NUL); NULL/0 when none.  Copied by pld_dist_copy, not carried
+   * through compositions (pld_ledger_add carries it over explicitly). */
+  unsigned char *hist;
+  size_t hist_len, hist_n;
 };
 
 /* pmf helpers (dist.c) */
@@ -78,6 +84,10 @@ double pld_pmf_mass(const struct pld_pmf *p); /* finite mass */
  * small upper tail to +infinity; optimistic drops both.  Returns status. */
 int pld_pmf_trim(struct pld_pmf *p, int rounding, double tau);
 int pld_dist_new(double delta, struct pld_dist **out);
+/* file.c internals used by ledger.c */
+int pld_dist_load_internal(const char *path, size_t max_grid,
+                           struct pld_dist **out);
+int pld_dist_check(const struct pld_dist *d, size_t max_grid);
 
 /* compose.c internals used by the accountant */
 int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
@@ -114,7 +124,10 @@ enum pld_mech_kind {
   PLD_MECH_WOR,     /* sampling without replacement (base: Poisson PQ) */
   PLD_MECH_SELECT,  /* random selection among member mechanisms */
   PLD_MECH_BOUNDED, /* rectified Gaussian on a bounded support */
-  PLD_MECH_MIXTURE_GENERAL /* Gaussian mixtures with per-component sigma */
+  PLD_MECH_MIXTURE_GENERAL, /* Gaussian mixtures with per-component sigma */
+  PLD_MECH_BRACKET /* a bracketing pair of mechanisms (pld_mech_bracket):
+                      members[0] dominates the mechanism, members[1] is
+                      dominated by it; neither is itself a bracket */
 };
 
 struct pld_mech {
@@ -171,6 +184,17 @@ int pld_mech_mixture_setup(struct pld_mech *m);
 int pld_mech_select_setup(struct pld_mech *m);
 int pld_mech_wor_setup(struct pld_mech *m);
 struct pld_mech *pld_mech_new(int kind);
+/* The dominating (upper) and dominated (lower) mechanism of m: its members
+ * for a bracket, m itself otherwise (docs/design.md, "Bracketed
+ * mechanisms"). */
+static inline const struct pld_mech *pld_mech_upper(const struct pld_mech *m)
+{
+  return m->kind == PLD_MECH_BRACKET ? m->members[0] : m;
+}
+static inline const struct pld_mech *pld_mech_lower(const struct pld_mech *m)
+{
+  return m->kind == PLD_MECH_BRACKET ? m->members[1] : m;
+}
 
 #define PLD_BUILTIN_REL_ERR 1e-11
 

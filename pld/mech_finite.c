@@ -12,6 +12,8 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
+#include "numerics.h"
 
 /* An atom: loss l, first-argument mass a, log of the second's mass lb. */
 struct atom {
@@ -190,17 +192,6 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-static int check_pmf(size_t n, const double *p)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(p[i]) || p[i] < 0.0)
-      return 0;
-    s += p[i];
-  }
-  return fabs(s - 1.0) <= 1e-9;
-}
-
 /* A finite mechanism from LOG masses lp, lq (-inf for 0) and, where the
  * constructor knows them to 2u relative, the losses lpq = log(p_i/q_i)
  * (NULL: lp - lq). */
@@ -296,17 +287,26 @@ static int finite_new(size_t n, const double *p, const double *q,
 
 int pld_mech_finite(size_t n, const double *p, const double *q, pld_mech **out)
 {
-  if (!out || !p || !q || n == 0 || n > ((size_t)1 << 26) || !check_pmf(n, p) ||
-      !check_pmf(n, q))
+  pld_detail_clear();
+  if (!out || !p || !q)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !out ? "out" : !p ? "p" : "q");
+  if (n == 0 || n > ((size_t)1 << 26))
+    return pld_fail(PLD_EINVAL, "n = %zu outcomes must be in [1, 2^26]", n);
+  if (!pld_is_simplex(p, n, PLD_PROB_SUM_TOL, "masses p") ||
+      !pld_is_simplex(q, n, PLD_PROB_SUM_TOL, "masses q"))
     return PLD_EINVAL;
   return finite_new(n, p, q, NULL, 1, 100, out);
 }
 
 int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
 {
-  if (!out || !isfinite(eps0) || eps0 < 0.0 || eps0 > 700.0 || k < 2 ||
-      k > ((int64_t)1 << 53))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(eps0) || eps0 < 0.0 || eps0 > 700.0)
+    return pld_fail(PLD_EINVAL, "epsilon0 = %g must be in [0, 700]", eps0);
+  if (k < 2 || k > ((int64_t)1 << 53))
+    return pld_fail(PLD_EINVAL, "k = %lld must be in [2, 2^53]", (long long)k);
   /* outcomes: the value under P, the value under Q, any of the other k-2 */
   double e = exp(eps0), z = e + (double)(k - 1);
   double p[3] = {e / z, 1.0 / z, (double)(k - 2) / z};
@@ -323,9 +323,14 @@ int pld_mech_randomized_response(double eps0, int64_t k, pld_mech **out)
 
 int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
 {
-  if (!out || !isfinite(scale) || !(scale > 0.0) || s < 1 ||
-      s > PLD_DISCRETE_MAX_SENSITIVITY)
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(scale) || !(scale > 0.0))
+    return pld_fail(PLD_EINVAL, "scale = %g must be finite and > 0", scale);
+  if (s < 1 || s > PLD_DISCRETE_MAX_SENSITIVITY)
+    return pld_fail(PLD_EINVAL, "sensitivity = %lld must be in [1, %d]", (long long)s,
+                    PLD_DISCRETE_MAX_SENSITIVITY);
   /* P(k) = (1-r)/(1+r) r^|k|, r = e^{-1/scale}; Q(k) = P(k - s).  The loss
    * (|k-s| - |k|)/scale is constant on k <= 0 and on k >= s, so the pair
    * {k <= 0}, 1..s-1, {k >= s} is an exact sufficient statistic.  In logs:
@@ -368,10 +373,15 @@ int pld_mech_discrete_laplace(double scale, int64_t s, pld_mech **out)
 
 int pld_mech_discrete_gaussian(double sigma, int64_t s, pld_mech **out)
 {
-  if (!out || !isfinite(sigma) || !(sigma > 0.0) ||
-      sigma > PLD_DISCRETE_GAUSSIAN_MAX_SIGMA || s < 1 ||
-      s > PLD_DISCRETE_MAX_SENSITIVITY)
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(sigma) || !(sigma > 0.0) || sigma > PLD_DISCRETE_GAUSSIAN_MAX_SIGMA)
+    return pld_fail(PLD_EINVAL, "sigma = %g must be in (0, %g]", sigma,
+                    PLD_DISCRETE_GAUSSIAN_MAX_SIGMA);
+  if (s < 1 || s > PLD_DISCRETE_MAX_SENSITIVITY)
+    return pld_fail(PLD_EINVAL, "sensitivity = %lld must be in [1, %d]", (long long)s,
+                    PLD_DISCRETE_MAX_SENSITIVITY);
   /* Support truncated at 40 sigma on each side: the mass beyond is below
    * e^{-800}, under the smallest double. */
   int64_t K = (int64_t)ceil(40.0 * sigma) + 1;

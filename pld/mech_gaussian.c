@@ -18,7 +18,10 @@
  * (d/dt log Phi = phi/Phi and d/dt (-t^2/2) = -t integrate to D, since
  * eps = (a^2 - b^2)/2 for b = a - mu).  h is the inverse Mills ratio of -t
  * plus t: convex (Sampford 1953), so on every panel the midpoint rule lies
- * below the integral and the trapezoid rule above it.  For t <= -4, h is
+ * below the integral and the trapezoid rule above it (a proven enclosure,
+ * which is why this quadrature stays hand-written instead of going through
+ * src/quad.h, whose GSL error estimate is booked with a safety factor, not
+ * proven; docs/design.md sec. 11).  For t <= -4, h is
  * the tail of Laplace's continued fraction,
  *     h(t) = 1/(x + 2/(x + 3/(x + ...))),  x = -t,
  * whose truncations with the last tail set to x and to +inf bracket it
@@ -30,6 +33,7 @@
 
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 typedef long double ldbl;
 #define UL ((ldbl)LDBL_EPSILON)
@@ -316,12 +320,18 @@ int pld_mech_gaussian_tails(void *ctx, int dir, size_t n, const double *eps,
 
 int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
 {
-  if (!out || !isfinite(sigma) || !(sigma > 0.0) || !isfinite(sensitivity) ||
-      !(sensitivity > 0.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (!isfinite(sensitivity) || !(sensitivity > 0.0))
+    return pld_fail(PLD_EINVAL, "sensitivity = %g must be finite and > 0", sensitivity);
   double mu = sensitivity / sigma;
   if (!isfinite(mu) || !(mu > 0.0) || mu > 1e6 || mu < 1e-12)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "sensitivity/sigma = %g must be in [1e-12, 1e6] (sigma = %g, sensitivity = %g)",
+                    mu, sigma, sensitivity);
   struct pld_mech *m = pld_mech_new(PLD_MECH_GAUSSIAN);
   if (!m)
     return PLD_ENOMEM;

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "detail.h"
 
 int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta)
@@ -55,12 +56,18 @@ int pld_mech_laplace_tails(void *ctx, int dir, size_t n, const double *eps,
 
 int pld_mech_laplace(double b, double sensitivity, pld_mech **out)
 {
-  if (!out || !isfinite(b) || !(b > 0.0) || !isfinite(sensitivity) ||
-      !(sensitivity > 0.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(b) || !(b > 0.0))
+    return pld_fail(PLD_EINVAL, "b = %g must be finite and > 0", b);
+  if (!isfinite(sensitivity) || !(sensitivity > 0.0))
+    return pld_fail(PLD_EINVAL, "sensitivity = %g must be finite and > 0", sensitivity);
   double a = sensitivity / b;
   if (!isfinite(a) || a > 1e6 || a < 1e-12)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "sensitivity/b = %g must be in [1e-12, 1e6] (b = %g, sensitivity = %g)",
+                    a, b, sensitivity);
   struct pld_mech *m = pld_mech_new(PLD_MECH_LAPLACE);
   if (!m)
     return PLD_ENOMEM;

@@ -23,6 +23,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 /* at most this many components in P and Q together; the root isolation
@@ -312,32 +313,28 @@ static int mixture_curve_cb(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-static int check_weights(size_t n, const double *w, double tol)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0)
-      return 0;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= tol;
-}
-
 int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
                               const double *p_weights, size_t nq,
                               const double *q_means, const double *q_weights,
                               pld_mech **out)
 {
-  if (!out || !isfinite(sigma) || !(sigma > 0.0) || np < 1 || nq < 1 ||
-      np + nq > MIX_MAX_TERMS || !p_means || !p_weights || !q_means ||
-      !q_weights || !check_weights(np, p_weights, 1e-9) ||
-      !check_weights(nq, q_weights, 1e-9))
+  pld_detail_clear();
+  if (!out || !p_means || !p_weights || !q_means || !q_weights)
+    return pld_fail(PLD_EINVAL, "an argument (out, means or weights) is NULL");
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (np < 1 || nq < 1 || np + nq > MIX_MAX_TERMS)
+    return pld_fail(PLD_EINVAL, "%zu + %zu components: each side needs >= 1, at most %d in all",
+                    np, nq, MIX_MAX_TERMS);
+  if (!pld_is_simplex(p_weights, np, PLD_PROB_SUM_TOL, "p_weights") ||
+      !pld_is_simplex(q_weights, nq, PLD_PROB_SUM_TOL, "q_weights"))
     return PLD_EINVAL;
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < np + nq; i++) {
     double m = i < np ? p_means[i] : q_means[i - np];
     if (!isfinite(m) || !isfinite(m / sigma) || fabs(m / sigma) > 1e6)
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "mean %g is %g sigma from 0; |mean|/sigma must be <= 1e6",
+                      m, m / sigma);
     lo = fmin(lo, m / sigma);
     hi = fmax(hi, m / sigma);
   }
@@ -424,8 +421,12 @@ static int wor_curve_cb(void *ctx, int dir, size_t n, const double *eps,
 int pld_mech_wor_gaussian(uint64_t batch, uint64_t n, double sigma,
                           double sensitivity, pld_mech **out)
 {
-  if (!out || batch < 1 || n < 1 || batch > n || n > ((uint64_t)1 << 53))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (batch < 1 || n < 1 || batch > n || n > ((uint64_t)1 << 53))
+    return pld_fail(PLD_EINVAL, "batch = %llu, n = %llu: need 1 <= batch <= n <= 2^53",
+                    (unsigned long long)batch, (unsigned long long)n);
   double gamma = (double)batch / (double)n;
   pld_mech *pois;
   int st = pld_mech_poisson_gaussian(gamma, sigma, sensitivity, &pois);
@@ -504,12 +505,40 @@ static int select_tails_cb(void *ctx, int dir, size_t n, const double *eps,
 int pld_mech_select(size_t n, const pld_mech *const *members,
                     const double *weights, pld_mech **out)
 {
-  if (!out || n < 1 || n > 4096 || !members || !weights ||
-      !check_weights(n, weights, 1e-12))
+  pld_detail_clear();
+  if (!out || !members || !weights)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !out ? "out" : !members ? "members" : "weights");
+  if (n < 1 || n > 4096)
+    return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4096]", n);
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL, "weights"))
     return PLD_EINVAL;
-  for (size_t i = 0; i < n; i++)
+  int nbr = 0;
+  for (size_t i = 0; i < n; i++) {
     if (!members[i])
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);
+    nbr += members[i]->kind == PLD_MECH_BRACKET;
+  }
+  if (nbr) {
+    /* A selection keeps domination member by member (the choice is
+     * visible: the kernels act on the chosen member's output), so the
+     * selection of the upper members dominates it and that of the lower
+     * members is dominated (docs/design.md, "Bracketed mechanisms"). */
+    const pld_mech **side = pld_malloc(n * sizeof *side);
+    pld_mech *sm[2] = {NULL, NULL};
+    int st = side ? PLD_SUCCESS : PLD_ENOMEM;
+    for (int k = 0; k < 2 && !st; k++) {
+      for (size_t i = 0; i < n; i++)
+        side[i] = k == 0 ? pld_mech_upper(members[i])
+                         : pld_mech_lower(members[i]);
+      st = pld_mech_select(n, side, weights, &sm[k]);
+    }
+    if (!st)
+      st = pld_mech_bracket(sm[0], sm[1], out);
+    pld_free(side);
+    pld_mech_free(sm[0]);
+    pld_mech_free(sm[1]);
+    return st;
+  }
   struct pld_mech *m = pld_mech_new(PLD_MECH_SELECT);
   if (!m)
     return PLD_ENOMEM;

@@ -31,6 +31,7 @@
 #include "alloc.h"
 #include "internal.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define KIND_MG PLD_MECH_MIXTURE_GENERAL
 #define LABEL_MG PLD_MECH_MIXTURE_GENERAL
@@ -191,15 +192,17 @@ static int mg_curve_cb(void *ctx, int dir, size_t n, const double *eps,
 static int check_mix(size_t n, const double *w, const double *m,
                      const double *s)
 {
-  if (n < 1 || !w || !m || !s) return 0;
-  double sum = 0.0;
+  if (n < 1 || !w || !m || !s)
+    return !pld_fail(PLD_EINVAL, "a mixture side has %zu components or a NULL array", n);
+  if (!pld_is_simplex(w, n, PLD_PROB_SUM_TOL, "weight"))
+    return 0;
   for (size_t k = 0; k < n; k++) {
-    if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) ||
-        !isfinite(s[k]) || !(s[k] > 0.0) || fabs(m[k] / s[k]) > 1e6)
-      return 0;
-    sum += w[k];
+    if (!isfinite(s[k]) || !(s[k] > 0.0))
+      return !pld_fail(PLD_EINVAL, "sigma[%zu] = %g must be finite and > 0", k, s[k]);
+    if (!isfinite(m[k]) || fabs(m[k] / s[k]) > 1e6)
+      return !pld_fail(PLD_EINVAL, "mean[%zu] = %g: |mean|/sigma must be <= 1e6", k, m[k]);
   }
-  return fabs(sum - 1.0) <= 1e-9;
+  return 1;
 }
 
 int pld_mech_mixture_gaussian_general(size_t np, const double *pw,
@@ -208,9 +211,13 @@ int pld_mech_mixture_gaussian_general(size_t np, const double *pw,
                                       const double *qm, const double *qs,
                                       pld_mech **out)
 {
-  if (!out || np + nq > MG_MAX || !check_mix(np, pw, pm, ps) ||
-      !check_mix(nq, qw, qm, qs))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (np + nq > MG_MAX)
+    return pld_fail(PLD_EINVAL, "%zu + %zu components exceed the cap of %d", np, nq, MG_MAX);
+  if (!check_mix(np, pw, pm, ps) || !check_mix(nq, qw, qm, qs))
+    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_mixture_gaussian_general: an argument is out of its domain (rejected by: !check_mix(np, pw, pm, ps) || !check_mix(nq, qw, qm, qs))");
   /* Components of weight 0 are dropped: they add nothing, and log 0 = -inf
    * would meet -inf - (-inf) = NaN in the log-space sums. */
   size_t kp = 0, kq = 0;

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 /* The base loss e1 = log x' = log(1 + (x - 1)/q) behind eps = log x in
  * direction PQ, given t = expm1(eps)/q > -1.  Where t overflows (eps beyond
@@ -147,8 +148,26 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
 
 int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
 {
-  if (!base || !out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!base || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !base ? "base" : "out");
+  if (!isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", q);
+  if (base->kind == PLD_MECH_BRACKET) {
+    /* Subsampling keeps domination: if a kernel K maps the upper pair (P_u,
+     * Q_u) onto the true (P, Q), it maps ((1-q) Q_u + q P_u, Q_u) onto ((1-q)
+     * Q + q P, Q); likewise from the true pair onto the lower one
+     * (docs/design.md, "Bracketed mechanisms"). */
+    pld_mech *u = NULL, *l = NULL;
+    int st = pld_mech_poisson(base->members[0], q, &u);
+    if (!st)
+      st = pld_mech_poisson(base->members[1], q, &l);
+    if (!st)
+      st = pld_mech_bracket(u, l, out);
+    pld_mech_free(u);
+    pld_mech_free(l);
+    return st;
+  }
   struct pld_mech *m = pld_mech_new(PLD_MECH_POISSON);
   if (!m)
     return PLD_ENOMEM;
@@ -170,8 +189,11 @@ int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
 int pld_mech_poisson_gaussian(double q, double sigma, double sensitivity,
                               pld_mech **out)
 {
-  if (!out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", q);
   pld_mech *g;
   int st = pld_mech_gaussian(sigma, sensitivity, &g);
   if (st)
@@ -184,8 +206,11 @@ int pld_mech_poisson_gaussian(double q, double sigma, double sensitivity,
 int pld_mech_poisson_laplace(double q, double b, double sensitivity,
                              pld_mech **out)
 {
-  if (!out || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", q);
   pld_mech *l;
   int st = pld_mech_laplace(b, sensitivity, &l);
   if (st)

@@ -4,6 +4,7 @@
 #include <fftw3.h>
 
 #include <pldkit/pld.h>
+#include "detail.h"
 
 void pld_params_default(pld_params *params)
 {
@@ -19,17 +20,20 @@ void pld_params_default(pld_params *params)
 
 int pld_params_validate(const pld_params *p)
 {
+  pld_detail_clear();
   if (!p)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "params is NULL");
   if (!isfinite(p->discretization) || p->discretization < 0.0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "discretization = %g must be finite and >= 0 (0: automatic)",
+                    p->discretization);
   if (!(p->accuracy > 0.0 && p->accuracy < 1.0))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "accuracy = %g must be in (0, 1)", p->accuracy);
   if (!(p->abs_accuracy >= 0.0) || !isfinite(p->abs_accuracy))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "abs_accuracy = %g must be finite and >= 0",
+                    p->abs_accuracy);
   if (!(p->tail_mass > 0.0 && p->tail_mass <= 1e-3))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "tail_mass = %g must be in (0, 1e-3]", p->tail_mass);
   if (p->max_grid < 16 || p->max_grid > ((size_t)1 << 31))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "max_grid = %zu must be in [16, 2^31]", p->max_grid);
   return PLD_SUCCESS;
 }

@@ -13,6 +13,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -257,8 +258,9 @@ static int ndir_of(const pld_dist *d) { return d->symmetric ? 1 : 2; }
 
 int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
 {
+  pld_detail_clear();
   if (!d || !out || isnan(eps) || eps < 0.0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_delta: an argument is out of its domain (rejected by: !d || !out || isnan(eps) || eps < 0.0)");
   double up = 0.0, lo = 0.0;
   for (int dir = 0; dir < ndir_of(d); dir++) {
     up = fmax(up, upper_at(&d->p[dir][PLD_PESSIMISTIC], d->delta, eps));
@@ -435,8 +437,9 @@ static double confirm_lower(const struct pld_pmf *p, double grid, double delta,
 
 int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
 {
+  pld_detail_clear();
   if (!d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_epsilon: an argument is out of its domain (rejected by: !d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))");
   double up = 0.0, lo = 0.0;
   for (int dir = 0; dir < ndir_of(d); dir++) {
     const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
@@ -560,11 +563,12 @@ static void tilted_sweep(const struct pld_pmf *p, double grid,
 int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
                    pld_bound *out)
 {
+  pld_detail_clear();
   if (!d || !eps || !out || n == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_curve: an argument is out of its domain (rejected by: !d || !eps || !out || n == 0)");
   for (size_t i = 0; i < n; i++)
     if (isnan(eps[i]) || eps[i] < 0.0)
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_dist_curve: an argument is out of its domain (rejected by: isnan(eps[i]) || eps[i] < 0.0)");
   struct idx_eps *e = pld_malloc(n * sizeof *e);
   double *v = pld_malloc(n * sizeof(double));
   double *hi = pld_malloc(n * sizeof(double));

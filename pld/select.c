@@ -13,27 +13,21 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 #include <pldkit/select.h>
-
-static int weights_ok(size_t n, const double *w)
-{
-  double s = 0.0;
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(w[i]) || w[i] < 0.0)
-      return 0;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12;
-}
+#include "detail.h"
 
 int pld_dist_mix(size_t n, const pld_dist *const *members,
                  const double *weights, pld_dist **out)
 {
-  if (!out || n < 1 || !members || !weights || !weights_ok(n, weights))
+  pld_detail_clear();
+  if (!out || n < 1 || !members || !weights)
+    return pld_fail(PLD_EINVAL, "pld_dist_mix: out, members or weights is NULL, or n = %zu < 1", n);
+  if (!pld_is_simplex(weights, n, PLD_WEIGHT_SUM_TOL, "weights"))
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!members[i])
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_dist_mix: an argument is out of its domain (rejected by: !members[i])");
   double grid = members[0]->delta;
   int sym = 1;
   for (size_t i = 0; i < n; i++) {
@@ -91,16 +85,21 @@ int pld_select_feasible(size_t n, const double *md, double delta,
                         unsigned steps, double *out_weights, size_t cap,
                         size_t *n_out)
 {
+  pld_detail_clear();
   if (!md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 ||
       !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 || !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))");
   for (size_t i = 0; i < 2 * n; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
   /* The enumeration visits (steps + 1)^(n-1) tuples: 1e15 at n = 4 and the
    * largest steps is a hang, not an answer.  Cap the work (~0.3 s). */
   if (pow((double)steps + 1.0, (double)(n - 1)) > PLD_SELECT_MAX_TUPLES)
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE,
+                    "steps = %u with n = %zu runs visits (steps + 1)^(n - 1) = %.3g tuples, "
+                    "over the cap %g (fewer steps)",
+                    (unsigned)steps, n, pow((double)steps + 1.0, (double)(n - 1)),
+                    PLD_SELECT_MAX_TUPLES);
   /* enumerate compositions k_1 + ... + k_n = steps */
   size_t found = 0;
   unsigned k[4] = {0, 0, 0, 0};
@@ -139,11 +138,12 @@ int pld_select_feasible(size_t n, const double *md, double delta,
 
 int pld_select_max_weight(const double *md, double delta, double *pi0)
 {
+  pld_detail_clear();
   if (!md || !pi0 || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_select_max_weight: an argument is out of its domain (rejected by: !md || !pi0 || !(delta > 0.0 && delta < 1.0))");
   for (int i = 0; i < 4; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_select_max_weight: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
   /* per direction: pi u0 + (1 - pi) u1 <= delta, linear in pi */
   double lo = 0.0, hi = 1.0;
   for (int dir = 0; dir < 2; dir++) {

@@ -4,11 +4,13 @@
 #include "internal.h"
 
 #include "alloc.h"
+#include "detail.h"
 
 int pld_workspace_alloc(const pld_params *params, pld_workspace **out)
 {
+  pld_detail_clear();
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_workspace_alloc: out is NULL");
   pld_params def;
   if (!params) {
     pld_params_default(&def);

@@ -16,6 +16,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -46,7 +47,8 @@ static int curve_new(size_t n, pld_rdp_curve **out)
 {
   size_t bytes;
   if (pld_mul_size(n, 2 * sizeof(double), &bytes))
-    return PLD_ERANGE;
+    return PLD_ERANGE; /* n orders overflow size_t: not reachable from
+                          pld_rdp_curve_alloc, which checks n first */
   pld_rdp_curve *c = pld_malloc(sizeof *c);
   if (!c)
     return PLD_ENOMEM;
@@ -63,17 +65,19 @@ static int curve_new(size_t n, pld_rdp_curve **out)
 
 int pld_rdp_curve_alloc(const double *orders, size_t n, pld_rdp_curve **out)
 {
+  pld_detail_clear();
   if (!orders || !out || n == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "need orders and out non-NULL and n = %zu >= 1 orders", n);
   if (n > SIZE_MAX / (2 * sizeof(double)))
-    return PLD_ERANGE;
+    return pld_fail(PLD_ERANGE, "n = %zu orders overflow the allocation size", n);
   for (size_t i = 0; i < n; i++) {
     /* alpha = 1 is KL divergence, a different formula everywhere below;
      * alpha = +inf is pure DP.  Both are outside the grid's domain. */
     if (!isfinite(orders[i]) || !(orders[i] > 1.0))
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "order[%zu] = %g must be finite and > 1", i, orders[i]);
     if (i > 0 && !(orders[i] > orders[i - 1]))
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "order[%zu] = %g must exceed order[%zu] = %g (increasing)",
+                      i, orders[i], i - 1, orders[i - 1]);
   }
   pld_rdp_curve *c;
   int st = curve_new(n, &c);
@@ -86,8 +90,9 @@ int pld_rdp_curve_alloc(const double *orders, size_t n, pld_rdp_curve **out)
 
 int pld_rdp_curve_alloc_default(pld_rdp_curve **out)
 {
+  pld_detail_clear();
   if (!out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_alloc_default: an argument is out of its domain (rejected by: !out)");
   pld_rdp_curve *c;
   int st = curve_new(PLD_RDP_DEFAULT_ORDERS, &c);
   if (st)
@@ -116,8 +121,9 @@ void pld_rdp_curve_free(pld_rdp_curve *c)
 
 int pld_rdp_curve_copy(const pld_rdp_curve *src, pld_rdp_curve **out)
 {
+  pld_detail_clear();
   if (!src || !out)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_copy: an argument is out of its domain (rejected by: !src || !out)");
   pld_rdp_curve *c;
   int st = curve_new(src->n, &c);
   if (st)
@@ -141,6 +147,7 @@ const double *pld_rdp_curve_values(const pld_rdp_curve *c)
 
 int pld_rdp_curve_same_orders(const pld_rdp_curve *a, const pld_rdp_curve *b)
 {
+  pld_detail_clear();
   if (!a || !b || a->n != b->n)
     return 0;
   return memcmp(a->orders, b->orders, a->n * sizeof(double)) == 0;
@@ -148,11 +155,12 @@ int pld_rdp_curve_same_orders(const pld_rdp_curve *a, const pld_rdp_curve *b)
 
 int pld_rdp_curve_set(pld_rdp_curve *c, const double *values)
 {
+  pld_detail_clear();
   if (!c || !values)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_set: an argument is out of its domain (rejected by: !c || !values)");
   for (size_t i = 0; i < c->n; i++)
     if (!valid_value(values[i]))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_set: an argument is out of its domain (rejected by: !valid_value(values[i]))");
   memmove(c->values, values, c->n * sizeof(double));
   return PLD_SUCCESS;
 }
@@ -160,11 +168,12 @@ int pld_rdp_curve_set(pld_rdp_curve *c, const double *values)
 int pld_rdp_curve_add_values(pld_rdp_curve *c, const double *values,
                              uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !values || count == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_add_values: an argument is out of its domain (rejected by: !c || !values || count == 0)");
   for (size_t i = 0; i < c->n; i++)
     if (!valid_value(values[i]))
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_add_values: an argument is out of its domain (rejected by: !valid_value(values[i]))");
   double cu = count_up(count);
   for (size_t i = 0; i < c->n; i++)
     c->values[i] = pld_add_up(c->values[i], pld_mul_up(values[i], cu));
@@ -174,8 +183,9 @@ int pld_rdp_curve_add_values(pld_rdp_curve *c, const double *values,
 int pld_rdp_curve_compose(pld_rdp_curve *acc, const pld_rdp_curve *other,
                           uint64_t count)
 {
+  pld_detail_clear();
   if (!acc || !other || count == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_compose: an argument is out of its domain (rejected by: !acc || !other || count == 0)");
   if (!pld_rdp_curve_same_orders(acc, other))
     return PLD_EINCOMPAT;
   /* acc == other is fine: each element is read before it is written. */
@@ -252,8 +262,10 @@ static void finish(const pld_rdp_curve *c, size_t best, double val, int meth,
 int pld_rdp_epsilon(const pld_rdp_curve *c, double delta, int method,
                     pld_rdp_result *out)
 {
+  pld_detail_clear();
   if (!c || !out || !valid_method(method) || !(delta > 0.0 && delta < 1.0))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1), method = %d known, curve and "
+                    "out non-NULL", delta, method);
   const double L = log(delta);
   size_t best = c->n;
   double bv = INFINITY;
@@ -291,8 +303,10 @@ int pld_rdp_epsilon(const pld_rdp_curve *c, double delta, int method,
 int pld_rdp_delta(const pld_rdp_curve *c, double epsilon, int method,
                   pld_rdp_result *out)
 {
+  pld_detail_clear();
   if (!c || !out || !valid_method(method) || !(epsilon >= 0.0))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be >= 0, method = %d known, curve and out "
+                    "non-NULL", epsilon, method);
   size_t best = c->n;
   double bl = 0.0; /* log delta; delta = 1 is the trivial answer */
   int bm = method == PLD_RDP_CLASSIC ? PLD_RDP_CLASSIC : PLD_RDP_IMPROVED;

@@ -22,6 +22,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 
@@ -35,12 +36,6 @@
 
 /* ------------------------------------------------------------------------ */
 /* Directed rounding and small helpers.                                       */
-
-/* log(expm1(x)) for x > 0, accurate to a few ulps of max(1, x). */
-static double log_expm1(double x)
-{
-  return x < 1.0 ? log(expm1(x)) : x + log1p(-exp(-x));
-}
 
 /* Make v (a non-negative upper bound computed with absolute error <= err)
  * safe: add the error and step one ulp up for the last rounding. */
@@ -135,9 +130,12 @@ static int gauss_order(const void *ctx, double a, double *val)
 int pld_rdp_add_gaussian(pld_rdp_curve *c, double sigma, double sensitivity,
                          uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !positive_finite(sigma) || !positive_finite(sensitivity) ||
       count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "sigma = %g and sensitivity = %g must be finite and > 0, count = %llu "
+                    ">= 1, the curve non-NULL", sigma, sensitivity, (unsigned long long)count);
   double r = half_ratio_sq_up(sensitivity, sigma);
   return add_mechanism(c, gauss_order, &r, count);
 }
@@ -177,12 +175,15 @@ static int laplace_order(const void *ctx, double a, double *val)
 int pld_rdp_add_laplace(pld_rdp_curve *c, double b, double sensitivity,
                         uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !positive_finite(b) || !positive_finite(sensitivity) ||
       count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "b = %g and sensitivity = %g must be finite and > 0, count = %llu >= 1, "
+                    "the curve non-NULL", b, sensitivity, (unsigned long long)count);
   double t = pld_div_up(sensitivity, b);
   if (!isfinite(t))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sensitivity/b = %g/%g overflows", sensitivity, b);
   return add_mechanism(c, laplace_order, &t, count);
 }
 
@@ -211,7 +212,7 @@ static int rr_order(const void *ctx, double a, double *val)
     return PLD_SUCCESS;
   }
   double x = am1 * e, y = a * e;
-  double lA = log_expm1(x) + e + pld_log1mexp(y);
+  double lA = pld_log_expm1(x) + e + pld_log1mexp(y);
   double lS = pld_logaddexp(e, r->logk1);
   double dl = lA - lS;
   double err = 8.0 * U_ * (fabs(lA) + x + e + fabs(pld_log1mexp(y)) + 2.0 +
@@ -224,9 +225,12 @@ static int rr_order(const void *ctx, double a, double *val)
 int pld_rdp_add_randomized_response(pld_rdp_curve *c, double eps0, int64_t k,
                                     uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !isfinite(eps0) || !(eps0 >= 0.0) || k < 2 ||
       k > ((int64_t)1 << 53) || count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "epsilon0 = %g must be finite and >= 0, k = %lld in [2, 2^53], count = "
+                    "%llu >= 1, the curve non-NULL", eps0, (long long)k, (unsigned long long)count);
   rr_ctx r = {eps0, log((double)(k - 1))};
   return add_mechanism(c, rr_order, &r, count);
 }
@@ -262,7 +266,7 @@ static double sgm_int(const sgm *g, double k)
     logC += a1 - a2;
     ec += 4.0 * U_ * (a1 + a2 + fabs(logC));
     double x = j * (j - 1.0) * g->h;
-    double le = log_expm1(x);
+    double le = pld_log_expm1(x);
     double p1 = (k - j) * g->L1q, p2 = j * g->Lq;
     double t = logC + p1 + p2 + le;
     double e = ec + 4.0 * U_ * (fabs(logC) + fabs(p1) + fabs(p2) + fabs(le) +
@@ -406,19 +410,24 @@ static int sgm_order(const void *ctx, double a, double *val)
 int pld_rdp_add_poisson_gaussian(pld_rdp_curve *c, double q, double sigma,
                                  double sensitivity, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || !(q > 0.0 && q <= 1.0) || !positive_finite(sigma) ||
       !positive_finite(sensitivity) || count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "q = %g must be in (0, 1], sigma = %g and sensitivity = %g finite and "
+                    "> 0, count = %llu >= 1, the curve non-NULL", q, sigma, sensitivity, (unsigned long long)count);
   sgm g;
   g.q = q;
   g.z = pld_div_down(sigma, sensitivity);
   if (!positive_finite(g.z))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sigma/sensitivity = %g/%g is not a positive finite number",
+                    sigma, sensitivity);
   g.h = pld_div_up(0.5, pld_mul_down(g.z, g.z));
   if (g.h == 0.0) /* z^2 overflowed: 1/(2 z^2) is below the smallest double */
     g.h = nextafter(0.0, 1.0);
   if (!positive_finite(g.h))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sigma/sensitivity = %g/%g is too small (1/(2 z^2) overflows)",
+                    sigma, sensitivity);
   g.Lq = log(q);
   g.L1q = log1p(-q);
   g.z0 = q < 1.0 ? 0.5 + g.z * g.z * (g.L1q - g.Lq) : -INFINITY;
@@ -447,7 +456,7 @@ static double wor_K(const wor *w, double k)
     ec += 4.0 * U_ * (a1 + a2 + fabs(logC));
     double p = j * w->Lg, t, e;
     if (j == 2.0) {
-      double m1 = log(4.0) + log_expm1(2.0 * w->r), m2 = log(2.0) + 2.0 * w->r;
+      double m1 = log(4.0) + pld_log_expm1(2.0 * w->r), m2 = log(2.0) + 2.0 * w->r;
       double m = fmin(m1, m2);
       t = p + logC + m;
       e = ec + 4.0 * U_ * (fabs(p) + fabs(logC) + fabs(m) + 2.0 * (2.0 * w->r + 1.0) +
@@ -490,9 +499,13 @@ static int wor_order(const void *ctx, double a, double *val)
 int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
                              double sigma, double sensitivity, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || batch == 0 || n == 0 || batch > n || !positive_finite(sigma) ||
       !positive_finite(sensitivity) || count == 0)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "need 1 <= batch = %llu <= n = %llu, sigma = %g and sensitivity = %g "
+                    "finite and > 0, count = %llu >= 1, the curve non-NULL",
+                    (unsigned long long)batch, (unsigned long long)n, sigma, sensitivity, (unsigned long long)count);
   wor w;
   /* gamma = batch / n rounded up (the bound increases with gamma) */
   double bu = (double)batch, nd = (double)n;
@@ -507,6 +520,7 @@ int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
     w.Lg = 0.0;
   w.r = half_ratio_sq_up(sensitivity, sigma);
   if (!positive_finite(w.r))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "sensitivity/sigma = %g/%g is not a positive finite ratio",
+                    sensitivity, sigma);
   return add_mechanism(c, wor_order, &w, count);
 }

@@ -19,33 +19,38 @@
  *     a_k-component against b_j-component, +-12 widths, then widened (up to
  *     40 doublings) until the rigorous tail bound below is <= 1e-15 of the
  *     computed integral.
- *  2. Tail bound: by Jensen (alpha > 1, sum a = 1) A^alpha <= sum_k a_k
- *     phi_k^alpha, and B >= b_j phi_j for the widest denominator component
- *     j, so the integrand is <= sum_k a_k b_j^{1-alpha} phi_k^alpha
- *     phi_j^{1-alpha}, each a Gaussian function with precision P_k =
- *     alpha/s_k^2 - (alpha-1)/t_j^2 > 0 whose tails are closed-form
- *     (log Phi).  If alpha / s_max^2 <= (alpha-1)/t_max^2 the integral is
- *     infinite and the value is +inf.  The bound is doubled (log 2 added)
- *     to cover the rounding of its own evaluation.
- *  3. Trapezoid rule with step h (below), in log space, compensated
- *     (Neumaier) summation, only on the coarse cells that matter: with the
- *     curvature bound g'' >= -kappa = -1/width^2 (step 4), g exceeds the
- *     larger of its values at the ends of a cell of width H = sqrt(40)
- *     width by at most kappa H^2/8 = 5; a cell whose ends are both below
- *     (coarse max - 65) is skipped and booked as H e^{coarse max - 60}, and
- *     e^{coarse max + 5} is the reference of the exponentials.  Floating-point error
- *     of each term: g is a sum of O(#components) terms of magnitude at most
- *     M_i = alpha (|log A| + |log B| + max_k (x-m_k)^2/(2 s_k^2) + ...) + 1;
- *     we book 32 u M_i relative per term (exp turns an absolute error of g
- *     into a relative one), summed exactly as a second Neumaier sum.
- *  4. Discretization error (NOT rigorously bounded): the integrand is
- *     analytic in a strip; the trapezoid error decays like exp(-2 pi
- *     width/h).  h is chosen as 1/16 of a lower bound on the local width
- *     (common sd: s/sqrt(1 + (alpha-1) (spread_B/(2s))^2), from the
- *     curvature of the log-sum-exp; unequal sds: a heuristic
- *     min s / sqrt(2 alpha)) and at most 1/(4 mean spread / s^2) (branch
- *     points of the power).  We add 4 |T_h - T_2h| + 1e-13 T_h as a safety
- *     margin.
+ *  2. Tail bound (proven): by Jensen (alpha > 1, sum a = 1) A^alpha <=
+ *     sum_k a_k phi_k^alpha, and B >= b_j phi_j for the widest denominator
+ *     component j, so the integrand is <= sum_k a_k b_j^{1-alpha}
+ *     phi_k^alpha phi_j^{1-alpha}, each a Gaussian function with precision
+ *     P_k = alpha/s_k^2 - (alpha-1)/t_j^2 > 0 whose tails are closed-form
+ *     (pld_quad_log_gauss_tails_up: GSL's log erfc with its error booked).
+ *     If alpha / s_max^2 <= (alpha-1)/t_max^2 the integral is infinite and
+ *     the value is +inf.  The bound is doubled (log 2 added) to cover the
+ *     rounding of its own evaluation.
+ *  3. Window: coarse cells of width H = sqrt(40) width; with the curvature
+ *     bound g'' >= -kappa = -1/width^2 (step 4), g exceeds the larger of its
+ *     values at the ends of a cell by at most kappa H^2/8 = 5; a cell whose
+ *     ends are both below (coarse max - 65) is skipped and booked as
+ *     H e^{coarse max - 60}, and e^{coarse max + 5} is the reference of the
+ *     exponentials.
+ *  4. Each remaining cell by GSL's CQUAD through the core wrapper
+ *     (src/quad.h), which books PLD_QUAD_SAFETY x its error estimate, the
+ *     rounding of its sums and the integrand's value errors: g is a sum of
+ *     O(#components) terms of magnitude at most M = alpha (|log A| + |log
+ *     B| + max_k (x-m_k)^2/(2 s_k^2) + ...) + 1, booked as 32 u M relative
+ *     per value (exp turns an absolute error of g into a relative one).
+ *     The tolerance is 1e-14 relative or a quarter of that per-value bound,
+ *     whichever is larger (CQUAD cannot resolve below the noise).  CQUAD's
+ *     estimate is an estimate, NOT a rigorous bound (as the trapezoid
+ *     rule's |T_h - T_2h| it replaced was), hence the stated factor.  The
+ *     curvature bound kappa = 1/width^2, width = s/sqrt(1 + (alpha - 1)
+ *     (spread_B/(2s))^2), is proven for a common sd (convexity of
+ *     log-sum-exp); for unequal sds width = min s / sqrt(2 alpha) is a
+ *     heuristic.
+ *     (Until this change: a trapezoid rule in log space with compensated
+ *     sums; tests/test_quad.c pins its values and checks the new ones
+ *     against it and against long-double references.)
  *  The value log(I_upper)/(alpha - 1) is rounded upward and clamped at 0
  *  (D_alpha >= 0 is exact). */
 #include <float.h>
@@ -56,6 +61,8 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
+#include "quad.h"
 
 #define U_ DBL_EPSILON
 #define MAX_COMP 4096
@@ -105,34 +112,42 @@ static double tail_log(const side *A, const side *B, size_t j, double alpha,
                 (alpha - 1.0) * log(tj) - PLD_LOG_SQRT_2PI;
     double xs = L / P;
     double top = K0 + L * L / (2.0 * P);
-    double sp = sqrt(P);
-    double lt = pld_logaddexp(pld_log_ndtr(-sp * (hi - xs)),
-                              pld_log_ndtr(sp * (lo - xs)));
-    double term = log(A->w[k]) + (1.0 - alpha) * log(B->w[j]) + top +
-                  PLD_LOG_SQRT_2PI - 0.5 * log(P) + lt;
+    /* log of int outside [lo, hi] of exp(-P (x - xs)^2 / 2), upper */
+    double lt = pld_quad_log_gauss_tails_up(P, xs, lo, hi);
+    double term = log(A->w[k]) + (1.0 - alpha) * log(B->w[j]) + top + lt;
     acc = pld_logaddexp(acc, term);
   }
   /* rounding of the above (magnitudes up to |top|): pad generously */
   return acc + PLD_LN2;
 }
 
-typedef struct nsum {
-  double s, c;
-} nsum;
-static void nadd(nsum *a, double x)
+/* The integrand exp(g - ref) of one cell for CQUAD, with its value error:
+ * g is a sum of O(#components) terms of magnitude at most M = alpha (|log
+ * A| + |log B| + max_k (x-m_k)^2/(2 s_k^2) + ...) + |ref| + 1, each exp,
+ * log and sum rounding once, so g is off by at most 32 u M (generously)
+ * and exp(g - ref) by that much relative. */
+typedef struct cell_ctx {
+  const side *A, *B;
+  double alpha, ref;
+} cell_ctx;
+
+static double cell_f(double x, void *vc, double *err)
 {
-  double t = a->s + x;
-  if (fabs(a->s) >= fabs(x))
-    a->c += (a->s - t) + x;
-  else
-    a->c += (x - t) + a->s;
-  a->s = t;
+  const cell_ctx *c = vc;
+  double ma, mb;
+  double la = side_log(c->A, x, &ma), lb = side_log(c->B, x, &mb);
+  double g = c->alpha * la + (1.0 - c->alpha) * lb;
+  double e = exp(g - c->ref);
+  double M = c->alpha * (fabs(la) + fabs(lb) + ma + mb + fabs(x) + 8.0) +
+             fabs(c->ref) + 1.0;
+  *err = e * 32.0 * U_ * M;
+  return e;
 }
 
 /* Upper bound on log I for I = int A^alpha B^{1-alpha}; *out may be
  * +INFINITY.  common != 0: every sd equal (used for the step size). */
 static int log_integral(const side *A, const side *B, double alpha,
-                        int common, double *out)
+                        int common, pld_quad_ws *ws, double *out)
 {
   /* widest denominator component (largest sd, then largest weight) */
   size_t j = 0;
@@ -161,19 +176,16 @@ static int log_integral(const side *A, const side *B, double alpha,
     if (B->m[i] > bhi) bhi = B->m[i];
   }
   double smin = fmin(sminA, sminB);
-  double spread = fmax(mhi, bhi) - fmin(mlo, blo);
-  double h, width;
+  double width;
   if (common) {
     double sb = (bhi - blo) / (2.0 * smin);
     width = smin / sqrt(1.0 + (alpha - 1.0) * sb * sb);
   } else {
     width = smin / sqrt(2.0 * alpha);
   }
-  h = width / 16.0;
   /* curvature bound g'' >= -kappa, kappa = 1/width^2 (common sd: proven
    * from the convexity of log-sum-exp, see step 4; unequal sds: heuristic) */
   double Hc = width * sqrt(40.0);
-  if (spread > 0.0) h = fmin(h, smin * smin / (4.0 * spread));
   /* initial window: means and tilted peaks */
   double lo = fmin(mlo, blo), hi = fmax(mhi, bhi);
   for (size_t k = 0; k < A->n; k++)
@@ -198,12 +210,6 @@ static int log_integral(const side *A, const side *B, double alpha,
     size_t nc = (size_t)ncd;
     if (nc < 1) nc = 1;
     double H = (hi - lo) / (double)nc;
-    double md = ceil(H / h);
-    if (!(md * (double)nc <= (double)MAX_POINTS * 16.0)) return PLD_EMAXITER;
-    size_t mf = (size_t)md;
-    if (mf % 2) mf++;
-    if (mf < 2) mf = 2;
-    double hh = H / (double)mf;
     double *G = pld_malloc(sizeof(double) * (nc + 1));
     if (!G) return PLD_ENOMEM;
     double gmc = -INFINITY;
@@ -218,37 +224,44 @@ static int log_integral(const side *A, const side *B, double alpha,
     }
     double ref = gmc + 5.0; /* >= max g (up to the curvature heuristic) */
     double thr = gmc - 60.0;
-    nsum t1 = {0, 0}, t2 = {0, 0}, er = {0, 0};
-    size_t skipped = 0, nterms = 0;
+    cell_ctx cc = {A, B, alpha, ref};
+    double T1 = 0.0, ER = 0.0;
+    size_t skipped = 0, ncell = 0;
     for (size_t c = 0; c < nc; c++) {
       if (fmax(G[c], G[c + 1]) + 5.0 < thr) {
         skipped++;
         continue;
       }
+      /* one CQUAD run per coarse cell: a cell spans sqrt(40) local widths,
+       * so no peak can hide between the 33 first nodes of a run */
       double a0 = lo + H * (double)c;
-      for (size_t i = 0; i <= mf; i++) {
-        double x = a0 + hh * (double)i;
-        double ma, mb;
-        double la = side_log(A, x, &ma), lb = side_log(B, x, &mb);
-        double g = alpha * la + (1.0 - alpha) * lb;
-        double e = exp(g - ref);
-        double wt = (i == 0 || i == mf) ? 0.5 : 1.0;
-        nadd(&t1, wt * e);
-        if (i % 2 == 0) nadd(&t2, wt * e);
-        double M = alpha * (fabs(la) + fabs(lb) + ma + mb + fabs(x) + 8.0) +
-                   fabs(ref) + 1.0;
-        nadd(&er, e * 32.0 * U_ * M);
-        nterms++;
+      /* tolerance: 1e-13 relative, or 4 times the noise of the integrand
+       * (its relative error bound at the ends and the middle of the cell),
+       * below which CQUAD's estimate cannot fall */
+      double noise = 0.0;
+      for (int e = 0; e <= 2; e++) {
+        double er, v = cell_f(a0 + 0.5 * H * (double)e, &cc, &er);
+        if (v > 0.0) noise = fmax(noise, er / v);
       }
+      pld_quad_result r;
+      int qs = pld_quad(ws, cell_f, &cc, a0, a0 + H, 1e-17 * H,
+                        fmax(1e-14, 0.25 * noise), &r);
+      if (qs != PLD_SUCCESS) {
+        pld_free(G);
+        return qs == PLD_EINVAL ? PLD_EMAXITER : qs;
+      }
+      T1 += r.val;
+      ER += r.err;
+      ncell++;
     }
     pld_free(G);
-    double T1 = (t1.s + t1.c) * hh, T2 = (t2.s + t2.c) * 2.0 * hh;
-    double ER = (er.s + er.c) * hh;
     /* skipped cells: each integral <= H e^{thr} = H e^{ref - 65} */
     double SK = (double)skipped * H * exp(-65.0);
-    double nt = (double)nterms;
-    double marg = 4.0 * fabs(T1 - T2) + 1e-13 * T1 + ER + SK +
-                  (4.0 * U_ + nt * nt * U_ * U_) * T1;
+    /* the cells' values and booked errors (step 4: CQUAD's estimate x
+     * PLD_QUAD_SAFETY, the rounding of its sums, the integrand's value
+     * errors) and the rounding of adding them up */
+    double marg = ER + SK + (4.0 * U_ + 2.0 * (double)ncell * U_) *
+                  (fabs(T1) + ER);
     double lI = ref + log(T1 + marg);
     double lt = tail_log(A, B, j, alpha, lo, hi);
     if (lt <= lI + log(1e-15)) {
@@ -268,15 +281,13 @@ static int log_integral(const side *A, const side *B, double alpha,
 static int check_side(size_t n, const double *w, const double *m,
                       const double *s)
 {
-  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL)) return PLD_EINVAL;
-  double sum = 0.0;
-  for (size_t k = 0; k < n; k++) {
-    if (!isfinite(w[k]) || w[k] < 0.0 || !isfinite(m[k]) || !isfinite(s[k]) ||
-        !(s[k] > 0.0))
-      return PLD_EINVAL;
-    sum += w[k];
-  }
-  if (!(fabs(sum - 1.0) <= 1e-9)) return PLD_EINVAL;
+  if (n < 1 || n > MAX_COMP || !w || !m || (s == NULL))
+    return pld_fail(PLD_EINVAL, "a mixture side has %zu components (1 to %d) or a NULL array", n, MAX_COMP);
+  if (!pld_is_simplex(w, n, PLD_PROB_SUM_TOL, "weight"))
+    return PLD_EINVAL;
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite(m[k]) || !isfinite(s[k]) || !(s[k] > 0.0))
+      return pld_fail(PLD_EINVAL, "component %zu: mean = %g must be finite and sd = %g finite and > 0", k, m[k], s[k]);
   return PLD_SUCCESS;
 }
 
@@ -314,14 +325,19 @@ static int pair_values(const pld_rdp_curve *c, size_t np, const double *pw,
   const double *ord = pld_rdp_curve_orders(c);
   double *buf = pld_malloc(sizeof(double) * 4 * (np + nq));
   if (!buf) return PLD_ENOMEM;
+  pld_quad_ws *ws = pld_quad_ws_alloc(200);
+  if (!ws) {
+    pld_free(buf);
+    return PLD_ENOMEM;
+  }
   side P, Q;
   make_side(&P, np, pw, pm, ps, scale, buf);
   make_side(&Q, nq, qw, qm, qs, scale, buf + 4 * np);
   int st = PLD_SUCCESS;
   for (size_t i = 0; i < no && st == PLD_SUCCESS; i++) {
     double a = ord[i], l1, l2;
-    st = log_integral(&P, &Q, a, common, &l1);
-    if (st == PLD_SUCCESS) st = log_integral(&Q, &P, a, common, &l2);
+    st = log_integral(&P, &Q, a, common, ws, &l1);
+    if (st == PLD_SUCCESS) st = log_integral(&Q, &P, a, common, ws, &l2);
     if (st != PLD_SUCCESS) break;
     double l = fmax(l1, l2);
     double v;
@@ -336,6 +352,7 @@ static int pair_values(const pld_rdp_curve *c, size_t np, const double *pw,
     }
     vals[i] = v;
   }
+  pld_quad_ws_free(ws);
   pld_free(buf);
   return st;
 }
@@ -345,6 +362,7 @@ int pld_rdp_add_mixture_pair(pld_rdp_curve *c, size_t np, const double *pw,
                              const double *qw, const double *qm,
                              const double *qs, uint64_t count)
 {
+  pld_detail_clear();
   if (!c || count < 1) return PLD_EINVAL;
   int st = check_side(np, pw, pm, ps);
   if (st == PLD_SUCCESS) st = check_side(nq, qw, qm, qs);
@@ -367,9 +385,10 @@ int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c, double s, size_t n,
                                  const double *weights, const double *means,
                                  uint64_t count)
 {
+  pld_detail_clear();
   if (!c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 ||
       n > MAX_COMP || !weights || !means)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_add_mixture_gaussian: an argument is out of its domain (rejected by: !c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 || n > MAX_COMP || !weights || !means)");
   double *sd = pld_malloc(sizeof(double) * n);
   if (!sd) return PLD_ENOMEM;
   for (size_t k = 0; k < n; k++) sd[k] = s;

@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 #include "numerics.h"
+#include "detail.h"
 
 #define U_ DBL_EPSILON
 #define MAX_GRID ((size_t)1 << 24)
@@ -81,7 +82,7 @@ static int check_members(const pld_rdp_curve *const *members, size_t N,
 {
   for (size_t i = 0; i < N; i++)
     if (!members[i])
-      return PLD_EINVAL;
+      return pld_fail_if_silent(PLD_EINVAL, "check_members: an argument is out of its domain (rejected by: !members[i])");
   for (size_t i = 0; i < N; i++)
     if (!pld_rdp_curve_same_orders(members[i], ref))
       return PLD_EINCOMPAT;
@@ -90,21 +91,16 @@ static int check_members(const pld_rdp_curve *const *members, size_t N,
 
 static int check_weights(const double *w, size_t N)
 {
-  double s = 0.0;
-  for (size_t i = 0; i < N; i++) {
-    if (!isfinite(w[i]) || !(w[i] >= 0.0))
-      return PLD_EINVAL;
-    s += w[i];
-  }
-  return fabs(s - 1.0) <= 1e-12 ? PLD_SUCCESS : PLD_EINVAL;
+  return pld_is_simplex(w, N, PLD_WEIGHT_SUM_TOL, "weights") ? PLD_SUCCESS : PLD_EINVAL;
 }
 
 int pld_rdp_random_selection(const pld_rdp_curve *const *members,
                              const double *weights, size_t n,
                              pld_rdp_curve *out)
 {
+  pld_detail_clear();
   if (!members || !weights || !out || n == 0)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_random_selection: an argument is out of its domain (rejected by: !members || !weights || !out || n == 0)");
   int st = check_members(members, n, out);
   if (st)
     return st;
@@ -149,8 +145,9 @@ int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
                           double target_epsilon, double delta, int method,
                           double *weight)
 {
+  pld_detail_clear();
   if (!a || !b || !weight || !valid_query(target_epsilon, delta, method))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_max_weight: an argument is out of its domain (rejected by: !a || !b || !weight || !valid_query(target_epsilon, delta, method))");
   if (!pld_rdp_curve_same_orders(a, b))
     return PLD_EINCOMPAT;
   const pld_rdp_curve *m[2] = {a, b};
@@ -202,14 +199,15 @@ done:
 
 int pld_rdp_rs_grid_size(size_t n, unsigned resolution, size_t *size)
 {
+  pld_detail_clear();
   if (!size || n < 1 || n > 4 || resolution < 1)
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_grid_size: an argument is out of its domain (rejected by: !size || n < 1 || n > 4 || resolution < 1)");
   /* C(res + n - 1, n - 1), built as a product of exact binomials */
   double c = 1.0;
   for (size_t i = 1; i < n; i++)
     c = c * ((double)resolution + (double)i) / (double)i;
   if (c > (double)MAX_GRID)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_rs_grid_size: an argument exceeds a size cap (rejected by: c > (double)MAX_GRID)");
   *size = (size_t)(c + 0.5);
   return PLD_SUCCESS;
 }
@@ -219,19 +217,20 @@ int pld_rdp_rs_feasible_grid(const pld_rdp_curve *const *members, size_t n,
                              double delta, int method, double *weights_out,
                              size_t capacity, size_t *count)
 {
+  pld_detail_clear();
   if (!members || !weights_out || !count ||
       !valid_query(target_epsilon, delta, method))
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_feasible_grid: an argument is out of its domain (rejected by: !members || !weights_out || !count || !valid_query(target_epsilon, delta, method))");
   size_t total;
   int st = pld_rdp_rs_grid_size(n, resolution, &total);
   if (st)
     return st;
   if (!members[0])
-    return PLD_EINVAL;
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_feasible_grid: an argument is out of its domain (rejected by: !members[0])");
   if ((st = check_members(members, n, members[0])))
     return st;
   if (capacity < total)
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_rs_feasible_grid: an argument exceeds a size cap (rejected by: capacity < total)");
   size_t no = pld_rdp_curve_size(members[0]);
   pld_rdp_curve *scratch = NULL;
   double *vals = pld_malloc(no * sizeof(double));

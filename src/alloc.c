@@ -2,32 +2,41 @@
 #include "alloc.h"
 
 #include <fftw3.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <pldkit/status.h>
 
 /* Test hook: when fail_at > 0, the fail_at-th allocation from now fails.
- * Only the test suite sets it (declared in tests, not in public headers);
- * it is thread-unsafe by design and documented as a testing aid only. */
-static long pld_alloc_fail_at = 0;
-static long pld_alloc_count = 0;
+ * Only the test suite sets it (declared in tests, not in public headers).
+ * The counters are atomic (relaxed: they order nothing else) because every
+ * allocation of every thread bumps the count; a plain long was a data race
+ * whenever two threads used pldkit at once (ThreadSanitizer, make tsan).
+ * Which thread's allocation is the fail_at-th is unspecified under
+ * concurrency; the sweep tests run single-threaded. */
+static atomic_long pld_alloc_fail_at = 0;
+static atomic_long pld_alloc_count = 0;
 
 PLD_API void pld_test_fail_allocation(long n);
 PLD_API long pld_test_allocation_count(void);
 
 void pld_test_fail_allocation(long n)
 {
-  pld_alloc_fail_at = n;
-  pld_alloc_count = 0;
+  atomic_store_explicit(&pld_alloc_count, 0, memory_order_relaxed);
+  atomic_store_explicit(&pld_alloc_fail_at, n, memory_order_relaxed);
 }
 
-long pld_test_allocation_count(void) { return pld_alloc_count; }
+long pld_test_allocation_count(void)
+{
+  return atomic_load_explicit(&pld_alloc_count, memory_order_relaxed);
+}
 
 static int should_fail(void)
 {
-  pld_alloc_count++;
-  return pld_alloc_fail_at > 0 && pld_alloc_count == pld_alloc_fail_at;
+  long c = atomic_fetch_add_explicit(&pld_alloc_count, 1, memory_order_relaxed) + 1;
+  long f = atomic_load_explicit(&pld_alloc_fail_at, memory_order_relaxed);
+  return f > 0 && c == f;
 }
 
 void *pld_malloc(size_t size)

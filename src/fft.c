@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "detail.h"
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -91,7 +92,7 @@ int pld_fft_cache_get(struct pld_fft_cache *c, size_t n, unsigned flags,
   size_t nc = n / 2 + 1, bx, bX;
   if (pld_mul_size(n, sizeof(double), &bx) ||
       pld_mul_size(nc, sizeof(fftw_complex), &bX))
-    return PLD_ERANGE;
+    return pld_fail_if_silent(PLD_ERANGE, "pld_fft_get: an FFT of length %zu exceeds the addressable size", n);
   f->x = pld_fftw_malloc(bx);
   f->X = pld_fftw_malloc(bX);
   f->Y = pld_fftw_malloc(bX);

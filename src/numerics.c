@@ -1,6 +1,10 @@
 /* pldkit internal numerics.  See numerics.h. */
 #include "numerics.h"
 
+#include "detail.h"
+
+#include <pldkit/status.h>
+
 #include <float.h>
 #include <math.h>
 
@@ -166,4 +170,28 @@ double pld_add_up(double a, double b)
   if (err > 0.0)
     s = nextafter(s, INFINITY);
   return s;
+}
+
+double pld_log_expm1(double x)
+{
+  if (x == 0.0)
+    return -INFINITY;
+  return x < 1.0 ? log(expm1(x)) : x + log1p(-exp(-x));
+}
+
+int pld_is_simplex(const double *w, size_t n, double tol, const char *name)
+{
+  if (!w)
+    return !pld_fail(PLD_EINVAL, "%s is NULL", name);
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(w[i]) || !(w[i] >= 0.0))
+      return !pld_fail(PLD_EINVAL, "%s[%zu] = %g must be finite and >= 0",
+                       name, i, w[i]);
+    s += w[i];
+  }
+  if (!(fabs(s - 1.0) <= tol))
+    return !pld_fail(PLD_EINVAL, "the %s sum to %.17g, not within %g of 1",
+                     name, s, tol);
+  return 1;
 }

@@ -41,3 +41,40 @@ expect_ok() {
   ok
   return 0
 }
+
+# expect_warn DESCRIPTION NEEDLE ARGS...: exit 0, an answer on stdout with no
+# warning in it, and every stderr line a "pldkit: warning: ..." (at least
+# one), one of them containing NEEDLE (a fixed string).
+expect_warn() {
+  local what=$1 needle=$2
+  shift 2
+  run "$@"
+  if [ "$rc" -ne 0 ]; then bad "$what: exit $rc (want 0): pldkit $*"; return 1; fi
+  if [ ! -s "$OUT" ]; then bad "$what: no output: pldkit $*"; return 1; fi
+  if grep -q 'warning' "$OUT" && ! grep -q '"warnings"' "$OUT"; then
+    bad "$what: a warning on stdout: pldkit $*"; return 1
+  fi
+  if [ ! -s "$ERR" ] || grep -qv '^pldkit: warning: ' "$ERR"; then
+    bad "$what: stderr is not only warnings: pldkit $*"; return 1
+  fi
+  if ! grep -qF -- "$needle" "$ERR"; then
+    bad "$what: no warning mentions \"$needle\": pldkit $*"; return 1
+  fi
+  ok
+  return 0
+}
+
+# expect_answer DESCRIPTION ARGS...: as expect_ok, but stderr may hold
+# warnings ("pldkit: warning: ..." lines, nothing else).
+expect_answer() {
+  local what=$1
+  shift
+  run "$@"
+  if [ "$rc" -ne 0 ]; then bad "$what: exit $rc (want 0): pldkit $*"; return 1; fi
+  if [ ! -s "$OUT" ]; then bad "$what: no output: pldkit $*"; return 1; fi
+  if [ -s "$ERR" ] && grep -qv '^pldkit: warning: ' "$ERR"; then
+    bad "$what: stderr is not only warnings: pldkit $*"; return 1
+  fi
+  ok
+  return 0
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -260,6 +261,63 @@ out:
   return st;
 }
 
+/* A ledger: two locked updates into a fresh file (the first creates it),
+ * then a save and a load; after a failure the ledger holds what the last
+ * successful step wrote (checked by its history), never a torn file. */
+static int sc_ledger(void)
+{
+  int st;
+  char path[] = "/tmp/pldkit_alloc_ledger_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  unlink(path);
+  pld_params p;
+  pld_params_default(&p);
+  p.discretization = 0.5;
+  pld_accountant *acc = SENT;
+  pld_mech *m = SENT;
+  pld_dist *d = SENT, *e = SENT;
+  int steps = 0;
+  TRY(pld_accountant_alloc(&p, &acc));
+  TRY(pld_mech_laplace(1.0, 1.0, &m));
+  TRY(pld_accountant_add(acc, m, 3));
+  TRY(pld_ledger_add(path, acc, 0, "laplace:b=1,count=3", NULL, NULL));
+  steps++;
+  TRY(pld_ledger_add(path, acc, 0, "again", &d, NULL));
+  steps++;
+  TRY(pld_dist_save(d, path));
+  TRY(pld_dist_load(path, &e));
+  assert_int_equal(pld_dist_history_size(e), 2);
+out:
+  if (st) {
+    assert_ptr_equal(e, SENT);
+    pld_dist *x = NULL;
+    /* the ledger is what the completed steps made, and loads */
+    if (steps == 0)
+      assert_int_equal(access(path, F_OK), -1);
+    else {
+      pld_test_fail_allocation(0);
+      assert_int_equal(pld_dist_load(path, &x), 0);
+      assert_int_equal(pld_dist_history_size(x), (size_t)steps);
+      pld_dist_free(x);
+    }
+  }
+  /* no temporary file is left behind */
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "ls -a /tmp | grep -q '^\\.pldkit_alloc_ledger.*\\.tmp$'");
+  assert_int_not_equal(system(cmd), 0);
+  unlink(path);
+  char lock[64];
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(lock);
+  if (acc != SENT) pld_accountant_free(acc);
+  if (m != SENT) pld_mech_free(m);
+  if (d != SENT) pld_dist_free(d);
+  if (e != SENT) pld_dist_free(e);
+  return st;
+}
+
 static void sweep(const char *name, scenario fn)
 {
   long i;
@@ -286,6 +344,7 @@ static void test_sweep(void **state)
 {
   (void)state;
   sweep("dist", sc_dist);
+  sweep("ledger", sc_ledger);
   sweep("accountant", sc_accountant);
   sweep("auto grid", sc_auto_grid);
   sweep("mixtures", sc_mixtures);

@@ -83,7 +83,7 @@ static void test_corruption(void **state)
   }
   /* a different version with a valid checksum: EVERSION */
   memcpy(c, buf, len);
-  c[8] = 2;
+  c[8] = 3;
   unsigned long long h = 1469598103934665603ull;
   for (size_t i = 0; i + 8 < len; i++) {
     h ^= c[i];

@@ -381,7 +381,7 @@ static void test_mean_lc_exact(void **st)
 }
 
 /* RS exact mixture RDP vs a Simpson quadrature here; Thm 4.2 (RS > LC at
- * equal variance) in its regime (small Delta); ERRATA counterexample at
+ * equal variance) in its regime (small Delta); docs/papers/merging.md counterexample at
  * Delta = 1, sigma = (2, 8), pi = 0.5 where RS is MORE private. */
 static void test_mean_rs(void **st)
 {
@@ -408,9 +408,9 @@ static void test_mean_rs(void **st)
   }
   pld_rdp_curve_free(c);
 
-  /* ERRATA: Delta = 1, sigma = (2, 8), pi = 0.5, equal variance (34):
+  /* docs/papers/merging.md: Delta = 1, sigma = (2, 8), pi = 0.5, equal variance (34):
    * lambda = (128 - sqrt(8224))/136.  Classic conversion at delta = 1e-5
-   * reproduces ERRATA's LC 0.838 (continuous alpha: Delta/sigma sqrt(2 log
+   * reproduces the errata's LC 0.838 (continuous alpha: Delta/sigma sqrt(2 log
    * 1e5) + Delta^2/(2 sigma^2) = 0.8383); RS is smaller on the default grid. */
   pld_rdp_curve *rs = NULL, *lc = NULL;
   assert_int_equal(pld_rdp_curve_alloc_default(&rs), PLD_SUCCESS);
@@ -421,7 +421,7 @@ static void test_mean_rs(void **st)
   assert_int_equal(pld_rdp_epsilon(rs, 1e-5, PLD_RDP_CLASSIC, &er), PLD_SUCCESS);
   assert_int_equal(pld_rdp_epsilon(lc, 1e-5, PLD_RDP_CLASSIC, &el), PLD_SUCCESS);
   double lc_cont = sqrt(2 * log(1e5) / 34.0) + 1 / 68.0;
-  print_message("ERRATA case: RS RDP eps %.4f, LC RDP eps %.4f (continuous %.4f)\n",
+  print_message("errata case: RS RDP eps %.4f, LC RDP eps %.4f (continuous %.4f)\n",
                 er.value, el.value, lc_cont);
   assert_true(el.value >= lc_cont && el.value <= lc_cont + 5e-3);
   assert_true(er.value < el.value - 0.1);
@@ -456,7 +456,7 @@ static double simpson_hockey(int n, const double *aw, const double *am,
 }
 
 /* The general (unequal-sd) mixture PLD mechanism against Simpson, both
- * directions; then the ERRATA's PLD comparison at Delta = 1, sigma = (2,
+ * directions; then the the errata's PLD comparison at Delta = 1, sigma = (2,
  * 8), pi = 0.5, delta = 1e-5: RS (exact mixture) below LC at equal
  * variance (sigma_LC^2 = 34). */
 static void test_mean_rs_pld(void **st)
@@ -506,7 +506,7 @@ static void test_mean_rs_pld(void **st)
   pld_result a, b;
   assert_int_equal(pld_accountant_epsilon(rs, 1e-5, &a), PLD_SUCCESS);
   assert_int_equal(pld_accountant_epsilon(lc, 1e-5, &b), PLD_SUCCESS);
-  print_message("ERRATA case PLD: RS eps [%.4f, %.4f], LC eps [%.4f, %.4f]\n",
+  print_message("errata case PLD: RS eps [%.4f, %.4f], LC eps [%.4f, %.4f]\n",
                 a.bound.lower, a.bound.upper, b.bound.lower, b.bound.upper);
   assert_true(a.bound.upper < b.bound.lower);
   /* the RS upper end is certified: delta at it (Simpson, both directions)

@@ -21,6 +21,7 @@ LAYERS = {
     "pld": 1,
     "rdp": 1,
     "papers": 2,
+    "catalogue": 3,
     "front": 9,
 }
 
@@ -32,12 +33,15 @@ HEADER_LAYER = {
     "mech.h": "pld",
     "accountant.h": "pld",
     "select.h": "pld",
+    "ledger.h": "pld",
     "rdp.h": "rdp",
     "bridge.h": "papers",
     "rdp_papers.h": "papers",
     "participation.h": "papers",
     "merge.h": "papers",
     "best.h": "papers",
+    "allocation.h": "papers",
+    "event.h": "catalogue",
     "pldkit.h": "front",
 }
 
@@ -47,6 +51,7 @@ DIR_LAYER = {
     "pld": "pld",
     "rdp": "rdp",
     "papers": "papers",
+    "catalogue": "catalogue",
     "cli": "front",
 }
 

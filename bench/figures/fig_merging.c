@@ -7,7 +7,7 @@
  * estimate 1) or LC (lambda on estimate 1).  The paper does not give the
  * noise levels; we take replace-one sensitivity Delta = 2/n = 0.02 and
  * sigma1 = 0.02, sigma2 = 0.08 (inputs at eps ~ 4.4 and ~ 1.1; the ratio 4
- * of ERRATA's check).  MSE = merged variance + Var(clip(X))/n, Var(clip(X))
+ * of the errata's check).  MSE = merged variance + Var(clip(X))/n, Var(clip(X))
  * = 1 - 2 phi(1) (X ~ N(0, 1), population mean 0).
  *   merging_fig1.csv  family (RS or LC), weight (pi or lambda), var_merged,
  *     mse, then epsilons (nats) at delta = 1e-5:

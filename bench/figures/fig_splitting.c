@@ -1,6 +1,6 @@
 /* fig_splitting: the figures of Dong, Chen, Ozgur, "Leveraging randomness in
  * model and data partitioning for privacy amplification" (the splitting
- * paper; shared/papers/model-data-partitioning-amplification.txt), recomputed
+ * paper; docs/papers/splitting.md), recomputed
  * with pldkit's public API.  See bench/figures/splitting.md for paper vs
  * pldkit, and docs/papers-rdp.md for which formulas are exact, corrected, or
  * not bounds.
@@ -11,8 +11,8 @@
  * minimised over the integer orders alpha = 2, 3, ..., 64 (the paper's
  * Thm 3.1 holds at integer orders; it names no grid).  "paper" columns use
  * the paper's recipe: eq. (2) first term where pldkit can evaluate it exactly
- * (it IS the exact forward divergence, ERRATA reading), else eq. (3) first
- * term, max the paper's reverse term (which is NOT a valid bound, ERRATA);
+ * (it IS the exact forward divergence, docs/papers/splitting.md reading), else eq. (3) first
+ * term, max the paper's reverse term (which is NOT a valid bound, docs/papers/splitting.md);
  * "sound" columns use pldkit's sound value (pld_rdp_model_splitting_curve:
  * exact / eq. (3) / group bound forward, exact or group-bound reverse).  A
  * cell "nan" means "not computable" (e.g. eq. (2) beyond pldkit's cost cap).

@@ -97,6 +97,10 @@ typedef struct pld_event_ctx {
   unsigned top_events;                /* events at the top level */
   const char *note;                   /* a warning for the answer, or NULL
                                          (static text) */
+  const char *not_bound;              /* NULL when every event's answer is a
+                                         proven bound; else what it is
+                                         instead ("lower_limit": random-
+                                         participation analysis=cs) */
   pld_event_closed closed;              /* a closed-form event, if any */
   unsigned bridged;                   /* events whose RDP went through the
                                          PLD bridge (pld_event_parse_rdp) */
@@ -139,9 +143,50 @@ PLD_API void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from);
 /** Free a list of owned objects (NULL is a no-op). */
 PLD_API void pld_event_owned_free(pld_event_owned *list);
 
-/** Write the list of events with every key, its meaning, domain and default,
- *  and the grammar of member lists (part of every --help). */
-PLD_API void pld_event_help(FILE *f);
+/* What pld_event_catalogue_write writes. */
+enum pld_event_catalogue_mode {
+  PLD_EVENT_CAT_LIST, /* one line per event: its name and a few words */
+  PLD_EVENT_CAT_FULL  /* the summary, the RDP formula, every key with its
+                       meaning, default and domain (random-selection: also
+                       the grammar of member lists) */
+};
+
+/** Walk the event table (the only description of the events): write every
+ *  event (name == NULL), or the one called `name`, in the given form
+ *  ('pldkit events', 'pldkit help EVENT').
+ *  @return 0, or -1 if no event is called `name` (nothing written). */
+PLD_API int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
+                            const char *name);
+
+/** The grammar of random-selection's member lists and of '+'. */
+PLD_API void pld_event_members_help(FILE *f);
+
+/** How the RDP backend treats the events ('pldkit help rdp'). */
+PLD_API void pld_event_rdp_help(FILE *f);
+
+/** One catalogue entry: its NAME, a title of a few words, a one-paragraph
+ *  summary, an example
+ *  EVENT text (NULL for `pld`, which needs a file), how the RDP backend
+ *  answers it, whether the PLD backend answers it (else --backend rdp
+ *  only) and its number of keys (count= not included).  Strings are
+ *  static. */
+typedef struct pld_event_info {
+  const char *name;
+  const char *title;   /* a few words, for one-line lists */
+  const char *summary;
+  const char *example;
+  const char *rdp_how;
+  int has_pld;
+  size_t n_keys;
+} pld_event_info;
+
+/** Number of events in the catalogue. */
+PLD_API size_t pld_event_count(void);
+/** Entry i < pld_event_count().  @return PLD_SUCCESS or PLD_EINVAL. */
+PLD_API int pld_event_info_get(size_t i, pld_event_info *out);
+/** The index of the event called `name`.  @return PLD_SUCCESS or
+ *  PLD_EINVAL (no such event; *index untouched). */
+PLD_API int pld_event_find(const char *name, size_t *index);
 
 /** The names of the keys that calibrate may solve for in some event (keys in
  *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,
@@ -156,7 +201,9 @@ PLD_API const char *pld_event_closed_name(const pld_event_closed *c);
 /** The answer to a closed-form event. */
 typedef struct pld_event_closed_answer {
   pld_bound bound;  /* the delta or epsilon bracket (booked rounding error) */
-  int certified;    /* the library certifies bound.upper */
+  int certified;    /* bound.upper is a proven bound (never for thm41) */
+  int refuted;      /* thm41: a concrete dataset has a larger delta, or it
+                       falls below cs */
   int below_cs;     /* thm41: its delta is below CS's (so not a bound) */
   double cs_delta;  /* thm41: CS's delta at the epsilon used, else NAN */
   double lower_limit; /* thm41: pldkit's certified lower limit of the true
@@ -175,6 +222,95 @@ PLD_API int pld_event_closed_query(const pld_event_closed *c, int want_delta, do
                          pld_event_closed_answer *out, char *err,
                          size_t errlen);
 
+/* ---- answering an EVENT list (catalogue/query.c) ---- */
+
+/** How an EVENT list is answered: the grid parameters of the PLD backend,
+ *  which backends answer (PLD_EVENT_BACKEND_PLD, _RDP or both), the RDP
+ *  conversion (enum pld_rdp_conversion) and its orders (NULL: the default
+ *  grid).  Fill it with pld_event_query_default, then change fields. */
+typedef struct pld_event_query {
+  pld_params params;
+  unsigned backend;
+  int rdp_method;
+  const double *orders;
+  size_t n_orders;
+} pld_event_query;
+
+/** Defaults: pld_params_default, the PLD backend, PLD_RDP_BEST, the
+ *  default orders. */
+PLD_API void pld_event_query_default(pld_event_query *q);
+
+/** An answer.  PLD backend (have_pld): `pld` is the tightest certified
+ *  bracket the library has (pld_best_*: the accountant, grid-free bounds and
+ *  the events' RDP when every event has an RDP formula); for a closed-form
+ *  single-round event (closed != 0) it is that formula's bracket and
+ *  closed_answer says whether it is certified.  RDP backend (have_rdp): the
+ *  RDP answer on the query's orders; `bridged` events went through the PLD
+ *  bridge.  `not_bound` says when the upper end is no bound.  `note` is a warning to show with the answer (static text) or
+ *  NULL; `status` the library status of a failed computation. */
+typedef struct pld_event_answer {
+  int have_pld;
+  pld_result pld;
+  int closed;
+  pld_event_closed closed_event;
+  pld_event_closed_answer closed_answer;
+  int have_rdp;
+  pld_rdp_result rdp;
+  unsigned bridged;
+  size_t rdp_n;              /* the RDP orders: how many, first and last */
+  double rdp_first, rdp_last;
+  const char *note;
+  const char *not_bound; /* NULL when the answer is a proven bound; else
+                            what it is instead ("lower_limit": an event is
+                            random-participation analysis=cs) */
+  int status;
+  double pld_seconds, rdp_seconds; /* wall-clock time of each backend */
+} pld_event_answer;
+
+/** epsilon(delta) of the composition of n EVENT texts (each a LIST of the
+ *  grammar above), as the CLI's `pldkit epsilon --delta D EVENT...` gives
+ *  it.  Every event is validated before anything is computed.  On failure
+ *  err gets one line naming the bad token or the failed computation, and
+ *  of *out only `status` is written: the library status of the failed
+ *  computation (0 when the input was refused before computing).  Cost: that of the accountant's query.
+ *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad input, including n == 0)
+ *  or PLD_EVENT_EFAIL (the computation failed, e.g. out of memory). */
+PLD_API int pld_event_epsilon(const pld_event_query *q, size_t n,
+                              const char *const *events, double delta,
+                              pld_event_answer *out, char *err,
+                              size_t errlen);
+
+/** delta(epsilon), as pld_event_epsilon. */
+PLD_API int pld_event_delta(const pld_event_query *q, size_t n,
+                            const char *const *events, double epsilon,
+                            pld_event_answer *out, char *err, size_t errlen);
+
+/** delta at m epsilons (PLD backend only) into curve[0..m-1], as
+ *  `pldkit curve`. */
+PLD_API int pld_event_curve(const pld_event_query *q, size_t n,
+                            const char *const *events, size_t m,
+                            const double *eps, pld_bound *curve,
+                            pld_event_answer *out, char *err, size_t errlen);
+
+/** A fresh accountant holding the n EVENTs (q->params), `subst` replacing
+ *  the one KEY=? marker (NULL: none allowed).  Objects its mechanisms need
+ *  are appended to *owned; free them (pld_event_owned_free) after the
+ *  accountant.  @return as pld_event_parse. */
+PLD_API int pld_event_accountant(const pld_event_query *q, size_t n,
+                                 const char *const *events,
+                                 const char *subst, pld_accountant **out,
+                                 pld_event_owned **owned, char *err,
+                                 size_t errlen);
+
+/** The RDP curve of the n EVENTs on q's orders; with no_bridge an event
+ *  without an RDP formula fails (PLD_EVENT_EFAIL) instead of going through
+ *  the PLD bridge.  *bridged (may be NULL) counts bridged events.
+ *  @return as pld_event_parse. */
+PLD_API int pld_event_rdp_curve(const pld_event_query *q, size_t n,
+                                const char *const *events, const char *subst,
+                                int no_bridge, pld_rdp_curve **out,
+                                unsigned *bridged, char *err, size_t errlen);
+
 /* Strict number parsing shared with the option parser: the whole token must
  * be consumed, no leading blanks, and the value must be finite. */
 
@@ -189,6 +325,14 @@ enum pld_event_int_rc {
 /** Parse a decimal integer in [lo, hi].  @return enum pld_event_int_rc. */
 PLD_API int pld_event_parse_int(const char *s, long long lo, long long hi,
                       long long *out);
+
+/** The enum pld_event_rc for a library status met after the input was
+ *  parsed: PLD_EVENT_EUSAGE (the input's fault: out of a domain the parser
+ *  does not know, over a cap the user can raise, an accuracy that cannot
+ *  be met, incompatible grids, a bad file) or PLD_EVENT_EFAIL (the
+ *  machine's: memory, FFTW, non-convergence, a failing callback); 0 for
+ *  PLD_SUCCESS.  The CLI's exit code. */
+PLD_API int pld_event_rc_of_status(int st);
 
 /* ---- text helpers (catalogue/text.c) ---- */
 

@@ -181,6 +181,36 @@ PLD_API PLD_NODISCARD int pld_mech_select(size_t n,
 PLD_API PLD_NODISCARD int pld_mech_from_curve(const pld_curve *curve,
                                               pld_mech **out);
 
+/** A mechanism known only through a bracketing pair: `upper` dominates it
+ *  and `lower` is dominated by it, in both directions (delta_upper(eps) >=
+ *  delta_true(eps) >= delta_lower(eps) for every eps, both directions;
+ *  equivalently, by Blackwell's theorem, the true pair is a post-processing
+ *  of the upper one and the lower one of the true one).  The PLD built for
+ *  it (pld_dist_from_mech, the accountant) takes its pessimistic members
+ *  from `upper` and its optimistic ones from `lower`, so it composes with
+ *  every other event with a certified bracket whose width includes the gap
+ *  between the two (docs/design.md, "Bracketed mechanisms").  Its curve
+ *  (pld_mech_curve, pld_mech_delta) is upper's: an upper bound.  Poisson
+ *  subsampling and random selection of a bracket are the brackets of the
+ *  subsampled / selected members.  Brackets nest: a bracketed argument
+ *  contributes its own upper (lower) member.  Both are deep-copied.
+ *  pldkit trusts the domination as given.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_bracket(const pld_mech *upper,
+                                           const pld_mech *lower,
+                                           pld_mech **out);
+
+/** The PLD of a mechanism on the grid of step `discretization`: what the
+ *  accountant composes.  pld_dist_from_curve(pld_mech_curve(m), ...) for
+ *  every mechanism but a bracket (pld_mech_bracket), whose pessimistic
+ *  members come from its upper and optimistic members from its lower
+ *  mechanism.  Domains, cost and errors as pld_dist_from_curve (twice for
+ *  a bracket).  The caller frees *out with pld_dist_free. */
+PLD_API PLD_NODISCARD int pld_dist_from_mech(const pld_mech *m,
+                                             double discretization,
+                                             const pld_params *params,
+                                             pld_dist **out);
+
 /** Deep copy (a user mechanism's ctx is shared).  The caller frees *out
  *  with pld_mech_free.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_copy(const pld_mech *m, pld_mech **out);

@@ -83,6 +83,22 @@ PLD_API PLD_NODISCARD int pld_merge_lc_accountant(const pld_merge_run *runs,
                                                   const pld_params *params,
                                                   pld_accountant **out);
 
+/** One step of the LC surrogate with every run active (the pair of
+ *  pld_merge_lc_accountant's step type, runs' steps ignored): the mechanism
+ *  that the catalogue's merge-lc event composes `count` times.  lambda_i >=
+ *  0 finite, not all 0; the pair is scale-free in lambda (every shift and
+ *  the noise scale alike), so lambda need not sum to 1 -- which lets the
+ *  steps after a run ended be written with the remaining runs only (Sec.
+ *  6.2's virtual steps).  Runs valid (steps may be 0), 1 <= n <=
+ *  PLD_MERGE_MAX_RUNS.  A step that releases nothing (every active run
+ *  has lambda_i = 0) is PLD_EINVAL.  The caller frees *out with
+ *  pld_mech_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_merge_lc_step_mech(const pld_merge_run *runs,
+                                                 size_t n,
+                                                 const double *lambda,
+                                                 pld_mech **out);
+
 /** The LC RDP (Thm 6.2 per step type, both directions, via
  *  pld_rdp_add_mixture_gaussian) added to c at c's orders, rounded upward (a
  *  certified upper bound up to that function's quadrature margin); same
@@ -236,6 +252,129 @@ PLD_API PLD_NODISCARD int pld_merge_max_weight(const pld_merge_run *runs,
                                                double delta,
                                                const pld_params *params,
                                                double *w0);
+
+
+/* ------------------------------------------------------------------------ */
+/* The merge planner (papers/merge_plan.c): what `pldkit merge` prints.      */
+
+/** Progress of a long call: fraction of the work done in [0, 1] and a short
+ *  static name of the stage ("runs", "baselines", "grid", "max weight").
+ *  Called from the calling thread only; it must not call back into the
+ *  planner.  May be NULL. */
+typedef void (*pld_merge_progress_fn)(void *ctx, double fraction,
+                                      const char *stage);
+
+/** The planner's four methods, in the order of the arrays of
+ *  pld_merge_point and pld_merge_report.max_weight (enum pld_merge_method
+ *  values are the indices). */
+#define PLD_MERGE_N_METHODS 4
+
+/** Cap on the weight grid: at most this many simplex points. */
+#define PLD_MERGE_MAX_POINTS 100000u
+/** Cap on the grid resolution. */
+#define PLD_MERGE_MAX_RESOLUTION 10000u
+
+/** What the planner is asked. */
+typedef struct pld_merge_plan {
+  const pld_merge_run *runs; /**< n runs, each valid (pld_merge_run) */
+  size_t n;                  /**< 1 .. PLD_MERGE_MAX_RUNS */
+  double epsilon;            /**< target epsilon' (nats), > 0 finite */
+  double delta;              /**< target delta' in (0, 1) */
+  unsigned resolution;       /**< grid weights k/resolution; 0 = default:
+                                  20 for n <= 2, 10 for n >= 3 (n = 1: 1) */
+  double accuracy;           /**< relative bracket width of the PLD grid
+                                  points and searches, (0, 1); 0 = 0.01 */
+  pld_merge_progress_fn progress; /**< may be NULL */
+  void *progress_ctx;
+} pld_merge_plan;
+
+/** One grid point's answers, indexed by enum pld_merge_method. */
+typedef struct pld_merge_point {
+  double upper[PLD_MERGE_N_METHODS]; /**< certified eps(delta') upper */
+  double lower[PLD_MERGE_N_METHODS]; /**< PLD lower end; NAN for RDP */
+  int feasible[PLD_MERGE_N_METHODS]; /**< upper <= epsilon' */
+  int met_accuracy[PLD_MERGE_N_METHODS]; /**< the PLD bracket is within
+                                  the requested accuracy (1 for RDP) */
+} pld_merge_point;
+
+/** Warning flags of pld_merge_report.warnings (pld_merge_warning_text). */
+enum pld_merge_warning {
+  /** some PLD bracket is wider than the requested accuracy (its upper end
+   *  is still certified; see met_accuracy) */
+  PLD_MERGE_WARN_ACCURACY = 1u << 0,
+  /** no grid point meets epsilon' with any method */
+  PLD_MERGE_WARN_INFEASIBLE = 1u << 1,
+  /** advanced composition is vacuous: some run's own epsilon at
+   *  delta'/(2N) is infinite */
+  PLD_MERGE_WARN_ADVANCED_INFINITE = 1u << 2,
+  /** n = 2: the LC largest-weight search assumes the certified epsilon
+   *  grows with the weight on run 0 (typical, not a theorem; the weight
+   *  returned is itself verified) and the LC grid is not monotone */
+  PLD_MERGE_WARN_LC_NOT_MONOTONE = 1u << 3,
+  /** n = 2: no weight is feasible for some method (max_weight -1) */
+  PLD_MERGE_WARN_NO_WEIGHT = 1u << 4
+};
+
+/** A short one-line text of one warning flag (static; "" for an unknown
+ *  flag). */
+PLD_API const char *pld_merge_warning_text(unsigned flag);
+
+/** What the planner answers.  Runs are sorted: run 0 is the LESS private
+ *  one (largest own certified eps(delta') upper end, stable), so the
+ *  weight on run 0 trades privacy for the stronger-signal model; order[i]
+ *  is sorted run i's index in pld_merge_plan.runs. */
+typedef struct pld_merge_report {
+  size_t n;
+  size_t order[PLD_MERGE_MAX_RUNS];
+  pld_merge_run runs[PLD_MERGE_MAX_RUNS];  /**< sorted */
+  pld_bound own_eps[PLD_MERGE_MAX_RUNS];   /**< own eps(delta'), default
+                                               params */
+  int own_met_accuracy[PLD_MERGE_MAX_RUNS];
+  double epsilon, delta, accuracy;         /**< as used */
+  unsigned resolution;                     /**< as used */
+  /** Joint release (Thm 6.1): PLD bracket (default params), RDP upper. */
+  pld_bound joint_pld;
+  int joint_pld_met_accuracy;
+  double joint_rdp;
+  /** Advanced composition (Prop. 7.1): eps_i = run i's own certified
+   *  eps(delta_i) at delta_i = delta'/(2N) (default params), delta0 =
+   *  delta'/2, total delta adv_delta = delta'.  adv_eps = +INFINITY when a
+   *  run's eps_i is infinite. */
+  double adv_eps, adv_delta, adv_delta_i, adv_delta0;
+  double adv_eps_i[PLD_MERGE_MAX_RUNS];
+  /** n = 2 only (else NAN): largest feasible weight on run 0 per method
+   *  (pld_merge_max_weight; -1 = none, 1 = all). */
+  double max_weight[PLD_MERGE_N_METHODS];
+  /** The grid: n_points weight vectors (weights[g * n + i], k_0 ascending,
+   *  then k_1, ...; the last weight takes the remainder) and their
+   *  answers. */
+  size_t n_points;
+  double *weights;
+  pld_merge_point *points;
+  unsigned warnings; /**< OR of enum pld_merge_warning */
+} pld_merge_report;
+
+/** Number of simplex grid points C(resolution + n - 1, n - 1) of n runs at
+ *  a resolution (1 <= n <= PLD_MERGE_MAX_RUNS, 1 <= resolution <=
+ *  PLD_MERGE_MAX_RESOLUTION).  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE
+ *  (more than PLD_MERGE_MAX_POINTS points). */
+PLD_API PLD_NODISCARD int pld_merge_grid_size(size_t n, unsigned resolution,
+                                              size_t *count);
+
+/** The merge planner: for each grid point the certified eps(delta') of RS
+ *  and LC under PLD (plan->accuracy) and RDP (default orders, best
+ *  conversion), feasibility against epsilon', the baselines, and for n = 2
+ *  the largest feasible weight on run 0 per method.  Members of RS are
+ *  built once and reused across points (docs/merge.md).  The caller frees
+ *  *out with pld_merge_report_free.  Progress goes to plan->progress.
+ *  @return PLD_SUCCESS, PLD_EINVAL (plan NULL or a field out of its
+ *  domain), PLD_ERANGE (too many grid points), PLD_ENOMEM, and the codes of
+ *  the accountant and RDP functions it calls; *out untouched on failure. */
+PLD_API PLD_NODISCARD int pld_merge_plan_compute(const pld_merge_plan *plan,
+                                                 pld_merge_report **out);
+
+/** Free a report (NULL is a no-op). */
+PLD_API void pld_merge_report_free(pld_merge_report *r);
 
 #ifdef __cplusplus
 }

@@ -21,8 +21,9 @@
  *             revealed; proof in docs/participation.md.         (<= WCS)
  *   OLS       Thm 5.1: p = 1, delta of the q-subsampled         certified
  *             Gaussian (>= WCS, so also sound for any p).       upper bound
- *   CS        Cor. 5.3 read with sampling rate p*q (ERRATA):    certified
- *             the exact delta of the dataset whose other        LOWER limit
+ *   CS        Cor. 5.3 read with sampling rate p*q (errata in   certified
+ *             docs/papers/random-participation.md): the exact   LOWER limit
+ *             delta of the dataset whose other
  *             records all have zero gradient.  Every valid
  *             bound is >= CS.
  *   THM41     Thm 4.1 exactly as stated (eqs. 5-7).  It is the  NOT a bound
@@ -91,7 +92,7 @@ enum pld_participation_analysis {
  *  parametrisation of one curve, not a free choice: for a target eps the
  *  only eps' is
  *      eps' = log(1 + (e^eps - 1) / gamma)
- *  (ERRATA; nothing is optimised).  gamma = p q for Thm 4.1, WCS and CS, and
+ *  (docs/papers/random-participation.md; nothing is optimised).  gamma = p q for Thm 4.1, WCS and CS, and
  *  gamma = q for OLS (eq. 8, read e^{eps'} - 1).  Computed as
  *  log1p(expm1(eps)/gamma) in log space, accurate for every finite eps.
  *  Domain: eps finite >= 0, gamma in (0, 1].
@@ -219,7 +220,7 @@ typedef struct pld_participation_thm41 {
  *  with a_j = b_{j-1} - alpha' c2bar b_j - [j = 0] alpha' c1bar, b =
  *  Binomial(d, q) pmf.  b_{j-1}/b_j increases with j, so the a_j change sign
  *  once (negative, then positive) and by Descartes' rule of signs eq. (7) has
- *  exactly one real root (ERRATA).  It is found by bracketing and the
+ *  exactly one real root (docs/papers/random-participation.md).  It is found by bracketing and the
  *  Illinois method on log(positive part) - log(negative part), which is
  *  strictly increasing in z: no Newton steps, no overflow for any sigma.
  *  Binomial terms below e^-745 times the largest are dropped (they underflow).
@@ -229,7 +230,7 @@ typedef struct pld_participation_thm41 {
  *
  *  WHAT IT IS: the exact remove-direction delta of ONE dataset (client 1's
  *  other records all at gradient C in x''s direction; eqs. 14-15 with
- *  advanced joint convexity, an equality), not a worst case (ERRATA).  It is
+ *  advanced joint convexity, an equality), not a worst case (docs/papers/random-participation.md).  It is
  *  never a certified bound.  `below_cs` is set when delta < CS's delta
  *  (CS is the exact delta of another dataset, so every valid bound is >=
  *  it); `certified` is 0 when below_cs is set or when another instance
@@ -246,18 +247,32 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_delta(
     const pld_participation_params *par, double epsilon,
     pld_participation_thm41 *out);
 
+/** Theorem 4.1's value alone: out->lower = max(0, delta - delta_err),
+ *  out->upper = min(1, delta + delta_err) with delta and delta_err exactly
+ *  those of pld_participation_thm41_delta, but without its soundness checks
+ *  (the CS closed form and the certified lower limit from 81 concrete
+ *  datasets, which dominate its cost).  NOT a bound (see above).  For
+ *  searches that evaluate the theorem many times (an epsilon by bisection)
+ *  and check the answer once with pld_participation_thm41_delta.  Cost:
+ *  one root of a one-dimensional mixture over the binomial window
+ *  (O(sqrt(d q)) terms).
+ *  @return as pld_participation_thm41_delta. */
+PLD_API PLD_NODISCARD int pld_participation_thm41_value(
+    const pld_participation_params *par, double epsilon, pld_bound *out);
+
 /** Cross-check of Theorem 4.1 without z*: the hockey-stick integral the
  *  proof reduces to (eqs. 27-28),
  *      delta = p q int ( sum_i b_i N(z; (i+1)C, sigma^2)
  *                        - alpha' c2bar sum_i b_i N(z; iC, sigma^2)
  *                        - alpha' c1bar N(z; 0, sigma^2) )_+ dz,
- *  by composite Gauss-Legendre (10 and 20 points per cell of width sigma/2
- *  around every component, cells split at the sign changes found), binomial
- *  terms below e^-80 of the largest dropped.  *abserr estimates the error
- *  (|GL20 - GL10| plus the dropped mass).  Not a certified bound (it is the
+ *  by GSL's adaptive CQUAD on each cell of width sigma/2 around every
+ *  component (cells split at the sign changes found, pieces where the
+ *  integrand is not positive skipped), binomial terms below e^-120 of the
+ *  largest dropped.  *abserr estimates the error (8 times CQUAD's estimate,
+ *  the rounding, plus the dropped mass).  Not a certified bound (it is the
  *  same theorem).  Domain: par valid, eps finite >= 0.  Cost: O(window)
- *  per integrand point, 30 points per cell, cells spanning the component
- *  means (0 .. (window top + 1) C) plus 20 sigma on each side.
+ *  per integrand point, about 33 points per cell, cells spanning the
+ *  component means (0 .. (window top + 1) C) plus 20 sigma on each side.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma or the
  *  constants overflow, or window too large). */
 PLD_API PLD_NODISCARD int pld_participation_thm41_quadrature(
@@ -291,8 +306,11 @@ typedef struct pld_participation_calibration {
   double sigma_below; /**< the target is missed here (0 if at_floor) */
   double delta;       /**< the analysis's delta at sigma (<= target) */
   int at_floor;       /**< met already at the search floor 1e-4 C */
-  int certified;      /**< 1: sigma is a certified noise level */
+  int certified;      /**< 1: sigma is a proven noise level (WCS, MWCS,
+                           OLS); never for CS or THM41 */
   int below_cs;       /**< THM41 only: its delta at sigma is below CS's */
+  int refuted;        /**< THM41 only: refuted at sigma (below CS, or a
+                           concrete dataset has a larger delta) */
 } pld_participation_calibration;
 
 /** Per-round noise calibration: the smallest sigma whose `analysis` delta at
@@ -307,8 +325,9 @@ typedef struct pld_participation_calibration {
  *    - CS: certified = 0; `sigma_below` is a certified LOWER limit of the
  *      noise any sound analysis needs (CS's delta, a lower limit of the
  *      truth, already exceeds the target there).
- *    - THM41: certified and below_cs are those of
- *      pld_participation_thm41_delta at `sigma` (certified = 0 if refuted).
+ *    - THM41: certified = 0 always (one dataset's exact delta, not a
+ *      worst case); refuted = !certified and below_cs of
+ *      pld_participation_thm41_delta at `sigma`.
  *  If the target is met already at the floor 1e-4 C, at_floor = 1, sigma is
  *  the floor and sigma_below = 0 (e.g. THM41 for d = 1000, p = 0.1,
  *  q = 0.001, eps = 0.015, delta = 1e-6, or any analysis whose delta at

@@ -290,55 +290,102 @@ PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
 /* ------------------------------------------------------------------------ */
 /* PLD files: a deployment's running ledger, saved and composed later.       */
 /*
- * Format (version 1), every field little-endian, IEEE-754 binary64 doubles:
+ * Format (version 2), every field little-endian, IEEE-754 binary64 doubles:
  *   magic    8 bytes  "PLDKITv\0"
- *   version  u32      1
+ *   version  u32      2 (version 1 files, without the history section,
+ *                     are still read)
  *   flags    u32      bit 0: symmetric
  *   grid     f64      Delta (nats)
  *   fftsize  u64      largest FFT used (informational)
  *   4 members, in the order (PQ, pessimistic), (PQ, optimistic),
  *   (QP, pessimistic), (QP, optimistic), each:
  *     offset i64, n u64, inf f64, rel f64, abs f64, masses n x f64
+ *   history  (version 2 only) records u64, bytes u64, then `bytes` bytes of
+ *            `records` records, each: time i64 (seconds since the epoch),
+ *            length u64 (<= 65536), that many bytes of text (no NUL); at
+ *            most 1 GiB in all (see ledger.h)
  *   checksum u64      FNV-1a (64 bit) of every byte before it
- * Loading checks the magic and length (PLD_EFORMAT), the version
- * (PLD_EVERSION), then the checksum, the flags, every size against the data
- * length (n >= 1, no trailing bytes; n over 2^31 gives PLD_ERANGE) and
- * every value's domain:
- * Delta in [1e-9, 1000], |offset| <= 2^52, masses in [0, 1 + 1e-9],
- * 0 <= inf <= 1 + 1e-9, inf + sum of masses <= 1 + 1e-6, rel in [0, 1),
- * abs in [0, 1].  The checksum detects corruption, not tampering: a loaded
- * PLD's booked errors (and so its certification) are taken from the file. */
+ *
+ * Saving and loading apply ONE set of checks, with one tolerance
+ * PLD_FILE_TOLERANCE (tol): whatever pld_dist_save writes pld_dist_load
+ * accepts, and a PLD that fails them is not written (PLD_ETOL: the grid
+ * cannot represent it, e.g. round-off booked over a huge number of
+ * compositions; a coarser grid or fewer runs per file helps).  The checks:
+ *  - layout (checked against the file size BEFORE anything is allocated or
+ *    read, so a huge or sparse file is refused at once): magic and length
+ *    (PLD_EFORMAT), version (PLD_EVERSION), every declared size (n >= 1, no
+ *    trailing bytes; n over 2^31 or over the cap of pld_dist_load_capped,
+ *    or a history over 1 GiB, give PLD_ERANGE), then the checksum and the
+ *    flags;
+ *  - domains: Delta in [1e-9, 1000], |offset| <= 2^52, masses in
+ *    [0, 1 + tol], inf in [0, 1 + tol], rel in [0, 1), abs in [0, 1];
+ *  - consistency: inf + sum of masses <= 1 + tol in every member and > 0
+ *    in the pessimistic ones (none is all zero); in each direction the
+ *    optimistic curve is not above the pessimistic one at any grid point
+ *    holding mass and in the limit eps -> -infinity (the
+ *    largest gap lies at one of those points):
+ *      delta_opt (1 - rel_opt) <= delta_pess (1 + rel_pess) + abs_pess +
+ *      abs_opt + tol;
+ *    history records within their caps, no NUL.
+ * Violations give PLD_EFORMAT on load.  The checksum detects corruption,
+ * not tampering: a loaded PLD's booked errors (and so its certification)
+ * are taken from the file. */
 
-/** Serialise d into a new buffer of *len bytes (the format above).  The
- *  caller frees *buf with pld_buffer_free.  Cost O(grid).
+/** The one tolerance of the PLD file checks (see above). */
+#define PLD_FILE_TOLERANCE 1e-6
+
+/** Serialise d into a new buffer of *len bytes (the format above, version
+ *  2, d's history included).  The caller frees *buf with pld_buffer_free.
+ *  Cost O(grid).
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ERANGE (size overflows),
- *  PLD_ENOMEM. */
+ *  PLD_ETOL (d fails the file checks above: not representable), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_serialize(const pld_dist *d,
                                              unsigned char **buf,
                                              size_t *len);
-/** Parse a serialised PLD from buf[0..len) (not retained; the caller keeps
- *  ownership).  The caller frees *out with pld_dist_free.  Cost O(len).
+/** Parse a serialised PLD (version 1 or 2) from buf[0..len) (not retained;
+ *  the caller keeps ownership).  The caller frees *out with pld_dist_free.
+ *  Cost O(len).
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EFORMAT (corrupt, truncated,
- *  bad checksum, value out of domain), PLD_EVERSION, PLD_ERANGE (arrays over
- *  2^31 points), PLD_ENOMEM. */
+ *  bad checksum, value out of domain, inconsistent), PLD_EVERSION,
+ *  PLD_ERANGE (arrays over 2^31 points), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_dist_deserialize(const unsigned char *buf,
                                                size_t len, pld_dist **out);
 /** Free a buffer from pld_dist_serialize.  NULL is a no-op. */
 PLD_API void pld_buffer_free(unsigned char *buf);
 /** Save d to the file `path` (the format above), creating or replacing it
- *  atomically: the bytes go to `path`.tmp, which is renamed over `path`, so
- *  a running ledger is never left half written (after PLD_EIO the old file,
- *  if any, is intact and the .tmp is removed; errno tells why).
- *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ERANGE, PLD_ENOMEM, PLD_EIO
- *  (cannot open, write or close). */
+ *  safely (ledger.h has the details): a unique temporary file in the same
+ *  directory, created exclusively without following links, fsync'd, given
+ *  the old file's mode (and owner where permitted), renamed over `path`,
+ *  then the directory fsync'd, so a crash never leaves a ledger half
+ *  written or empty.  A symbolic link at `path` is written through to its
+ *  target; a `path` that exists and is not a regular file (/dev/null, a
+ *  directory) is refused.  After a failure the old file, if any, is intact
+ *  and no temporary file is left; errno tells why (pld_dist_save_report
+ *  also names the file concerned, the temporary one included).  Not a
+ *  locked update: to add to a ledger others may update, use
+ *  pld_ledger_add (ledger.h).
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL or empty path), PLD_ERANGE,
+ *  PLD_ETOL (d not representable, nothing written), PLD_ENOMEM,
+ *  PLD_EUNSUPPORTED (not a regular file), PLD_EIO (cannot create, write,
+ *  sync or rename). */
 PLD_API PLD_NODISCARD int pld_dist_save(const pld_dist *d, const char *path);
 
-/** Load a PLD saved by pld_dist_save (the whole file is read and parsed as
- *  by pld_dist_deserialize).  The caller frees *out with pld_dist_free.
- *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EIO (cannot open, seek or
- *  read), PLD_ERANGE (file over 64 GiB or arrays over 2^31 points),
- *  PLD_ENOMEM, PLD_EFORMAT, PLD_EVERSION. */
+/** Load a PLD saved by pld_dist_save: its layout is checked against the
+ *  file size first, then the file is read and parsed as by
+ *  pld_dist_deserialize.  Anything but a regular file is refused
+ *  (PLD_EFORMAT) without blocking.  The caller frees *out with
+ *  pld_dist_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EIO (cannot open or read),
+ *  PLD_ERANGE (arrays over 2^31 points), PLD_ENOMEM, PLD_EFORMAT,
+ *  PLD_EVERSION. */
 PLD_API PLD_NODISCARD int pld_dist_load(const char *path, pld_dist **out);
+
+/** pld_dist_load with a cap: a file declaring an array over max_grid points
+ *  (e.g. pld_params.max_grid) is refused with PLD_ERANGE before it is read.
+ *  @return as pld_dist_load; PLD_EINVAL also for max_grid = 0. */
+PLD_API PLD_NODISCARD int pld_dist_load_capped(const char *path,
+                                               size_t max_grid,
+                                               pld_dist **out);
 
 #ifdef __cplusplus
 }

@@ -14,4 +14,7 @@
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>
 #include <pldkit/best.h>
+#include <pldkit/allocation.h>
+#include <pldkit/event.h>
+#include <pldkit/ledger.h>
 #endif

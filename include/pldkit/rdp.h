@@ -349,7 +349,7 @@ PLD_API PLD_NODISCARD int pld_rdp_rs_feasible_grid(
  *  E[e^{mZ}] for each B(gamma)), i.e. e^{(alpha-1) D_alpha(P||Q)}.  So
  *  both directions are one-dimensional integrals, valid for every real
  *  alpha > 1 and any number of components (no enumeration over gamma).
- *  The reverse direction is needed (ERRATA: Thm 6.2 bounds only P||Q).
+ *  The reverse direction is needed (docs/papers/merging.md: Thm 6.2 bounds only P||Q).
  *
  *  Method: trapezoid rule in log space (see rdp/rdp_mixture.c): tails
  *  beyond the integration window are bounded rigorously (Jensen + Gaussian

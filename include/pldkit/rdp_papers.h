@@ -63,10 +63,12 @@ extern "C" {
 /*                                                                           */
 /* What is proven about each term:                                           */
 /*  - eq. (2), first term, read with the inner sum over the tuple positions  */
-/*    i != j (ERRATA), IS the exact forward divergence (Lemma 3.12).         */
+/*    i != j (docs/papers/splitting.md, errata), IS the exact forward        */
+/*    divergence (Lemma 3.12).                                               */
 /*    pldkit evaluates it exactly at integer orders (k = 1: a polynomial     */
 /*    power; k > 1: an exact dynamic program over row fill levels, capped).  */
-/*  - eq. (3), first term (Cor. 3.14, no 1/(alpha-1) factor, ERRATA), is a   */
+/*  - eq. (3), first term (Cor. 3.14, no 1/(alpha-1) factor: the errata      */
+/*    in docs/papers/splitting.md), is a                                     */
 /*    proven upper bound on the forward divergence at integer alpha >= 2     */
 /*    (Lemma 3.13, re-derived: Jensen given the tuple's histogram).          */
 /*  - the second term of eqs. (1)-(3) (Lemma 3.15 + Cor. 3.17 + Cor. 3.19)   */
@@ -91,7 +93,8 @@ extern "C" {
 enum pld_rdp_split_method {
   PLD_SPLIT_EXACT = 0,    /**< the exact divergence (sum or quadrature) */
   PLD_SPLIT_EQ3 = 1,      /**< eq. (3) first term (Cor. 3.14) */
-  PLD_SPLIT_GROUPS = 2,   /**< group decomposition into k disjoint splits */
+  PLD_SPLIT_GROUPS = 2,   /**< block decomposition (k disjoint splits, or
+                               fewer blocks of exact (d_i, k_i) pairs) */
   PLD_SPLIT_GAUSSIAN = 3  /**< no amplification, alpha c^2 k / (2 sigma^2) */
 };
 
@@ -139,7 +142,7 @@ PLD_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
  *    alpha c^2 k^2/(2 sigma^2 d) + 1/(2(alpha-1)) [alpha c^2 k(d-k)/(sigma^2 d)
  *       - d log(alpha e^v + 1 - alpha)],  v = c^2 k(d-k)/(sigma^2 d^2),
  *  +INFINITY where alpha e^v + 1 - alpha <= 0 (never, for valid input).
- *  NOT a bound on D_alpha(Q||P) (ERRATA; see the section comment).  For
+ *  NOT a bound on D_alpha(Q||P) (docs/papers/splitting.md; see the section comment).  For
  *  comparison only.  Domain as pld_rdp_split_forward_exact.  Cost O(1).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
@@ -274,7 +277,7 @@ PLD_API PLD_NODISCARD int pld_rdp_poisson_split(double alpha, double gamma,
 /*    so by Chebyshev's covariance inequality each direction is              */
 /*    non-decreasing in |shift| (proof in papers/bounded_rdp.c); the sup over   */
 /*    |shift| <= C is at shift = +C or -C.  Algorithm 1 of the paper only    */
-/*    evaluates +C (ERRATA).                                                 */
+/*    evaluates +C (errata: docs/papers/bounded-support.md).                 */
 /* ======================================================================== */
 
 /** Bounded-support families. */
@@ -397,11 +400,27 @@ PLD_API PLD_NODISCARD int pld_fil_stochastic_sign(double theta, double sigma,
  *    delta(eps) = max(0, 1 - e^eps, Phi(x) - e^eps Phi(x - c/sigma)),
  *    x = clamp(c/(2 sigma) - eps sigma/c, (-a-theta)/sigma, (a-theta)/sigma)
  *  (for c > 0; c < 0 by reflection): equal to the plain Gaussian's whenever
- *  the Gaussian's optimal threshold falls inside the support (ERRATA).
+ *  the Gaussian's optimal threshold falls inside the support (docs/papers/bounded-support.md).
  *  |c|/sigma must lie in [1e-12, 1e6].  The caller frees *out with
  *  pld_mech_free (pld_mech_copy copies it).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_rectified_gaussian(double theta, double a,
+                                                      double sigma, double c,
+                                                      pld_mech **out);
+
+/** The exact per-instance privacy-loss distribution of the truncated pair
+ *  P = N^T(theta, sigma^2, [-a, a]), Q = N^T(theta + c, sigma^2, [-a, a])
+ *  (N conditioned on the support; same domain as the rectified one), both
+ *  directions, with its loss tails.  The loss mu (mu/2 - z) + log(Z_Q/Z_P)
+ *  (z = (y - theta)/sigma, mu = c/sigma, Z the normalizers) is monotone, so
+ *    delta(eps) = max(0, 1 - e^eps, P[z <= x] - e^eps Q[z <= x]),
+ *    x = clamp(mu/2 - (eps - log(Z_Q/Z_P))/mu, (-a-theta)/sigma,
+ *              (a-theta)/sigma)
+ *  (c > 0; c < 0 by reflection).  PLD_EINVAL also when a normalizer is
+ *  below e^-700 (the support ~37 sigma away from a centre).  Free *out with
+ *  pld_mech_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_truncated_gaussian(double theta, double a,
                                                       double sigma, double c,
                                                       pld_mech **out);
 
@@ -456,7 +475,7 @@ PLD_API PLD_NODISCARD int pld_mspafl_thm1(double eps_l, double delta_l,
  *  delta' = 2 exp(-2 beta^2 N), beta > 0, eps_l in (0, 1], delta_l in
  *  [0, 1); delta is capped at 1.  If delta' >= 1
  *  the answer is the trivial (+INFINITY, 1).  Not certified: the
- *  amplification assumes the server cannot see who checked in (ERRATA).
+ *  amplification assumes the server cannot see who checked in (docs/papers/ms-pafl.md).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_mspafl_thm2(size_t N, const double *p,
                                           const double *q, double eps_l,

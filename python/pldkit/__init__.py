@@ -26,7 +26,8 @@ from .mechanisms import (DiscreteGaussian, DiscreteLaplace, FinitePair,
                          Gaussian, GaussianMixture, Laplace, Mechanism,
                          PoissonGaussian, PoissonLaplace, PoissonSampled,
                          RandomizedResponse, RandomSelection,
-                         RectifiedGaussian, WorGaussian)
+                         RectifiedGaussian, TruncatedGaussian,
+                         WorGaussian)
 from .results import Bracket, CurveResult, Result
 from .pld import PLD, PmfView
 from .accountant import (Accountant, Calibration, calibrate,
@@ -37,6 +38,7 @@ from .rdp import RdpAccountant, RdpCurve, RdpResult
 from .participation import (ParticipationCalibration,
                             participation_calibrate, participation_delta)
 from . import papers
+from .events import catalogue, curve, delta, epsilon
 
 #: Path (or soname) of the loaded libpldkit.
 library_path = _lib.path
@@ -87,7 +89,7 @@ __all__ = [
     "Mechanism", "Gaussian", "Laplace", "DiscreteLaplace",
     "DiscreteGaussian", "RandomizedResponse", "FinitePair", "PoissonSampled",
     "PoissonGaussian", "PoissonLaplace", "GaussianMixture", "WorGaussian",
-    "RandomSelection", "RectifiedGaussian",
+    "RandomSelection", "RectifiedGaussian", "TruncatedGaussian",
     # results, PLDs, accountant
     "Bracket", "Result", "CurveResult", "PLD", "PmfView", "Accountant",
     "Calibration", "calibrate", "dpsgd_accountant", "dpsgd_epsilon",
@@ -95,6 +97,8 @@ __all__ = [
     # RDP, participation
     "RdpCurve", "RdpAccountant", "RdpResult", "participation_delta",
     "participation_calibrate", "ParticipationCalibration", "papers",
+    # the EVENT catalogue (the CLI's grammar)
+    "epsilon", "delta", "curve", "catalogue",
     # misc
     "library_path", "library_version", "features", "strerror", "status",
 ]

@@ -11,12 +11,16 @@ The library is looked up in this order:
 2. the build tree of a checkout: ../../build/libpldkit.so relative to this
    package (python/pldkit/ inside the repository);
 3. ctypes.util.find_library('pldkit'), then 'libpldkit.so.0' (the installed
-   library, found by the dynamic loader).
+   library, found by the dynamic loader);
+4. libpldkit.so.0 in the directories `meson install` uses by default
+   (/usr/local/lib/<multiarch>, /usr/local/lib) and the system's, so that
+   an installed library is found even before `ldconfig` has run.
 """
 
 import ctypes
 import ctypes.util
 import os
+import sys
 from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int64,
                     c_long, c_size_t, c_uint, c_uint64, c_ubyte, c_void_p)
 
@@ -164,7 +168,8 @@ class ParticipationCalibration(Structure):
                 ("delta", c_double),
                 ("at_floor", c_int),
                 ("certified", c_int),
-                ("below_cs", c_int)]
+                ("below_cs", c_int),
+                ("refuted", c_int)]
 
 
 class SplitTerms(Structure):
@@ -349,6 +354,13 @@ _OPTIONAL = {
                                                  PD]),
         "pld_mech_rectified_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
+        "pld_mech_truncated_gaussian": (c_int, [c_double, c_double, c_double,
+                                                c_double, POINTER(MechPtr)]),
+    },
+    # status.h: the thread-local text naming the parameter, value and range
+    # of the last rejection (newer libraries).
+    "error_detail": {
+        "pld_error_detail": (c_char_p, []),
     },
     # Test hooks of src/alloc.c (exported, not in a public header).
     "alloc_hooks": {
@@ -372,6 +384,13 @@ def _candidates():
     if found:
         out.append(found)
     out.append("libpldkit.so.0")
+    multiarch = getattr(sys.implementation, "_multiarch", None)
+    for prefix in ("/usr/local/lib", "/usr/lib"):
+        dirs = [os.path.join(prefix, multiarch)] if multiarch else []
+        for d in dirs + [prefix]:
+            cand = os.path.join(d, "libpldkit.so.0")
+            if os.path.exists(cand):
+                out.append(cand)
     return out, False
 
 
@@ -419,6 +438,34 @@ def bound_kind_name(kind):
     return lib.pld_bound_kind_name(int(kind)).decode("utf-8", "replace")
 
 
+def error_detail():
+    """pld_error_detail() as a str ("" if none, or if the library has no
+    such function)."""
+    if not available.get("error_detail"):
+        return ""
+    d = lib.pld_error_detail()
+    return d.decode("utf-8", "replace") if d else ""
+
+
 def strerror(status):
     """pld_strerror(status) as a str."""
     return lib.pld_strerror(int(status)).decode("utf-8", "replace")
+
+
+try:
+    lib.pld_error_detail.restype = c_char_p
+    lib.pld_error_detail.argtypes = []
+    _HAVE_DETAIL = True
+except AttributeError:  # pragma: no cover - a library older than issue 13
+    _HAVE_DETAIL = False
+
+
+def error_detail():
+    """pld_error_detail() as a str: why the last call of this thread that
+    returned a status was rejected (the parameter, its value and the allowed
+    range or cap), "" if it succeeded or said nothing.  ctypes calls run in
+    the calling thread, so this is the detail of this thread's last call."""
+    if not _HAVE_DETAIL:
+        return ""
+    d = lib.pld_error_detail()
+    return d.decode("utf-8", "replace") if d else ""

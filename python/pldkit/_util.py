@@ -26,15 +26,50 @@ def numpy():
 
 
 def raise_status(status, function, detail=None):
+    """Raise the PldkitError of `status`.  Without a detail of the binding's
+    own, the library's (pld_error_detail: the parameter, its value and the
+    allowed range) is used: call this right after the failing call."""
+    if detail is None:
+        detail = _lib.error_detail() or None
     cls = error_class(status)
     raise cls(_lib.strerror(status), code=status, function=function,
               detail=detail)
 
 
-def check(status, function, detail=None):
-    """Raise the PldkitError subclass of `status` if it is not PLD_SUCCESS."""
+def check(status, function, detail=None, args=None):
+    """Raise the PldkitError subclass of `status` if it is not PLD_SUCCESS.
+    The detail names what was rejected: the library's pld_error_detail()
+    when it has one, else (for PLD_EINVAL) the first of `args` (a dict name
+    -> (value, domain)) outside its documented domain."""
     if status != 0:
+        extra = _lib.error_detail()
+        if not extra and status == _lib.PLD_EINVAL and args:
+            extra = domain_detail(args)
+        if extra:
+            detail = extra if detail is None else "%s; %s" % (detail, extra)
         raise_status(status, function, detail)
+
+
+def domain_detail(args):
+    """"name='value' must be DOMAIN" for the first argument outside its
+    domain; args maps name -> (value, (lo, hi, lo_open, hi_open, text))."""
+    for name, (value, dom) in args.items():
+        lo, hi, lo_open, hi_open, text = dom
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            continue
+        bad = (math.isnan(x) or x < lo or x > hi or (lo_open and x == lo)
+               or (hi_open and x == hi))
+        if bad:
+            return "%s='%r' must be %s" % (name, value, text)
+    return ""
+
+
+INF = float("inf")
+#: Documented domains (include/pldkit/mech.h) for the binding's messages.
+POSITIVE = (0.0, INF, True, True, "a finite number > 0")
+RATE = (0.0, 1.0, True, False, "in (0, 1]")
 
 
 def invalid(function, detail):

@@ -37,13 +37,18 @@ class Accountant(Handle):
     names).  Identical events are grouped; a list of Gaussians only is
     answered in closed form."""
 
-    __slots__ = ("_params",)
+    __slots__ = ("_params", "_log")
     _kind = "accountant"
     _free = lib.pld_accountant_free
 
     def __init__(self, discretization=None, accuracy=None, tail_mass=None,
                  max_grid=None, abs_accuracy=None):
         self._ptr = None
+        # The events in Python terms, replayed by pickle (the C object has
+        # no serialisation of its own): ("mech", class, params, count),
+        # ("pld", serialized bytes, count), ("sel", [member states],
+        # weights, count).  Consecutive identical mechanisms share an entry.
+        self._log = []
         f = "pld_accountant_alloc"
         self._params = make_params(f, discretization=discretization,
                                    accuracy=accuracy, tail_mass=tail_mass,
@@ -54,10 +59,11 @@ class Accountant(Handle):
         self._ptr = out
 
     @classmethod
-    def _adopt(cls, ptr, params):
+    def _adopt(cls, ptr, params, log=()):
         obj = cls.__new__(cls)
         obj._ptr = ptr
         obj._params = params
+        obj._log = list(log)
         return obj
 
     @property
@@ -76,7 +82,16 @@ class Accountant(Handle):
         check(lib.pld_accountant_copy(self._p, byref(out)),
               "pld_accountant_copy")
         return Accountant._adopt(out,
-                                 _lib.Params.from_buffer_copy(self._params))
+                                 _lib.Params.from_buffer_copy(self._params),
+                                 self._log)
+
+    # ---- pickling: the parameters and the event log, replayed ------------
+    def _state(self):
+        self._p  # a closed accountant does not pickle
+        return (params_dict(self._params), list(self._log))
+
+    def __reduce__(self):
+        return (_rebuild_accountant, self._state())
 
     # ---- events ---------------------------------------------------------
     def compose(self, mechanism, count=1):
@@ -90,6 +105,13 @@ class Accountant(Handle):
                             % (f, type(mechanism).__name__))
         c = _count(count, f)
         check(lib.pld_accountant_add(self._p, mechanism._p, c), f)
+        cls, params = type(mechanism), mechanism._params
+        last = self._log[-1] if self._log else None
+        if (last is not None and last[0] == "mech" and last[1] is cls
+                and last[2] == params):
+            self._log[-1] = ("mech", cls, params, last[3] + c)
+        else:
+            self._log.append(("mech", cls, params, c))
         return self
 
     add = compose
@@ -111,7 +133,9 @@ class Accountant(Handle):
             raise TypeError("%s: expected a PLD, not %s"
                             % (f, type(pld).__name__))
         c = _count(count, f)
+        data = pld.serialize()
         check(lib.pld_accountant_add_dist(self._p, pld._p, c), f)
+        self._log.append(("pld", data, c))
         return self
 
     def add_selection(self, members, weights, count=1):
@@ -133,6 +157,8 @@ class Accountant(Handle):
         check(lib.pld_accountant_add_selection(
             self._p, len(members), ctypes.cast(arr, POINTER(AccPtr)), w.ptr,
             c), f)
+        self._log.append(("sel", [m._state() for m in members],
+                          [float(w.ptr[i]) for i in range(w.n)], c))
         return self
 
     # ---- queries --------------------------------------------------------
@@ -169,13 +195,19 @@ class Accountant(Handle):
                            int(info.refinements), bool(info.closed_form),
                            bool(info.met_accuracy))
 
-    def get_epsilon(self, target_delta):
-        """The certified epsilon (a float) at target_delta."""
-        return self.epsilon(target_delta).upper
+    def get_epsilon(self, target_delta=None, *, delta=None):
+        """The certified epsilon (a float) at target_delta (dp_accounting's
+        name; ``delta=`` is accepted too, Opacus' name)."""
+        d = _one_of(target_delta, delta, "target_delta", "delta",
+                    "get_epsilon")
+        return self.epsilon(d).upper
 
-    def get_delta(self, target_epsilon):
-        """The certified delta (a float) at target_epsilon."""
-        return self.delta(target_epsilon).upper
+    def get_delta(self, target_epsilon=None, *, epsilon=None):
+        """The certified delta (a float) at target_epsilon (``epsilon=`` is
+        accepted too)."""
+        e = _one_of(target_epsilon, epsilon, "target_epsilon", "epsilon",
+                    "get_delta")
+        return self.delta(e).upper
 
     def compose_pld(self, discretization):
         """The composed PLD on the grid of step `discretization` (> 0)."""
@@ -193,6 +225,46 @@ class Accountant(Handle):
 
 def _count(x, function):
     return count(x, function)
+
+
+def _one_of(a, b, name_a, name_b, function):
+    """The value given under one of two names (exactly one)."""
+    if (a is None) == (b is None):
+        raise TypeError("%s() takes %s (or %s), exactly one of them"
+                        % (function, name_a, name_b))
+    return a if b is None else b
+
+
+def _replay(acc, log):
+    for entry in log:
+        kind = entry[0]
+        if kind == "mech":
+            _, cls, params, c = entry
+            m = cls(**params)
+            try:
+                acc.compose(m, c)
+            finally:
+                m.close()
+        elif kind == "pld":
+            _, data, c = entry
+            with PLD.deserialize(data) as pld:
+                acc.add_pld(pld, c)
+        elif kind == "sel":
+            _, states, weights, c = entry
+            members = [_rebuild_accountant(*st) for st in states]
+            try:
+                acc.add_selection(members, weights, c)
+            finally:
+                for m in members:
+                    m.close()
+        else:  # pragma: no cover - only written by this module
+            raise ValueError("unknown accountant log entry %r" % (kind,))
+    return acc
+
+
+def _rebuild_accountant(params, log):
+    """Unpickle: a new Accountant with the same parameters and events."""
+    return _replay(Accountant(**params), log)
 
 
 # --------------------------------------------------------------------------
@@ -321,15 +393,35 @@ def dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, **params):
         return acc.epsilon(delta).upper
 
 
-def dpsgd_noise_multiplier(target_epsilon, target_delta, sample_rate, steps,
-                           rel_tol=1e-3, **params):
+def dpsgd_noise_multiplier(target_epsilon, target_delta, sample_rate,
+                           steps=None, rel_tol=1e-3, epochs=None, **params):
     """The smallest noise multiplier whose certified epsilon after `steps`
     DP-SGD steps at `sample_rate` is <= target_epsilon at target_delta (the
-    counterpart of Opacus' get_noise_multiplier).  Returns a float."""
+    counterpart of Opacus' get_noise_multiplier, see also
+    pldkit.opacus.get_noise_multiplier).  Give `steps` or `epochs` (then
+    steps = int(epochs / sample_rate), as Opacus counts them).  Returns a
+    float."""
+    if (steps is None) == (epochs is None):
+        raise TypeError("dpsgd_noise_multiplier: give steps or epochs, "
+                        "exactly one of them")
+    if steps is None:
+        steps = steps_of_epochs(epochs, sample_rate, "dpsgd_noise_multiplier")
     def build(sigma):
         return dpsgd_accountant(sigma, sample_rate, steps, **params)
     return calibrate(build, target_epsilon, target_delta, start=1.0,
                      rel_tol=rel_tol).param
+
+
+def steps_of_epochs(epochs, sample_rate, function):
+    """Opacus' step count for `epochs` passes at `sample_rate`: the whole
+    part of epochs / sample_rate (at least 1)."""
+    e = real(epochs, "epochs", function)
+    q = real(sample_rate, "sample_rate", function)
+    if not (math.isfinite(e) and e > 0):
+        invalid(function, "epochs=%r must be a finite number > 0" % (epochs,))
+    if not (math.isfinite(q) and 0 < q <= 1):
+        invalid(function, "sample_rate=%r must be in (0, 1]" % (sample_rate,))
+    return max(int(e / q), 1)
 
 
 # --------------------------------------------------------------------------

@@ -6,7 +6,9 @@ An exception carries
 * ``code``: the library's status code (an int, see ``pldkit.status``);
 * ``message``: ``pld_strerror(code)``, the library's own sentence;
 * ``function``: the C function that reported it (or the Python API name);
-* ``detail``: extra context added by the binding (may be None).
+* ``detail``: why: the library's ``pld_error_detail()`` (the parameter,
+  its value and the allowed range or cap, e.g. "q = 1.5 must be in (0, 1]"),
+  or context added by the binding; may be None.
 
 ``str(e)`` is "<message> (<function>[: <detail>])".  Where it is natural the
 classes also derive from the matching built-in exception, so

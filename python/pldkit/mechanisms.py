@@ -17,14 +17,14 @@ from ctypes import byref, c_double
 
 from . import _lib
 from ._lib import lib, MechPtr
-from ._util import (DoubleArray, Handle, INT64_MAX, UINT64_MAX, check,
-                    integer, invalid, real)
+from ._util import (DoubleArray, Handle, INT64_MAX, UINT64_MAX, POSITIVE,
+                    RATE, check, integer, invalid, real)
 
 __all__ = [
     "Mechanism", "Gaussian", "Laplace", "DiscreteLaplace", "DiscreteGaussian",
     "RandomizedResponse", "FinitePair", "PoissonSampled", "PoissonGaussian",
     "PoissonLaplace", "GaussianMixture", "WorGaussian", "RandomSelection",
-    "RectifiedGaussian", "direction_code",
+    "RectifiedGaussian", "TruncatedGaussian", "direction_code",
 ]
 
 _DIRECTIONS = {
@@ -59,7 +59,11 @@ class Mechanism(Handle):
         self._ptr = None
         self._params = params
         out = MechPtr()
-        check(cfunc(*(args + (byref(out),))), fname)
+        st = cfunc(*(args + (byref(out),)))
+        if st:
+            doms = _DOMAINS.get(type(self).__name__, {})
+            check(st, fname, args={k: (params[k], d) for k, d in doms.items()
+                                   if k in params})
         self._ptr = out
 
     @classmethod
@@ -352,6 +356,50 @@ class RectifiedGaussian(Mechanism):
         t, aa = real(theta, "theta", f), real(a, "a", f)
         s, cc = real(sigma, "sigma", f), real(c, "c", f)
         self._make(lib.pld_mech_rectified_gaussian, f, (t, aa, s, cc),
+                   {"theta": t, "a": aa, "sigma": s, "c": cc})
+
+
+_SENS_INT = (1.0, float(1 << 20), False, False,
+             "an integer in [1, 2^20]")
+# The documented domains of mech.h, in the order they are reported.
+_DOMAINS = {
+    "Gaussian": {"sigma": POSITIVE, "sensitivity": POSITIVE},
+    "Laplace": {"b": POSITIVE, "sensitivity": POSITIVE},
+    "DiscreteLaplace": {"scale": POSITIVE, "sensitivity": _SENS_INT},
+    "DiscreteGaussian": {"sigma": (0.0, 1e4, True, False, "in (0, 1e4]"),
+                         "sensitivity": _SENS_INT},
+    "RandomizedResponse": {
+        "epsilon0": (0.0, 700.0, False, False, "in [0, 700]"),
+        "k": (2.0, 2.0 ** 53, False, False, "an integer in [2, 2^53]")},
+    "PoissonSampled": {"q": RATE},
+    "PoissonGaussian": {"q": RATE, "sigma": POSITIVE,
+                        "sensitivity": POSITIVE},
+    "PoissonLaplace": {"q": RATE, "b": POSITIVE, "sensitivity": POSITIVE},
+    "WorGaussian": {"batch": (1.0, 2.0 ** 53, False, False,
+                              "an integer in [1, n]"),
+                    "n": (1.0, 2.0 ** 53, False, False,
+                          "an integer in [batch, 2^53]"),
+                    "sigma": POSITIVE, "sensitivity": POSITIVE},
+    "GaussianMixture": {"sigma": POSITIVE},
+}
+
+
+class TruncatedGaussian(Mechanism):
+    """The exact per-instance pair of the truncated Gaussian (bounded-support
+    paper): P = N(theta, sigma^2) conditioned on [-a, a], Q = the same at
+    theta + c (c != 0).  Needs rdp_papers.h in the library."""
+
+    __slots__ = ()
+
+    def __init__(self, theta, a, sigma, c):
+        f = "pld_mech_truncated_gaussian"
+        self._ptr = None
+        if not _lib.available.get("rdp_papers"):
+            from ._util import raise_status
+            raise_status(_lib.PLD_EUNSUPPORTED, f, "not in this libpldkit")
+        t, aa = real(theta, "theta", f), real(a, "a", f)
+        s, cc = real(sigma, "sigma", f), real(c, "c", f)
+        self._make(lib.pld_mech_truncated_gaussian, f, (t, aa, s, cc),
                    {"theta": t, "a": aa, "sigma": s, "c": cc})
 
 

@@ -58,28 +58,37 @@ def participation_delta(p, q, d, clip, sigma, epsilon, analysis="wcs"):
     return Bracket(out.lower, out.upper)
 
 
+_KINDS = {0: "upper bound", 1: "lower_limit", 2: "one-instance value",
+          3: "upper bound", 4: "upper bound"}
+
+
 class ParticipationCalibration(object):
     """``sigma`` (meets the target), ``sigma_below`` (misses it; 0 if at the
     floor), ``delta`` (the analysis's delta at sigma), ``at_floor``,
-    ``certified``, ``below_cs``."""
+    ``certified`` (True only for a proven noise level: wcs, mwcs, ols),
+    ``kind`` ('upper bound', 'lower_limit' for cs, 'one-instance value' for
+    thm41), ``below_cs`` and ``refuted`` (thm41)."""
 
     __slots__ = ("sigma", "sigma_below", "delta", "at_floor", "certified",
-                 "below_cs")
+                 "below_cs", "refuted", "kind")
 
-    def __init__(self, c):
+    def __init__(self, c, analysis):
         self.sigma = float(c.sigma)
         self.sigma_below = float(c.sigma_below)
         self.delta = float(c.delta)
         self.at_floor = bool(c.at_floor)
-        self.certified = bool(c.certified)
+        self.kind = _KINDS[analysis]
+        # a proven bound only (the library never certifies cs or thm41)
+        self.certified = bool(c.certified) and self.kind == "upper bound"
         self.below_cs = bool(c.below_cs)
+        self.refuted = bool(c.refuted)
 
     def __float__(self):
         return self.sigma
 
     def __repr__(self):
-        return ("<ParticipationCalibration sigma=%.10g certified=%s>"
-                % (self.sigma, self.certified))
+        return ("<ParticipationCalibration sigma=%.10g certified=%s kind=%s>"
+                % (self.sigma, self.certified, self.kind))
 
 
 def participation_calibrate(p, q, d, clip, epsilon, delta, analysis="wcs"):
@@ -88,7 +97,8 @@ def participation_calibrate(p, q, d, clip, epsilon, delta, analysis="wcs"):
     f = "pld_participation_calibrate"
     par = _params(p, q, d, clip, 1.0, f)
     out = _lib.ParticipationCalibration()
+    an = _analysis(analysis)
     check(lib.pld_participation_calibrate(
-        byref(par), _analysis(analysis), real(epsilon, "epsilon", f),
+        byref(par), an, real(epsilon, "epsilon", f),
         real(delta, "delta", f), byref(out)), f)
-    return ParticipationCalibration(out)
+    return ParticipationCalibration(out, an)

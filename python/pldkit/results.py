@@ -37,12 +37,14 @@ class Result(object):
     ``lower_kind`` (which proven bound gave each end: 'grid',
     'closed-form', 'basic', 'advanced', 'single-run', 'moments', 'rdp' or
     'none').
+    ``certified`` is False only for a value that is no proven bound (a
+    closed form such as Theorem 4.1, or the cs lower limit).
     ``float(result)`` is the certified upper end; ``lower, upper = result``
     unpacks the bracket."""
 
     __slots__ = ("query", "at", "lower", "upper", "discretization",
                  "grid_size", "fft_size", "refinements", "closed_form",
-                 "met_accuracy", "bound_kind", "lower_kind")
+                 "met_accuracy", "bound_kind", "lower_kind", "certified")
 
     def __init__(self, query, at, c_result):
         self.query = query
@@ -57,6 +59,9 @@ class Result(object):
         self.met_accuracy = bool(c_result.met_accuracy)
         self.bound_kind = _lib.bound_kind_name(c_result.bound_kind)
         self.lower_kind = _lib.bound_kind_name(c_result.lower_kind)
+        # False for a value that is no proven bound (pldkit.epsilon with
+        # random-participation analysis=thm41 or cs)
+        self.certified = True
 
     @property
     def bracket(self):

@@ -504,6 +504,18 @@ class TestErrors(unittest.TestCase):
         self.assertIsInstance(e, ValueError)
         return e
 
+    def test_library_detail_names_the_parameter(self):
+        # pld_error_detail (issue 13): the parameter, its value, the range
+        e = self.assertEinval(pldkit.PoissonGaussian, q=1.5, sigma=1.0)
+        self.assertEqual(e.detail, "q = 1.5 must be in (0, 1]")
+        self.assertIn("q = 1.5 must be in (0, 1]", str(e))
+        e = self.assertEinval(pldkit.Gaussian, -2.0)
+        self.assertIn("sigma = -2", e.detail)
+        # a success in between leaves no stale detail behind
+        pldkit.Gaussian(1.0)
+        e = self.assertEinval(pldkit.Laplace, 1.0, float("inf"))
+        self.assertIn("sensitivity = inf", e.detail)
+
     def test_bad_mechanism_parameters(self):
         nan, inf = float("nan"), float("inf")
         e = self.assertEinval(pldkit.Gaussian, nan)
@@ -810,8 +822,8 @@ class TestLifetime(unittest.TestCase):
         dup = copy.copy(acc)
         acc.close()
         self.assertLessEqual(*dup.epsilon(1e-5))
-        with self.assertRaises(TypeError):
-            pickle.dumps(dup)
+        again = pickle.loads(pickle.dumps(dup))  # replays the events
+        self.assertEqual(again.epsilon(1e-5).upper, dup.epsilon(1e-5).upper)
         pld = pldkit.Laplace(1.0).to_pld(1e-2)
         self.assertEqual(copy.deepcopy(pld).delta(0.3), pld.delta(0.3))
         if pldkit.features.get("rdp"):
@@ -1057,12 +1069,66 @@ class TestParticipation(unittest.TestCase):
         self.assertAlmostEqual(b.upper / direct, 1.0, delta=1e-9)
         c = pldkit.participation_calibrate(p, q, 10, 1.0, eps, 1e-5, "wcs")
         self.assertTrue(c.certified)
+        self.assertEqual(c.kind, "upper bound")
         self.assertLessEqual(pldkit.participation_delta(
             p, q, 10, 1.0, c.sigma, eps).upper, 1e-5)
         with self.assertRaises(pldkit.InvalidArgument):
             pldkit.participation_delta(1.5, q, 10, 1.0, sigma, eps)
         with self.assertRaises(ValueError):
             pldkit.participation_delta(p, q, 10, 1.0, sigma, eps, "best")
+
+
+class TestTruncatedGaussian(unittest.TestCase):
+    @unittest.skipUnless(pldkit.features.get("rdp_papers"), "not built")
+    def test_against_integral(self):
+        # delta(eps) of N(0.7, 1) vs N(1.7, 1) conditioned on [-1, 1], both
+        # directions, against a midpoint-rule integral computed here
+        import math
+        Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+        def dens(t):
+            Z = Phi(1 - t) - Phi(-1 - t)
+            return lambda y: math.exp(-(y - t) ** 2 / 2) / math.sqrt(
+                2 * math.pi) / Z
+        def hs(t1, t2, e):
+            f, g, n = dens(t1), dens(t2), 100000
+            h = 2.0 / n
+            return sum(max(0.0, f(-1 + (i + .5) * h) - math.exp(e) *
+                           g(-1 + (i + .5) * h)) for i in range(n)) * h
+        m = pldkit.TruncatedGaussian(0.7, 1.0, 1.0, 1.0)
+        for e in (0.0, 0.5, 1.0):
+            ref_pq, ref_qp = hs(0.7, 1.7, e), hs(1.7, 0.7, e)
+            acc = pldkit.Accountant().compose(m, 1)
+            b = acc.delta(e)
+            ref = max(ref_pq, ref_qp)
+            self.assertLessEqual(b.lower, ref * (1 + 1e-9) + 1e-12)
+            self.assertGreaterEqual(b.upper, ref * (1 - 1e-9) - 1e-12)
+            self.assertLessEqual(b.upper - b.lower, 0.01 * ref + 1e-6)
+        with self.assertRaises(pldkit.InvalidArgument):
+            pldkit.TruncatedGaussian(100.0, 1.0, 1.0, 1.0)
+
+
+@unittest.skipUnless(pldkit.features.get("participation"), "not built")
+class TestCertifiedFlags(unittest.TestCase):
+    # which analyses are proven bounds (issue 16): wcs, mwcs, ols; cs is a
+    # lower limit of the worst case, thm41 one dataset's exact delta
+    TABLE = {"wcs": (True, "upper bound"), "mwcs": (True, "upper bound"),
+             "ols": (True, "upper bound"), "cs": (False, "lower_limit"),
+             "thm41": (False, "one-instance value")}
+
+    def test_every_analysis(self):
+        from pldkit import participation as pm
+        self.assertEqual(set(pm._ANALYSES), set(self.TABLE))
+        # the Sec. 6.1 setting where thm41 is not refuted, and d = 1
+        for (p, q, d, eps, delta) in ((0.5, 0.1, 10, 2.0, 1e-5),
+                                      (0.5, 0.1, 1, 1.0, 1e-5)):
+            for an, (cert, kind) in self.TABLE.items():
+                pp = 1.0 if an == "ols" else p
+                c = pldkit.participation_calibrate(pp, q, d, 1.0, eps, delta,
+                                                   an)
+                self.assertIs(c.certified, cert, an)
+                self.assertEqual(c.kind, kind, an)
+                if an == "thm41":
+                    self.assertIn(c.refuted, (True, False))
 
 
 class TestNumpy(unittest.TestCase):

@@ -1,0 +1,106 @@
+/* pldkit: random allocation (Balanced Iteration Subsampling) and model
+ * splitting as privacy loss distributions.
+ *
+ * Random allocation of one record into one of T steps (Feldman and
+ * Shenfeld, "Privacy amplification by random allocation"; the splitting
+ * paper's BIS with k = 1; disjoint model splitting with d = T blocks): the
+ * record's contribution, clipped to L2 norm c, goes to one step chosen
+ * uniformly, every step adds N(0, sigma^2 I).  The pair (add/remove
+ * adjacency) is
+ *     P = (1/T) sum_i N(c e_i, sigma^2 I_T)   (with the record),
+ *     Q = N(0, sigma^2 I_T)                    (without),
+ * whose likelihood ratio is S = (1/T) sum_i X_i with X_i = e^{mu Z_i -
+ * mu^2/2} i.i.d. log-normal under Q (mu = c/sigma).  Both directions are
+ * functionals of the law of S under Q alone:
+ *     delta_PQ(eps) = E_Q (S - e^eps)_+,   delta_QP(eps) = E_Q (1 - e^eps S)_+,
+ * both convex in S.  pldkit computes two finite laws of S, one larger and
+ * one smaller in the convex order (docs/allocation.md), which bracket both
+ * curves; the mechanism is the bracket of the two (pld_mech_bracket).
+ */
+#ifndef PLDKIT_ALLOCATION_H
+#define PLDKIT_ALLOCATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pldkit/accountant.h>
+#include <pldkit/mech.h>
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest T (steps, or blocks) of one random allocation. */
+#define PLD_ALLOCATION_MAX_T 1000000
+
+/** One-of-T random allocation with Gaussian noise (see above): T in [1,
+ *  PLD_ALLOCATION_MAX_T], sigma and c finite > 0 with mu = c/sigma in
+ *  [1e-3, 30].  T = 1 is exactly pld_mech_gaussian(sigma, c) (returned as
+ *  such).  Otherwise the bracket (pld_mech_bracket) of the two finite
+ *  pairs of pld_mech_random_allocation_bounds: it composes with every other
+ *  mechanism in an accountant, its PLD's pessimistic members from the
+ *  upper pair, the optimistic ones from the lower pair, so the composed
+ *  bracket is certified on both ends; its width includes the pairs' gap
+ *  (docs/allocation.md).  Its curve (pld_mech_delta) is the upper pair's.
+ *  @return PLD_SUCCESS, PLD_EINVAL (out of domain, NULL), PLD_ERANGE,
+ *  PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_random_allocation(uint64_t T, double sigma,
+                                                     double c, pld_mech **out);
+
+/** The k-out-of-T allocation (each record used in exactly k of the T steps,
+ *  the k-subset uniform) as the composition of r = T mod k one-of-ceil(T/k)
+ *  and k - r one-of-floor(T/k) allocations, which dominates it (a random
+ *  partition of the steps into k groups of those sizes followed by one
+ *  allocation per group gives a uniform k-subset; docs/allocation.md).
+ *  Writes the group sizes and multiplicities: n[0] = floor(T/k) used mult[0]
+ *  = k - r times, n[1] = ceil(T/k) used mult[1] = r times (mult[1] = 0 when
+ *  k divides T).  1 <= k <= T <= PLD_ALLOCATION_MAX_T.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_allocation_groups(uint64_t T, uint64_t k,
+                                                uint64_t n[2],
+                                                uint64_t mult[2]);
+
+/** Add `count` runs (epochs) of k-out-of-T random allocation (Balanced
+ *  Iteration Subsampling) with Gaussian noise sigma and clipping norm c to
+ *  the accountant, through pld_allocation_groups and
+ *  pld_mech_random_allocation.  count in [1, 2^53 / k].
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
+                                                        uint64_t T, uint64_t k,
+                                                        double sigma, double c,
+                                                        uint64_t count);
+
+/** The two finite pairs behind the bracket (docs/allocation.md): *upper
+ *  dominates the one-of-T pair in both directions (its law of S is larger
+ *  in the convex order), *lower is dominated by it.  Compose *upper (with
+ *  any other events) in one accountant and take its upper ends, *lower in
+ *  another and take its lower ends: both are certified for the true
+ *  mechanism.  eta: the geometric bin ratio e^eta - 1 of the rebinning, 0
+ *  for the default (0.003 min(mu, 1), twice that for T < 100), at most
+ *  0.1.  T = 1 gives two
+ *  Gaussians.  Domains as pld_mech_random_allocation.  The caller frees
+ *  both.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(
+    uint64_t T, double sigma, double c, double eta, pld_mech **upper,
+    pld_mech **lower);
+
+/** Certified eps(delta) bracket of `count` epochs of k-out-of-T random
+ *  allocation (BIS) with Gaussian noise: the upper end from the composed
+ *  upper pairs, the lower end from the composed lower pairs of
+ *  pld_mech_random_allocation_bounds over pld_allocation_groups.  For k > 1
+ *  the upper end is that of the group reduction (a valid bound, not the
+ *  exact k-of-T value) and the lower end is 0: the reduction's lower end is
+ *  not a lower end of the true mechanism.
+ *  params may be NULL.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE,
+ *  PLD_ENOMEM and the accountant's errors. */
+PLD_API PLD_NODISCARD int pld_allocation_epsilon(uint64_t T, uint64_t k,
+                                                 double sigma, double c,
+                                                 uint64_t count, double delta,
+                                                 const pld_params *params,
+                                                 pld_bound *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
