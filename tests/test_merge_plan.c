@@ -66,6 +66,17 @@ static const struct pinned pin2[5] = {
     {{1, 0}, {6.458197644730955, 7.8987317530077865, 6.458267965295028, 7.898731753140842}, {6.44266193218681, NAN, 6.444032263579515, NAN}},
 };
 
+/* A PLD bracket against a pinned one of the same certified quantity (the
+ * accountant's grid and tilt choices may change): the brackets overlap and
+ * the upper end moves by less than the 1% accuracy the plans ask for. */
+#define bracket_near(b, ou, ol)                                             \
+  do {                                                                      \
+    pld_bound b_ = (b);                                                     \
+    assert_true(b_.lower <= b_.upper);                                      \
+    assert_true(b_.upper >= (ol) && b_.lower <= (ou));                      \
+    assert_true(fabs(b_.upper - (ou)) <= 0.01 * (ou));                      \
+  } while (0)
+
 static void check_point(const pld_merge_report *R, size_t g,
                         const struct pinned *p)
 {
@@ -74,8 +85,10 @@ static void check_point(const pld_merge_report *R, size_t g,
     assert_true(R->weights[g * R->n + i] == p->w[i]);
   /* unchanged paths: the same bits */
   assert_true(P->upper[PLD_MERGE_RS_RDP] == p->upper[1]);
-  assert_true(P->upper[PLD_MERGE_LC_PLD] == p->upper[2]);
-  assert_true(P->lower[PLD_MERGE_LC_PLD] == p->lower[2]);
+  /* LC PLD: the accountant's composition may pick other grids and tilts
+   * than when these were pinned; the same certified quantity */
+  pld_bound lc = {P->lower[PLD_MERGE_LC_PLD], P->upper[PLD_MERGE_LC_PLD]};
+  bracket_near(lc, p->upper[2], p->lower[2]);
   /* LC RDP: the mixture quadrature moved to GSL's CQUAD (src/quad.c) with
    * its error booked upward, so the value may rise by the booked margin
    * (<= 1.3e-10 relative at order 64), never fall */
@@ -159,16 +172,13 @@ static void test_two_runs_pinned(void **state)
   assert_int_equal(R->order[0], 1);
   assert_int_equal(R->order[1], 0);
   assert_true(R->runs[0].sigma == 0.5);
-  assert_true(R->own_eps[0].upper == 6.458183192606607);
-  assert_true(R->own_eps[0].lower == 6.4490987650744005);
-  assert_true(R->own_eps[1].upper == 0.20435236813872973);
-  assert_true(R->own_eps[1].lower == 0.2039581141029126);
-  assert_true(R->joint_pld.upper == 6.463032093050539);
-  assert_true(R->joint_pld.lower == 6.452928292661976);
+  bracket_near(R->own_eps[0], 6.458183192606607, 6.4490987650744005);
+  bracket_near(R->own_eps[1], 0.20435236813872973, 0.2039581141029126);
+  bracket_near(R->joint_pld, 6.463032093050539, 6.452928292661976);
   assert_true(R->joint_rdp == 7.9034742810427625);
-  assert_true(R->adv_eps == 10654.07394951299);
-  assert_true(R->adv_eps_i[0] == 7.285153613422108);
-  assert_true(R->adv_eps_i[1] == 0.22758316690980765);
+  assert_true(fabs(R->adv_eps - 10654.07394951299) <= 0.01 * 10654.07394951299); /* from the PLD per-step eps: see bracket_near */
+  assert_true(fabs(R->adv_eps_i[0] - 7.285153613422108) <= 0.01 * 7.285153613422108); /* from the PLD per-step eps: see bracket_near */
+  assert_true(fabs(R->adv_eps_i[1] - 0.22758316690980765) <= 0.01 * 0.22758316690980765); /* from the PLD per-step eps: see bracket_near */
   assert_true(R->adv_delta == 1e-5);
   assert_true(R->max_weight[PLD_MERGE_RS_PLD] == 0.0008752346038818359);
   assert_true(R->max_weight[PLD_MERGE_RS_RDP] == 0.0);
@@ -232,10 +242,9 @@ static void test_three_runs_pinned(void **state)
   assert_int_equal(R->n_points, 6);
   for (int i = 0; i < 3; i++)
     assert_int_equal(R->order[i], (size_t)i);
-  assert_true(R->joint_pld.upper == 7.926748528425281);
-  assert_true(R->joint_pld.lower == 7.916209219765998);
+  bracket_near(R->joint_pld, 7.926748528425281, 7.916209219765998);
   assert_true(R->joint_rdp == 9.479255724363968);
-  assert_true(R->adv_eps == 27947.071261345332);
+  assert_true(fabs(R->adv_eps - 27947.071261345332) <= 0.01 * 27947.071261345332); /* from the PLD per-step eps: see bracket_near */
   for (size_t g = 0; g < 6; g++)
     check_point(R, g, &pin3[g]);
   for (int m = 0; m < PLD_MERGE_N_METHODS; m++)
