@@ -517,6 +517,26 @@ static int add_split(const struct value *v, pld_accountant *acc,
                                        v[2].real, v[3].real, count);
 }
 
+/* poisson-splitting (keys q, d, sigma, c): the splitting paper's Fig. 1
+ * pair, the Poisson subsampling of the one-of-d allocation bracket. */
+static int build_poisson_split(const struct value *v, pld_mech **out,
+                               pld_event_owned **own)
+{
+  (void)own;
+  return pld_mech_poisson_split(v[0].real, (uint64_t)v[1].integer, v[2].real,
+                                v[3].real, out);
+}
+
+/* partial-splitting (keys q, d, sigma, c-split, c-shared): the split and
+ * shared parts subsampled together (pld_mech_partial_split). */
+static int build_partial_split(const struct value *v, pld_mech **out,
+                               pld_event_owned **own)
+{
+  (void)own;
+  return pld_mech_partial_split(v[0].real, (uint64_t)v[1].integer, v[2].real,
+                                v[3].real, v[4].real, out);
+}
+
 /* ------------------------------------------------------------------------ */
 /* RDP adapters (<pldkit/rdp.h>, <pldkit/rdp_papers.h>).                     */
 
@@ -641,6 +661,38 @@ static int rdp_splitting(const struct value *v, pld_rdp_curve *c,
     st = pld_rdp_model_splitting_curve(n - m, orders + m, v[0].integer,
                                        v[1].integer, v[2].real, v[3].real,
                                        eps + m);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_add_values(c, eps, count);
+  free(eps);
+  return st;
+}
+
+/* poisson-splitting: pld_rdp_poisson_split at every order; where it has no
+ * value (orders above 2048, c/sigma above 8, a quadrature over its cap or
+ * failing its self-check) the Gaussian's alpha c^2/(2 sigma^2), which is
+ * sound: the pair is a post-processing of the Gaussian pair with shift c
+ * (subsampling and routing are randomness independent of the data). */
+static int rdp_poisson_split(const struct value *v, pld_rdp_curve *c,
+                             uint64_t count)
+{
+  size_t n = pld_rdp_curve_size(c);
+  const double *orders = pld_rdp_curve_orders(c);
+  double *eps = malloc(n * sizeof *eps);
+  if (eps == NULL)
+    return PLD_ENOMEM;
+  double mu = v[3].real / v[2].real;
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
+    pld_rdp_pair_terms t;
+    int r = pld_rdp_poisson_split(orders[i], v[0].real, v[1].integer,
+                                  v[2].real, v[3].real, &t);
+    if (r == PLD_SUCCESS)
+      eps[i] = fmin(t.epsilon, 0.5 * orders[i] * mu * mu * (1.0 + 1e-15));
+    else if (r == PLD_ENOMEM || r == PLD_EINVAL)
+      st = r;
+    else
+      eps[i] = 0.5 * orders[i] * mu * mu * (1.0 + 1e-15);
+  }
   if (st == PLD_SUCCESS)
     st = pld_rdp_curve_add_values(c, eps, count);
   free(eps);
@@ -1232,6 +1284,64 @@ static const struct event_spec events[] = {
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"c", DOM_POSITIVE, 1, 0,
              "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
+  {.name = "poisson-splitting",
+   .title = "Poisson-subsampled step with disjoint model splitting",
+   .example = "poisson-splitting:q=0.1,d=4,sigma=1,c=1,count=100",
+   .summary = "one training step of the splitting paper's Fig. 1: each "
+              "example is included with probability q (Poisson), an "
+              "included example's gradient, clipped to norm c, goes to one "
+              "of d disjoint submodels chosen uniformly, every submodel "
+              "adds N(0, sigma^2): Q = N(0, sigma^2 I_d), P = (1-q) Q + "
+              "(q/d) sum_i N(c e_i, sigma^2 I_d), both directions.  PLD "
+              "(default backend): the Poisson subsampling of the one-of-d "
+              "allocation bracket (docs/allocation.md), both ends "
+              "certified; d = 1 is poisson-gaussian, q = 1 "
+              "model-splitting with k = 1.  count=N composes N steps",
+   .build = build_poisson_split,
+   .rdp = rdp_poisson_split,
+   .rdp_how = "pld_rdp_poisson_split at every order (forward exact at "
+              "integer orders, reverse by quadrature); the Gaussian's "
+              "alpha c^2/(2 sigma^2) where that has no value (orders above "
+              "2048, c/sigma above 8)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"d", DOM_INT_GE1, 1, 0, "number of disjoint submodels"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
+  {.name = "partial-splitting",
+   .title = "Poisson-subsampled step with partial model splitting",
+   .example = "partial-splitting:q=0.1,d=4,sigma=1,c-split=1,c-shared=0.5,count=100",
+   .summary = "one training step with partial model splitting (splitting "
+              "paper, Sec. 3.2.2) and Poisson sampling at rate q: the "
+              "split part of an included example's gradient, clipped to "
+              "c-split, goes to one of d disjoint blocks chosen uniformly; "
+              "the shared part (in every submodel, e.g. the first and last "
+              "blocks), clipped to c-shared, may depend on the block drawn; "
+              "N(0, sigma^2) on every coordinate.  PLD (default backend): "
+              "the Poisson subsampling of N(c-shared, sigma^2) x (one-of-d "
+              "allocation of c-split), which dominates every such step and "
+              "is one of them (docs/allocation.md, \"Partial splitting\"); "
+              "the two parts are subsampled together: adding their "
+              "separately subsampled costs is not a bound for q < 1.  "
+              "c-shared=0 is poisson-splitting, d = 1 poisson-gaussian with "
+              "sensitivity hypot(c-split, c-shared).  count=N composes N "
+              "steps",
+   .build = build_partial_split,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"d", DOM_INT_GE1, 1, 0,
+             "number of disjoint blocks of the split part"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c-split", DOM_POSITIVE, 1, 0,
+             "clipping norm of the split part's gradient",
+             .mono = MONO_LESS},
+            {"c-shared", DOM_NONNEGATIVE, 0, 0,
+             "clipping norm of the shared (non-split) part's gradient",
              .mono = MONO_LESS}}},
   {.name = "bounded-gaussian",
    .title = "bounded-support Gaussian, per instance",

@@ -635,3 +635,162 @@ int pld_allocation_epsilon(uint64_t T, uint64_t k, double sigma, double c,
   out->lower = r.bound.lower;
   return PLD_SUCCESS;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The Poisson + splitting pair (splitting paper, Fig. 1) and partial model
+ * splitting (Sec. 3.2.2) with a sampling rate.                             */
+
+int pld_mech_poisson_split(double q, uint64_t d, double sigma, double c,
+                           pld_mech **out)
+{
+  if (!out || !(q > 0.0 && q <= 1.0))
+    return PLD_EINVAL;
+  if (d == 1) /* the allocation is the Gaussian itself */
+    return pld_mech_poisson_gaussian(q, sigma, c, out);
+  pld_mech *a = NULL;
+  int st = pld_mech_random_allocation(d, sigma, c, &a);
+  /* Poisson subsampling of a bracket is the bracket of the subsampled
+   * members (docs/design.md sec. 12) */
+  if (!st)
+    st = pld_mech_poisson(a, q, out);
+  pld_mech_free(a);
+  return st;
+}
+
+/* The law of S G with G = e^{mu Z - mu^2/2} independent of S (the
+ * product of the allocation pair with a Gaussian pair: its likelihood
+ * ratio under Q), rebinned on a geometric grid of ratio e^eta like
+ * law_sum: spread onto edges (U) or conditional means (L).  Convex order
+ * is kept by products of independent non-negative factors: for fixed g,
+ * s -> f(s g) is convex, so E f(S g) <= E f(S' g) when S <=cx S', and
+ * likewise in g; hence U_S U_G dominates S G, which dominates L_S L_G, and
+ * the rebinning keeps each on its side (a mean-preserving spread, a
+ * conditional expectation).  O(nA nB), once per mechanism. */
+static int law_prod(const struct law *A, const struct law *B, double eta,
+                    int upper, struct law *out)
+{
+  double vmin = A->v[0] * B->v[0], vmax = A->v[A->n - 1] * B->v[B->n - 1];
+  double u0 = log(vmin) - 1e-9;
+  size_t ne = (size_t)ceil((log(vmax) + 1e-9 - u0) / eta) + 2;
+  if (ne > (size_t)1 << 24)
+    return PLD_ERANGE;
+  double *edge = pld_malloc(ne * sizeof(double));
+  double *mom = upper ? NULL : pld_calloc(ne, sizeof(double));
+  double *la = pld_malloc((A->n + B->n) * sizeof(double));
+  int st = law_alloc(out, ne);
+  if (!edge || (!upper && !mom) || !la || st) {
+    pld_free(edge);
+    pld_free(mom);
+    pld_free(la);
+    law_free(out);
+    return PLD_ENOMEM;
+  }
+  double *lb = la + A->n;
+  for (size_t i = 0; i < A->n; i++)
+    la[i] = log(A->v[i]);
+  for (size_t j = 0; j < B->n; j++)
+    lb[j] = log(B->v[j]);
+  out->l1 = A->l1 + B->l1; /* E|S'G - SG| = E|S'-S| E G, E G = 1 = E S */
+  for (size_t m = 0; m < ne; m++)
+    edge[m] = exp(u0 + (double)m * eta);
+  edge[0] = fmin(edge[0], vmin);
+  edge[ne - 1] = fmax(edge[ne - 1], vmax * (1.0 + 1e-15));
+  struct grid g = {u0, eta, edge, out->w, mom, ne, upper};
+  for (size_t i = 0; i < A->n; i++) {
+    for (size_t j = 0; j < B->n; j++) {
+      double v = A->v[i] * B->v[j], x = A->w[i] * B->w[j];
+      /* the cell from the logs (the edge walk corrects the rounding) */
+      double f = floor((la[i] + lb[j] - u0) / eta);
+      size_t m = f <= 0.0 ? 0 : f >= (double)(ne - 2) ? ne - 2 : (size_t)f;
+      while (m > 0 && edge[m] > v)
+        m--;
+      while (m + 2 < ne && edge[m + 1] <= v)
+        m++;
+      grid_put(&g, m, x, x * v);
+    }
+  }
+  for (size_t m = 0; m < ne; m++) {
+    if (upper)
+      out->v[m] = edge[m];
+    else
+      out->v[m] = out->w[m] > 0.0 ? fmin(fmax(mom[m] / out->w[m], edge[m]), edge[m + 1 < ne ? m + 1 : m]) : edge[m];
+  }
+  pld_free(edge);
+  pld_free(mom);
+  pld_free(la);
+  law_compact(out);
+  return PLD_SUCCESS;
+}
+
+/* The finite pair of the law of S G (U or L), S the one-of-d mean with
+ * mu_s = c_split/sigma, G the Gaussian ratio with mu_g = c_shared/sigma. */
+static int product_pair(uint64_t d, double mu_s, double mu_g, double eta,
+                        int upper, pld_mech **out)
+{
+  struct law S = {0}, G = {0}, P = {0};
+  int st = law_of_mean(mu_s, d, eta, upper, &S);
+  if (!st)
+    st = law_base(mu_g, 1, eta, upper, &G);
+  if (!st) {
+    if (!upper)
+      G.l1 = 0.0; /* L's end cells are conditional expectations */
+    law_trim(&G, upper);
+    st = law_prod(&S, &G, eta, upper, &P);
+  }
+  if (!st)
+    law_trim(&P, upper);
+  /* as in pld_mech_random_allocation_bounds: the far end cells' L1 shift
+   * is booked far below the builder's slack, or refused */
+  if (!st && upper && !(P.l1 <= 1e-90))
+    st = PLD_ERANGE;
+  if (!st)
+    st = finite_of_law(&P, out);
+  law_free(&S);
+  law_free(&G);
+  law_free(&P);
+  return st;
+}
+
+int pld_mech_partial_split(double q, uint64_t d, double sigma, double c_split,
+                           double c_shared, pld_mech **out)
+{
+  if (!out || !(q > 0.0 && q <= 1.0) || !isfinite(sigma) || !(sigma > 0.0) ||
+      !isfinite(c_split) || !(c_split > 0.0) || !isfinite(c_shared) ||
+      !(c_shared >= 0.0) || d < 1 || d > PLD_ALLOCATION_MAX_T)
+    return PLD_EINVAL;
+  if (c_shared == 0.0)
+    return pld_mech_poisson_split(q, d, sigma, c_split, out);
+  double mu = c_shared / sigma;
+  if (!(mu >= MU_MIN && mu <= MU_MAX))
+    return PLD_EINVAL;
+  if (d == 1) {
+    /* both parts are Gaussian shifts: one shift of norm
+     * sqrt(c_split^2 + c_shared^2) (rounded up: a larger sensitivity
+     * dominates) */
+    double s = hypot(c_split, c_shared) * (1.0 + 2.0 * DBL_EPSILON);
+    return pld_mech_poisson_gaussian(q, sigma, s, out);
+  }
+  double mus = c_split / sigma;
+  if (!(mus >= MU_MIN && mus <= MU_MAX))
+    return PLD_EINVAL;
+  /* the allocation's default bins (pld_mech_random_allocation_bounds) */
+  double eta = (d >= 100 ? 0.003 : 0.006) * fmin(mus, 1.0);
+  pld_mech *u = NULL, *l = NULL, *br = NULL;
+  int st = product_pair(d, mus, mu, eta, 1, &u);
+  if (!st)
+    st = product_pair(d, mus, mu, eta, 0, &l);
+  /* U_S U_G dominates the product pair, L_S L_G is dominated by it
+   * (law_prod), and the shared part's worst case is that product
+   * (docs/allocation.md, "Partial splitting") */
+  if (!st)
+    st = pld_mech_bracket(u, l, &br);
+  /* the laws' arithmetic, as pld_mech_random_allocation */
+  if (!st)
+    br->curve.rel_err = fmax(br->curve.rel_err, 1e-9);
+  if (!st)
+    st = pld_mech_poisson(br, q, out);
+  pld_mech_free(u);
+  pld_mech_free(l);
+  pld_mech_free(br);
+  return st;
+}

@@ -106,6 +106,192 @@ static void test_T10_monte_carlo(void **state)
   assert_true(b.upper <= 2.1887 * 1.01);
 }
 
+/* ---- the Poisson + splitting pair (Fig. 1) and partial splitting ---- */
+
+static long double ncdf(long double x) { return 0.5L * erfcl(-x / sqrtl(2.0L)); }
+
+/* E[(A + B X)_+] and E[(A - B X)_+] for X = e^{mu Z - mu^2/2}, B > 0, in
+ * closed form (the log-normal call and put). */
+static long double call_ln(long double A, long double B, long double mu)
+{
+  if (A >= 0)
+    return A + B;
+  long double z = (logl(-A / B) + mu * mu / 2) / mu;
+  return B * ncdf(mu - z) + A * ncdf(-z);
+}
+static long double put_ln(long double A, long double B, long double mu)
+{
+  if (A <= 0)
+    return 0;
+  long double z = (logl(A / B) + mu * mu / 2) / mu;
+  return A * ncdf(z) - B * ncdf(z - mu);
+}
+
+/* The Fig. 1 pair with d = 2, mu = 1: P = (1-q) Q + (q/2) sum_i N(e_i),
+ * delta = max of E_Q (1-q + q S - t)_+ and E_Q (1 - t(1-q+qS))_+, S =
+ * (X1 + X2)/2: X2 in closed form, X1 by the midpoint rule (2e5 points on
+ * [-14, 14]; smooth integrand, error far below 1e-9 relative). */
+static long double quad_psplit2(long double q, long double eps)
+{
+  const int n = 200000;
+  const long double lo = -14.0L, h = 28.0L / n, t = expl(eps);
+  long double a = 0, b = 0;
+  for (int i = 0; i < n; i++) {
+    long double z = lo + (i + 0.5L) * h;
+    long double w = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
+    long double x1 = expl(z - 0.5L);
+    a += w * call_ln(1 - q + q * x1 / 2 - t, q / 2, 1.0L);
+    b += w * put_ln(1 - t * (1 - q) - t * q * x1 / 2, t * q / 2, 1.0L);
+  }
+  return a > b ? a : b;
+}
+
+/* Partial splitting, d = 2, split mu 1, shared mu m: the likelihood ratio
+ * is 1 - q + q G S with G = e^{m Z - m^2/2} independent of S; G in closed
+ * form, (X1, X2) by the midpoint rule (1200^2 points on [-11, 11]^2). */
+static long double quad_partial2(long double q, long double m, long double eps)
+{
+  const int n = 1200;
+  const long double lo = -11.0L, h = 22.0L / n, t = expl(eps);
+  static long double x[1200], w[1200];
+  for (int i = 0; i < n; i++) {
+    long double z = lo + (i + 0.5L) * h;
+    x[i] = expl(z - 0.5L);
+    w[i] = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
+  }
+  long double a = 0, b = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      long double S = (x[i] + x[j]) / 2, ww = w[i] * w[j];
+      a += ww * call_ln(1 - q - t, q * S, m);
+      b += ww * put_ln(1 - t * (1 - q), t * q * S, m);
+    }
+  return a > b ? a : b;
+}
+
+static void delta_bracket(const pld_mech *m, uint64_t count, double eps,
+                          pld_result *r)
+{
+  pld_accountant *acc;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add(acc, m, count), 0);
+  assert_int_equal(pld_accountant_delta(acc, eps, r), 0);
+  pld_accountant_free(acc);
+}
+
+static void eps_bracket(const pld_mech *m, const pld_mech *m2, uint64_t count,
+                        pld_result *r)
+{
+  pld_accountant *acc;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add(acc, m, count), 0);
+  if (m2)
+    assert_int_equal(pld_accountant_add(acc, m2, count), 0);
+  assert_int_equal(pld_accountant_epsilon(acc, 1e-5, r), 0);
+  pld_accountant_free(acc);
+}
+
+static void test_poisson_split(void **state)
+{
+  (void)state;
+  pld_mech *m, *g;
+  /* d = 1: the Poisson Gaussian itself */
+  assert_int_equal(pld_mech_poisson_split(0.1, 1, 1.0, 1.0, &m), 0);
+  assert_int_equal(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &g), 0);
+  assert_true(pld_mech_equal(m, g));
+  pld_mech_free(m);
+  pld_mech_free(g);
+  /* d = 2 against the quadrature: certified on both sides (1e-9 is the
+   * quadrature's tolerance) and the bracket within 1% */
+  assert_int_equal(pld_mech_poisson_split(0.3, 2, 1.0, 1.0, &m), 0);
+  const double eps[2] = {0.1, 0.5};
+  for (int i = 0; i < 2; i++) {
+    long double ref = quad_psplit2(0.3L, eps[i]);
+    pld_result r;
+    delta_bracket(m, 1, eps[i], &r);
+    assert_true(r.bound.upper >= (double)ref * (1 - 1e-9));
+    assert_true(r.bound.lower <= (double)ref * (1 + 1e-9));
+    assert_true(r.bound.upper <= (double)ref * 1.01);
+    assert_true(r.bound.lower >= (double)ref * 0.99);
+  }
+  pld_mech_free(m);
+  /* q = 1: the one-of-d allocation (model-splitting with k = 1); both
+   * brackets are certified, so they overlap, and each is narrow */
+  pld_mech *a;
+  pld_result r1, r2;
+  assert_int_equal(pld_mech_poisson_split(1.0, 4, 1.0, 1.0, &m), 0);
+  assert_int_equal(pld_mech_random_allocation(4, 1.0, 1.0, &a), 0);
+  eps_bracket(m, NULL, 10, &r1);
+  eps_bracket(a, NULL, 10, &r2);
+  assert_true(r1.bound.lower <= r2.bound.upper && r2.bound.lower <= r1.bound.upper);
+  assert_true(r1.bound.upper <= r1.bound.lower * 1.005);
+  pld_mech_free(m);
+  pld_mech_free(a);
+  /* bad input: outputs untouched */
+  m = (pld_mech *)&r1;
+  assert_int_equal(pld_mech_poisson_split(0.0, 4, 1.0, 1.0, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_poisson_split(1.5, 4, 1.0, 1.0, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_poisson_split(0.5, 0, 1.0, 1.0, &m), PLD_EINVAL);
+  assert_ptr_equal(m, (pld_mech *)&r1);
+}
+
+static void test_partial_split(void **state)
+{
+  (void)state;
+  pld_mech *m, *g;
+  /* c_shared = 0: the Fig. 1 pair; d = 1: one Gaussian shift of norm
+   * hypot(c_split, c_shared) */
+  assert_int_equal(pld_mech_partial_split(0.2, 3, 1.0, 1.0, 0.0, &m), 0);
+  assert_int_equal(pld_mech_poisson_split(0.2, 3, 1.0, 1.0, &g), 0);
+  assert_true(pld_mech_equal(m, g));
+  pld_mech_free(m);
+  pld_mech_free(g);
+  assert_int_equal(pld_mech_partial_split(0.2, 1, 2.0, 0.6, 0.8, &m), 0);
+  for (int i = 0; i < 3; i++) {
+    /* P = 0.8 Q + 0.2 N(0.5): delta = 0.2 H_{t'}(N(0.5)) for t > 0.8 */
+    double eps = 0.2 * (i + 1), d;
+    long double tp = (expl(eps) - 0.8L) / 0.2L;
+    long double ref = 0.2L * gauss_delta(0.5L, logl(tp));
+    assert_int_equal(pld_mech_delta(m, PLD_DIR_PQ, eps, &d), 0);
+    assert_true(fabsl(d - ref) <= 1e-9L * ref);
+  }
+  pld_mech_free(m);
+  /* d = 2 against the quadrature, q = 0.4, shared mu 0.7 */
+  assert_int_equal(pld_mech_partial_split(0.4, 2, 1.0, 1.0, 0.7, &m), 0);
+  const double eps[2] = {0.2, 0.8};
+  for (int i = 0; i < 2; i++) {
+    long double ref = quad_partial2(0.4L, 0.7L, eps[i]);
+    pld_result r;
+    delta_bracket(m, 1, eps[i], &r);
+    assert_true(r.bound.upper >= (double)ref * (1 - 1e-8));
+    assert_true(r.bound.lower <= (double)ref * (1 + 1e-8));
+    assert_true(r.bound.upper <= (double)ref * 1.01);
+    assert_true(r.bound.lower >= (double)ref * 0.99);
+  }
+  pld_mech_free(m);
+  /* q = 1: the composition of the Gaussian (c_shared) and the one-of-d
+   * allocation (c_split); certified brackets of the same value overlap */
+  pld_mech *a;
+  pld_result r1, r2;
+  assert_int_equal(pld_mech_partial_split(1.0, 4, 1.0, 1.0, 0.5, &m), 0);
+  assert_int_equal(pld_mech_gaussian(1.0, 0.5, &g), 0);
+  assert_int_equal(pld_mech_random_allocation(4, 1.0, 1.0, &a), 0);
+  eps_bracket(m, NULL, 10, &r1);
+  eps_bracket(g, a, 10, &r2);
+  assert_true(r1.bound.lower <= r2.bound.upper && r2.bound.lower <= r1.bound.upper);
+  assert_true(r1.bound.upper <= r1.bound.lower * 1.005);
+  pld_mech_free(m);
+  pld_mech_free(g);
+  pld_mech_free(a);
+  /* bad input */
+  m = (pld_mech *)&r1;
+  assert_int_equal(pld_mech_partial_split(0.5, 4, 1.0, 1.0, -1.0, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_partial_split(0.5, 4, 1.0, 0.0, 1.0, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_partial_split(0.5, 4, 1.0, 1.0, NAN, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_partial_split(0.5, 4, 1.0, 1.0, 1e-5, &m), PLD_EINVAL);
+  assert_ptr_equal(m, (pld_mech *)&r1);
+}
+
 static void test_groups_and_bad_input(void **state)
 {
   (void)state;
@@ -132,6 +318,8 @@ int main(void)
       cmocka_unit_test(test_T2_quadrature),
       cmocka_unit_test(test_T10_monte_carlo),
       cmocka_unit_test(test_groups_and_bad_input),
+      cmocka_unit_test(test_poisson_split),
+      cmocka_unit_test(test_partial_split),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -100,6 +100,41 @@ PLD_API PLD_NODISCARD int pld_allocation_epsilon(uint64_t T, uint64_t k,
                                                  const pld_params *params,
                                                  pld_bound *out);
 
+/** The Poisson + splitting pair of the splitting paper's Fig. 1: each
+ *  step includes the record with probability q in (0, 1], and an included
+ *  record's gradient (norm c) goes to one of d disjoint submodels chosen
+ *  uniformly, every submodel adding N(0, sigma^2):
+ *    Q = N(0, sigma^2 I_d),  P = (1 - q) Q + (q/d) sum_i N(c e_i, sigma^2 I_d).
+ *  The Poisson subsampling (pld_mech_poisson) of pld_mech_random_allocation
+ *  (d, sigma, c), a bracket: both ends certified.  d = 1 is
+ *  pld_mech_poisson_gaussian(q, sigma, c); q = 1 the one-of-d allocation.
+ *  Domains as pld_mech_random_allocation.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_poisson_split(double q, uint64_t d,
+                                                 double sigma, double c,
+                                                 pld_mech **out);
+
+/** Partial model splitting (splitting paper, Sec. 3.2.2) with Poisson
+ *  sampling at rate q in (0, 1]: a split part, clipped to c_split > 0 and
+ *  routed to one of d disjoint blocks, and a shared part present in every
+ *  submodel, clipped to c_shared >= 0 (it may depend on the block drawn),
+ *  the same noise sigma on every coordinate.  One step is dominated by,
+ *  and in the worst case equal to, the Poisson subsampling of the product
+ *  N(c_shared, sigma^2) x (one-of-d allocation of c_split); the two parts
+ *  are subsampled TOGETHER (adding the two parts' separately subsampled
+ *  costs is not a bound for q < 1).  A bracket (both ends certified,
+ *  docs/allocation.md "Partial splitting").  c_shared = 0 is
+ *  pld_mech_poisson_split; d = 1 the Poisson Gaussian of sensitivity
+ *  hypot(c_split, c_shared).  c_shared/sigma in [1e-3, 30] when positive;
+ *  other domains as pld_mech_random_allocation (c = c_split).  A curve
+ *  evaluation costs one Gaussian delta per atom of the allocation laws
+ *  (hundreds to thousands).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_partial_split(double q, uint64_t d,
+                                                 double sigma, double c_split,
+                                                 double c_shared,
+                                                 pld_mech **out);
+
 #ifdef __cplusplus
 }
 #endif
