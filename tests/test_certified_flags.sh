@@ -37,6 +37,8 @@ random-participation@random-participation:p=0.5,q=0.1,d=1,C=1,sigma=1,analysis=t
 random-participation@random-participation:p=0.5,q=0.1,d=10,C=1,sigma=2.3715,analysis=thm41@one-instance value
 model-splitting@model-splitting:d=2,k=1,sigma=1,c=1,count=3@proven
 balanced-iteration@balanced-iteration:T=10,k=1,sigma=1,c=1@proven
+poisson-splitting@poisson-splitting:q=0.2,d=3,sigma=1,c=1,count=5@proven
+partial-splitting@partial-splitting:q=0.2,d=3,sigma=1,c-split=1,c-shared=0.5,count=5@proven
 bounded-gaussian@bounded-gaussian:kind=rectified,theta=0.4,a=1.5,sigma=0.7,c=0.8@proven
 bounded-gaussian@bounded-gaussian:kind=truncated,theta=0.4,a=1.5,sigma=0.7,c=0.8@proven
 poisson-bounded-gaussian@poisson-bounded-gaussian:q=0.3,kind=truncated,theta=0.4,a=1.5,sigma=0.7,c=0.8@proven

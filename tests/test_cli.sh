@@ -72,8 +72,8 @@ EOF
 expect_ok "--version" --version &&
   if grep -qE '^pldkit [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" && [ "$(wc -l <"$OUT")" -eq 1 ]; then ok; else bad "--version prints '$(cat "$OUT")'"; fi
 
-events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration bounded-gaussian poisson-bounded-gaussian merge-lc pld"
-keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C T c theta a kind rectified truncated file"
+events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration poisson-splitting partial-splitting bounded-gaussian poisson-bounded-gaussian merge-lc pld"
+keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C T c theta a kind rectified truncated file c-split c-shared"
 # Every help is short (under 80 lines), names the exit statuses and, where
 # EVENTs are taken, points to 'pldkit events' and 'pldkit help EVENT'.
 for cmd in "" epsilon delta curve calibrate save rdp-curve demo; do
@@ -1233,6 +1233,34 @@ fi
 if expect_ok "balanced-iteration epsilon text" epsilon --delta 1e-5 --backend rdp --orders 2:64:63 balanced-iteration:T=100,k=10,sigma=1,c=1; then
   if grep -q '^epsilon <= [0-9.]* (backend rdp' "$OUT"; then ok; else bad "balanced-iteration text: '$(cat "$OUT")'"; fi
 fi
+
+# poisson-splitting (Fig. 1) and partial-splitting: d = 1 is poisson-gaussian
+# (the same numbers), q = 1 the unsampled allocation (certified brackets of
+# the same value overlap), partial with c-shared = 0 is poisson-splitting;
+# the RDP of the Fig. 1 pair is positive and at most the Gaussian's
+# alpha c^2/(2 sigma^2), also above order 2048 where the Gaussian stands in.
+expect_ok "poisson-splitting d=1" epsilon --delta 1e-5 --json poisson-splitting:q=0.1,d=1,sigma=1,c=1,count=50 && jsave ps1
+expect_ok "poisson-gaussian for d=1" epsilon --delta 1e-5 --json poisson-gaussian:q=0.1,sigma=1,count=50 && jsave pg1
+if python3 - "$tmp/ps1" "$tmp/pg1" <<'EOF'; then ok; else bad "poisson-splitting d=1 is poisson-gaussian"; fi
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sys.exit(0 if (a["epsilon_upper"], a["epsilon_lower"]) == (b["epsilon_upper"], b["epsilon_lower"]) else 1)
+EOF
+expect_ok "poisson-splitting q=1" epsilon --delta 1e-5 --json poisson-splitting:q=1,d=4,sigma=1,c=1,count=10 && jsave psq
+expect_ok "model-splitting for q=1" epsilon --delta 1e-5 --json model-splitting:d=4,k=1,sigma=1,c=1,count=10 && jsave msq
+expect_ok "partial-splitting c-shared=0" epsilon --delta 1e-5 --json partial-splitting:q=1,d=4,sigma=1,c-split=1,count=10 && jsave pa0
+if python3 - "$tmp/psq" "$tmp/msq" "$tmp/pa0" <<'EOF'; then ok; else bad "poisson-splitting q=1 overlaps model-splitting"; fi
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+lo = lambda x: float(x["epsilon_lower"]); hi = lambda x: float(x["epsilon_upper"])
+sys.exit(0 if lo(a) <= hi(b) and lo(b) <= hi(a) and (lo(a), hi(a)) == (lo(c), hi(c)) and 0 < lo(a) < hi(a) <= 1.005 * lo(a) else 1)
+EOF
+if expect_ok "poisson-splitting rdp" rdp-curve --orders '2;8;32;4096' --json poisson-splitting:q=0.2,d=4,sigma=1,c=1,count=3; then
+  jcheck "poisson-splitting rdp below the Gaussian" "all(0 < num(e) <= 3 * a / 2 * (1 + 1e-12) for a, e in zip(j['order'], j['epsilon']))"
+fi
+usage "c-shared" epsilon --delta 1e-5 partial-splitting:q=0.1,d=4,sigma=1,c-split=1,c-shared=-1
+usage "c-split" epsilon --delta 1e-5 partial-splitting:q=0.1,d=4,sigma=1,c-shared=1
+usage "q" epsilon --delta 1e-5 poisson-splitting:q=1.5,d=4,sigma=1,c=1
 
 # bounded-gaussian: per-instance RDP of both kinds at most the Gaussian's
 # alpha c^2/(2 sigma^2) (Thm 4.9); the rectified PLD at most the Gaussian's
