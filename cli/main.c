@@ -27,6 +27,7 @@
 
 #include <pldkit/event.h>
 #include "merge.h"
+#include "mspafl.h"
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
@@ -36,8 +37,8 @@ static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
                                               "calibrate", "demo",
                                               "rdp-curve", "save"};
 #define CMD_LIST                                                              \
-  "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge, ledger, " \
-  "events, help"
+  "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge, mspafl, " \
+  "ledger, events, help"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
@@ -385,6 +386,9 @@ static void main_help(FILE *f)
           "  pldkit merge --config FILE [--epsilon E] [--delta D] [--json | --csv]\n"
           "      plan merge weights of DP-SGD runs (random selection and linear\n"
           "      combination, PLD and RDP)\n"
+          "  pldkit mspafl THEOREM --key=value ... [--json]\n"
+          "      an MS-PAFL closed form, its certified flag, and the PLD of "
+          "the\n      same protocol ('pldkit mspafl --help')\n"
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit events\n"
@@ -2974,6 +2978,8 @@ static int dispatch(int argc, char **argv)
     return help_command(argc - 1, argv + 1);
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);
+  if (strcmp(sub, "mspafl") == 0)
+    return pld_cli_mspafl(argc - 1, argv + 1);
   if (strcmp(sub, "ledger") == 0)
     return ledger_cmd(argc, argv);
   return run_cmd(argc, argv, 0);

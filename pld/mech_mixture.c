@@ -427,7 +427,18 @@ int pld_mech_wor_gaussian(uint64_t batch, uint64_t n, double sigma,
   if (batch < 1 || n < 1 || batch > n || n > ((uint64_t)1 << 53))
     return pld_fail(PLD_EINVAL, "batch = %llu, n = %llu: need 1 <= batch <= n <= 2^53",
                     (unsigned long long)batch, (unsigned long long)n);
-  double gamma = (double)batch / (double)n;
+  return pld_mech_wor_gaussian_rate((double)batch / (double)n, sigma,
+                                    sensitivity, out);
+}
+
+int pld_mech_wor_gaussian_rate(double gamma, double sigma, double sensitivity,
+                               pld_mech **out)
+{
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (!isfinite(gamma) || !(gamma > 0.0) || !(gamma <= 1.0))
+    return pld_fail(PLD_EINVAL, "gamma = %g: need 0 < gamma <= 1", gamma);
   pld_mech *pois;
   int st = pld_mech_poisson_gaussian(gamma, sigma, sensitivity, &pois);
   if (st)

@@ -156,6 +156,18 @@ PLD_API PLD_NODISCARD int pld_mech_wor_gaussian(uint64_t batch, uint64_t n,
                                                 double sensitivity,
                                                 pld_mech **out);
 
+/** pld_mech_wor_gaussian with the sampling ratio given directly: gamma in
+ *  (0, 1] is the probability that the record is used in the run (batch/n
+ *  for one fixed-size batch; p batch/n when the batch itself is run only
+ *  with probability p independently of the data, as the same advanced
+ *  joint convexity argument of Balle et al. 2018 gives).  Same curve and
+ *  guarantees as pld_mech_wor_gaussian.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_wor_gaussian_rate(double gamma,
+                                                     double sigma,
+                                                     double sensitivity,
+                                                     pld_mech **out);
+
 /** Random selection of one of n mechanisms (1 <= n <= 4096), run once:
  *  member i with probability weights[i] (finite, >= 0, summing to 1 within
  *  1e-12), the choice visible.  Its curve in each direction is the weighted
