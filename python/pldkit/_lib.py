@@ -185,6 +185,33 @@ class SplitTerms(Structure):
                 ("reverse_method", c_int)]
 
 
+class MspaflBound(Structure):
+    _fields_ = [("epsilon", c_double), ("delta", c_double),
+                ("certified", c_int)]
+
+
+class MspaflSetting(Structure):
+    _fields_ = [("eps_l", c_double), ("delta_l", c_double),
+                ("sensitivity", c_double), ("p", c_double),
+                ("sampling", c_int), ("q", c_double),
+                ("batch", c_uint64), ("n", c_uint64),
+                ("clients", c_uint64), ("beta", c_double),
+                ("n_clients_list", c_size_t),
+                ("p_list", POINTER(c_double)), ("q_list", POINTER(c_double)),
+                ("rounds", c_uint64), ("delta_tilde", c_double),
+                ("thm4_round", c_int), ("c0", c_double),
+                ("c0_appendix", c_int), ("clip", c_double),
+                ("server_sees_checkin", c_int)]
+
+
+class MspaflReport(Structure):
+    _fields_ = [("closed", MspaflBound), ("kind", c_char_p),
+                ("sigma", c_double), ("c0", c_double), ("q", c_double),
+                ("rate", c_double), ("rounds", c_uint64),
+                ("exact_delta", c_double), ("exact_available", c_int),
+                ("exact", Result), ("exact_model", c_char_p)]
+
+
 class PairTerms(Structure):
     _fields_ = [("forward", c_double),
                 ("reverse", c_double),
@@ -356,6 +383,15 @@ _OPTIONAL = {
                                                 c_double, POINTER(MechPtr)]),
         "pld_mech_truncated_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
+    },
+    # rdp_papers.h: MS-PAFL as one analysis (closed form, its certified
+    # flag, the PLD of the same protocol).
+    "mspafl": {
+        "pld_mspafl_setting_default": (c_int, [POINTER(MspaflSetting)]),
+        "pld_mspafl_analyze": (c_int, [c_int, POINTER(MspaflSetting),
+                                       POINTER(Params),
+                                       POINTER(MspaflReport)]),
+        "pld_mspafl_theorem_parse": (c_int, [c_char_p]),
     },
     # status.h: the thread-local text naming the parameter, value and range
     # of the last rejection (newer libraries).
