@@ -34,7 +34,8 @@ static const char help_text[] =
     "  --sampling=poisson|wor|wr  with --batch=B --n=N for wor and wr\n"
     "  --N=K --beta=B          clients and Hoeffding beta (cor1, thm2, thm4;\n"
     "                          defaults 1 and 0.25)\n"
-    "  --p-list=P1;P2;.. --q-list=Q1;Q2;..   thm2: per-client p_i, q_i\n"
+    "  --p-list=P1;P2;.. --q-list=Q1;Q2;..   thm2: per-client p_i, q_i (its\n"
+    "                          N is the number of entries; Poisson only)\n"
     "  --T=ROUNDS              rounds (thm3, thm4; default 1)\n"
     "  --delta_tilde=D         thm4 (default 1e-5)\n"
     "  --round=cor1|thm1       thm4's per-round bound (default cor1)\n"
@@ -62,7 +63,7 @@ static int num(const char *key, const char *v, double *x)
   return EXIT_OK;
 }
 
-static int uint(const char *key, const char *v, uint64_t *x)
+static int parse_uint(const char *key, const char *v, uint64_t *x)
 {
   char *end;
   errno = 0;
@@ -224,13 +225,13 @@ int pld_cli_mspafl(int argc, char **argv)
     else if (!strcmp(key, "clip"))
       rc = num(key, v, &s.clip);
     else if (!strcmp(key, "batch"))
-      rc = uint(key, v, &s.batch);
+      rc = parse_uint(key, v, &s.batch);
     else if (!strcmp(key, "n"))
-      rc = uint(key, v, &s.n);
+      rc = parse_uint(key, v, &s.n);
     else if (!strcmp(key, "N"))
-      rc = uint(key, v, &s.clients);
+      rc = parse_uint(key, v, &s.clients);
     else if (!strcmp(key, "T"))
-      rc = uint(key, v, &s.rounds);
+      rc = parse_uint(key, v, &s.rounds);
     else if (!strcmp(key, "p-list"))
       rc = list(key, v, plist, &np);
     else if (!strcmp(key, "q-list"))

@@ -126,7 +126,7 @@ for an in wcs mwcs ols cs thm41; do
 done
 
 # MS-PAFL closed forms (`pldkit mspafl`): the flag of each, per this table
-# (docs/papers/ms-pafl.md, ../shared/papers/ERRATA.md): Lemma 1 proven where
+# (docs/papers/ms-pafl.md and its errata): Lemma 1 proven where
 # the exact Gaussian curve confirms it; Thm 1 proven without replacement and
 # for Poisson sampling, not with replacement (group privacy ignored); Thm 2
 # and Cor. 1 never (hidden participation); Thm 3 never (not a bound for

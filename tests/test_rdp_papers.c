@@ -1298,6 +1298,29 @@ static void test_mspafl_analyze(void **state)
          r.closed.epsilon);
   long double single_wor = v;
 
+  /* the WOR pair at rate p b/n (Thm 4 with client sampling, one round):
+   * pld_mech_wor_gaussian_rate against the same closed form */
+  {
+    pld_mech *m = NULL;
+    pld_accountant *acc = NULL;
+    pld_result wr;
+    long double gr = 0.5L * 25 / 325;
+    REQUIRE_OK(pld_mech_wor_gaussian_rate((double)gr, (double)L, 1.0, &m));
+    REQUIRE_OK(pld_accountant_alloc(NULL, &acc));
+    REQUIRE_OK(pld_accountant_add(acc, m, 1));
+    REQUIRE_OK(pld_accountant_epsilon(acc, 1e-6, &wr));
+    long double vr = ref_sub_eps(1 / L, gr, 1e-6L);
+    IN_BRACKET(wr, vr, vr, 0.01L, "wor rate p b/n");
+    pld_accountant_free(acc);
+    pld_mech_free(m);
+    pld_mech *bad = (pld_mech *)&s;
+    EXPECT(pld_mech_wor_gaussian_rate(0.0, 1, 1, &bad) == PLD_EINVAL &&
+           pld_mech_wor_gaussian_rate(1.5, 1, 1, &bad) == PLD_EINVAL &&
+           pld_mech_wor_gaussian_rate(NAN, 1, 1, &bad) == PLD_EINVAL &&
+           pld_mech_wor_gaussian_rate(0.5, 0, 1, &bad) == PLD_EINVAL &&
+           bad == (pld_mech *)&s, "wor rate bad input");
+  }
+
   /* Thm 1 WR: not proven, no exact PLD */
   s.sampling = PLD_MSPAFL_WR;
   REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM1, &s, NULL, &r));
