@@ -10,6 +10,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pldkit/merge.h>
@@ -225,6 +226,186 @@ int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
   }
   if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
   pld_rdp_curve_free(tmp);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-step schedules.                                                        */
+
+#define SCHED_MAX_STEPS 9007199254740992ull /* 2^53 */
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The pieces of a schedule: the sorted distinct cumulative phase boundaries
+ * of all runs (the last one of each run is its total), so that within a
+ * piece every run is in one phase or has ended.  *bounds is allocated. */
+static int sched_pieces(const pld_merge_schedule *runs, size_t n,
+                        const double *lambda, uint64_t **bounds, size_t *nb)
+{
+  pld_detail_clear();
+  if (!runs || n < 1 || n > PLD_MERGE_MAX_RUNS)
+    return pld_fail(PLD_EINVAL, "n = %zu runs; must be in [1, %d]", n,
+                    PLD_MERGE_MAX_RUNS);
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const pld_merge_schedule *r = &runs[i];
+    if (!r->phases || r->n_phases < 1 || r->n_phases > PLD_MERGE_MAX_PHASES)
+      return pld_fail(PLD_EINVAL,
+                      "run %zu has %zu phases; must be in [1, %u]", i,
+                      r->phases ? r->n_phases : (size_t)0,
+                      PLD_MERGE_MAX_PHASES);
+    uint64_t t = 0;
+    for (size_t k = 0; k < r->n_phases; k++) {
+      if (!run_ok(&r->phases[k]))
+        return pld_fail(PLD_EINVAL,
+                        "run %zu phase %zu: need q in (0, 1], sigma, clip, "
+                        "lr > 0 finite and steps >= 1", i, k);
+      if (r->phases[k].steps > SCHED_MAX_STEPS - t)
+        return pld_fail(PLD_EINVAL,
+                        "run %zu: total steps over 2^53 at phase %zu", i, k);
+      t += r->phases[k].steps;
+    }
+    total += r->n_phases;
+  }
+  if (check_simplex(lambda, n) != PLD_SUCCESS) return PLD_EINVAL;
+  uint64_t *b = pld_malloc(total * sizeof *b);
+  if (!b) return PLD_ENOMEM;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t t = 0;
+    for (size_t k = 0; k < runs[i].n_phases; k++)
+      b[m++] = t += runs[i].phases[k].steps;
+  }
+  qsort(b, m, sizeof *b, cmp_u64);
+  size_t u = 0;
+  for (size_t k = 0; k < m; k++)
+    if (u == 0 || b[u - 1] != b[k]) b[u++] = b[k];
+  *bounds = b;
+  *nb = u;
+  return PLD_SUCCESS;
+}
+
+/* The runs' parameters in the piece starting at step `first` (1-based):
+ * r[i] = run i's phase there with steps 1, or steps 0 if run i has ended.
+ * cur[i] / end[i] are run i's phase cursor and the cumulative end of that
+ * phase; pieces must be visited in increasing order. */
+static void sched_at(const pld_merge_schedule *runs, size_t n, uint64_t first,
+                     size_t *cur, uint64_t *end, pld_merge_run *r)
+{
+  for (size_t i = 0; i < n; i++) {
+    while (cur[i] < runs[i].n_phases && end[i] < first) {
+      cur[i]++;
+      if (cur[i] < runs[i].n_phases) end[i] += runs[i].phases[cur[i]].steps;
+    }
+    if (cur[i] < runs[i].n_phases) {
+      r[i] = runs[i].phases[cur[i]];
+      r[i].steps = 1;
+    } else {
+      r[i] = runs[i].phases[runs[i].n_phases - 1];
+      r[i].steps = 0; /* ended: inactive (virtual steps, Sec. 6.2) */
+    }
+  }
+}
+
+static void sched_init(const pld_merge_schedule *runs, size_t n, size_t *cur,
+                       uint64_t *end)
+{
+  for (size_t i = 0; i < n; i++) {
+    cur[i] = 0;
+    end[i] = runs[i].phases[0].steps;
+  }
+}
+
+int pld_merge_lc_schedule_accountant(const pld_merge_schedule *runs, size_t n,
+                                     const double *lambda,
+                                     const pld_params *params,
+                                     pld_accountant **out)
+{
+  if (!out) {
+    pld_detail_clear();
+    return PLD_EINVAL;
+  }
+  uint64_t *b = NULL;
+  size_t nb = 0;
+  int st = sched_pieces(runs, n, lambda, &b, &nb);
+  if (st != PLD_SUCCESS) return st;
+  pld_accountant *acc = NULL;
+  st = pld_accountant_alloc(params, &acc);
+  size_t cur[PLD_MERGE_MAX_RUNS];
+  uint64_t end[PLD_MERGE_MAX_RUNS], prev = 0;
+  size_t added = 0;
+  if (st == PLD_SUCCESS) sched_init(runs, n, cur, end);
+  for (size_t k = 0; k < nb && st == PLD_SUCCESS; k++) {
+    pld_merge_run r[PLD_MERGE_MAX_RUNS];
+    sched_at(runs, n, prev + 1, cur, end, r);
+    uint64_t cnt = b[k] - prev;
+    prev = b[k];
+    /* the same step pair as pld_merge_lc_accountant's (lc_build with the
+     * piece's parameters; active = steps 1) */
+    lc_step S;
+    lc_build(r, n, lambda, 1, &S);
+    if (S.k == 0) continue;
+    if (S.k == 1 && S.means[0] == 0.0) continue; /* releases nothing */
+    if (!(S.s > 0.0)) {
+      st = PLD_EINVAL;
+      break;
+    }
+    double qm = 0.0, qw = 1.0;
+    pld_mech *mech = NULL;
+    st = pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+                                   &mech);
+    if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
+    pld_mech_free(mech);
+    added++;
+  }
+  pld_free(b);
+  if (st == PLD_SUCCESS && added == 0) st = PLD_EEMPTY;
+  if (st != PLD_SUCCESS) {
+    pld_accountant_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+int pld_merge_lc_schedule_rdp(const pld_merge_schedule *runs, size_t n,
+                              const double *lambda, pld_rdp_curve *c)
+{
+  if (!c) {
+    pld_detail_clear();
+    return PLD_EINVAL;
+  }
+  uint64_t *b = NULL;
+  size_t nb = 0;
+  int st = sched_pieces(runs, n, lambda, &b, &nb);
+  if (st != PLD_SUCCESS) return st;
+  /* accumulate in a copy so that c is untouched on failure */
+  pld_rdp_curve *tmp = NULL;
+  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+                           &tmp);
+  size_t cur[PLD_MERGE_MAX_RUNS];
+  uint64_t end[PLD_MERGE_MAX_RUNS], prev = 0;
+  if (st == PLD_SUCCESS) sched_init(runs, n, cur, end);
+  for (size_t k = 0; k < nb && st == PLD_SUCCESS; k++) {
+    pld_merge_run r[PLD_MERGE_MAX_RUNS];
+    sched_at(runs, n, prev + 1, cur, end, r);
+    uint64_t cnt = b[k] - prev;
+    prev = b[k];
+    lc_step S;
+    lc_build(r, n, lambda, 1, &S);
+    if (S.k == 0 || (S.k == 1 && S.means[0] == 0.0)) continue;
+    double wsum = 0.0;
+    for (size_t j = 0; j < S.k; j++) wsum += S.weights[j];
+    for (size_t j = 0; j < S.k; j++) S.weights[j] /= wsum;
+    st = pld_rdp_add_mixture_gaussian(tmp, S.s, S.k, S.weights, S.means, cnt);
+  }
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
+  pld_rdp_curve_free(tmp);
+  pld_free(b);
   return st;
 }
 

@@ -353,6 +353,213 @@ static void test_virtual_steps(void **st)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Per-step schedules (pld_merge_lc_schedule_*).                            */
+
+/* eps(1e-5) bracket of an accountant (then freed). */
+static pld_bound acc_eps(pld_accountant *a)
+{
+  pld_result r;
+  assert_int_equal(pld_accountant_epsilon(a, 1e-5, &r), PLD_SUCCESS);
+  pld_accountant_free(a);
+  return r.bound;
+}
+
+/* Add `count` merge-lc steps (pld_merge_lc_step_mech) of runs r[0..n). */
+static void add_step(pld_accountant *a, const pld_merge_run *r, size_t n,
+                     const double *lam, uint64_t count)
+{
+  pld_mech *m = NULL;
+  assert_int_equal(pld_merge_lc_step_mech(r, n, lam, &m), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(a, m, count), PLD_SUCCESS);
+  pld_mech_free(m);
+}
+
+/* One phase per run is pld_merge_lc_accountant, bit for bit; so is a run
+ * cut into equal phases (identical steps group into one event). */
+static void test_schedule_plain(void **st)
+{
+  (void)st;
+  pld_merge_run r[2] = {MNIST[0], MNIST[2]};
+  r[1].steps = 400; /* virtual steps after run 1 ends */
+  double lam[2] = {0.4, 0.6};
+  pld_accountant *a = NULL, *b = NULL, *c = NULL;
+  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &a), PLD_SUCCESS);
+  pld_merge_schedule s1[2] = {{&r[0], 1}, {&r[1], 1}};
+  assert_int_equal(pld_merge_lc_schedule_accountant(s1, 2, lam, NULL, &b),
+                   PLD_SUCCESS);
+  pld_merge_run p0[3] = {r[0], r[0], r[0]};
+  p0[0].steps = 100;
+  p0[1].steps = 450; /* a cut past run 1's end */
+  p0[2].steps = 155;
+  pld_merge_schedule s2[2] = {{p0, 3}, {&r[1], 1}};
+  assert_int_equal(pld_merge_lc_schedule_accountant(s2, 2, lam, NULL, &c),
+                   PLD_SUCCESS);
+  assert_int_equal(pld_accountant_size(c), 2); /* joint, then run 0 alone */
+  pld_bound x = acc_eps(a), y = acc_eps(b), z = acc_eps(c);
+  assert_true(x.upper == y.upper && x.lower == y.lower);
+  assert_true(x.upper == z.upper && x.lower == z.lower);
+  /* RDP alike */
+  const double ord[3] = {2, 8, 32};
+  pld_rdp_curve *u = curve_of(ord, 3), *v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, u), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_schedule_rdp(s2, 2, lam, v), PLD_SUCCESS);
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(v)[i], pld_rdp_curve_values(u)[i], 1e-14);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+}
+
+/* Phases that differ: a schedule is the composition of its pieces'
+ * merge-lc steps (the catalogue's event), with phase boundaries that do not
+ * line up across runs cut at their union; and one run whose lr and clip
+ * vary but q and sigma stay is the Poisson-Gaussian of the total steps
+ * (the pair is N(q-mixture of lr C, (lr sigma C)^2) vs N(0, .): scale-free,
+ * so each step is PG(q, sigma) whatever lr and C), and one whose q and
+ * sigma vary is the composition of the phases' Poisson-Gaussians. */
+static void test_schedule_phases(void **st)
+{
+  (void)st;
+  const double q = 256.0 / 60000.0;
+  pld_merge_run a[2] = {{q, 0.8, 1.0, 0.1, 100}, {2 * q, 1.0, 0.5, 0.05, 200}};
+  pld_merge_run b[2] = {{q, 1.5, 2.0, 0.1, 150}, {q, 2.0, 2.0, 0.02, 150}};
+  double lam[2] = {0.3, 0.7};
+  pld_merge_schedule s[2] = {{a, 2}, {b, 2}};
+  pld_accountant *x = NULL, *y = NULL;
+  assert_int_equal(pld_merge_lc_schedule_accountant(s, 2, lam, NULL, &x),
+                   PLD_SUCCESS);
+  /* pieces: steps 1-100 (a0, b0), 101-150 (a1, b0), 151-300 (a1, b1) */
+  assert_int_equal(pld_accountant_alloc(NULL, &y), PLD_SUCCESS);
+  pld_merge_run p[2];
+  p[0] = a[0], p[1] = b[0];
+  add_step(y, p, 2, lam, 100);
+  p[0] = a[1], p[1] = b[0];
+  add_step(y, p, 2, lam, 50);
+  p[0] = a[1], p[1] = b[1];
+  add_step(y, p, 2, lam, 150);
+  pld_bound bx = acc_eps(x), by = acc_eps(y);
+  print_message("schedule eps [%.9g, %.9g], composed merge-lc [%.9g, %.9g]\n",
+                bx.lower, bx.upper, by.lower, by.upper);
+  assert_true(bx.upper == by.upper && bx.lower == by.lower);
+  /* RDP: the pieces' sum */
+  const double ord[3] = {2, 8, 32};
+  pld_rdp_curve *u = curve_of(ord, 3), *v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_schedule_rdp(s, 2, lam, u), PLD_SUCCESS);
+  pld_merge_run q3[3][2] = {{a[0], b[0]}, {a[1], b[0]}, {a[1], b[1]}};
+  const uint64_t len[3] = {100, 50, 150};
+  for (int k = 0; k < 3; k++) {
+    q3[k][0].steps = q3[k][1].steps = len[k];
+    assert_int_equal(pld_merge_lc_rdp(q3[k], 2, lam, v), PLD_SUCCESS);
+  }
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-13);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+
+  /* one run, lr and clip varying: PG(q, sigma) for all 600 steps */
+  pld_merge_run one[3] = {{q, 1.1, 1.0, 0.1, 200},
+                          {q, 1.1, 3.0, 0.01, 100},
+                          {q, 1.1, 0.5, 1.0, 300}};
+  pld_merge_schedule s1 = {one, 3};
+  double l1 = 1.0;
+  u = curve_of(ord, 3);
+  v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_schedule_rdp(&s1, 1, &l1, u), PLD_SUCCESS);
+  assert_int_equal(pld_rdp_add_poisson_gaussian(v, q, 1.1, 1.0, 600),
+                   PLD_SUCCESS);
+  /* tolerance 1e-6 at this small q: the mixture quadrature's booked
+   * margin (test_lc_rdp_n1), here once per piece */
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-6);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+  /* one run, q and sigma varying: PG(q0, s0)^200 o PG(q1, s1)^400 */
+  pld_merge_run two[2] = {{q, 0.9, 1.0, 0.1, 200}, {3 * q, 1.6, 1.0, 0.1, 400}};
+  pld_merge_schedule s2 = {two, 2};
+  pld_accountant *pg = NULL;
+  pld_mech *m = NULL;
+  assert_int_equal(pld_merge_lc_schedule_accountant(&s2, 1, &l1, NULL, &x),
+                   PLD_SUCCESS);
+  assert_int_equal(pld_accountant_alloc(NULL, &pg), PLD_SUCCESS);
+  assert_int_equal(pld_mech_poisson_gaussian(q, 0.9, 1.0, &m), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(pg, m, 200), PLD_SUCCESS);
+  pld_mech_free(m);
+  assert_int_equal(pld_mech_poisson_gaussian(3 * q, 1.6, 1.0, &m), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(pg, m, 400), PLD_SUCCESS);
+  pld_mech_free(m);
+  bx = acc_eps(x);
+  by = acc_eps(pg);
+  print_message("1-run 2-phase schedule eps [%.9g, %.9g], PG [%.9g, %.9g]\n",
+                bx.lower, bx.upper, by.lower, by.upper);
+  /* both bracket the same true epsilon, each to the default accuracy */
+  assert_true(bx.lower <= by.upper && by.lower <= bx.upper);
+  RELCHK(bx.upper, by.upper, 4e-3);
+  u = curve_of(ord, 3);
+  v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_schedule_rdp(&s2, 1, &l1, u), PLD_SUCCESS);
+  assert_int_equal(pld_rdp_add_poisson_gaussian(v, q, 0.9, 1.0, 200),
+                   PLD_SUCCESS);
+  assert_int_equal(pld_rdp_add_poisson_gaussian(v, 3 * q, 1.6, 1.0, 400),
+                   PLD_SUCCESS);
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-6);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+}
+
+static void test_schedule_bad_input(void **st)
+{
+  (void)st;
+  const double q = 0.01;
+  pld_merge_run a[2] = {{q, 1.0, 1.0, 0.1, 10}, {q, 1.0, 1.0, 0.1, 10}};
+  double lam[2] = {0.5, 0.5};
+  pld_accountant *acc = (pld_accountant *)0x1;
+  pld_rdp_curve *c = NULL;
+  assert_int_equal(pld_rdp_curve_alloc_default(&c), PLD_SUCCESS);
+  pld_merge_schedule s[2] = {{a, 2}, {a, 1}};
+#define BOTH_EINVAL(S, N, L)                                                  \
+  do {                                                                        \
+    assert_int_equal(pld_merge_lc_schedule_accountant(S, N, L, NULL, &acc),   \
+                     PLD_EINVAL);                                             \
+    assert_int_equal(pld_merge_lc_schedule_rdp(S, N, L, c), PLD_EINVAL);      \
+    assert_true(pld_error_detail()[0] != '\0');                               \
+  } while (0)
+  BOTH_EINVAL(NULL, 2, lam);
+  BOTH_EINVAL(s, 0, lam);
+  BOTH_EINVAL(s, 6, lam);
+  s[1].n_phases = 0;
+  BOTH_EINVAL(s, 2, lam);
+  s[1].n_phases = PLD_MERGE_MAX_PHASES + 1;
+  BOTH_EINVAL(s, 2, lam);
+  s[1].n_phases = 1;
+  s[1].phases = NULL;
+  BOTH_EINVAL(s, 2, lam);
+  s[1].phases = a;
+  a[1].steps = 0;
+  BOTH_EINVAL(s, 2, lam);
+  a[1].steps = 10;
+  a[1].q = 1.5;
+  BOTH_EINVAL(s, 2, lam);
+  a[1].q = q;
+  a[1].steps = (1ull << 53) - 5; /* 10 + 2^53 - 5 > 2^53 */
+  BOTH_EINVAL(s, 2, lam);
+  a[1].steps = 10;
+  double bad[2] = {0.5, 0.6};
+  BOTH_EINVAL(s, 2, bad);
+  assert_int_equal(pld_merge_lc_schedule_accountant(s, 2, lam, NULL, NULL),
+                   PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_schedule_rdp(s, 2, lam, NULL), PLD_EINVAL);
+#undef BOTH_EINVAL
+  assert_true(acc == (pld_accountant *)0x1);
+  for (size_t i = 0; i < pld_rdp_curve_size(c); i++)
+    assert_true(pld_rdp_curve_values(c)[i] == 0.0);
+  /* valid again */
+  assert_int_equal(pld_merge_lc_schedule_accountant(s, 2, lam, NULL, &acc),
+                   PLD_SUCCESS);
+  pld_accountant_free(acc);
+  pld_rdp_curve_free(c);
+}
+
+/* ---------------------------------------------------------------------- */
 /* 3. Mean estimation.                                                      */
 
 static void test_mean_lc_exact(void **st)
@@ -670,6 +877,28 @@ static int sc_lc_rdp(void)
   return st;
 }
 
+static int sc_schedule(void)
+{
+  pld_merge_run a[2] = {MNIST[0], MNIST[2]};
+  a[0].steps = 3;
+  a[1].steps = 4;
+  pld_merge_schedule s[2] = {{a, 2}, {&MNIST[1], 1}};
+  double lam[2] = {0.5, 0.5};
+  pld_accountant *acc = NULL;
+  int st = pld_merge_lc_schedule_accountant(s, 2, lam, NULL, &acc);
+  pld_accountant_free(acc);
+  if (st) return st;
+  static const double ord[2] = {2, 8};
+  pld_rdp_curve *c = NULL;
+  st = pld_rdp_curve_alloc(ord, 2, &c);
+  if (st) return st;
+  st = pld_merge_lc_schedule_rdp(s, 2, lam, c);
+  if (st)
+    for (int i = 0; i < 2; i++) assert_true(pld_rdp_curve_values(c)[i] == 0.0);
+  pld_rdp_curve_free(c);
+  return st;
+}
+
 static void sweep(const char *name, int (*fn)(void))
 {
   long i;
@@ -692,6 +921,7 @@ static void test_alloc_sweep(void **st)
   (void)st;
   sweep("lc rdp", sc_lc_rdp);
   sweep("merge", sc_merge);
+  sweep("schedule", sc_schedule);
 }
 
 int main(void)
@@ -703,6 +933,9 @@ int main(void)
       cmocka_unit_test(test_lc_rdp_n1),
       cmocka_unit_test(test_lc_pld_n1),
       cmocka_unit_test(test_virtual_steps),
+      cmocka_unit_test(test_schedule_plain),
+      cmocka_unit_test(test_schedule_phases),
+      cmocka_unit_test(test_schedule_bad_input),
       cmocka_unit_test(test_mnist),
       cmocka_unit_test(test_mean_lc_exact),
       cmocka_unit_test(test_mean_rs),

@@ -109,6 +109,52 @@ PLD_API PLD_NODISCARD int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n,
                                            const double *lambda,
                                            pld_rdp_curve *c);
 
+/** A run with a per-step schedule: its steps are its phases in order, phase
+ *  k running phases[k].steps steps with that phase's q, sigma, clip and lr
+ *  (so learning rate, clipping norm, sampling rate and noise may vary over
+ *  training; equal steps are grouped by giving them one phase).  A run of
+ *  one phase is a plain pld_merge_run. */
+typedef struct pld_merge_schedule {
+  const pld_merge_run *phases; /**< n_phases phases, each valid */
+  size_t n_phases;             /**< >= 1 */
+} pld_merge_schedule;
+
+/** Cap on the phases of one scheduled run. */
+#define PLD_MERGE_MAX_PHASES 4096u
+
+/** The LC surrogate accountant of pld_merge_lc_accountant for runs with
+ *  per-step schedules.  Step t of the merged model is the pair of
+ *  pld_merge_lc_accountant built from each run's parameters AT step t (the
+ *  phase of run i that contains t; runs with sum of steps < t inactive, as
+ *  Sec. 6.2's virtual steps): the per-step argument of Thm 6.4 uses only
+ *  that step's q_i, sigma_i, C_i and eta_i, and steps compose (adaptive
+ *  composition) whatever their parameters.  The steps are cut at the union
+ *  of all runs' phase boundaries; each piece is one pair added with its
+ *  length as count (identical pairs are grouped by the accountant).  With
+ *  one phase per run this is exactly pld_merge_lc_accountant; a piece in
+ *  which every listed run is active is the catalogue's merge-lc event with
+ *  that piece's parameters and count = its length, so consecutive merge-lc
+ *  events with one entry per run active are this schedule
+ *  (docs/merge.md).
+ *  Domain: 1 <= n <= PLD_MERGE_MAX_RUNS; each run 1 <= n_phases <=
+ *  PLD_MERGE_MAX_PHASES, phases valid (pld_merge_run), its total steps <=
+ *  2^53; lambda as pld_merge_lc_accountant.  The caller frees *out with
+ *  pld_accountant_free.  Cost: one mechanism construction per piece (at
+ *  most the sum of n_phases).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (a group's count
+ *  over 2^53), PLD_EEMPTY (cannot happen for valid input). */
+PLD_API PLD_NODISCARD int pld_merge_lc_schedule_accountant(
+    const pld_merge_schedule *runs, size_t n, const double *lambda,
+    const pld_params *params, pld_accountant **out);
+
+/** The LC RDP (as pld_merge_lc_rdp) of runs with per-step schedules, cut
+ *  into the pieces of pld_merge_lc_schedule_accountant; c += the sum over
+ *  pieces, rounded upward; c unchanged on failure.  Same domain.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
+PLD_API PLD_NODISCARD int pld_merge_lc_schedule_rdp(
+    const pld_merge_schedule *runs, size_t n, const double *lambda,
+    pld_rdp_curve *c);
+
 /* ------------------------------------------------------------------------ */
 /* Baselines.                                                                */
 
