@@ -191,6 +191,70 @@ class PairTerms(Structure):
                 ("epsilon", c_double)]
 
 
+# merge.h
+PLD_MERGE_MAX_RUNS = 5
+PLD_MERGE_N_METHODS = 4
+
+
+class MergeRun(Structure):
+    _fields_ = [("q", c_double),
+                ("sigma", c_double),
+                ("clip", c_double),
+                ("lr", c_double),
+                ("steps", c_uint64)]
+
+
+class MergeSchedule(Structure):
+    _fields_ = [("phases", POINTER(MergeRun)),
+                ("n_phases", c_size_t)]
+
+
+MergeProgressFn = ctypes.CFUNCTYPE(None, c_void_p, c_double, c_char_p)
+
+
+class MergePlan(Structure):
+    _fields_ = [("runs", POINTER(MergeRun)),
+                ("n", c_size_t),
+                ("epsilon", c_double),
+                ("delta", c_double),
+                ("resolution", c_uint),
+                ("accuracy", c_double),
+                ("progress", MergeProgressFn),
+                ("progress_ctx", c_void_p)]
+
+
+class MergePoint(Structure):
+    _fields_ = [("upper", c_double * PLD_MERGE_N_METHODS),
+                ("lower", c_double * PLD_MERGE_N_METHODS),
+                ("feasible", c_int * PLD_MERGE_N_METHODS),
+                ("met_accuracy", c_int * PLD_MERGE_N_METHODS)]
+
+
+class MergeReport(Structure):
+    _fields_ = [("n", c_size_t),
+                ("order", c_size_t * PLD_MERGE_MAX_RUNS),
+                ("runs", MergeRun * PLD_MERGE_MAX_RUNS),
+                ("own_eps", Bound * PLD_MERGE_MAX_RUNS),
+                ("own_met_accuracy", c_int * PLD_MERGE_MAX_RUNS),
+                ("epsilon", c_double),
+                ("delta", c_double),
+                ("accuracy", c_double),
+                ("resolution", c_uint),
+                ("joint_pld", Bound),
+                ("joint_pld_met_accuracy", c_int),
+                ("joint_rdp", c_double),
+                ("adv_eps", c_double),
+                ("adv_delta", c_double),
+                ("adv_delta_i", c_double),
+                ("adv_delta0", c_double),
+                ("adv_eps_i", c_double * PLD_MERGE_MAX_RUNS),
+                ("max_weight", c_double * PLD_MERGE_N_METHODS),
+                ("n_points", c_size_t),
+                ("weights", POINTER(c_double)),
+                ("points", POINTER(MergePoint)),
+                ("warnings", c_uint)]
+
+
 PD = POINTER(c_double)
 
 # name: (restype, [argtypes]).  A status-returning function has restype c_int.
@@ -356,6 +420,55 @@ _OPTIONAL = {
                                                 c_double, POINTER(MechPtr)]),
         "pld_mech_truncated_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
+    },
+    # merge.h: the model-merging paper (LC, RS, baselines, mean
+    # estimation, the planner).
+    "merge": {
+        "pld_merge_lc_accountant": (c_int, [POINTER(MergeRun), c_size_t, PD,
+                                            POINTER(Params),
+                                            POINTER(AccPtr)]),
+        "pld_merge_lc_step_mech": (c_int, [POINTER(MergeRun), c_size_t, PD,
+                                           POINTER(MechPtr)]),
+        "pld_merge_lc_rdp": (c_int, [POINTER(MergeRun), c_size_t, PD,
+                                     RdpPtr]),
+        "pld_merge_joint_accountant": (c_int, [POINTER(MergeRun), c_size_t,
+                                               POINTER(Params),
+                                               POINTER(AccPtr)]),
+        "pld_merge_joint_rdp": (c_int, [POINTER(MergeRun), c_size_t,
+                                        RdpPtr]),
+        "pld_merge_rs_accountant": (c_int, [POINTER(MergeRun), c_size_t, PD,
+                                            POINTER(Params),
+                                            POINTER(AccPtr)]),
+        "pld_merge_rs_rdp": (c_int, [POINTER(MergeRun), c_size_t, PD,
+                                     RdpPtr]),
+        "pld_merge_advanced_composition": (c_int, [PD, PD, c_size_t,
+                                                   c_double, PD, PD]),
+        "pld_merge_mean_lc_mech": (c_int, [c_double, c_double, c_double,
+                                           c_double, POINTER(MechPtr)]),
+        "pld_merge_mean_sigma_lc": (c_int, [c_double, c_double, c_double,
+                                            PD]),
+        "pld_merge_mean_rs_rdp": (c_int, [c_double, c_double, c_double,
+                                          c_double, RdpPtr]),
+        "pld_merge_mean_rs_mech": (c_int, [c_double, c_double, c_double,
+                                           c_double, POINTER(MechPtr)]),
+        "pld_merge_epsilon": (c_int, [POINTER(MergeRun), c_size_t, PD, c_int,
+                                      c_double, POINTER(Params), PD]),
+        "pld_merge_max_weight": (c_int, [POINTER(MergeRun), c_int, c_double,
+                                         c_double, POINTER(Params), PD]),
+        "pld_merge_warning_text": (c_char_p, [c_uint]),
+        "pld_merge_grid_size": (c_int, [c_size_t, c_uint,
+                                        POINTER(c_size_t)]),
+        "pld_merge_plan_compute": (c_int, [POINTER(MergePlan),
+                                           POINTER(POINTER(MergeReport))]),
+        "pld_merge_report_free": (None, [POINTER(MergeReport)]),
+    },
+    # merge.h: per-step schedules of LC (newer libraries).
+    "merge_schedule": {
+        "pld_merge_lc_schedule_accountant": (
+            c_int, [POINTER(MergeSchedule), c_size_t, PD, POINTER(Params),
+                    POINTER(AccPtr)]),
+        "pld_merge_lc_schedule_rdp": (c_int, [POINTER(MergeSchedule),
+                                              c_size_t, PD, RdpPtr]),
     },
     # status.h: the thread-local text naming the parameter, value and range
     # of the last rejection (newer libraries).
