@@ -17,6 +17,7 @@ All accounting is the library's; this module converts arguments and
 results.  Every status raises a PldkitError with the library's detail.
 """
 
+import bisect
 import ctypes
 from collections import namedtuple
 from ctypes import POINTER, byref, c_double, c_size_t
@@ -194,12 +195,14 @@ def _lc_log(scheds, lam):
     boundary; in each piece the active runs (not yet ended, lambda > 0)
     with that piece's parameters -- the pair pld_merge_lc_accountant adds
     (same runs in the same order, so the same mixture bit for bit)."""
-    bounds = sorted({b for ps in scheds for b in _cumsum(ps)})
+    ends = [_cumsum(ps) for ps in scheds]
+    bounds = sorted({b for e in ends for b in e})
     log, prev = [], 0
     for b in bounds:
         runs, lams = [], []
-        for ps, w in zip(scheds, lam):
-            r = _phase_at(ps, prev + 1)
+        for ps, e, w in zip(scheds, ends, lam):
+            k = bisect.bisect_left(e, prev + 1)  # the phase holding step
+            r = ps[k] if k < len(ps) else None
             if r is not None and w > 0.0:
                 runs.append(dict(r._replace(steps=1)._asdict()))
                 lams.append(w)
@@ -220,15 +223,6 @@ def _cumsum(ps):
         t += p.steps
         out.append(t)
     return out
-
-
-def _phase_at(ps, t):
-    end = 0
-    for p in ps:
-        end += p.steps
-        if t <= end:
-            return p
-    return None
 
 
 def lc_accountant(runs, lambdas, **params):
