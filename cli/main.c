@@ -187,7 +187,6 @@ static const struct option_spec options[] = {
 
 /* calibrate's defaults: the search starts at 1 (typical noise scales are of
  * that order) and stops at a relative bracket of 1e-3. */
-#define CAL_START 1.0
 /* save: the delta that picks the automatic grid, the DP-SGD convention. */
 #define SAVE_DELTA 1e-5
 #define CAL_TOLERANCE 1e-3
@@ -202,6 +201,7 @@ struct cli {
   char param[32];           /* calibrate: --param, or the key holding '?' */
   double cal_lo, cal_hi;    /* calibrate: --range (0, 0 if not given) */
   double cal_dom_lo, cal_dom_hi; /* calibrate: the domain searched */
+  double cal_start;              /* calibrate: the first value tried */
   double tolerance;         /* calibrate: --tolerance */
   enum backend backend;     /* epsilon, delta: --backend */
   double *orders;           /* --orders (owned), NULL: the default grid */
@@ -916,30 +916,26 @@ static int cal_domain(struct cli *c)
 {
   char lo[40], hi[40];
   const pld_event_ctx *p = &c->parse;
-  c->cal_dom_lo = p->mark_lo;
-  c->cal_dom_hi = p->mark_hi;
-  if (!(c->cal_hi > 0))
-    return PLD_EVENT_OK;
-  pld_fmt_exact(lo, sizeof lo, p->mark_lo);
-  pld_fmt_exact(hi, sizeof hi, p->mark_hi);
-  if (c->cal_lo < p->mark_lo || c->cal_hi > p->mark_hi) {
+  pld_search_opts o;
+  pld_search_opts_default(&o);
+  int st = pld_search_opts_domain(&o, p->mark_lo, p->mark_hi,
+                                  p->mark_integer, c->cal_lo, c->cal_hi);
+  if (st == PLD_ERANGE) {
+    pld_cli_error("--range holds fewer than two integers, and %s takes "
+                  "integers", c->param);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st != PLD_SUCCESS) {
+    pld_fmt_exact(lo, sizeof lo, p->mark_lo);
+    pld_fmt_exact(hi, sizeof hi, p->mark_hi);
     pld_cli_error("--range must lie inside the domain calibrate searches "
                   "for %s (%s=? in event %s): [%s, %s]", c->param, c->param,
                   p->mark_where, lo, hi);
     return PLD_EVENT_EUSAGE;
   }
-  double a = c->cal_lo, b = c->cal_hi;
-  if (p->mark_integer) {
-    a = ceil(a);
-    b = floor(b);
-    if (!(a < b)) {
-      pld_cli_error("--range holds fewer than two integers, and %s takes "
-                    "integers", c->param);
-      return PLD_EVENT_EUSAGE;
-    }
-  }
-  c->cal_dom_lo = a;
-  c->cal_dom_hi = b;
+  c->cal_dom_lo = o.lo;
+  c->cal_dom_hi = o.hi;
+  c->cal_start = o.start;
   return PLD_EVENT_OK;
 }
 
@@ -1491,19 +1487,13 @@ static int cal_search(const struct cli *c, struct answer *a, int which,
   pld_search_opts_default(&o);
   o.lo = c->cal_dom_lo;
   o.hi = c->cal_dom_hi;
+  o.start = c->cal_start; /* pld_search_opts_domain, in cal_domain */
   o.integer = c->parse.mark_integer;
   o.direction = c->parse.mark_direction;
   o.rel_tol = c->tolerance;
   o.accuracy = c->params.accuracy;
   /* A grid the user fixed is the grid to use. */
   o.refine = !(c->params.discretization > 0);
-  /* Start at 1 (typical scales), inside --range at its geometric middle. */
-  double start = CAL_START;
-  if (c->cal_hi > 0)
-    start = sqrt(o.lo * o.hi);
-  if (o.integer)
-    start = floor(start);
-  o.start = fmin(fmax(start, o.lo), o.hi);
 
   if (which == CAL_RDP) {
     k.seen = malloc(PLD_SEARCH_MAX_EVALS * sizeof *k.seen);
@@ -1665,51 +1655,24 @@ static const char *kind_words(int k);
 static int compose_for_save(const struct cli *c, pld_accountant *acc,
                             struct answer *a, pld_dist **out)
 {
-  pld_dist *d = NULL;
   pld_result r;
-  int st = PLD_SUCCESS, closed = 0;
-  double grid = c->params.discretization;
-
-  if (!(grid > 0)) {
-    st = pld_accountant_epsilon(acc, c->delta, &r);
-    if (st == PLD_SUCCESS && !r.closed_form && r.refinements == 0) {
-      /* answered without a grid: none fits, or its booked round-off
-       * compounds past use over these counts (docs/design.md Sec. 9) */
-      char lo[40], hi[40];
-      pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
-      pld_cli_error("no PLD grid can be composed for these EVENTs (the "
-                    "answer, epsilon in [%s, %s], came from %s without "
-                    "one): nothing to save; --discretization forces a grid",
-                    lo, hi, kind_words(r.bound_kind));
-      return PLD_EVENT_EFAIL;
-    }
-    if (st == PLD_SUCCESS) {
-      closed = r.closed_form;
-      a->res.refinements = r.refinements;
-      grid = closed ? c->params.accuracy * fmax(r.bound.upper, 0.1)
-                    : r.discretization;
-    }
-  }
-  for (int tries = 0; st == PLD_SUCCESS; tries++) {
-    pld_dist_free(d);
-    d = NULL;
-    st = pld_accountant_compose(acc, grid, &d);
-    if (st == PLD_SUCCESS)
-      st = pld_dist_epsilon(d, c->delta, &a->res.bound);
-    if (st != PLD_SUCCESS || !closed || tries == 6)
-      break;
-    pld_bound b = a->res.bound;
-    if (!(b.upper - b.lower > c->params.accuracy * b.upper) || grid < 1e-6)
-      break;
-    grid /= 2;
+  int st = pld_event_compose_for_save(acc, c->delta, &c->params, out, &r);
+  if (st == PLD_SUCCESS && *out == NULL) {
+    char lo[40], hi[40];
+    pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
+    pld_cli_error("no PLD grid can be composed for these EVENTs (the "
+                  "answer, epsilon in [%s, %s], came from %s without "
+                  "one): nothing to save; --discretization forces a grid",
+                  lo, hi, kind_words(r.bound_kind));
+    return PLD_EVENT_EFAIL;
   }
   if (st != PLD_SUCCESS) {
-    pld_dist_free(d);
     pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
                   hint(st));
     return st == PLD_EINCOMPAT ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
-  *out = d;
+  a->res.refinements = r.refinements;
+  a->res.bound = r.bound;
   return PLD_EVENT_OK;
 }
 

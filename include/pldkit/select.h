@@ -199,6 +199,20 @@ typedef struct pld_search_opts {
  *  no-op. */
 PLD_API void pld_search_opts_default(pld_search_opts *opts);
 
+/** Set opts->lo, hi, integer and start for a search over a parameter whose
+ *  own domain is [dom_lo, dom_hi] (finite, 0 <= dom_lo < dom_hi), cut to a
+ *  user's range [range_lo, range_hi] when range_hi > 0 (none when <= 0).
+ *  An integer parameter (integer != 0) takes the integers inside the range.
+ *  start: 1 without a range, else the range's geometric middle
+ *  sqrt(lo * hi); rounded down for an integer; clamped into [lo, hi].  The
+ *  other fields are left as they are.  This is `pldkit calibrate --range`.
+ *  @return PLD_SUCCESS; PLD_EINVAL for a NULL opts, a bad domain or a range
+ *  not inside it (or lo >= hi); PLD_ERANGE for an integer range holding
+ *  fewer than two integers.  opts untouched on failure. */
+PLD_API int pld_search_opts_domain(pld_search_opts *opts, double dom_lo,
+                                   double dom_hi, int integer,
+                                   double range_lo, double range_hi);
+
 /** The result of a calibration search.  `param` is the LEAST private value
  *  found that MEETS (the smallest noise, the largest count or sampling
  *  rate); next to it, on the less private side, lies `param_next`, the
