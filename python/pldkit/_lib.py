@@ -362,7 +362,8 @@ _OPTIONAL = {
     "error_detail": {
         "pld_error_detail": (c_char_p, []),
     },
-    # Test hooks of src/alloc.c (exported, not in a public header).
+    # Test hooks of src/alloc.c: exported only by the test-only build
+    # libpldkit-hooks.so (meson.build), never by the installed library.
     "alloc_hooks": {
         "pld_test_fail_allocation": (None, [c_long]),
         "pld_test_allocation_count": (c_long, []),
