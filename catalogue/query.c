@@ -104,7 +104,7 @@ int pld_event_rdp_curve(const pld_event_query *q, size_t n,
 {
   pld_event_ctx pc;
   pld_rdp_curve *cv = NULL;
-  int st = q->orders ? pld_rdp_curve_alloc(q->orders, q->n_orders, &cv)
+  int st = q->orders ? pld_rdp_curve_alloc(q->n_orders, q->orders, &cv)
                      : pld_rdp_curve_alloc_default(&cv);
   if (st != PLD_SUCCESS) {
     if (err && errlen)

@@ -61,19 +61,21 @@ PLD_API PLD_NODISCARD int pld_accountant_copy(const pld_accountant *acc,
  *  in pi in each direction, so feasibility is exact (up to rounding of the
  *  sums): pi is feasible iff max_dir sum_i pi_i member_delta[i][dir] <= delta.
  *
- *  pld_select_feasible: evaluates the simplex grid of resolution `steps`
- *  (pi_i = k_i / steps, sum k_i = steps) for 1 <= n <= 4, steps in
- *  [1, 100000], delta in (0, 1); writes up to `cap` feasible weight vectors
- *  (n doubles each, k_1 varying fastest) to `out_weights` (may be NULL if
- *  cap = 0) and their number to *n_out (which may exceed cap: then only cap
- *  are written).  Cost O((steps + 1)^(n-1)), at most
- *  PLD_SELECT_MAX_TUPLES (1e8, ~0.3 s): steps up to 100000 for n = 2, 9999
- *  for n = 3, 463 for n = 4; beyond, PLD_ERANGE.
- *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n, steps or delta out of range, a
- *  member_delta outside [0, 1] or NaN), PLD_ERANGE (over the work cap). */
+ *  pld_select_feasible: evaluates the simplex grid of the given resolution
+ *  (pi_i = k_i / resolution, sum k_i = resolution) for 1 <= n <= 4,
+ *  resolution in [1, 100000], delta in (0, 1); writes up to `cap` feasible
+ *  weight vectors (n doubles each, k_1 varying fastest) to `out_weights`
+ *  (may be NULL if cap = 0) and their number to *n_out (which may exceed
+ *  cap: then only cap are written).  Cost O((resolution + 1)^(n-1)), at
+ *  most PLD_SELECT_MAX_TUPLES (1e8, ~0.3 s): resolution up to 100000 for
+ *  n = 2, 9999 for n = 3, 463 for n = 4; beyond, PLD_ERANGE.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n, resolution or delta out of
+ *  range, a member_delta outside [0, 1] or NaN), PLD_ERANGE (over the work
+ *  cap). */
 PLD_API PLD_NODISCARD int pld_select_feasible(size_t n,
                                               const double *member_delta,
-                                              double delta, unsigned steps,
+                                              double delta,
+                                              unsigned resolution,
                                               double *out_weights, size_t cap,
                                               size_t *n_out);
 /** For n = 2 (member_delta[0..4)): the largest pi in [0, 1] such that

@@ -992,8 +992,10 @@ class TestRdp(unittest.TestCase):
         rs = pldkit.RdpCurve.random_selection([a, b], [0.5, 0.5])
         for x, lo, hi in zip(rs.values, b.values, a.values):
             self.assertTrue(lo <= x <= hi)
-        w = pldkit.RdpCurve.rs_max_weight(b, a, 4.0, 1e-5)
+        w = pldkit.RdpCurve.rs_max_weight(a, b, 4.0, 1e-5)
         self.assertTrue(0.0 <= w <= 1.0)
+        # -1: not even b alone meets a target below its own epsilon
+        self.assertEqual(pldkit.RdpCurve.rs_max_weight(a, b, 1e-3, 1e-5), -1.0)
         grid = pldkit.RdpCurve.rs_feasible_grid([b, a], 4, 4.0, 1e-5)
         self.assertIn((1.0, 0.0), grid)
         with self.assertRaises(pldkit.InvalidArgument):
