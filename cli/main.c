@@ -1825,6 +1825,28 @@ static int file_error(const char *what, const char *path, int st,
   return PLD_EVENT_EUSAGE;
 }
 
+/* The history record of a save or ledger update: the EVENTs as given,
+ * space-separated, cut at the history's cap (malloc'd; NULL: no memory). */
+static char *events_record(const struct cli *c)
+{
+  size_t len = 0, cap = 65536;
+  for (size_t i = 0; i < c->n_events; i++)
+    len += strlen(c->events[i]) + 1;
+  char *rec = malloc(len + 1);
+  if (!rec)
+    return NULL;
+  rec[0] = 0;
+  for (size_t i = 0, n = 0; i < c->n_events; i++) {
+    size_t k = strlen(c->events[i]);
+    memcpy(rec + n, c->events[i], k);
+    n += k;
+    rec[n++] = i + 1 < c->n_events ? ' ' : 0;
+  }
+  if (strlen(rec) > cap)
+    memcpy(rec + cap - 4, " ...", 5);
+  return rec;
+}
+
 static int compute_save(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN];
@@ -1845,10 +1867,25 @@ static int compute_save(const struct cli *c, struct answer *a)
     return rc;
   fill_saved(c, d, a);
 
+  /* the ledger's first history record: what was composed (a loaded PLD
+   * file's own history is carried by pld:file's composition) */
+  char *rec = events_record(c);
+  struct timespec ts;
+  int st = rec ? PLD_SUCCESS : PLD_ENOMEM;
+  if (!st && clock_gettime(CLOCK_REALTIME, &ts) != 0)
+    ts.tv_sec = 0;
+  if (!st)
+    st = pld_dist_history_append(d, (int64_t)ts.tv_sec, rec, strlen(rec));
+  free(rec);
+  if (st != PLD_SUCCESS) {
+    pld_dist_free(d);
+    pld_cli_error("%s (while recording the history)", pld_status_text(st));
+    return pld_event_rc_of_status(st);
+  }
   /* pld_dist_save_report: a unique temporary file renamed over FILE */
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  int st = pld_dist_save_report(d, c->out, &fe);
+  st = pld_dist_save_report(d, c->out, &fe);
   pld_dist_free(d);
   if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);
@@ -1889,11 +1926,7 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
     pld_dist_free(d);
     d = NULL;
   }
-  /* the record: the EVENTs, space-separated, cut at the history's cap */
-  size_t len = 0, cap = 65536;
-  for (size_t i = 0; i < c->n_events; i++)
-    len += strlen(c->events[i]) + 1;
-  char *rec = rc == PLD_EVENT_OK ? malloc(len + 1) : NULL;
+  char *rec = rc == PLD_EVENT_OK ? events_record(c) : NULL;
   if (rc == PLD_EVENT_OK && !rec) {
     pld_cli_error("%s (while recording the events)", pld_strerror(PLD_ENOMEM));
     rc = PLD_EVENT_EFAIL;
@@ -1901,18 +1934,8 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   int st = PLD_SUCCESS;
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  if (rc == PLD_EVENT_OK) {
-    rec[0] = 0;
-    for (size_t i = 0, n = 0; i < c->n_events; i++) {
-      size_t k = strlen(c->events[i]);
-      memcpy(rec + n, c->events[i], k);
-      n += k;
-      rec[n++] = i + 1 < c->n_events ? ' ' : 0;
-    }
-    if (strlen(rec) > cap)
-      memcpy(rec + cap - 4, " ...", 5);
+  if (rc == PLD_EVENT_OK)
     st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
-  }
   free(rec);
   pld_accountant_free(acc);
   pld_event_owned_free(owned);
