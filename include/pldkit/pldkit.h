@@ -44,4 +44,5 @@
 #include <pldkit/allocation.h>
 #include <pldkit/event.h>
 #include <pldkit/ledger.h>
+#include <pldkit/dpevent.h>
 #endif
