@@ -128,7 +128,7 @@ static size_t step_types(const pld_merge_run *runs, size_t n, uint64_t *ts)
   return m;
 }
 
-int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
+int pld_merge_lc_accountant(size_t n, const pld_merge_run *runs,
                             const double *lambda, const pld_params *params,
                             pld_accountant **out)
 {
@@ -157,7 +157,7 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
     }
     double qm = 0.0, qw = 1.0;
     pld_mech *mech = NULL;
-    st = pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+    st = pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
                                    &mech);
     if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
     pld_mech_free(mech);
@@ -172,7 +172,7 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_lc_step_mech(const pld_merge_run *runs, size_t n,
+int pld_merge_lc_step_mech(size_t n, const pld_merge_run *runs,
                            const double *lambda, pld_mech **out)
 {
   if (!out || !runs || !lambda || n < 1 || n > PLD_MERGE_MAX_RUNS)
@@ -193,11 +193,11 @@ int pld_merge_lc_step_mech(const pld_merge_run *runs, size_t n,
   lc_build(r, n, lambda, 1, &S);
   if (S.k == 0 || !(S.s > 0.0)) return PLD_EINVAL;
   double qm = 0.0, qw = 1.0;
-  return pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+  return pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
                                    out);
 }
 
-int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
+int pld_merge_lc_rdp(size_t n, const pld_merge_run *runs, const double *lambda,
                      pld_rdp_curve *c)
 {
   pld_detail_clear();
@@ -207,7 +207,7 @@ int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
   if (st != PLD_SUCCESS) return st;
   /* accumulate in a copy so that c is untouched on failure */
   pld_rdp_curve *tmp = NULL;
-  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+  st = pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
                            &tmp);
   if (st != PLD_SUCCESS) return st;
   uint64_t ts[PLD_MERGE_MAX_RUNS];
@@ -428,7 +428,7 @@ static int member_accountant(const pld_merge_run *r, const pld_params *params,
   return PLD_SUCCESS;
 }
 
-int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
+int pld_merge_joint_accountant(size_t n, const pld_merge_run *runs,
                                const pld_params *params, pld_accountant **out)
 {
   pld_detail_clear();
@@ -451,14 +451,14 @@ int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_joint_rdp(const pld_merge_run *runs, size_t n, pld_rdp_curve *c)
+int pld_merge_joint_rdp(size_t n, const pld_merge_run *runs, pld_rdp_curve *c)
 {
   pld_detail_clear();
   if (!c) return PLD_EINVAL;
   int st = check_runs(runs, n, (size_t)-1);
   if (st != PLD_SUCCESS) return st;
   pld_rdp_curve *tmp = NULL;
-  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+  st = pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
                            &tmp);
   for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
     st = pld_rdp_add_poisson_gaussian(tmp, runs[i].q, runs[i].sigma, 1.0,
@@ -468,7 +468,7 @@ int pld_merge_joint_rdp(const pld_merge_run *runs, size_t n, pld_rdp_curve *c)
   return st;
 }
 
-int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
+int pld_merge_rs_accountant(size_t n, const pld_merge_run *runs,
                             const double *pi, const pld_params *params,
                             pld_accountant **out)
 {
@@ -494,7 +494,7 @@ int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
+int pld_merge_rs_rdp(size_t n, const pld_merge_run *runs, const double *pi,
                      pld_rdp_curve *c)
 {
   pld_detail_clear();
@@ -507,14 +507,14 @@ int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
   const double *ord = pld_rdp_curve_orders(c);
   size_t no = pld_rdp_curve_size(c);
   for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
-    st = pld_rdp_curve_alloc(ord, no, &mem[i]);
+    st = pld_rdp_curve_alloc(no, ord, &mem[i]);
     if (st == PLD_SUCCESS)
       st = pld_rdp_add_poisson_gaussian(mem[i], runs[i].q, runs[i].sigma, 1.0,
                                         runs[i].steps);
   }
-  if (st == PLD_SUCCESS) st = pld_rdp_curve_alloc(ord, no, &tmp);
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_alloc(no, ord, &tmp);
   if (st == PLD_SUCCESS)
-    st = pld_rdp_random_selection((const pld_rdp_curve *const *)mem, pi, n,
+    st = pld_rdp_random_selection(n, (const pld_rdp_curve *const *)mem, pi,
                                   tmp);
   if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
   for (size_t i = 0; i < n; i++) pld_rdp_curve_free(mem[i]);
@@ -522,8 +522,9 @@ int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
   return st;
 }
 
-int pld_merge_advanced_composition(const double *eps_i, const double *delta_i,
-                                   size_t n, double delta0, double *eps_out,
+int pld_merge_advanced_composition(size_t n, const double *eps_i,
+                                   const double *delta_i, double delta0,
+                                   double *eps_out,
                                    double *delta_out)
 {
   pld_detail_clear();
@@ -619,7 +620,7 @@ int pld_merge_mean_rs_mech(double sigma1, double sigma2, double pi,
 
 /* ------------------------------------------------------------------------ */
 
-int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
+int pld_merge_epsilon(size_t n, const pld_merge_run *runs,
                       const double *weights, int method, double delta,
                       const pld_params *params, double *eps_upper)
 {
@@ -631,8 +632,8 @@ int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
   if (method == PLD_MERGE_RS_PLD || method == PLD_MERGE_LC_PLD) {
     pld_accountant *acc = NULL;
     st = method == PLD_MERGE_RS_PLD
-             ? pld_merge_rs_accountant(runs, n, weights, params, &acc)
-             : pld_merge_lc_accountant(runs, n, weights, params, &acc);
+             ? pld_merge_rs_accountant(n, runs, weights, params, &acc)
+             : pld_merge_lc_accountant(n, runs, weights, params, &acc);
     if (st != PLD_SUCCESS) return st;
     pld_result r;
     st = pld_accountant_epsilon(acc, delta, &r);
@@ -643,8 +644,8 @@ int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
     pld_rdp_curve *c = NULL;
     st = pld_rdp_curve_alloc_default(&c);
     if (st != PLD_SUCCESS) return st;
-    st = method == PLD_MERGE_RS_RDP ? pld_merge_rs_rdp(runs, n, weights, c)
-                                    : pld_merge_lc_rdp(runs, n, weights, c);
+    st = method == PLD_MERGE_RS_RDP ? pld_merge_rs_rdp(n, runs, weights, c)
+                                    : pld_merge_lc_rdp(n, runs, weights, c);
     pld_rdp_result r;
     if (st == PLD_SUCCESS) st = pld_rdp_epsilon(c, delta, PLD_RDP_BEST, &r);
     pld_rdp_curve_free(c);
@@ -663,7 +664,7 @@ static int eps_at(const pld_merge_run *runs, int method, double w,
                   double delta, const pld_params *params, double *e)
 {
   double wt[2] = {w, 1.0 - w};
-  return pld_merge_epsilon(runs, 2, wt, method, delta, params, e);
+  return pld_merge_epsilon(2, runs, wt, method, delta, params, e);
 }
 
 int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,

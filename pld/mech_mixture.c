@@ -424,9 +424,9 @@ static int mixture_curve_cb(void *ctx, int dir, size_t n, const double *eps,
   return 0;
 }
 
-int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_means,
-                              const double *p_weights, size_t nq,
-                              const double *q_means, const double *q_weights,
+int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_weights,
+                              const double *p_means, size_t nq,
+                              const double *q_weights, const double *q_means,
                               pld_mech **out)
 {
   pld_detail_clear();

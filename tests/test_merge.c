@@ -98,7 +98,7 @@ static double simpson_renyi(int na, const double *aw, const double *am,
 static pld_rdp_curve *curve_of(const double *orders, size_t n)
 {
   pld_rdp_curve *c = NULL;
-  assert_int_equal(pld_rdp_curve_alloc(orders, n, &c), PLD_SUCCESS);
+  assert_int_equal(pld_rdp_curve_alloc(n, orders, &c), PLD_SUCCESS);
   return c;
 }
 
@@ -161,7 +161,7 @@ static void test_lc_n2_end_to_end(void **st)
   for (int j = 0; j < 4; j++) dt[j] = mean[j] / s;
   const double orders[5] = {2, 3, 4, 5, 8};
   pld_rdp_curve *cv = curve_of(orders, 5);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, cv), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, cv), PLD_SUCCESS);
   double one = 1, zero = 0;
   for (int i = 0; i < 5; i++) {
     int a = (int)orders[i];
@@ -174,8 +174,8 @@ static void test_lc_n2_end_to_end(void **st)
   pld_rdp_curve_free(cv);
   pld_accountant *lc = NULL, *ref = NULL;
   pld_mech *m = NULL;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &lc), PLD_SUCCESS);
-  assert_int_equal(pld_mech_mixture_gaussian(s, 4, mean, rho, 1, &zero, &one, &m), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &lc), PLD_SUCCESS);
+  assert_int_equal(pld_mech_mixture_gaussian(s, 4, rho, mean, 1, &one, &zero, &m), PLD_SUCCESS);
   assert_int_equal(pld_accountant_alloc(NULL, &ref), PLD_SUCCESS);
   assert_int_equal(pld_accountant_add(ref, m, 3), PLD_SUCCESS);
   pld_result x, y;
@@ -219,7 +219,7 @@ static void test_lc_rdp_n1(void **st)
     pld_rdp_curve *a = NULL, *b = NULL;
     assert_int_equal(pld_rdp_curve_alloc_default(&a), PLD_SUCCESS);
     assert_int_equal(pld_rdp_curve_alloc_default(&b), PLD_SUCCESS);
-    assert_int_equal(pld_merge_lc_rdp(&r, 1, &lam, a), PLD_SUCCESS);
+    assert_int_equal(pld_merge_lc_rdp(1, &r, &lam, a), PLD_SUCCESS);
     assert_int_equal(pld_rdp_add_poisson_gaussian(b, qs[t], 1.0, 1.0, 7),
                      PLD_SUCCESS);
     const double *va = pld_rdp_curve_values(a), *vb = pld_rdp_curve_values(b);
@@ -247,7 +247,7 @@ static void test_lc_pld_n1(void **st)
   double lam = 1.0;
   pld_accountant *lc = NULL, *ref = NULL;
   pld_mech *m = NULL;
-  assert_int_equal(pld_merge_lc_accountant(&r, 1, &lam, NULL, &lc), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_accountant(1, &r, &lam, NULL, &lc), PLD_SUCCESS);
   assert_int_equal(pld_accountant_alloc(NULL, &ref), PLD_SUCCESS);
   assert_int_equal(pld_mech_poisson_gaussian(r.q, 1.0, 1.0, &m), PLD_SUCCESS);
   assert_int_equal(pld_accountant_add(ref, m, 705), PLD_SUCCESS);
@@ -283,13 +283,13 @@ static void test_mnist(void **st)
   pp.accuracy = 1e-2;
   const pld_params *P = &pp;
   pld_accountant *joint = NULL;
-  assert_int_equal(pld_merge_joint_accountant(MNIST, 3, P, &joint), PLD_SUCCESS);
+  assert_int_equal(pld_merge_joint_accountant(3, MNIST, P, &joint), PLD_SUCCESS);
   pld_result jr;
   assert_int_equal(pld_accountant_epsilon(joint, delta, &jr), PLD_SUCCESS);
   pld_accountant_free(joint);
   pld_rdp_curve *jc = NULL;
   assert_int_equal(pld_rdp_curve_alloc_default(&jc), PLD_SUCCESS);
-  assert_int_equal(pld_merge_joint_rdp(MNIST, 3, jc), PLD_SUCCESS);
+  assert_int_equal(pld_merge_joint_rdp(3, MNIST, jc), PLD_SUCCESS);
   pld_rdp_result jrr;
   assert_int_equal(pld_rdp_epsilon(jc, delta, PLD_RDP_BEST, &jrr), PLD_SUCCESS);
   print_message("joint: PLD eps [%.4f, %.4f], RDP eps %.4f\n", jr.bound.lower,
@@ -297,10 +297,10 @@ static void test_mnist(void **st)
   for (int g = 0; g < 6; g++) {
     const double *lam = LGRID[g];
     double lp, lr, rp, rr;
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_LC_PLD, delta, P, &lp), PLD_SUCCESS);
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_LC_RDP, delta, NULL, &lr), PLD_SUCCESS);
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_RS_PLD, delta, P, &rp), PLD_SUCCESS);
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_RS_RDP, delta, NULL, &rr), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_LC_PLD, delta, P, &lp), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_LC_RDP, delta, NULL, &lr), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_RS_PLD, delta, P, &rp), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_RS_RDP, delta, NULL, &rr), PLD_SUCCESS);
     print_message("lambda (%.3f %.3f %.3f): LC PLD %.4f RDP %.4f | RS PLD %.4f RDP %.4f\n",
                   lam[0], lam[1], lam[2], lp, lr, rp, rr);
     /* certified LC upper <= optimistic lower end of the joint release */
@@ -311,7 +311,7 @@ static void test_mnist(void **st)
     /* per order: LC RDP <= joint RDP */
     pld_rdp_curve *c = NULL;
     assert_int_equal(pld_rdp_curve_alloc_default(&c), PLD_SUCCESS);
-    assert_int_equal(pld_merge_lc_rdp(MNIST, 3, lam, c), PLD_SUCCESS);
+    assert_int_equal(pld_merge_lc_rdp(3, MNIST, lam, c), PLD_SUCCESS);
     const double *v = pld_rdp_curve_values(c), *jv = pld_rdp_curve_values(jc);
     for (size_t i = 0; i < pld_rdp_curve_size(c); i++) assert_true(v[i] <= jv[i]);
     pld_rdp_curve_free(c);
@@ -329,7 +329,7 @@ static void test_virtual_steps(void **st)
   double lam[2] = {1.0, 0.0};
   const double ord[3] = {2, 8, 32};
   pld_rdp_curve *a = curve_of(ord, 3), *b = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, a), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, a), PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(b, 0.1, 1.0, 1.0, 10), PLD_SUCCESS);
   for (int i = 0; i < 3; i++)
     RELCHK(pld_rdp_curve_values(a)[i], pld_rdp_curve_values(b)[i], 1e-9);
@@ -343,8 +343,8 @@ static void test_virtual_steps(void **st)
   double lh[2] = {0.5, 0.5};
   a = curve_of(ord, 3);
   b = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_rdp(r2, 2, lh, a), PLD_SUCCESS);
-  assert_int_equal(pld_merge_lc_rdp(r10, 2, lh, b), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r2, lh, a), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r10, lh, b), PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(b, 0.2, 1.5, 1.0, 10), PLD_SUCCESS);
   for (int i = 0; i < 3; i++)
     RELCHK(pld_rdp_curve_values(a)[i], pld_rdp_curve_values(b)[i], 1e-9);
@@ -736,18 +736,18 @@ static void test_advanced(void **st)
   (void)st;
   double e[4] = {0.3, 0.3, 0.3, 0.3}, d[4] = {1e-6, 1e-6, 1e-6, 1e-6};
   double eo, dout;
-  assert_int_equal(pld_merge_advanced_composition(e, d, 4, 1e-5, &eo, &dout), PLD_SUCCESS);
+  assert_int_equal(pld_merge_advanced_composition(4, e, d, 1e-5, &eo, &dout), PLD_SUCCESS);
   double ref = 0.3 * sqrt(2 * 4 * log(1e5)) + 4 * 0.3 * (exp(0.3) - 1);
   RELCHK(eo, ref, 1e-14);
   assert_true(eo >= ref);
   RELCHK(dout, 4e-6 + 1e-5, 1e-14);
   double e2[2] = {0.1, 0.5}, d2[2] = {0, 0};
-  assert_int_equal(pld_merge_advanced_composition(e2, d2, 2, 1e-5, &eo, &dout), PLD_SUCCESS);
+  assert_int_equal(pld_merge_advanced_composition(2, e2, d2, 1e-5, &eo, &dout), PLD_SUCCESS);
   ref = sqrt(2 * log(1e5) * 0.26) + 0.1 * expm1(0.1) + 0.5 * expm1(0.5);
   RELCHK(eo, ref, 1e-14);
   double sentinel = -7;
   e2[0] = NAN;
-  assert_int_equal(pld_merge_advanced_composition(e2, d2, 2, 1e-5, &sentinel, &dout), PLD_EINVAL);
+  assert_int_equal(pld_merge_advanced_composition(2, e2, d2, 1e-5, &sentinel, &dout), PLD_EINVAL);
   assert_true(sentinel == -7);
 }
 
@@ -758,18 +758,18 @@ static void test_max_weight(void **st)
   pld_merge_run r[2] = {{0.01, 0.8, 1, 0.1, 200}, {0.01, 2.0, 1, 0.1, 200}};
   double e1, target;
   double w10[2] = {0, 1}, w3[2] = {0.3, 0.7};
-  assert_int_equal(pld_merge_epsilon(r, 2, w10, PLD_MERGE_RS_RDP, 1e-5, NULL, &e1), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, w10, PLD_MERGE_RS_RDP, 1e-5, NULL, &e1), PLD_SUCCESS);
   /* target = the certified eps at w0 = 0.3: the answer must be 0.3 up to
    * the bisection tolerance (eps is strictly increasing in w0 for RS). */
-  assert_int_equal(pld_merge_epsilon(r, 2, w3, PLD_MERGE_RS_RDP, 1e-5, NULL, &target), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, w3, PLD_MERGE_RS_RDP, 1e-5, NULL, &target), PLD_SUCCESS);
   double w;
   assert_int_equal(pld_merge_max_weight(r, PLD_MERGE_RS_RDP, target, 1e-5, NULL, &w), PLD_SUCCESS);
   print_message("max weight %.6f (expected 0.3)\n", w);
   assert_true(fabs(w - 0.3) <= 1e-4);
   double wt[2] = {w, 1 - w}, e, wt2[2] = {w + 2e-4, 1 - w - 2e-4};
-  assert_int_equal(pld_merge_epsilon(r, 2, wt, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, wt, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
   assert_true(e <= target);
-  assert_int_equal(pld_merge_epsilon(r, 2, wt2, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, wt2, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
   assert_true(e > target);
   assert_int_equal(pld_merge_max_weight(r, PLD_MERGE_LC_RDP, e1 * 0.5, 1e-5, NULL, &w), PLD_SUCCESS);
   assert_true(w == -1.0);
@@ -782,28 +782,28 @@ static void test_bad_input(void **st)
   pld_merge_run r[6];
   for (int i = 0; i < 6; i++) r[i] = MNIST[0];
   double lam[6] = {0.5, 0.6, 0, 0, 0, 0};
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   lam[1] = 0.5;
-  assert_int_equal(pld_merge_lc_accountant(r, 0, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(0, r, lam, NULL, &acc), PLD_EINVAL);
   double l6[6] = {1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6};
-  assert_int_equal(pld_merge_lc_accountant(r, 6, l6, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(6, r, l6, NULL, &acc), PLD_EINVAL);
   r[1].steps = 0;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   r[1] = MNIST[0];
   r[0].sigma = NAN;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   r[0] = MNIST[0];
   lam[0] = -0.5;
   lam[1] = 1.5;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   assert_true(acc == (pld_accountant *)0x1);
   /* RDP: the curve stays untouched */
   pld_rdp_curve *c = NULL;
   assert_int_equal(pld_rdp_curve_alloc_default(&c), PLD_SUCCESS);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, c), PLD_EINVAL);
-  assert_int_equal(pld_merge_rs_rdp(r, 2, lam, c), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, c), PLD_EINVAL);
+  assert_int_equal(pld_merge_rs_rdp(2, r, lam, c), PLD_EINVAL);
   lam[0] = NAN;
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, c), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, c), PLD_EINVAL);
   double w = 1, m = NAN;
   assert_int_equal(pld_rdp_add_mixture_gaussian(c, 1, 1, &w, &m, 1), PLD_EINVAL);
   m = 1;
@@ -815,8 +815,8 @@ static void test_bad_input(void **st)
     assert_true(pld_rdp_curve_values(c)[i] == 0.0);
   pld_rdp_curve_free(c);
   double e = -3;
-  assert_int_equal(pld_merge_epsilon(MNIST, 3, LGRID[0], 99, 1e-5, NULL, &e), PLD_EINVAL);
-  assert_int_equal(pld_merge_epsilon(MNIST, 3, LGRID[0], PLD_MERGE_LC_RDP, 0, NULL, &e), PLD_EINVAL);
+  assert_int_equal(pld_merge_epsilon(3, MNIST, LGRID[0], 99, 1e-5, NULL, &e), PLD_EINVAL);
+  assert_int_equal(pld_merge_epsilon(3, MNIST, LGRID[0], PLD_MERGE_LC_RDP, 0, NULL, &e), PLD_EINVAL);
   assert_true(e == -3);
   pld_mech *mm = NULL;
   assert_int_equal(pld_merge_mean_lc_mech(1, 2, 1.5, 1, &mm), PLD_EINVAL);
@@ -836,20 +836,20 @@ static int sc_merge(void)
   pld_accountant *acc = (pld_accountant *)0x5e17;
   pld_mech *m = (pld_mech *)0x5e17;
   double lam[3] = {0.2, 0.3, 0.5};
-  int st = pld_rdp_curve_alloc(ord, 2, &c);
+  int st = pld_rdp_curve_alloc(2, ord, &c);
   if (st) return st;
-  if (!st) st = pld_merge_lc_rdp(MNIST, 3, lam, c);
-  if (!st) st = pld_merge_rs_rdp(MNIST, 3, lam, c);
-  if (!st) st = pld_merge_joint_rdp(MNIST, 3, c);
+  if (!st) st = pld_merge_lc_rdp(3, MNIST, lam, c);
+  if (!st) st = pld_merge_rs_rdp(3, MNIST, lam, c);
+  if (!st) st = pld_merge_joint_rdp(3, MNIST, c);
   if (!st) st = pld_merge_mean_rs_rdp(1, 2, 0.5, 0.3, c);
   if (!st) {
-    st = pld_merge_lc_accountant(MNIST, 3, lam, NULL, &acc);
+    st = pld_merge_lc_accountant(3, MNIST, lam, NULL, &acc);
     if (st) assert_true(acc == (pld_accountant *)0x5e17);
     else pld_accountant_free(acc);
   }
   if (!st) {
     acc = (pld_accountant *)0x5e17;
-    st = pld_merge_rs_accountant(MNIST, 3, lam, NULL, &acc);
+    st = pld_merge_rs_accountant(3, MNIST, lam, NULL, &acc);
     if (st) assert_true(acc == (pld_accountant *)0x5e17);
     else pld_accountant_free(acc);
   }
@@ -868,9 +868,9 @@ static int sc_lc_rdp(void)
   static const double ord[2] = {2, 8};
   pld_rdp_curve *c = NULL;
   double lam[3] = {0.2, 0.3, 0.5};
-  int st = pld_rdp_curve_alloc(ord, 2, &c);
+  int st = pld_rdp_curve_alloc(2, ord, &c);
   if (st) return st;
-  st = pld_merge_lc_rdp(MNIST, 3, lam, c);
+  st = pld_merge_lc_rdp(3, MNIST, lam, c);
   if (st)
     for (int i = 0; i < 2; i++) assert_true(pld_rdp_curve_values(c)[i] == 0.0);
   pld_rdp_curve_free(c);

@@ -347,7 +347,7 @@ _CORE = {
 # Optional parts: bound when every symbol of the part is exported.
 _OPTIONAL = {
     "rdp": {
-        "pld_rdp_curve_alloc": (c_int, [PD, c_size_t, POINTER(RdpPtr)]),
+        "pld_rdp_curve_alloc": (c_int, [c_size_t, PD, POINTER(RdpPtr)]),
         "pld_rdp_curve_alloc_default": (c_int, [POINTER(RdpPtr)]),
         "pld_rdp_curve_free": (None, [RdpPtr]),
         "pld_rdp_curve_copy": (c_int, [RdpPtr, POINTER(RdpPtr)]),
@@ -372,13 +372,13 @@ _OPTIONAL = {
                                     POINTER(RdpResult)]),
         "pld_rdp_delta": (c_int, [RdpPtr, c_double, c_int,
                                   POINTER(RdpResult)]),
-        "pld_rdp_random_selection": (c_int, [POINTER(RdpPtr), PD, c_size_t,
+        "pld_rdp_random_selection": (c_int, [c_size_t, POINTER(RdpPtr), PD,
                                              RdpPtr]),
         "pld_rdp_rs_max_weight": (c_int, [RdpPtr, RdpPtr, c_double, c_double,
                                           c_int, PD]),
         "pld_rdp_rs_grid_size": (c_int, [c_size_t, c_uint,
                                          POINTER(c_size_t)]),
-        "pld_rdp_rs_feasible_grid": (c_int, [POINTER(RdpPtr), c_size_t,
+        "pld_rdp_rs_feasible_grid": (c_int, [c_size_t, POINTER(RdpPtr),
                                              c_uint, c_double, c_double,
                                              c_int, PD, c_size_t,
                                              POINTER(c_size_t)]),
@@ -475,7 +475,8 @@ _OPTIONAL = {
     "error_detail": {
         "pld_error_detail": (c_char_p, []),
     },
-    # Test hooks of src/alloc.c (exported, not in a public header).
+    # Test hooks of src/alloc.c: exported only by the test-only build
+    # libpldkit-hooks.so (meson.build), never by the installed library.
     "alloc_hooks": {
         "pld_test_fail_allocation": (None, [c_long]),
         "pld_test_allocation_count": (c_long, []),
