@@ -320,7 +320,7 @@ static void sched_init(const pld_merge_schedule *runs, size_t n, size_t *cur,
   }
 }
 
-int pld_merge_lc_schedule_accountant(const pld_merge_schedule *runs, size_t n,
+int pld_merge_lc_schedule_accountant(size_t n, const pld_merge_schedule *runs,
                                      const double *lambda,
                                      const pld_params *params,
                                      pld_accountant **out)
@@ -356,7 +356,7 @@ int pld_merge_lc_schedule_accountant(const pld_merge_schedule *runs, size_t n,
     }
     double qm = 0.0, qw = 1.0;
     pld_mech *mech = NULL;
-    st = pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+    st = pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
                                    &mech);
     if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
     pld_mech_free(mech);
@@ -372,7 +372,7 @@ int pld_merge_lc_schedule_accountant(const pld_merge_schedule *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_lc_schedule_rdp(const pld_merge_schedule *runs, size_t n,
+int pld_merge_lc_schedule_rdp(size_t n, const pld_merge_schedule *runs,
                               const double *lambda, pld_rdp_curve *c)
 {
   if (!c) {
@@ -385,7 +385,7 @@ int pld_merge_lc_schedule_rdp(const pld_merge_schedule *runs, size_t n,
   if (st != PLD_SUCCESS) return st;
   /* accumulate in a copy so that c is untouched on failure */
   pld_rdp_curve *tmp = NULL;
-  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+  st = pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
                            &tmp);
   size_t cur[PLD_MERGE_MAX_RUNS];
   uint64_t end[PLD_MERGE_MAX_RUNS], prev = 0;

@@ -369,7 +369,7 @@ static void add_step(pld_accountant *a, const pld_merge_run *r, size_t n,
                      const double *lam, uint64_t count)
 {
   pld_mech *m = NULL;
-  assert_int_equal(pld_merge_lc_step_mech(r, n, lam, &m), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_step_mech(n, r, lam, &m), PLD_SUCCESS);
   assert_int_equal(pld_accountant_add(a, m, count), PLD_SUCCESS);
   pld_mech_free(m);
 }
@@ -383,16 +383,16 @@ static void test_schedule_plain(void **st)
   r[1].steps = 400; /* virtual steps after run 1 ends */
   double lam[2] = {0.4, 0.6};
   pld_accountant *a = NULL, *b = NULL, *c = NULL;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &a), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &a), PLD_SUCCESS);
   pld_merge_schedule s1[2] = {{&r[0], 1}, {&r[1], 1}};
-  assert_int_equal(pld_merge_lc_schedule_accountant(s1, 2, lam, NULL, &b),
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s1, lam, NULL, &b),
                    PLD_SUCCESS);
   pld_merge_run p0[3] = {r[0], r[0], r[0]};
   p0[0].steps = 100;
   p0[1].steps = 450; /* a cut past run 1's end */
   p0[2].steps = 155;
   pld_merge_schedule s2[2] = {{p0, 3}, {&r[1], 1}};
-  assert_int_equal(pld_merge_lc_schedule_accountant(s2, 2, lam, NULL, &c),
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s2, lam, NULL, &c),
                    PLD_SUCCESS);
   assert_int_equal(pld_accountant_size(c), 2); /* joint, then run 0 alone */
   pld_bound x = acc_eps(a), y = acc_eps(b), z = acc_eps(c);
@@ -401,8 +401,8 @@ static void test_schedule_plain(void **st)
   /* RDP alike */
   const double ord[3] = {2, 8, 32};
   pld_rdp_curve *u = curve_of(ord, 3), *v = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, u), PLD_SUCCESS);
-  assert_int_equal(pld_merge_lc_schedule_rdp(s2, 2, lam, v), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, u), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_schedule_rdp(2, s2, lam, v), PLD_SUCCESS);
   for (int i = 0; i < 3; i++)
     RELCHK(pld_rdp_curve_values(v)[i], pld_rdp_curve_values(u)[i], 1e-14);
   pld_rdp_curve_free(u);
@@ -425,7 +425,7 @@ static void test_schedule_phases(void **st)
   double lam[2] = {0.3, 0.7};
   pld_merge_schedule s[2] = {{a, 2}, {b, 2}};
   pld_accountant *x = NULL, *y = NULL;
-  assert_int_equal(pld_merge_lc_schedule_accountant(s, 2, lam, NULL, &x),
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s, lam, NULL, &x),
                    PLD_SUCCESS);
   /* pieces: steps 1-100 (a0, b0), 101-150 (a1, b0), 151-300 (a1, b1) */
   assert_int_equal(pld_accountant_alloc(NULL, &y), PLD_SUCCESS);
@@ -443,12 +443,12 @@ static void test_schedule_phases(void **st)
   /* RDP: the pieces' sum */
   const double ord[3] = {2, 8, 32};
   pld_rdp_curve *u = curve_of(ord, 3), *v = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_schedule_rdp(s, 2, lam, u), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_schedule_rdp(2, s, lam, u), PLD_SUCCESS);
   pld_merge_run q3[3][2] = {{a[0], b[0]}, {a[1], b[0]}, {a[1], b[1]}};
   const uint64_t len[3] = {100, 50, 150};
   for (int k = 0; k < 3; k++) {
     q3[k][0].steps = q3[k][1].steps = len[k];
-    assert_int_equal(pld_merge_lc_rdp(q3[k], 2, lam, v), PLD_SUCCESS);
+    assert_int_equal(pld_merge_lc_rdp(2, q3[k], lam, v), PLD_SUCCESS);
   }
   for (int i = 0; i < 3; i++)
     RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-13);
@@ -463,7 +463,7 @@ static void test_schedule_phases(void **st)
   double l1 = 1.0;
   u = curve_of(ord, 3);
   v = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_schedule_rdp(&s1, 1, &l1, u), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_schedule_rdp(1, &s1, &l1, u), PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(v, q, 1.1, 1.0, 600),
                    PLD_SUCCESS);
   /* tolerance 1e-6 at this small q: the mixture quadrature's booked
@@ -477,7 +477,7 @@ static void test_schedule_phases(void **st)
   pld_merge_schedule s2 = {two, 2};
   pld_accountant *pg = NULL;
   pld_mech *m = NULL;
-  assert_int_equal(pld_merge_lc_schedule_accountant(&s2, 1, &l1, NULL, &x),
+  assert_int_equal(pld_merge_lc_schedule_accountant(1, &s2, &l1, NULL, &x),
                    PLD_SUCCESS);
   assert_int_equal(pld_accountant_alloc(NULL, &pg), PLD_SUCCESS);
   assert_int_equal(pld_mech_poisson_gaussian(q, 0.9, 1.0, &m), PLD_SUCCESS);
@@ -495,7 +495,7 @@ static void test_schedule_phases(void **st)
   RELCHK(bx.upper, by.upper, 4e-3);
   u = curve_of(ord, 3);
   v = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_schedule_rdp(&s2, 1, &l1, u), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_schedule_rdp(1, &s2, &l1, u), PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(v, q, 0.9, 1.0, 200),
                    PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(v, 3 * q, 1.6, 1.0, 400),
@@ -518,9 +518,9 @@ static void test_schedule_bad_input(void **st)
   pld_merge_schedule s[2] = {{a, 2}, {a, 1}};
 #define BOTH_EINVAL(S, N, L)                                                  \
   do {                                                                        \
-    assert_int_equal(pld_merge_lc_schedule_accountant(S, N, L, NULL, &acc),   \
+    assert_int_equal(pld_merge_lc_schedule_accountant(N, S, L, NULL, &acc),   \
                      PLD_EINVAL);                                             \
-    assert_int_equal(pld_merge_lc_schedule_rdp(S, N, L, c), PLD_EINVAL);      \
+    assert_int_equal(pld_merge_lc_schedule_rdp(N, S, L, c), PLD_EINVAL);      \
     assert_true(pld_error_detail()[0] != '\0');                               \
   } while (0)
   BOTH_EINVAL(NULL, 2, lam);
@@ -545,15 +545,15 @@ static void test_schedule_bad_input(void **st)
   a[1].steps = 10;
   double bad[2] = {0.5, 0.6};
   BOTH_EINVAL(s, 2, bad);
-  assert_int_equal(pld_merge_lc_schedule_accountant(s, 2, lam, NULL, NULL),
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s, lam, NULL, NULL),
                    PLD_EINVAL);
-  assert_int_equal(pld_merge_lc_schedule_rdp(s, 2, lam, NULL), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_schedule_rdp(2, s, lam, NULL), PLD_EINVAL);
 #undef BOTH_EINVAL
   assert_true(acc == (pld_accountant *)0x1);
   for (size_t i = 0; i < pld_rdp_curve_size(c); i++)
     assert_true(pld_rdp_curve_values(c)[i] == 0.0);
   /* valid again */
-  assert_int_equal(pld_merge_lc_schedule_accountant(s, 2, lam, NULL, &acc),
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s, lam, NULL, &acc),
                    PLD_SUCCESS);
   pld_accountant_free(acc);
   pld_rdp_curve_free(c);
@@ -885,14 +885,14 @@ static int sc_schedule(void)
   pld_merge_schedule s[2] = {{a, 2}, {&MNIST[1], 1}};
   double lam[2] = {0.5, 0.5};
   pld_accountant *acc = NULL;
-  int st = pld_merge_lc_schedule_accountant(s, 2, lam, NULL, &acc);
+  int st = pld_merge_lc_schedule_accountant(2, s, lam, NULL, &acc);
   pld_accountant_free(acc);
   if (st) return st;
   static const double ord[2] = {2, 8};
   pld_rdp_curve *c = NULL;
-  st = pld_rdp_curve_alloc(ord, 2, &c);
+  st = pld_rdp_curve_alloc(2, ord, &c);
   if (st) return st;
-  st = pld_merge_lc_schedule_rdp(s, 2, lam, c);
+  st = pld_merge_lc_schedule_rdp(2, s, lam, c);
   if (st)
     for (int i = 0; i < 2; i++) assert_true(pld_rdp_curve_values(c)[i] == 0.0);
   pld_rdp_curve_free(c);

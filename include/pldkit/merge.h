@@ -144,7 +144,7 @@ typedef struct pld_merge_schedule {
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (a group's count
  *  over 2^53), PLD_EEMPTY (cannot happen for valid input). */
 PLD_API PLD_NODISCARD int pld_merge_lc_schedule_accountant(
-    const pld_merge_schedule *runs, size_t n, const double *lambda,
+    size_t n, const pld_merge_schedule *runs, const double *lambda,
     const pld_params *params, pld_accountant **out);
 
 /** The LC RDP (as pld_merge_lc_rdp) of runs with per-step schedules, cut
@@ -152,7 +152,7 @@ PLD_API PLD_NODISCARD int pld_merge_lc_schedule_accountant(
  *  pieces, rounded upward; c unchanged on failure.  Same domain.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
 PLD_API PLD_NODISCARD int pld_merge_lc_schedule_rdp(
-    const pld_merge_schedule *runs, size_t n, const double *lambda,
+    size_t n, const pld_merge_schedule *runs, const double *lambda,
     pld_rdp_curve *c);
 
 /* ------------------------------------------------------------------------ */

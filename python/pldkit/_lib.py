@@ -424,24 +424,24 @@ _OPTIONAL = {
     # merge.h: the model-merging paper (LC, RS, baselines, mean
     # estimation, the planner).
     "merge": {
-        "pld_merge_lc_accountant": (c_int, [POINTER(MergeRun), c_size_t, PD,
+        "pld_merge_lc_accountant": (c_int, [c_size_t, POINTER(MergeRun), PD,
                                             POINTER(Params),
                                             POINTER(AccPtr)]),
-        "pld_merge_lc_step_mech": (c_int, [POINTER(MergeRun), c_size_t, PD,
+        "pld_merge_lc_step_mech": (c_int, [c_size_t, POINTER(MergeRun), PD,
                                            POINTER(MechPtr)]),
-        "pld_merge_lc_rdp": (c_int, [POINTER(MergeRun), c_size_t, PD,
+        "pld_merge_lc_rdp": (c_int, [c_size_t, POINTER(MergeRun), PD,
                                      RdpPtr]),
-        "pld_merge_joint_accountant": (c_int, [POINTER(MergeRun), c_size_t,
+        "pld_merge_joint_accountant": (c_int, [c_size_t, POINTER(MergeRun),
                                                POINTER(Params),
                                                POINTER(AccPtr)]),
-        "pld_merge_joint_rdp": (c_int, [POINTER(MergeRun), c_size_t,
+        "pld_merge_joint_rdp": (c_int, [c_size_t, POINTER(MergeRun),
                                         RdpPtr]),
-        "pld_merge_rs_accountant": (c_int, [POINTER(MergeRun), c_size_t, PD,
+        "pld_merge_rs_accountant": (c_int, [c_size_t, POINTER(MergeRun), PD,
                                             POINTER(Params),
                                             POINTER(AccPtr)]),
-        "pld_merge_rs_rdp": (c_int, [POINTER(MergeRun), c_size_t, PD,
+        "pld_merge_rs_rdp": (c_int, [c_size_t, POINTER(MergeRun), PD,
                                      RdpPtr]),
-        "pld_merge_advanced_composition": (c_int, [PD, PD, c_size_t,
+        "pld_merge_advanced_composition": (c_int, [c_size_t, PD, PD,
                                                    c_double, PD, PD]),
         "pld_merge_mean_lc_mech": (c_int, [c_double, c_double, c_double,
                                            c_double, POINTER(MechPtr)]),
@@ -451,7 +451,7 @@ _OPTIONAL = {
                                           c_double, RdpPtr]),
         "pld_merge_mean_rs_mech": (c_int, [c_double, c_double, c_double,
                                            c_double, POINTER(MechPtr)]),
-        "pld_merge_epsilon": (c_int, [POINTER(MergeRun), c_size_t, PD, c_int,
+        "pld_merge_epsilon": (c_int, [c_size_t, POINTER(MergeRun), PD, c_int,
                                       c_double, POINTER(Params), PD]),
         "pld_merge_max_weight": (c_int, [POINTER(MergeRun), c_int, c_double,
                                          c_double, POINTER(Params), PD]),
@@ -465,10 +465,11 @@ _OPTIONAL = {
     # merge.h: per-step schedules of LC (newer libraries).
     "merge_schedule": {
         "pld_merge_lc_schedule_accountant": (
-            c_int, [POINTER(MergeSchedule), c_size_t, PD, POINTER(Params),
+            c_int, [c_size_t, POINTER(MergeSchedule), PD, POINTER(Params),
                     POINTER(AccPtr)]),
-        "pld_merge_lc_schedule_rdp": (c_int, [POINTER(MergeSchedule),
-                                              c_size_t, PD, RdpPtr]),
+        "pld_merge_lc_schedule_rdp": (c_int, [c_size_t,
+                                              POINTER(MergeSchedule), PD,
+                                              RdpPtr]),
     },
     # status.h: the thread-local text naming the parameter, value and range
     # of the last rejection (newer libraries).

@@ -146,7 +146,7 @@ class LcStep(Mechanism):
         _require()
         rs, ptr, keep = _runs(runs, f)
         lam = _weights(lambdas, len(rs), "lambdas", f)
-        self._make(lib.pld_merge_lc_step_mech, f, (ptr, len(rs), lam.ptr),
+        self._make(lib.pld_merge_lc_step_mech, f, (len(rs), ptr, lam.ptr),
                    {"runs": [dict(r._asdict()) for r in rs],
                     "lambdas": [float(lam.ptr[i]) for i in range(lam.n)]})
 
@@ -241,7 +241,7 @@ def lc_accountant(runs, lambdas, **params):
     lam = _weights(lambdas, len(rs), "lambdas", f)
     p = _params(f, params)
     out = _lib.AccPtr()
-    check(lib.pld_merge_lc_accountant(ptr, len(rs), lam.ptr, byref(p),
+    check(lib.pld_merge_lc_accountant(len(rs), ptr, lam.ptr, byref(p),
                                       byref(out)), f)
     lw = [float(lam.ptr[i]) for i in range(lam.n)]
     return Accountant._adopt(out, p, _lc_log([[r] for r in rs], lw))
@@ -254,7 +254,7 @@ def _lc_schedule_accountant(runs, lambdas, params):
     lam = _weights(lambdas, len(scheds), "lambdas", f)
     p = _params(f, params)
     out = _lib.AccPtr()
-    check(lib.pld_merge_lc_schedule_accountant(ptr, len(scheds), lam.ptr,
+    check(lib.pld_merge_lc_schedule_accountant(len(scheds), ptr, lam.ptr,
                                                byref(p), byref(out)), f)
     lw = [float(lam.ptr[i]) for i in range(lam.n)]
     return Accountant._adopt(out, p, _lc_log(scheds, lw))
@@ -273,13 +273,13 @@ def lc_rdp(runs, lambdas, orders=None):
             f = "pld_merge_lc_schedule_rdp"
             scheds, ptr, keep = _schedules(runs, f)
             lam = _weights(lambdas, len(scheds), "lambdas", f)
-            check(lib.pld_merge_lc_schedule_rdp(ptr, len(scheds), lam.ptr,
+            check(lib.pld_merge_lc_schedule_rdp(len(scheds), ptr, lam.ptr,
                                                 c._p), f)
         else:
             f = "pld_merge_lc_rdp"
             rs, ptr, keep = _runs(runs, f)
             lam = _weights(lambdas, len(rs), "lambdas", f)
-            check(lib.pld_merge_lc_rdp(ptr, len(rs), lam.ptr, c._p), f)
+            check(lib.pld_merge_lc_rdp(len(rs), ptr, lam.ptr, c._p), f)
     except BaseException:
         c.close()
         raise
@@ -299,7 +299,7 @@ def joint_accountant(runs, **params):
     rs, ptr, keep = _runs(runs, f)
     p = _params(f, params)
     out = _lib.AccPtr()
-    check(lib.pld_merge_joint_accountant(ptr, len(rs), byref(p), byref(out)),
+    check(lib.pld_merge_joint_accountant(len(rs), ptr, byref(p), byref(out)),
           f)
     log = [("mech", PoissonGaussian, _pg_params(r), r.steps) for r in rs]
     return Accountant._adopt(out, p, log)
@@ -312,7 +312,7 @@ def joint_rdp(runs, orders=None):
     rs, ptr, keep = _runs(runs, f)
     c = _curve(orders)
     try:
-        check(lib.pld_merge_joint_rdp(ptr, len(rs), c._p), f)
+        check(lib.pld_merge_joint_rdp(len(rs), ptr, c._p), f)
     except BaseException:
         c.close()
         raise
@@ -330,7 +330,7 @@ def rs_accountant(runs, pi, **params):
     w = _weights(pi, len(rs), "pi", f)
     p = _params(f, params)
     out = _lib.AccPtr()
-    check(lib.pld_merge_rs_accountant(ptr, len(rs), w.ptr, byref(p),
+    check(lib.pld_merge_rs_accountant(len(rs), ptr, w.ptr, byref(p),
                                       byref(out)), f)
     pd = params_dict(p)
     members = [(pd, [("mech", PoissonGaussian, _pg_params(r), r.steps)])
@@ -347,7 +347,7 @@ def rs_rdp(runs, pi, orders=None):
     w = _weights(pi, len(rs), "pi", f)
     c = _curve(orders)
     try:
-        check(lib.pld_merge_rs_rdp(ptr, len(rs), w.ptr, c._p), f)
+        check(lib.pld_merge_rs_rdp(len(rs), ptr, w.ptr, c._p), f)
     except BaseException:
         c.close()
         raise
@@ -365,7 +365,7 @@ def advanced_composition(eps, deltas, delta0):
     if e.n != d.n:
         invalid(f, "%d eps but %d deltas" % (e.n, d.n))
     eo, do = c_double(), c_double()
-    check(lib.pld_merge_advanced_composition(e.ptr, d.ptr, e.n,
+    check(lib.pld_merge_advanced_composition(e.n, e.ptr, d.ptr,
                                              real(delta0, "delta0", f),
                                              byref(eo), byref(do)), f)
     return float(eo.value), float(do.value)
@@ -391,7 +391,7 @@ def merge_epsilon(runs, weights, method, delta, **params):
     m = _method(method, f)
     p = _params(f, params)
     out = c_double()
-    check(lib.pld_merge_epsilon(ptr, len(rs), w.ptr, m,
+    check(lib.pld_merge_epsilon(len(rs), ptr, w.ptr, m,
                                 real(delta, "delta", f), byref(p),
                                 byref(out)), f)
     return float(out.value)
