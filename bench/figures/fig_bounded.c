@@ -184,8 +184,8 @@ static void sign_rdp(struct fig *f, double t1, double t2, double s,
   fig_status(f, pld_mech_finite(2, p, q, &m), "sign: finite pair");
   fig_status(f, pld_dist_from_curve(pld_mech_curve(m), 1e-4, &pp, &d),
              "sign: PLD");
-  fig_status(f, pld_rdp_curve_alloc(ord, 1, &cu), "sign: curve");
-  fig_status(f, pld_rdp_curve_alloc(ord, 1, &cl), "sign: curve");
+  fig_status(f, pld_rdp_curve_alloc(1, ord, &cu), "sign: curve");
+  fig_status(f, pld_rdp_curve_alloc(1, ord, &cl), "sign: curve");
   fig_status(f, pld_rdp_of_pld(d, cu), "sign: RDP of PLD");
   fig_status(f, pld_rdp_of_pld_lower(d, cl), "sign: lower RDP of PLD");
   *upper = pld_rdp_curve_values(cu)[0];
@@ -213,7 +213,7 @@ static double gauss_rdp(struct fig *f, double s)
 {
   const double ord[1] = {ALPHA};
   pld_rdp_curve *c = NULL;
-  fig_status(f, pld_rdp_curve_alloc(ord, 1, &c), "Gaussian curve");
+  fig_status(f, pld_rdp_curve_alloc(1, ord, &c), "Gaussian curve");
   fig_status(f, pld_rdp_add_gaussian(c, s, SENS, 1), "Gaussian RDP");
   double v = pld_rdp_curve_values(c)[0];
   pld_rdp_curve_free(c);

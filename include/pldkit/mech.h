@@ -130,11 +130,11 @@ PLD_API PLD_NODISCARD int pld_mech_poisson_laplace(double q, double b,
  *  dp_accounting and the both-sides ("double") mixture.  Arrays are copied.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian(double sigma, size_t np,
-                                                    const double *p_means,
                                                     const double *p_weights,
+                                                    const double *p_means,
                                                     size_t nq,
-                                                    const double *q_means,
                                                     const double *q_weights,
+                                                    const double *q_means,
                                                     pld_mech **out);
 
 /** Gaussian mechanism on a batch of fixed size `batch` drawn without
