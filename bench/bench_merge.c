@@ -55,7 +55,7 @@ static int sweep_pld(double accuracy, double *eps, double *width)
     lambda_at(k, l);
     pld_accountant *a = NULL;
     pld_result r;
-    int st = pld_merge_lc_accountant(runs, 3, l, &p, &a);
+    int st = pld_merge_lc_accountant(3, runs, l, &p, &a);
     if (st == PLD_SUCCESS)
       st = pld_accountant_epsilon(a, 1e-5, &r);
     pld_accountant_free(a);
@@ -82,7 +82,7 @@ static int sweep_rdp(double accuracy, double *eps, double *width)
     pld_rdp_result r;
     int st = pld_rdp_curve_alloc_default(&c);
     if (st == PLD_SUCCESS)
-      st = pld_merge_lc_rdp(runs, 3, l, c);
+      st = pld_merge_lc_rdp(3, runs, l, c);
     if (st == PLD_SUCCESS)
       st = pld_rdp_epsilon(c, 1e-5, PLD_RDP_BEST, &r);
     pld_rdp_curve_free(c);

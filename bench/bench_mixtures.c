@@ -85,7 +85,7 @@ static int mixture_case(double *v)
   pld_mech *m = NULL;
   pld_accountant *acc = NULL;
   pld_result r;
-  int st = pld_mech_mixture_gaussian(1.5, 3, pm, pw, 1, qm, qw, &m);
+  int st = pld_mech_mixture_gaussian(1.5, 3, pw, pm, 1, qw, qm, &m);
   if (!st)
     st = pld_accountant_alloc(NULL, &acc);
   if (!st)

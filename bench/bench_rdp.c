@@ -124,7 +124,7 @@ static int run_maxw(struct ctx *c)
   if (!st)
     st = pld_rdp_epsilon(c->curve, 1e-5, PLD_RDP_BEST, &ra);
   if (!st)
-    st = pld_rdp_rs_max_weight(c->curve, b, 1.2 * ra.value, 1e-5, PLD_RDP_BEST, &w);
+    st = pld_rdp_rs_max_weight(b, c->curve, 1.2 * ra.value, 1e-5, PLD_RDP_BEST, &w);
   c->value = w;
   c->order = NAN;
   pld_rdp_curve_free(b);

@@ -204,8 +204,8 @@ static int build_finite(const struct value *v, pld_mech **out,
 static int build_mixture_gaussian(const struct value *v, pld_mech **out,
                                   pld_event_owned **own)
 {
-  return pld_mech_mixture_gaussian(v[0].real, v[1].len, v[1].list, v[2].list,
-                                   v[3].len, v[3].list, v[4].list, out);
+  return pld_mech_mixture_gaussian(v[0].real, v[1].len, v[2].list, v[1].list,
+                                   v[3].len, v[4].list, v[3].list, out);
 }
 
 static int build_wor_gaussian(const struct value *v, pld_mech **out,
@@ -586,7 +586,7 @@ static int rdp_wor_gaussian(const struct value *v, pld_rdp_curve *c,
 /* A fresh curve on c's orders, all values 0. */
 static int rdp_zero_like(const pld_rdp_curve *c, pld_rdp_curve **out)
 {
-  return pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+  return pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
                              out);
 }
 
@@ -620,7 +620,7 @@ static int rdp_participation(const struct value *v, pld_rdp_curve *c,
   if (st == PLD_SUCCESS)
     st = pld_rdp_add_poisson_gaussian(m[1], q, sigma, C, 1);
   if (st == PLD_SUCCESS)
-    st = pld_rdp_random_selection((const pld_rdp_curve *const *)m, w, 2,
+    st = pld_rdp_random_selection(2, (const pld_rdp_curve *const *)m, w,
                                   sel);
   if (st == PLD_SUCCESS)
     st = pld_rdp_curve_compose(c, sel, count);
@@ -955,7 +955,7 @@ static int build_merge_lc(const struct value *v, pld_mech **out,
 {
   pld_merge_run runs[PLD_MERGE_MAX_RUNS];
   size_t n = lc_runs(v, runs);
-  return pld_merge_lc_step_mech(runs, n, v[0].list, out);
+  return pld_merge_lc_step_mech(n, runs, v[0].list, out);
 }
 
 static int rdp_merge_lc(const struct value *v, pld_rdp_curve *c,
@@ -977,7 +977,7 @@ static int rdp_merge_lc(const struct value *v, pld_rdp_curve *c,
   for (size_t i = 0; i + 1 < n; i++)
     t += lam[i];
   lam[n - 1] = fmax(0.0, 1.0 - t);
-  return pld_merge_lc_rdp(runs, n, lam, c);
+  return pld_merge_lc_rdp(n, runs, lam, c);
 }
 
 /* The library's size limits of the discrete mechanisms (mech.h): their PLD
@@ -2332,8 +2332,8 @@ static int parse_members(struct pstate *ps, const struct event_spec *e,
       /* Model merging paper, Thm 5.1, then count-fold composition. */
       st = rdp_zero_like(sk->rdp, &sel);
       if (st == PLD_SUCCESS)
-        st = pld_rdp_random_selection((const pld_rdp_curve *const *)curves,
-                                      vals[0].list, n, sel);
+        st = pld_rdp_random_selection(
+            n, (const pld_rdp_curve *const *)curves, vals[0].list, sel);
       if (st == PLD_SUCCESS)
         st = pld_rdp_curve_compose(sk->rdp, sel, count);
     }

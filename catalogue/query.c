@@ -13,6 +13,7 @@
 #include <pldkit/best.h>
 #include <pldkit/event.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -103,7 +104,7 @@ int pld_event_rdp_curve(const pld_event_query *q, size_t n,
 {
   pld_event_ctx pc;
   pld_rdp_curve *cv = NULL;
-  int st = q->orders ? pld_rdp_curve_alloc(q->orders, q->n_orders, &cv)
+  int st = q->orders ? pld_rdp_curve_alloc(q->n_orders, q->orders, &cv)
                      : pld_rdp_curve_alloc_default(&cv);
   if (st != PLD_SUCCESS) {
     if (err && errlen)
@@ -320,4 +321,60 @@ int pld_event_curve(const pld_event_query *q, size_t n,
   }
   return answer(q, n, events, WANT_CURVE, 0.0, m, eps, curve, out, err,
                 errlen);
+}
+
+/* The grid `save` writes.  An accountant answer that refined names its grid
+ * (r.discretization); a closed-form answer (all-Gaussian lists) names none,
+ * so the grid starts at accuracy * epsilon (epsilon floored at 0.1 so a tiny
+ * epsilon does not ask for a huge grid) and is halved, at most 6 times and
+ * not below 1e-6, until the composed PLD's own bracket meets the accuracy.
+ * The bracket reported is always the composed PLD's own, so it is a sound
+ * bracket of the saved PLD whatever grid was chosen. */
+int pld_event_compose_for_save(pld_accountant *acc, double delta,
+                               const pld_params *params, pld_dist **out,
+                               pld_result *res)
+{
+  pld_dist *d = NULL;
+  pld_result r;
+  int st = PLD_SUCCESS, closed = 0;
+
+  if (acc == NULL || params == NULL || out == NULL || res == NULL)
+    return PLD_EINVAL;
+  double grid = params->discretization;
+  memset(res, 0, sizeof *res);
+  if (!(grid > 0)) {
+    st = pld_accountant_epsilon(acc, delta, &r);
+    if (st == PLD_SUCCESS && !r.closed_form && r.refinements == 0) {
+      /* answered without a grid: none fits, or its booked round-off
+       * compounds past use over these counts (docs/design.md Sec. 9) */
+      *res = r;
+      *out = NULL;
+      return PLD_SUCCESS;
+    }
+    if (st == PLD_SUCCESS) {
+      closed = r.closed_form;
+      res->refinements = r.refinements;
+      grid = closed ? params->accuracy * fmax(r.bound.upper, 0.1)
+                    : r.discretization;
+    }
+  }
+  for (int tries = 0; st == PLD_SUCCESS; tries++) {
+    pld_dist_free(d);
+    d = NULL;
+    st = pld_accountant_compose(acc, grid, &d);
+    if (st == PLD_SUCCESS)
+      st = pld_dist_epsilon(d, delta, &res->bound);
+    if (st != PLD_SUCCESS || !closed || tries == 6)
+      break;
+    pld_bound b = res->bound;
+    if (!(b.upper - b.lower > params->accuracy * b.upper) || grid < 1e-6)
+      break;
+    grid /= 2;
+  }
+  if (st != PLD_SUCCESS) {
+    pld_dist_free(d);
+    return st;
+  }
+  *out = d;
+  return PLD_SUCCESS;
 }

@@ -194,9 +194,10 @@ int pld_cli_config_parse(const char *text, size_t len,
   json_t *v;
   json_object_foreach(root, key, v) {
     if (strcmp(key, "delta") && strcmp(key, "epsilon") &&
-        strcmp(key, "weights_grid") && strcmp(key, "runs")) {
+        strcmp(key, "resolution") && strcmp(key, "weights_grid") &&
+        strcmp(key, "runs")) {
       set_err(err, errlen,
-              "%s: unknown key (expected delta, runs, epsilon, weights_grid)",
+              "%s: unknown key (expected delta, runs, epsilon, resolution)",
               safe_key(kb, sizeof kb, key));
       goto done;
     }
@@ -222,13 +223,25 @@ int pld_cli_config_parse(const char *text, size_t len,
     }
     c.has_epsilon = 1;
   }
-  v = json_object_get(root, "weights_grid");
+  /* "resolution", the library's name for the simplex grid (pldkit.h);
+   * "weights_grid" is its former name, still read, but not both at once */
+  const char *rkey = "resolution";
+  v = json_object_get(root, rkey);
+  if (json_object_get(root, "weights_grid") != NULL) {
+    if (v != NULL) {
+      set_err(err, errlen, "weights_grid: the former name of resolution; "
+              "give only one of them");
+      goto done;
+    }
+    rkey = "weights_grid";
+    v = json_object_get(root, rkey);
+  }
   if (v != NULL) {
     unsigned long long g;
-    if (get_uint(v, "weights_grid", 1.0, (double)PLD_CLI_CONFIG_MAX_GRID, &g,
-                 err, errlen))
+    if (get_uint(v, rkey, 1.0, (double)PLD_CLI_CONFIG_MAX_GRID, &g, err,
+                 errlen))
       goto done;
-    c.weights_grid = (unsigned)g;
+    c.resolution = (unsigned)g;
   }
   v = json_object_get(root, "runs");
   if (v == NULL) {

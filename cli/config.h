@@ -4,7 +4,9 @@
  *   {
  *     "delta": 1e-5,                 required, in (0, 1)
  *     "epsilon": 2.0,                optional target epsilon', > 0 finite
- *     "weights_grid": 20,            optional grid resolution, integer >= 1
+ *     "resolution": 20,              optional grid resolution, integer >= 1
+ *                                    ("weights_grid", its former name, is
+ *                                    still read)
  *     "runs": [                      required, 1 .. PLD_MERGE_MAX_RUNS runs
  *       {"q": 0.004267,              sampling rate in (0, 1]
  *        "sigma": 0.5,               noise multiplier > 0
@@ -21,14 +23,14 @@
 
 #include <pldkit/merge.h>
 
-/** Largest accepted "weights_grid". */
+/** Largest accepted "resolution". */
 #define PLD_CLI_CONFIG_MAX_GRID PLD_MERGE_MAX_RESOLUTION
 
 struct pld_cli_config {
   double delta;
   int has_epsilon;
   double epsilon;
-  unsigned weights_grid; /* 0 when absent */
+  unsigned resolution; /* 0 when absent */
   size_t n;
   pld_merge_run runs[PLD_MERGE_MAX_RUNS];
 };

@@ -26,7 +26,9 @@
 #include <pldkit/pldkit.h>
 
 #include <pldkit/event.h>
+#include "dpevent_json.h"
 #include "merge.h"
+#include "mspafl.h"
 #include "output.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
@@ -36,8 +38,8 @@ static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
                                               "calibrate", "demo",
                                               "rdp-curve", "save"};
 #define CMD_LIST                                                              \
-  "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge, ledger, " \
-  "events, help"
+  "epsilon, delta, curve, calibrate, demo, rdp-curve, save, merge, mspafl, " \
+  "ledger, events, help"
 
 #define ON(c) (1u << (c))
 /* Subcommands that take EVENTs. */
@@ -50,6 +52,8 @@ static const char *const cmd_names[N_CMDS] = {"epsilon", "delta", "curve",
 /* Subcommands with a choice of backend, and those that use RDP orders. */
 #define BACKEND_CMDS (ON(CMD_EPSILON) | ON(CMD_DELTA) | ON(CMD_CALIBRATE))
 #define ORDER_CMDS (BACKEND_CMDS | ON(CMD_RDP_CURVE))
+/* --events-json: not calibrate (a DpEvent tree holds no '?'). */
+#define DPEVENT_CMDS (QUERY_CMDS & ~ON(CMD_CALIBRATE))
 
 /* --backend */
 enum backend { BACKEND_PLD = 1, BACKEND_RDP = 2, BACKEND_BOTH = 3 };
@@ -80,6 +84,8 @@ enum opt_id {
   OPT_RDP_CONVERSION,
   OPT_OUT,
   OPT_SAVE_DELTA,
+  OPT_EVENTS_JSON,
+  OPT_RELATION,
   OPT_JSON,
   OPT_HELP
 };
@@ -162,6 +168,13 @@ static const struct option_spec options[] = {
    "save: the delta at which the automatic grid is chosen (as for 'pldkit "
    "epsilon --delta D') and at which the saved PLD's epsilon is reported",
    "a number in (0, 1)"},
+  {"--events-json", "FILE", DPEVENT_CMDS, OPT_EVENTS_JSON,
+   "add dp_accounting's serialized DpEvent tree (JSON of "
+   "DpEvent.to_named_tuple(); '-' reads stdin), as Python's "
+   "pldkit.dp_accounting does", "a JSON file"},
+  {"--relation", "NAME", DPEVENT_CMDS, OPT_RELATION,
+   "--events-json: dp_accounting's neighboring relation",
+   "ADD_OR_REMOVE_ONE, REPLACE_ONE or REPLACE_SPECIAL"},
   {"--json", NULL, ALL_CMDS, OPT_JSON, "print one JSON object instead of text",
    NULL},
   {"--help", NULL, ALL_CMDS, OPT_HELP, "print this help and exit", NULL},
@@ -187,7 +200,6 @@ static const struct option_spec options[] = {
 
 /* calibrate's defaults: the search starts at 1 (typical noise scales are of
  * that order) and stops at a relative bracket of 1e-3. */
-#define CAL_START 1.0
 /* save: the delta that picks the automatic grid, the DP-SGD convention. */
 #define SAVE_DELTA 1e-5
 #define CAL_TOLERANCE 1e-3
@@ -202,6 +214,7 @@ struct cli {
   char param[32];           /* calibrate: --param, or the key holding '?' */
   double cal_lo, cal_hi;    /* calibrate: --range (0, 0 if not given) */
   double cal_dom_lo, cal_dom_hi; /* calibrate: the domain searched */
+  double cal_start;              /* calibrate: the first value tried */
   double tolerance;         /* calibrate: --tolerance */
   enum backend backend;     /* epsilon, delta: --backend */
   double *orders;           /* --orders (owned), NULL: the default grid */
@@ -213,6 +226,9 @@ struct cli {
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
   pld_event_ctx parse; /* what the validation pass found */
+  const char *events_json; /* --events-json FILE (borrowed from argv) */
+  int relation;            /* --relation, enum pld_dpevent_relation */
+  pld_dpevent_texts dp;    /* the EVENT texts of --events-json (owned) */
 };
 
 #define ERRLEN 1024
@@ -271,6 +287,12 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     break;
   case OPT_SAVE_DELTA:
     snprintf(buf, n, "default %g", SAVE_DELTA);
+    break;
+  case OPT_EVENTS_JSON:
+    snprintf(buf, n, "default none");
+    break;
+  case OPT_RELATION:
+    snprintf(buf, n, "default ADD_OR_REMOVE_ONE");
     break;
   case OPT_JSON:
     snprintf(buf, n, "default off");
@@ -385,6 +407,9 @@ static void main_help(FILE *f)
           "  pldkit merge --config FILE [--epsilon E] [--delta D] [--json | --csv]\n"
           "      plan merge weights of DP-SGD runs (random selection and linear\n"
           "      combination, PLD and RDP)\n"
+          "  pldkit mspafl THEOREM --key=value ... [--json]\n"
+          "      an MS-PAFL closed form, its certified flag, and the PLD of "
+          "the\n      same protocol ('pldkit mspafl --help')\n"
           "  pldkit demo [OPTIONS]\n"
           "      account a canonical DP-SGD run and explain the answer\n"
           "  pldkit events\n"
@@ -878,6 +903,13 @@ static int set_option(struct cli *c, const struct option_spec *o,
     c->rdp_method = i;
     return PLD_EVENT_OK;
   }
+  case OPT_EVENTS_JSON:
+    c->events_json = val;
+    return PLD_EVENT_OK;
+  case OPT_RELATION:
+    if (pld_dpevent_relation_parse(val, &c->relation) != PLD_SUCCESS)
+      return bad_value(o, val, "not a relation");
+    return PLD_EVENT_OK;
   case OPT_JSON:
     c->json = 1;
     return PLD_EVENT_OK;
@@ -916,30 +948,26 @@ static int cal_domain(struct cli *c)
 {
   char lo[40], hi[40];
   const pld_event_ctx *p = &c->parse;
-  c->cal_dom_lo = p->mark_lo;
-  c->cal_dom_hi = p->mark_hi;
-  if (!(c->cal_hi > 0))
-    return PLD_EVENT_OK;
-  pld_fmt_exact(lo, sizeof lo, p->mark_lo);
-  pld_fmt_exact(hi, sizeof hi, p->mark_hi);
-  if (c->cal_lo < p->mark_lo || c->cal_hi > p->mark_hi) {
+  pld_search_opts o;
+  pld_search_opts_default(&o);
+  int st = pld_search_opts_domain(&o, p->mark_lo, p->mark_hi,
+                                  p->mark_integer, c->cal_lo, c->cal_hi);
+  if (st == PLD_ERANGE) {
+    pld_cli_error("--range holds fewer than two integers, and %s takes "
+                  "integers", c->param);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st != PLD_SUCCESS) {
+    pld_fmt_exact(lo, sizeof lo, p->mark_lo);
+    pld_fmt_exact(hi, sizeof hi, p->mark_hi);
     pld_cli_error("--range must lie inside the domain calibrate searches "
                   "for %s (%s=? in event %s): [%s, %s]", c->param, c->param,
                   p->mark_where, lo, hi);
     return PLD_EVENT_EUSAGE;
   }
-  double a = c->cal_lo, b = c->cal_hi;
-  if (p->mark_integer) {
-    a = ceil(a);
-    b = floor(b);
-    if (!(a < b)) {
-      pld_cli_error("--range holds fewer than two integers, and %s takes "
-                    "integers", c->param);
-      return PLD_EVENT_EUSAGE;
-    }
-  }
-  c->cal_dom_lo = a;
-  c->cal_dom_hi = b;
+  c->cal_dom_lo = o.lo;
+  c->cal_dom_hi = o.hi;
+  c->cal_start = o.start;
   return PLD_EVENT_OK;
 }
 
@@ -1010,6 +1038,36 @@ static int parse_args(struct cli *c, int argc, char **argv)
       return PLD_EVENT_EUSAGE;
     }
     c->events[c->n_events++] = a;
+  }
+  if ((c->seen & ON(OPT_RELATION)) && !c->events_json) {
+    pld_cli_error("option '--relation' applies only with --events-json");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (c->events_json) {
+    /* the library's translation (catalogue/dpevent.c); its texts follow
+     * the EVENTs of the command line */
+    int rc = pld_cli_events_json_load(c->events_json, c->relation, &c->dp,
+                                      err, sizeof err);
+    if (rc != PLD_EVENT_OK) {
+      pld_cli_error("%s", err);
+      return rc;
+    }
+    if (c->dp.n == 0) {
+      pld_cli_error("--events-json '%s': the DpEvent tree holds no "
+                    "mechanism (only no-ops, zero counts or zero rates): "
+                    "nothing to account", c->events_json);
+      return PLD_EVENT_EUSAGE;
+    }
+    const char **ev = realloc(c->events, (c->n_events + c->dp.n + 1) *
+                                             sizeof *ev);
+    if (ev == NULL) {
+      pld_cli_error("%s (while reading --events-json)",
+                    pld_strerror(PLD_ENOMEM));
+      return PLD_EVENT_EFAIL;
+    }
+    c->events = ev;
+    for (size_t k = 0; k < c->dp.n; k++)
+      c->events[c->n_events++] = c->dp.texts[k];
   }
 
   /* The EVENTs, once the options (which may follow them) fix the backend. */
@@ -1491,19 +1549,13 @@ static int cal_search(const struct cli *c, struct answer *a, int which,
   pld_search_opts_default(&o);
   o.lo = c->cal_dom_lo;
   o.hi = c->cal_dom_hi;
+  o.start = c->cal_start; /* pld_search_opts_domain, in cal_domain */
   o.integer = c->parse.mark_integer;
   o.direction = c->parse.mark_direction;
   o.rel_tol = c->tolerance;
   o.accuracy = c->params.accuracy;
   /* A grid the user fixed is the grid to use. */
   o.refine = !(c->params.discretization > 0);
-  /* Start at 1 (typical scales), inside --range at its geometric middle. */
-  double start = CAL_START;
-  if (c->cal_hi > 0)
-    start = sqrt(o.lo * o.hi);
-  if (o.integer)
-    start = floor(start);
-  o.start = fmin(fmax(start, o.lo), o.hi);
 
   if (which == CAL_RDP) {
     k.seen = malloc(PLD_SEARCH_MAX_EVALS * sizeof *k.seen);
@@ -1665,51 +1717,24 @@ static const char *kind_words(int k);
 static int compose_for_save(const struct cli *c, pld_accountant *acc,
                             struct answer *a, pld_dist **out)
 {
-  pld_dist *d = NULL;
   pld_result r;
-  int st = PLD_SUCCESS, closed = 0;
-  double grid = c->params.discretization;
-
-  if (!(grid > 0)) {
-    st = pld_accountant_epsilon(acc, c->delta, &r);
-    if (st == PLD_SUCCESS && !r.closed_form && r.refinements == 0) {
-      /* answered without a grid: none fits, or its booked round-off
-       * compounds past use over these counts (docs/design.md Sec. 9) */
-      char lo[40], hi[40];
-      pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
-      pld_cli_error("no PLD grid can be composed for these EVENTs (the "
-                    "answer, epsilon in [%s, %s], came from %s without "
-                    "one): nothing to save; --discretization forces a grid",
-                    lo, hi, kind_words(r.bound_kind));
-      return PLD_EVENT_EFAIL;
-    }
-    if (st == PLD_SUCCESS) {
-      closed = r.closed_form;
-      a->res.refinements = r.refinements;
-      grid = closed ? c->params.accuracy * fmax(r.bound.upper, 0.1)
-                    : r.discretization;
-    }
-  }
-  for (int tries = 0; st == PLD_SUCCESS; tries++) {
-    pld_dist_free(d);
-    d = NULL;
-    st = pld_accountant_compose(acc, grid, &d);
-    if (st == PLD_SUCCESS)
-      st = pld_dist_epsilon(d, c->delta, &a->res.bound);
-    if (st != PLD_SUCCESS || !closed || tries == 6)
-      break;
-    pld_bound b = a->res.bound;
-    if (!(b.upper - b.lower > c->params.accuracy * b.upper) || grid < 1e-6)
-      break;
-    grid /= 2;
+  int st = pld_event_compose_for_save(acc, c->delta, &c->params, out, &r);
+  if (st == PLD_SUCCESS && *out == NULL) {
+    char lo[40], hi[40];
+    pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
+    pld_cli_error("no PLD grid can be composed for these EVENTs (the "
+                  "answer, epsilon in [%s, %s], came from %s without "
+                  "one): nothing to save; --discretization forces a grid",
+                  lo, hi, kind_words(r.bound_kind));
+    return PLD_EVENT_EFAIL;
   }
   if (st != PLD_SUCCESS) {
-    pld_dist_free(d);
     pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
                   hint(st));
     return st == PLD_EINCOMPAT ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
   }
-  *out = d;
+  a->res.refinements = r.refinements;
+  a->res.bound = r.bound;
   return PLD_EVENT_OK;
 }
 
@@ -1767,6 +1792,28 @@ static int file_error(const char *what, const char *path, int st,
   return PLD_EVENT_EUSAGE;
 }
 
+/* The history record of a save or ledger update: the EVENTs as given,
+ * space-separated, cut at the history's cap (malloc'd; NULL: no memory). */
+static char *events_record(const struct cli *c)
+{
+  size_t len = 0, cap = 65536;
+  for (size_t i = 0; i < c->n_events; i++)
+    len += strlen(c->events[i]) + 1;
+  char *rec = malloc(len + 1);
+  if (!rec)
+    return NULL;
+  rec[0] = 0;
+  for (size_t i = 0, n = 0; i < c->n_events; i++) {
+    size_t k = strlen(c->events[i]);
+    memcpy(rec + n, c->events[i], k);
+    n += k;
+    rec[n++] = i + 1 < c->n_events ? ' ' : 0;
+  }
+  if (strlen(rec) > cap)
+    memcpy(rec + cap - 4, " ...", 5);
+  return rec;
+}
+
 static int compute_save(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN];
@@ -1787,10 +1834,25 @@ static int compute_save(const struct cli *c, struct answer *a)
     return rc;
   fill_saved(c, d, a);
 
+  /* the ledger's first history record: what was composed (a loaded PLD
+   * file's own history is carried by pld:file's composition) */
+  char *rec = events_record(c);
+  struct timespec ts;
+  int st = rec ? PLD_SUCCESS : PLD_ENOMEM;
+  if (!st && clock_gettime(CLOCK_REALTIME, &ts) != 0)
+    ts.tv_sec = 0;
+  if (!st)
+    st = pld_dist_history_append(d, (int64_t)ts.tv_sec, rec, strlen(rec));
+  free(rec);
+  if (st != PLD_SUCCESS) {
+    pld_dist_free(d);
+    pld_cli_error("%s (while recording the history)", pld_status_text(st));
+    return pld_event_rc_of_status(st);
+  }
   /* pld_dist_save_report: a unique temporary file renamed over FILE */
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  int st = pld_dist_save_report(d, c->out, &fe);
+  st = pld_dist_save_report(d, c->out, &fe);
   pld_dist_free(d);
   if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);
@@ -1831,11 +1893,7 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
     pld_dist_free(d);
     d = NULL;
   }
-  /* the record: the EVENTs, space-separated, cut at the history's cap */
-  size_t len = 0, cap = 65536;
-  for (size_t i = 0; i < c->n_events; i++)
-    len += strlen(c->events[i]) + 1;
-  char *rec = rc == PLD_EVENT_OK ? malloc(len + 1) : NULL;
+  char *rec = rc == PLD_EVENT_OK ? events_record(c) : NULL;
   if (rc == PLD_EVENT_OK && !rec) {
     pld_cli_error("%s (while recording the events)", pld_strerror(PLD_ENOMEM));
     rc = PLD_EVENT_EFAIL;
@@ -1843,18 +1901,8 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   int st = PLD_SUCCESS;
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  if (rc == PLD_EVENT_OK) {
-    rec[0] = 0;
-    for (size_t i = 0, n = 0; i < c->n_events; i++) {
-      size_t k = strlen(c->events[i]);
-      memcpy(rec + n, c->events[i], k);
-      n += k;
-      rec[n++] = i + 1 < c->n_events ? ' ' : 0;
-    }
-    if (strlen(rec) > cap)
-      memcpy(rec + cap - 4, " ...", 5);
+  if (rc == PLD_EVENT_OK)
     st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
-  }
   free(rec);
   pld_accountant_free(acc);
   pld_event_owned_free(owned);
@@ -2974,6 +3022,8 @@ static int dispatch(int argc, char **argv)
     return help_command(argc - 1, argv + 1);
   if (strcmp(sub, "merge") == 0)
     return pld_cli_merge(argc - 1, argv + 1);
+  if (strcmp(sub, "mspafl") == 0)
+    return pld_cli_mspafl(argc - 1, argv + 1);
   if (strcmp(sub, "ledger") == 0)
     return ledger_cmd(argc, argv);
   return run_cmd(argc, argv, 0);
@@ -3032,6 +3082,7 @@ static int run_cmd(int argc, char **argv, int ledger)
     rc = run(&c);
   free(c.events);
   free(c.orders);
+  pld_dpevent_texts_free(&c.dp);
   return rc;
 }
 

@@ -56,12 +56,12 @@ static const char help_text[] =
     "\"sigma\": ..,\n"
     "                    \"clip\": .., \"lr\": .., \"steps\": ..}, ...]}, "
     "optional\n"
-    "                    \"epsilon\" (target) and \"weights_grid\" "
-    "(resolution)\n"
+    "                    \"epsilon\" (target) and \"resolution\" "
+    "(weights k/N)\n"
     "  --epsilon E       target epsilon' (overrides the config; required "
     "somewhere)\n"
     "  --delta D         target delta' (overrides the config)\n"
-    "  --resolution N    grid steps: weights k/N (default: weights_grid, else\n"
+    "  --resolution N    weights k/N (default: the config's resolution, else\n"
     "                    20 for N <= 2 and 10 for N >= 3)\n"
     "  --accuracy REL    relative bracket width of the PLD sweeps (default "
     "0.01;\n"
@@ -465,7 +465,7 @@ int pld_cli_merge(int argc, char **argv)
     return EXIT_USAGE;
   }
   plan.accuracy = accuracy;
-  plan.resolution = have_res ? (unsigned)resd : cfg.weights_grid;
+  plan.resolution = have_res ? (unsigned)resd : cfg.resolution;
   {
     unsigned r = plan.resolution ? plan.resolution : plan.n <= 2 ? 20u : 10u;
     size_t pts;

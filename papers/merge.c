@@ -10,6 +10,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pldkit/merge.h>
@@ -127,7 +128,7 @@ static size_t step_types(const pld_merge_run *runs, size_t n, uint64_t *ts)
   return m;
 }
 
-int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
+int pld_merge_lc_accountant(size_t n, const pld_merge_run *runs,
                             const double *lambda, const pld_params *params,
                             pld_accountant **out)
 {
@@ -156,7 +157,7 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
     }
     double qm = 0.0, qw = 1.0;
     pld_mech *mech = NULL;
-    st = pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+    st = pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
                                    &mech);
     if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
     pld_mech_free(mech);
@@ -171,7 +172,7 @@ int pld_merge_lc_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_lc_step_mech(const pld_merge_run *runs, size_t n,
+int pld_merge_lc_step_mech(size_t n, const pld_merge_run *runs,
                            const double *lambda, pld_mech **out)
 {
   if (!out || !runs || !lambda || n < 1 || n > PLD_MERGE_MAX_RUNS)
@@ -192,11 +193,11 @@ int pld_merge_lc_step_mech(const pld_merge_run *runs, size_t n,
   lc_build(r, n, lambda, 1, &S);
   if (S.k == 0 || !(S.s > 0.0)) return PLD_EINVAL;
   double qm = 0.0, qw = 1.0;
-  return pld_mech_mixture_gaussian(S.s, S.k, S.means, S.weights, 1, &qm, &qw,
+  return pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
                                    out);
 }
 
-int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
+int pld_merge_lc_rdp(size_t n, const pld_merge_run *runs, const double *lambda,
                      pld_rdp_curve *c)
 {
   pld_detail_clear();
@@ -206,7 +207,7 @@ int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
   if (st != PLD_SUCCESS) return st;
   /* accumulate in a copy so that c is untouched on failure */
   pld_rdp_curve *tmp = NULL;
-  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+  st = pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
                            &tmp);
   if (st != PLD_SUCCESS) return st;
   uint64_t ts[PLD_MERGE_MAX_RUNS];
@@ -229,6 +230,186 @@ int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n, const double *lambda,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Per-step schedules.                                                        */
+
+#define SCHED_MAX_STEPS 9007199254740992ull /* 2^53 */
+
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The pieces of a schedule: the sorted distinct cumulative phase boundaries
+ * of all runs (the last one of each run is its total), so that within a
+ * piece every run is in one phase or has ended.  *bounds is allocated. */
+static int sched_pieces(const pld_merge_schedule *runs, size_t n,
+                        const double *lambda, uint64_t **bounds, size_t *nb)
+{
+  pld_detail_clear();
+  if (!runs || n < 1 || n > PLD_MERGE_MAX_RUNS)
+    return pld_fail(PLD_EINVAL, "n = %zu runs; must be in [1, %d]", n,
+                    PLD_MERGE_MAX_RUNS);
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const pld_merge_schedule *r = &runs[i];
+    if (!r->phases || r->n_phases < 1 || r->n_phases > PLD_MERGE_MAX_PHASES)
+      return pld_fail(PLD_EINVAL,
+                      "run %zu has %zu phases; must be in [1, %u]", i,
+                      r->phases ? r->n_phases : (size_t)0,
+                      PLD_MERGE_MAX_PHASES);
+    uint64_t t = 0;
+    for (size_t k = 0; k < r->n_phases; k++) {
+      if (!run_ok(&r->phases[k]))
+        return pld_fail(PLD_EINVAL,
+                        "run %zu phase %zu: need q in (0, 1], sigma, clip, "
+                        "lr > 0 finite and steps >= 1", i, k);
+      if (r->phases[k].steps > SCHED_MAX_STEPS - t)
+        return pld_fail(PLD_EINVAL,
+                        "run %zu: total steps over 2^53 at phase %zu", i, k);
+      t += r->phases[k].steps;
+    }
+    total += r->n_phases;
+  }
+  if (check_simplex(lambda, n) != PLD_SUCCESS) return PLD_EINVAL;
+  uint64_t *b = pld_malloc(total * sizeof *b);
+  if (!b) return PLD_ENOMEM;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t t = 0;
+    for (size_t k = 0; k < runs[i].n_phases; k++)
+      b[m++] = t += runs[i].phases[k].steps;
+  }
+  qsort(b, m, sizeof *b, cmp_u64);
+  size_t u = 0;
+  for (size_t k = 0; k < m; k++)
+    if (u == 0 || b[u - 1] != b[k]) b[u++] = b[k];
+  *bounds = b;
+  *nb = u;
+  return PLD_SUCCESS;
+}
+
+/* The runs' parameters in the piece starting at step `first` (1-based):
+ * r[i] = run i's phase there with steps 1, or steps 0 if run i has ended.
+ * cur[i] / end[i] are run i's phase cursor and the cumulative end of that
+ * phase; pieces must be visited in increasing order. */
+static void sched_at(const pld_merge_schedule *runs, size_t n, uint64_t first,
+                     size_t *cur, uint64_t *end, pld_merge_run *r)
+{
+  for (size_t i = 0; i < n; i++) {
+    while (cur[i] < runs[i].n_phases && end[i] < first) {
+      cur[i]++;
+      if (cur[i] < runs[i].n_phases) end[i] += runs[i].phases[cur[i]].steps;
+    }
+    if (cur[i] < runs[i].n_phases) {
+      r[i] = runs[i].phases[cur[i]];
+      r[i].steps = 1;
+    } else {
+      r[i] = runs[i].phases[runs[i].n_phases - 1];
+      r[i].steps = 0; /* ended: inactive (virtual steps, Sec. 6.2) */
+    }
+  }
+}
+
+static void sched_init(const pld_merge_schedule *runs, size_t n, size_t *cur,
+                       uint64_t *end)
+{
+  for (size_t i = 0; i < n; i++) {
+    cur[i] = 0;
+    end[i] = runs[i].phases[0].steps;
+  }
+}
+
+int pld_merge_lc_schedule_accountant(size_t n, const pld_merge_schedule *runs,
+                                     const double *lambda,
+                                     const pld_params *params,
+                                     pld_accountant **out)
+{
+  if (!out) {
+    pld_detail_clear();
+    return PLD_EINVAL;
+  }
+  uint64_t *b = NULL;
+  size_t nb = 0;
+  int st = sched_pieces(runs, n, lambda, &b, &nb);
+  if (st != PLD_SUCCESS) return st;
+  pld_accountant *acc = NULL;
+  st = pld_accountant_alloc(params, &acc);
+  size_t cur[PLD_MERGE_MAX_RUNS];
+  uint64_t end[PLD_MERGE_MAX_RUNS], prev = 0;
+  size_t added = 0;
+  if (st == PLD_SUCCESS) sched_init(runs, n, cur, end);
+  for (size_t k = 0; k < nb && st == PLD_SUCCESS; k++) {
+    pld_merge_run r[PLD_MERGE_MAX_RUNS];
+    sched_at(runs, n, prev + 1, cur, end, r);
+    uint64_t cnt = b[k] - prev;
+    prev = b[k];
+    /* the same step pair as pld_merge_lc_accountant's (lc_build with the
+     * piece's parameters; active = steps 1) */
+    lc_step S;
+    lc_build(r, n, lambda, 1, &S);
+    if (S.k == 0) continue;
+    if (S.k == 1 && S.means[0] == 0.0) continue; /* releases nothing */
+    if (!(S.s > 0.0)) {
+      st = PLD_EINVAL;
+      break;
+    }
+    double qm = 0.0, qw = 1.0;
+    pld_mech *mech = NULL;
+    st = pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
+                                   &mech);
+    if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
+    pld_mech_free(mech);
+    added++;
+  }
+  pld_free(b);
+  if (st == PLD_SUCCESS && added == 0) st = PLD_EEMPTY;
+  if (st != PLD_SUCCESS) {
+    pld_accountant_free(acc);
+    return st;
+  }
+  *out = acc;
+  return PLD_SUCCESS;
+}
+
+int pld_merge_lc_schedule_rdp(size_t n, const pld_merge_schedule *runs,
+                              const double *lambda, pld_rdp_curve *c)
+{
+  if (!c) {
+    pld_detail_clear();
+    return PLD_EINVAL;
+  }
+  uint64_t *b = NULL;
+  size_t nb = 0;
+  int st = sched_pieces(runs, n, lambda, &b, &nb);
+  if (st != PLD_SUCCESS) return st;
+  /* accumulate in a copy so that c is untouched on failure */
+  pld_rdp_curve *tmp = NULL;
+  st = pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
+                           &tmp);
+  size_t cur[PLD_MERGE_MAX_RUNS];
+  uint64_t end[PLD_MERGE_MAX_RUNS], prev = 0;
+  if (st == PLD_SUCCESS) sched_init(runs, n, cur, end);
+  for (size_t k = 0; k < nb && st == PLD_SUCCESS; k++) {
+    pld_merge_run r[PLD_MERGE_MAX_RUNS];
+    sched_at(runs, n, prev + 1, cur, end, r);
+    uint64_t cnt = b[k] - prev;
+    prev = b[k];
+    lc_step S;
+    lc_build(r, n, lambda, 1, &S);
+    if (S.k == 0 || (S.k == 1 && S.means[0] == 0.0)) continue;
+    double wsum = 0.0;
+    for (size_t j = 0; j < S.k; j++) wsum += S.weights[j];
+    for (size_t j = 0; j < S.k; j++) S.weights[j] /= wsum;
+    st = pld_rdp_add_mixture_gaussian(tmp, S.s, S.k, S.weights, S.means, cnt);
+  }
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
+  pld_rdp_curve_free(tmp);
+  pld_free(b);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
 
 static int member_accountant(const pld_merge_run *r, const pld_params *params,
                              pld_accountant **out)
@@ -247,7 +428,7 @@ static int member_accountant(const pld_merge_run *r, const pld_params *params,
   return PLD_SUCCESS;
 }
 
-int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
+int pld_merge_joint_accountant(size_t n, const pld_merge_run *runs,
                                const pld_params *params, pld_accountant **out)
 {
   pld_detail_clear();
@@ -270,14 +451,14 @@ int pld_merge_joint_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_joint_rdp(const pld_merge_run *runs, size_t n, pld_rdp_curve *c)
+int pld_merge_joint_rdp(size_t n, const pld_merge_run *runs, pld_rdp_curve *c)
 {
   pld_detail_clear();
   if (!c) return PLD_EINVAL;
   int st = check_runs(runs, n, (size_t)-1);
   if (st != PLD_SUCCESS) return st;
   pld_rdp_curve *tmp = NULL;
-  st = pld_rdp_curve_alloc(pld_rdp_curve_orders(c), pld_rdp_curve_size(c),
+  st = pld_rdp_curve_alloc(pld_rdp_curve_size(c), pld_rdp_curve_orders(c),
                            &tmp);
   for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
     st = pld_rdp_add_poisson_gaussian(tmp, runs[i].q, runs[i].sigma, 1.0,
@@ -287,7 +468,7 @@ int pld_merge_joint_rdp(const pld_merge_run *runs, size_t n, pld_rdp_curve *c)
   return st;
 }
 
-int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
+int pld_merge_rs_accountant(size_t n, const pld_merge_run *runs,
                             const double *pi, const pld_params *params,
                             pld_accountant **out)
 {
@@ -313,7 +494,7 @@ int pld_merge_rs_accountant(const pld_merge_run *runs, size_t n,
   return PLD_SUCCESS;
 }
 
-int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
+int pld_merge_rs_rdp(size_t n, const pld_merge_run *runs, const double *pi,
                      pld_rdp_curve *c)
 {
   pld_detail_clear();
@@ -326,14 +507,14 @@ int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
   const double *ord = pld_rdp_curve_orders(c);
   size_t no = pld_rdp_curve_size(c);
   for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
-    st = pld_rdp_curve_alloc(ord, no, &mem[i]);
+    st = pld_rdp_curve_alloc(no, ord, &mem[i]);
     if (st == PLD_SUCCESS)
       st = pld_rdp_add_poisson_gaussian(mem[i], runs[i].q, runs[i].sigma, 1.0,
                                         runs[i].steps);
   }
-  if (st == PLD_SUCCESS) st = pld_rdp_curve_alloc(ord, no, &tmp);
+  if (st == PLD_SUCCESS) st = pld_rdp_curve_alloc(no, ord, &tmp);
   if (st == PLD_SUCCESS)
-    st = pld_rdp_random_selection((const pld_rdp_curve *const *)mem, pi, n,
+    st = pld_rdp_random_selection(n, (const pld_rdp_curve *const *)mem, pi,
                                   tmp);
   if (st == PLD_SUCCESS) st = pld_rdp_curve_compose(c, tmp, 1);
   for (size_t i = 0; i < n; i++) pld_rdp_curve_free(mem[i]);
@@ -341,8 +522,9 @@ int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n, const double *pi,
   return st;
 }
 
-int pld_merge_advanced_composition(const double *eps_i, const double *delta_i,
-                                   size_t n, double delta0, double *eps_out,
+int pld_merge_advanced_composition(size_t n, const double *eps_i,
+                                   const double *delta_i, double delta0,
+                                   double *eps_out,
                                    double *delta_out)
 {
   pld_detail_clear();
@@ -438,7 +620,7 @@ int pld_merge_mean_rs_mech(double sigma1, double sigma2, double pi,
 
 /* ------------------------------------------------------------------------ */
 
-int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
+int pld_merge_epsilon(size_t n, const pld_merge_run *runs,
                       const double *weights, int method, double delta,
                       const pld_params *params, double *eps_upper)
 {
@@ -450,8 +632,8 @@ int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
   if (method == PLD_MERGE_RS_PLD || method == PLD_MERGE_LC_PLD) {
     pld_accountant *acc = NULL;
     st = method == PLD_MERGE_RS_PLD
-             ? pld_merge_rs_accountant(runs, n, weights, params, &acc)
-             : pld_merge_lc_accountant(runs, n, weights, params, &acc);
+             ? pld_merge_rs_accountant(n, runs, weights, params, &acc)
+             : pld_merge_lc_accountant(n, runs, weights, params, &acc);
     if (st != PLD_SUCCESS) return st;
     pld_result r;
     st = pld_accountant_epsilon(acc, delta, &r);
@@ -462,8 +644,8 @@ int pld_merge_epsilon(const pld_merge_run *runs, size_t n,
     pld_rdp_curve *c = NULL;
     st = pld_rdp_curve_alloc_default(&c);
     if (st != PLD_SUCCESS) return st;
-    st = method == PLD_MERGE_RS_RDP ? pld_merge_rs_rdp(runs, n, weights, c)
-                                    : pld_merge_lc_rdp(runs, n, weights, c);
+    st = method == PLD_MERGE_RS_RDP ? pld_merge_rs_rdp(n, runs, weights, c)
+                                    : pld_merge_lc_rdp(n, runs, weights, c);
     pld_rdp_result r;
     if (st == PLD_SUCCESS) st = pld_rdp_epsilon(c, delta, PLD_RDP_BEST, &r);
     pld_rdp_curve_free(c);
@@ -482,7 +664,7 @@ static int eps_at(const pld_merge_run *runs, int method, double w,
                   double delta, const pld_params *params, double *e)
 {
   double wt[2] = {w, 1.0 - w};
-  return pld_merge_epsilon(runs, 2, wt, method, delta, params, e);
+  return pld_merge_epsilon(2, runs, wt, method, delta, params, e);
 }
 
 int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,

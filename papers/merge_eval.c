@@ -59,7 +59,7 @@ int pld_merge_eval_new(const pld_merge_run *runs, size_t n, double delta,
     ev->same[i] = j;
   }
   for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
-    st = pld_merge_joint_accountant(&runs[i], 1, params, &ev->member[i]);
+    st = pld_merge_joint_accountant(1, &runs[i], params, &ev->member[i]);
     if (st == PLD_SUCCESS)
       st = pld_rdp_curve_alloc_default(&ev->mcurve[i]);
     if (st == PLD_SUCCESS)
@@ -196,7 +196,7 @@ static int rs_pld(pld_merge_eval *ev, const double *w, pld_result *r)
 static int lc_pld(pld_merge_eval *ev, const double *w, pld_result *r)
 {
   pld_accountant *acc = NULL;
-  int st = pld_merge_lc_accountant(ev->runs, ev->n, w, &ev->params, &acc);
+  int st = pld_merge_lc_accountant(ev->n, ev->runs, w, &ev->params, &acc);
   if (st == PLD_SUCCESS)
     st = pld_accountant_epsilon(acc, ev->delta, r);
   pld_accountant_free(acc);
@@ -225,8 +225,8 @@ int pld_merge_eval_point(pld_merge_eval *ev, int m, const double *w,
     if (st == PLD_SUCCESS)
       st = m == PLD_MERGE_RS_RDP
                ? pld_rdp_random_selection(
-                     (const pld_rdp_curve *const *)ev->mcurve, w, ev->n, c)
-               : pld_merge_lc_rdp(ev->runs, ev->n, w, c);
+                     ev->n, (const pld_rdp_curve *const *)ev->mcurve, w, c)
+               : pld_merge_lc_rdp(ev->n, ev->runs, w, c);
     if (st == PLD_SUCCESS)
       st = rdp_eps(c, ev->delta, &e);
     pld_rdp_curve_free(c);

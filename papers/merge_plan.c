@@ -119,7 +119,7 @@ static int own_epsilon(const pld_merge_run *r, double delta,
                        const pld_params *params, pld_result *out)
 {
   pld_accountant *a = NULL;
-  int st = pld_merge_joint_accountant(r, 1, params, &a);
+  int st = pld_merge_joint_accountant(1, r, params, &a);
   if (st == PLD_SUCCESS)
     st = pld_accountant_epsilon(a, delta, out);
   pld_accountant_free(a);
@@ -140,7 +140,7 @@ static int baselines(pld_merge_report *R, const pld_params *dparams)
   size_t n = R->n;
   pld_accountant *acc = NULL;
   pld_result r;
-  int st = pld_merge_joint_accountant(R->runs, n, dparams, &acc);
+  int st = pld_merge_joint_accountant(n, R->runs, dparams, &acc);
   if (st == PLD_SUCCESS)
     st = pld_accountant_epsilon(acc, R->delta, &r);
   pld_accountant_free(acc);
@@ -152,7 +152,7 @@ static int baselines(pld_merge_report *R, const pld_params *dparams)
   pld_rdp_curve *c = NULL;
   st = pld_rdp_curve_alloc_default(&c);
   if (st == PLD_SUCCESS)
-    st = pld_merge_joint_rdp(R->runs, n, c);
+    st = pld_merge_joint_rdp(n, R->runs, c);
   if (st == PLD_SUCCESS)
     st = rdp_eps(c, R->delta, &R->joint_rdp);
   pld_rdp_curve_free(c);
@@ -172,7 +172,7 @@ static int baselines(pld_merge_report *R, const pld_params *dparams)
     finite &= isfinite(r.bound.upper);
   }
   if (finite)
-    return pld_merge_advanced_composition(R->adv_eps_i, di, n, R->adv_delta0,
+    return pld_merge_advanced_composition(n, R->adv_eps_i, di, R->adv_delta0,
                                           &R->adv_eps, &R->adv_delta);
   R->adv_eps = INFINITY;
   R->adv_delta = R->delta;

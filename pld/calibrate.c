@@ -57,6 +57,46 @@ void pld_search_opts_default(pld_search_opts *o)
   o->accuracy = 0.0;
 }
 
+/* The domain a calibration searches: the parameter's own domain, cut to
+ * the user's range; an integer parameter takes the integers inside it.  The
+ * first value tried is 1 (a typical scale) unless a range is given, then the
+ * range's geometric middle (a scale-free centre), rounded down for an
+ * integer, and clamped into the domain. */
+int pld_search_opts_domain(pld_search_opts *o, double dom_lo, double dom_hi,
+                           int integer, double range_lo, double range_hi)
+{
+  if (!o)
+    return pld_fail(PLD_EINVAL, "pld_search_opts_domain: opts is NULL");
+  if (!(dom_lo >= 0 && dom_lo < dom_hi && isfinite(dom_hi)))
+    return pld_fail(PLD_EINVAL, "pld_search_opts_domain: the domain [%g, %g] "
+                    "must satisfy 0 <= lo < hi < inf", dom_lo, dom_hi);
+  double a = dom_lo, b = dom_hi, start = 1.0;
+  if (range_hi > 0) {
+    if (!(range_lo >= dom_lo && range_hi <= dom_hi && range_lo < range_hi))
+      return pld_fail(PLD_EINVAL, "pld_search_opts_domain: the range [%g, %g] "
+                      "must lie inside the domain [%g, %g] with lo < hi",
+                      range_lo, range_hi, dom_lo, dom_hi);
+    a = range_lo;
+    b = range_hi;
+    if (integer) {
+      a = ceil(a);
+      b = floor(b);
+      if (!(a < b))
+        return pld_fail(PLD_ERANGE, "pld_search_opts_domain: the range "
+                        "[%g, %g] holds fewer than two integers", range_lo,
+                        range_hi);
+    }
+    start = sqrt(a * b);
+  }
+  if (integer)
+    start = floor(start);
+  o->lo = a;
+  o->hi = b;
+  o->integer = integer ? 1 : 0;
+  o->start = fmin(fmax(start, a), b);
+  return PLD_SUCCESS;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The generic search.                                                       */
 

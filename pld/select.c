@@ -82,36 +82,39 @@ int pld_dist_mix(size_t n, const pld_dist *const *members,
 }
 
 int pld_select_feasible(size_t n, const double *md, double delta,
-                        unsigned steps, double *out_weights, size_t cap,
+                        unsigned resolution, double *out_weights, size_t cap,
                         size_t *n_out)
 {
   pld_detail_clear();
-  if (!md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 ||
+  if (!md || !n_out || n < 1 || n > 4 || resolution < 1 ||
+      resolution > 100000 ||
       !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !md || !n_out || n < 1 || n > 4 || steps < 1 || steps > 100000 || !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))");
+    return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !md || !n_out || n < 1 || n > 4 || resolution < 1 || resolution > 100000 || !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))");
   for (size_t i = 0; i < 2 * n; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
       return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
-  /* The enumeration visits (steps + 1)^(n-1) tuples: 1e15 at n = 4 and the
-   * largest steps is a hang, not an answer.  Cap the work (~0.3 s). */
-  if (pow((double)steps + 1.0, (double)(n - 1)) > PLD_SELECT_MAX_TUPLES)
+  /* The enumeration visits (resolution + 1)^(n-1) tuples: 1e15 at n = 4 and
+   * the largest resolution is a hang, not an answer.  Cap the work (~0.3 s).
+   */
+  if (pow((double)resolution + 1.0, (double)(n - 1)) > PLD_SELECT_MAX_TUPLES)
     return pld_fail(PLD_ERANGE,
-                    "steps = %u with n = %zu runs visits (steps + 1)^(n - 1) = %.3g tuples, "
-                    "over the cap %g (fewer steps)",
-                    (unsigned)steps, n, pow((double)steps + 1.0, (double)(n - 1)),
+                    "resolution = %u with n = %zu runs visits (resolution + 1)^(n - 1) = %.3g tuples, "
+                    "over the cap %g (a smaller resolution)",
+                    (unsigned)resolution, n,
+                    pow((double)resolution + 1.0, (double)(n - 1)),
                     PLD_SELECT_MAX_TUPLES);
-  /* enumerate compositions k_1 + ... + k_n = steps */
+  /* enumerate compositions k_1 + ... + k_n = resolution */
   size_t found = 0;
   unsigned k[4] = {0, 0, 0, 0};
   for (;;) {
     unsigned used = 0;
     for (size_t i = 0; i + 1 < n; i++)
       used += k[i];
-    if (used <= steps) {
-      k[n - 1] = steps - used;
+    if (used <= resolution) {
+      k[n - 1] = resolution - used;
       double w[4], v[2] = {0.0, 0.0};
       for (size_t i = 0; i < n; i++) {
-        w[i] = (double)k[i] / (double)steps;
+        w[i] = (double)k[i] / (double)resolution;
         v[0] += w[i] * md[2 * i];
         v[1] += w[i] * md[2 * i + 1];
       }
@@ -124,7 +127,7 @@ int pld_select_feasible(size_t n, const double *md, double delta,
     /* next tuple of the first n-1 counters */
     size_t i = 0;
     while (i + 1 < n) {
-      if (++k[i] <= steps)
+      if (++k[i] <= resolution)
         break;
       k[i] = 0;
       i++;

@@ -63,7 +63,7 @@ static int curve_new(size_t n, pld_rdp_curve **out)
   return PLD_SUCCESS;
 }
 
-int pld_rdp_curve_alloc(const double *orders, size_t n, pld_rdp_curve **out)
+int pld_rdp_curve_alloc(size_t n, const double *orders, pld_rdp_curve **out)
 {
   pld_detail_clear();
   if (!orders || !out || n == 0)

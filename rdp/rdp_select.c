@@ -94,8 +94,8 @@ static int check_weights(const double *w, size_t N)
   return pld_is_simplex(w, N, PLD_WEIGHT_SUM_TOL, "weights") ? PLD_SUCCESS : PLD_EINVAL;
 }
 
-int pld_rdp_random_selection(const pld_rdp_curve *const *members,
-                             const double *weights, size_t n,
+int pld_rdp_random_selection(size_t n, const pld_rdp_curve *const *members,
+                             const double *weights,
                              pld_rdp_curve *out)
 {
   pld_detail_clear();
@@ -141,20 +141,25 @@ static int valid_query(double target, double delta, int method)
           method == PLD_RDP_IMPROVED);
 }
 
+/* The weight w0 on member a (weights (w0, 1 - w0) on (a, b)), as
+ * pld_merge_max_weight and pld_select_max_weight: 1 when a alone meets the
+ * target, -1 when b alone does not.  Internally the members are held as
+ * (b, a) so that each weight vector is summed in the same order as before
+ * the 0.x API pass (same bits). */
 int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
                           double target_epsilon, double delta, int method,
-                          double *weight)
+                          double *w0)
 {
   pld_detail_clear();
-  if (!a || !b || !weight || !valid_query(target_epsilon, delta, method))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_max_weight: an argument is out of its domain (rejected by: !a || !b || !weight || !valid_query(target_epsilon, delta, method))");
+  if (!a || !b || !w0 || !valid_query(target_epsilon, delta, method))
+    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_max_weight: an argument is out of its domain (rejected by: !a || !b || !w0 || !valid_query(target_epsilon, delta, method))");
   if (!pld_rdp_curve_same_orders(a, b))
     return PLD_EINCOMPAT;
-  const pld_rdp_curve *m[2] = {a, b};
+  const pld_rdp_curve *m[2] = {b, a};
   pld_rdp_curve *scratch = NULL;
-  size_t no = pld_rdp_curve_size(a);
+  size_t no = pld_rdp_curve_size(b);
   double *vals = pld_malloc(no * sizeof(double));
-  int st = vals ? pld_rdp_curve_copy(a, &scratch) : PLD_ENOMEM;
+  int st = vals ? pld_rdp_curve_copy(b, &scratch) : PLD_ENOMEM;
   double e, w[2], lo = 0.0, hi = 1.0, result = 0.0;
   if (st)
     goto done;
@@ -163,7 +168,7 @@ int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
   if ((st = rs_eps(m, w, 2, scratch, vals, delta, method, &e)))
     goto done;
   if (e <= target_epsilon) {
-    result = 1.0;
+    result = 1.0; /* a alone meets the target */
     goto done;
   }
   w[0] = 1.0;
@@ -171,12 +176,12 @@ int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
   if ((st = rs_eps(m, w, 2, scratch, vals, delta, method, &e)))
     goto done;
   if (!(e <= target_epsilon)) {
-    st = PLD_ETOL;
+    result = -1.0; /* not even b alone does */
     goto done;
   }
-  /* Invariant: lo is certified feasible, hi is not.  The true eps(w) is
-   * concave in w (min over orders of log((1-w)A + wB)/(alpha-1) + const),
-   * so with eps(0) <= target < eps(1) the feasible set is [0, w*]. */
+  /* Invariant: lo is certified feasible, hi is not.  The true eps(w0) is
+   * concave in w0 (min over orders of log(w0 A + (1-w0) B)/(alpha-1) +
+   * const), so with eps(0) <= target < eps(1) the feasible set is [0, w*]. */
   while (hi - lo > 1e-12) {
     double mid = 0.5 * (lo + hi);
     w[0] = 1.0 - mid;
@@ -193,7 +198,7 @@ done:
   pld_rdp_curve_free(scratch);
   pld_free(vals);
   if (!st)
-    *weight = result;
+    *w0 = result;
   return st;
 }
 
@@ -212,7 +217,7 @@ int pld_rdp_rs_grid_size(size_t n, unsigned resolution, size_t *size)
   return PLD_SUCCESS;
 }
 
-int pld_rdp_rs_feasible_grid(const pld_rdp_curve *const *members, size_t n,
+int pld_rdp_rs_feasible_grid(size_t n, const pld_rdp_curve *const *members,
                              unsigned resolution, double target_epsilon,
                              double delta, int method, double *weights_out,
                              size_t capacity, size_t *count)

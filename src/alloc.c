@@ -9,12 +9,16 @@
 #include <pldkit/status.h>
 
 /* Test hook: when fail_at > 0, the fail_at-th allocation from now fails.
- * Only the test suite sets it (declared in tests, not in public headers).
- * The counters are atomic (relaxed: they order nothing else) because every
- * allocation of every thread bumps the count; a plain long was a data race
- * whenever two threads used pldkit at once (ThreadSanitizer, make tsan).
- * Which thread's allocation is the fail_at-th is unspecified under
- * concurrency; the sweep tests run single-threaded. */
+ * Compiled only into the test-only builds of the library (-DPLD_ALLOC_HOOKS:
+ * meson.build's pldkit-hooks libraries, which the failing-allocator sweeps
+ * and Python's out-of-memory test link); the installed library has neither
+ * the hooks nor a counter bumped on every allocation.  The counters are
+ * atomic (relaxed: they order nothing else) because every allocation of
+ * every thread bumps the count; a plain long was a data race whenever two
+ * threads used pldkit at once (ThreadSanitizer, make tsan).  Which thread's
+ * allocation is the fail_at-th is unspecified under concurrency; the sweep
+ * tests run single-threaded. */
+#ifdef PLD_ALLOC_HOOKS
 static atomic_long pld_alloc_fail_at = 0;
 static atomic_long pld_alloc_count = 0;
 
@@ -38,6 +42,9 @@ static int should_fail(void)
   long f = atomic_load_explicit(&pld_alloc_fail_at, memory_order_relaxed);
   return f > 0 && c == f;
 }
+#else
+static int should_fail(void) { return 0; }
+#endif
 
 void *pld_malloc(size_t size)
 {

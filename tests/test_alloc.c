@@ -137,7 +137,7 @@ static int sc_mixtures(void)
   p.discretization = 2e-2;
   pld_accountant *acc = SENT;
   pld_result res;
-  TRY(pld_mech_mixture_gaussian(1.0, 2, pm, pw, 1, qm, qw, &mx));
+  TRY(pld_mech_mixture_gaussian(1.0, 2, pw, pm, 1, qw, qm, &mx));
   TRY(pld_mech_wor_gaussian(10, 100, 1.0, 1.0, &w));
   TRY(pld_mech_gaussian(1.0, 1.0, &g));
   const pld_mech *mem[3] = {mx, w, g};

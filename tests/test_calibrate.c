@@ -570,10 +570,41 @@ static void test_eval_error(void **state)
   EXPECT_DONE();
 }
 
+/* pld_search_opts_domain (calibrate --range): domains worked out by hand. */
+static void test_search_domain(void **state)
+{
+  (void)state;
+  pld_search_opts o;
+  pld_search_opts_default(&o);
+  /* no range: the domain itself, start 1 */
+  assert_int_equal(pld_search_opts_domain(&o, 1e-12, 1e12, 0, 0, 0), 0);
+  assert_true(o.lo == 1e-12 && o.hi == 1e12 && o.start == 1.0 && !o.integer);
+  /* no range, integers from 2: start 1 clamped up to 2 */
+  assert_int_equal(pld_search_opts_domain(&o, 2, 1e6, 1, 0, 0), 0);
+  assert_true(o.lo == 2 && o.hi == 1e6 && o.start == 2 && o.integer == 1);
+  /* real range: start at the geometric middle sqrt(2 * 50) = 10 */
+  assert_int_equal(pld_search_opts_domain(&o, 1e-12, 1e12, 0, 2, 50), 0);
+  assert_true(o.lo == 2 && o.hi == 50 && o.start == 10);
+  /* integer range 3.5:7.2 -> [4, 7], start floor(sqrt(28)) = 5 */
+  assert_int_equal(pld_search_opts_domain(&o, 1, 1e6, 1, 3.5, 7.2), 0);
+  assert_true(o.lo == 4 && o.hi == 7 && o.start == 5 && o.integer == 1);
+  /* failures leave opts untouched */
+  pld_search_opts keep = o;
+  assert_int_equal(pld_search_opts_domain(&o, 1, 1e6, 1, 3.5, 3.9),
+                   PLD_ERANGE);
+  assert_int_equal(pld_search_opts_domain(&o, 1, 1e6, 0, 0.5, 3), PLD_EINVAL);
+  assert_int_equal(pld_search_opts_domain(&o, 1, 1e6, 0, 2, 2e6), PLD_EINVAL);
+  assert_int_equal(pld_search_opts_domain(&o, 1, 1e6, 0, 3, 2), PLD_EINVAL);
+  assert_int_equal(pld_search_opts_domain(&o, 1, NAN, 0, 0, 0), PLD_EINVAL);
+  assert_int_equal(pld_search_opts_domain(NULL, 1, 2, 0, 0, 0), PLD_EINVAL);
+  assert_memory_equal(&o, &keep, sizeof o);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_verdict),
+    cmocka_unit_test(test_search_domain),
     cmocka_unit_test(test_gauss_sigma),
     cmocka_unit_test(test_gauss_count),
     cmocka_unit_test(test_dpsgd),

@@ -127,5 +127,64 @@ for an in wcs mwcs ols cs thm41; do
   fi
 done
 
+# MS-PAFL closed forms (`pldkit mspafl`): the flag of each, per this table
+# (docs/papers/ms-pafl.md and its errata): Lemma 1 proven where
+# the exact Gaussian curve confirms it; Thm 1 proven without replacement and
+# for Poisson sampling, not with replacement (group privacy ignored); Thm 2
+# and Cor. 1 never (hidden participation); Thm 3 never (not a bound for
+# p >~ 0.5); Thm 4 only on a proven per-round bound (Thm 1), never on
+# Cor. 1.  "exact" says whether the PLD of the same protocol is reported.
+M="--eps_l=1 --delta_l=1e-4"
+cat >"$tmp/mtable" <<MTABLE
+lemma1 $M@true@true
+lemma1 --eps_l=10 --delta_l=0.5@false@true
+thm1 $M --q=0.2@true@true
+thm1 $M --sampling=wor --batch=25 --n=325@true@true
+thm1 $M --sampling=wr --batch=25 --n=325@false@false
+thm2 $M --p-list=0.5;1 --q-list=0.2;0.1@false@true
+cor1 $M --p=0.5 --q=0.2 --N=100@false@true
+cor1 $M --p=1 --q=0.2 --N=100 --sampling=poisson@false@true
+thm3 $M --p=1 --q=0.2 --T=1000 --c0=appendix@false@true
+thm3 $M --p=0.1 --q=0.2 --T=10 --c0=0.5@false@true
+thm4 $M --p=0.5 --q=0.2 --N=100 --T=10@false@true
+thm4 $M --q=0.2 --T=10 --round=thm1@true@true
+thm4 $M --sampling=wor --batch=25 --n=325 --T=10 --round=thm1@true@true
+thm4 $M --sampling=wr --batch=25 --n=325 --T=10 --round=thm1@false@false
+MTABLE
+while IFS='@' read -r args want exact; do
+  # shellcheck disable=SC2086
+  if expect_ok "mspafl $args json" mspafl $args --json; then
+    if python3 - "$OUT" "$want" "$exact" <<'PY'; then ok; else bad "mspafl $args: flags wrong: $(tr -d '\n' <"$OUT" | head -c 400)"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["closed_form"]
+want = sys.argv[2] == "true"
+ok = c["certified"] is want and (c["kind"] == "proven bound") == want
+ok = ok and d["exact_pld"]["available"] is (sys.argv[3] == "true")
+sys.exit(0 if ok else 1)
+PY
+  fi
+  # shellcheck disable=SC2086
+  if expect_ok "mspafl $args text" mspafl $args; then
+    line=$(grep '^certified: ' "$OUT")
+    if { [ "$want" = true ] && [ "$line" = "certified: yes" ]; } ||
+       { [ "$want" = false ] && [ "$line" = "certified: no" ] &&
+         ! grep -q ", proven bound$" "$OUT"; }; then ok; else
+      bad "mspafl $args: text flag wrong: $(head -c 300 "$OUT")"
+    fi
+  fi
+done <"$tmp/mtable"
+
+# bad input: one line on stderr, exit 2, nothing on stdout
+for args in "thm9 $M" "thm1 --eps_l=2 --delta_l=1e-4 --q=0.1" "thm3 $M --q=0.2" \
+            "cor1 $M --q=0.2 --beta=-1" "thm1 $M --q=nan" "thm1 $M --sampling=wor --batch=5 --n=4" \
+            "thm2 $M --p-list=0.5 --q-list=0.1;0.2" "thm1 $M --q=0.2 --bogus=1" "lemma1"; do
+  # shellcheck disable=SC2086
+  run mspafl $args
+  if [ "$rc" -eq 2 ] && [ ! -s "$OUT" ] && [ "$(err_lines)" -eq 1 ]; then ok; else
+    bad "mspafl $args: want exit 2 and one stderr line, got exit $rc: $(head -c 200 "$ERR")"
+  fi
+done
+
 echo "$n events, $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1423,6 +1423,24 @@ print(repr(sum(math.comb(n, k) * (p**k * q**(n-k) - math.exp(0.5) * q**k * p**(n
       "num(j['delta_lower']) <= $exact * (1 + 1e-9) + 1e-15 and num(j['delta_upper']) >= $exact * (1 - 1e-9) - 1e-15 and num(j['delta_upper']) <= $exact * 1.01"
   fi
 fi
+# save's grid choice lives in the library (pld_event_compose_for_save);
+# these answers are pinned to the bits the CLI gave when it held that
+# choice itself (closed-form Gaussian: grid from accuracy * epsilon, halved
+# until the bracket meets --accuracy; refined lists: the accountant's grid),
+# and the Gaussian brackets must still hold the exact epsilon.
+ex31=$(exact_gaussian_eps 1 3 1e-5)
+if expect_ok "save pin: one Gaussian" save --out "$L.p1" --json gaussian:sigma=3; then
+  jcheck "save pin: gaussian sigma=3 grid and bracket as before the move, around the exact $ex31" \
+    "j['discretization'] == 0.0025421755338871995 and j['grid_size'] == 2383 and j['epsilon_upper'] == 1.2710877669447291 and j['epsilon_lower'] == 1.2710677016733078 and num(j['epsilon_lower']) <= $ex31 <= num(j['epsilon_upper'])"
+fi
+if expect_ok "save pin: refined list" save --out "$L.p2" --json poisson-gaussian:q=0.01,sigma=1,count=1000; then
+  jcheck "save pin: poisson-gaussian grid and bracket as before the move" \
+    "j['discretization'] == 0.0007076340475872483 and j['grid_size'] == 23679 and j['refinements'] == 1 and j['epsilon_upper'] == 1.8285891406686052 and j['epsilon_lower'] == 1.8252395312118253"
+fi
+if expect_ok "save pin: --accuracy 1e-3" save --out "$L.p3" --json --accuracy 1e-3 gaussian:sigma=0.7,count=3; then
+  jcheck "save pin: tighter accuracy halves the closed-form grid as before" \
+    "j['discretization'] == 0.013035784315824715 and j['grid_size'] == 3929 and j['epsilon_upper'] == 13.035784315833322 and j['epsilon_lower'] == 13.035672067390474"
+fi
 # Same command, same bytes.
 run save --out "$L.a" poisson-gaussian:q=0.01,sigma=1,count=100
 run save --out "$L.b" poisson-gaussian:q=0.01,sigma=1,count=100

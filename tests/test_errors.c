@@ -42,7 +42,7 @@ static void test_detail_names_parameter(void **state)
   double p[2] = {0.5, 0.6}, q[2] = {0.5, 0.5};
   EXPECT_DETAIL(pld_mech_finite(2, p, q, &m), PLD_EINVAL, "masses p sum to 1.1");
   double means[2] = {0.0, 1.0}, w[2] = {0.5, -0.5}, w1[1] = {1.0};
-  EXPECT_DETAIL(pld_mech_mixture_gaussian(1.0, 2, means, w, 1, means, w1, &m),
+  EXPECT_DETAIL(pld_mech_mixture_gaussian(1.0, 2, w, means, 1, w1, means, &m),
                 PLD_EINVAL, "p_weights[1] = -0.5");
   EXPECT(m == NULL, "no mechanism on failure");
 

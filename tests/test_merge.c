@@ -98,7 +98,7 @@ static double simpson_renyi(int na, const double *aw, const double *am,
 static pld_rdp_curve *curve_of(const double *orders, size_t n)
 {
   pld_rdp_curve *c = NULL;
-  assert_int_equal(pld_rdp_curve_alloc(orders, n, &c), PLD_SUCCESS);
+  assert_int_equal(pld_rdp_curve_alloc(n, orders, &c), PLD_SUCCESS);
   return c;
 }
 
@@ -161,7 +161,7 @@ static void test_lc_n2_end_to_end(void **st)
   for (int j = 0; j < 4; j++) dt[j] = mean[j] / s;
   const double orders[5] = {2, 3, 4, 5, 8};
   pld_rdp_curve *cv = curve_of(orders, 5);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, cv), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, cv), PLD_SUCCESS);
   double one = 1, zero = 0;
   for (int i = 0; i < 5; i++) {
     int a = (int)orders[i];
@@ -174,8 +174,8 @@ static void test_lc_n2_end_to_end(void **st)
   pld_rdp_curve_free(cv);
   pld_accountant *lc = NULL, *ref = NULL;
   pld_mech *m = NULL;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &lc), PLD_SUCCESS);
-  assert_int_equal(pld_mech_mixture_gaussian(s, 4, mean, rho, 1, &zero, &one, &m), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &lc), PLD_SUCCESS);
+  assert_int_equal(pld_mech_mixture_gaussian(s, 4, rho, mean, 1, &one, &zero, &m), PLD_SUCCESS);
   assert_int_equal(pld_accountant_alloc(NULL, &ref), PLD_SUCCESS);
   assert_int_equal(pld_accountant_add(ref, m, 3), PLD_SUCCESS);
   pld_result x, y;
@@ -219,7 +219,7 @@ static void test_lc_rdp_n1(void **st)
     pld_rdp_curve *a = NULL, *b = NULL;
     assert_int_equal(pld_rdp_curve_alloc_default(&a), PLD_SUCCESS);
     assert_int_equal(pld_rdp_curve_alloc_default(&b), PLD_SUCCESS);
-    assert_int_equal(pld_merge_lc_rdp(&r, 1, &lam, a), PLD_SUCCESS);
+    assert_int_equal(pld_merge_lc_rdp(1, &r, &lam, a), PLD_SUCCESS);
     assert_int_equal(pld_rdp_add_poisson_gaussian(b, qs[t], 1.0, 1.0, 7),
                      PLD_SUCCESS);
     const double *va = pld_rdp_curve_values(a), *vb = pld_rdp_curve_values(b);
@@ -247,7 +247,7 @@ static void test_lc_pld_n1(void **st)
   double lam = 1.0;
   pld_accountant *lc = NULL, *ref = NULL;
   pld_mech *m = NULL;
-  assert_int_equal(pld_merge_lc_accountant(&r, 1, &lam, NULL, &lc), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_accountant(1, &r, &lam, NULL, &lc), PLD_SUCCESS);
   assert_int_equal(pld_accountant_alloc(NULL, &ref), PLD_SUCCESS);
   assert_int_equal(pld_mech_poisson_gaussian(r.q, 1.0, 1.0, &m), PLD_SUCCESS);
   assert_int_equal(pld_accountant_add(ref, m, 705), PLD_SUCCESS);
@@ -283,13 +283,13 @@ static void test_mnist(void **st)
   pp.accuracy = 1e-2;
   const pld_params *P = &pp;
   pld_accountant *joint = NULL;
-  assert_int_equal(pld_merge_joint_accountant(MNIST, 3, P, &joint), PLD_SUCCESS);
+  assert_int_equal(pld_merge_joint_accountant(3, MNIST, P, &joint), PLD_SUCCESS);
   pld_result jr;
   assert_int_equal(pld_accountant_epsilon(joint, delta, &jr), PLD_SUCCESS);
   pld_accountant_free(joint);
   pld_rdp_curve *jc = NULL;
   assert_int_equal(pld_rdp_curve_alloc_default(&jc), PLD_SUCCESS);
-  assert_int_equal(pld_merge_joint_rdp(MNIST, 3, jc), PLD_SUCCESS);
+  assert_int_equal(pld_merge_joint_rdp(3, MNIST, jc), PLD_SUCCESS);
   pld_rdp_result jrr;
   assert_int_equal(pld_rdp_epsilon(jc, delta, PLD_RDP_BEST, &jrr), PLD_SUCCESS);
   print_message("joint: PLD eps [%.4f, %.4f], RDP eps %.4f\n", jr.bound.lower,
@@ -297,10 +297,10 @@ static void test_mnist(void **st)
   for (int g = 0; g < 6; g++) {
     const double *lam = LGRID[g];
     double lp, lr, rp, rr;
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_LC_PLD, delta, P, &lp), PLD_SUCCESS);
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_LC_RDP, delta, NULL, &lr), PLD_SUCCESS);
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_RS_PLD, delta, P, &rp), PLD_SUCCESS);
-    assert_int_equal(pld_merge_epsilon(MNIST, 3, lam, PLD_MERGE_RS_RDP, delta, NULL, &rr), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_LC_PLD, delta, P, &lp), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_LC_RDP, delta, NULL, &lr), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_RS_PLD, delta, P, &rp), PLD_SUCCESS);
+    assert_int_equal(pld_merge_epsilon(3, MNIST, lam, PLD_MERGE_RS_RDP, delta, NULL, &rr), PLD_SUCCESS);
     print_message("lambda (%.3f %.3f %.3f): LC PLD %.4f RDP %.4f | RS PLD %.4f RDP %.4f\n",
                   lam[0], lam[1], lam[2], lp, lr, rp, rr);
     /* certified LC upper <= optimistic lower end of the joint release */
@@ -311,7 +311,7 @@ static void test_mnist(void **st)
     /* per order: LC RDP <= joint RDP */
     pld_rdp_curve *c = NULL;
     assert_int_equal(pld_rdp_curve_alloc_default(&c), PLD_SUCCESS);
-    assert_int_equal(pld_merge_lc_rdp(MNIST, 3, lam, c), PLD_SUCCESS);
+    assert_int_equal(pld_merge_lc_rdp(3, MNIST, lam, c), PLD_SUCCESS);
     const double *v = pld_rdp_curve_values(c), *jv = pld_rdp_curve_values(jc);
     for (size_t i = 0; i < pld_rdp_curve_size(c); i++) assert_true(v[i] <= jv[i]);
     pld_rdp_curve_free(c);
@@ -329,7 +329,7 @@ static void test_virtual_steps(void **st)
   double lam[2] = {1.0, 0.0};
   const double ord[3] = {2, 8, 32};
   pld_rdp_curve *a = curve_of(ord, 3), *b = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, a), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, a), PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(b, 0.1, 1.0, 1.0, 10), PLD_SUCCESS);
   for (int i = 0; i < 3; i++)
     RELCHK(pld_rdp_curve_values(a)[i], pld_rdp_curve_values(b)[i], 1e-9);
@@ -343,13 +343,220 @@ static void test_virtual_steps(void **st)
   double lh[2] = {0.5, 0.5};
   a = curve_of(ord, 3);
   b = curve_of(ord, 3);
-  assert_int_equal(pld_merge_lc_rdp(r2, 2, lh, a), PLD_SUCCESS);
-  assert_int_equal(pld_merge_lc_rdp(r10, 2, lh, b), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r2, lh, a), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_rdp(2, r10, lh, b), PLD_SUCCESS);
   assert_int_equal(pld_rdp_add_poisson_gaussian(b, 0.2, 1.5, 1.0, 10), PLD_SUCCESS);
   for (int i = 0; i < 3; i++)
     RELCHK(pld_rdp_curve_values(a)[i], pld_rdp_curve_values(b)[i], 1e-9);
   pld_rdp_curve_free(a);
   pld_rdp_curve_free(b);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Per-step schedules (pld_merge_lc_schedule_*).                            */
+
+/* eps(1e-5) bracket of an accountant (then freed). */
+static pld_bound acc_eps(pld_accountant *a)
+{
+  pld_result r;
+  assert_int_equal(pld_accountant_epsilon(a, 1e-5, &r), PLD_SUCCESS);
+  pld_accountant_free(a);
+  return r.bound;
+}
+
+/* Add `count` merge-lc steps (pld_merge_lc_step_mech) of runs r[0..n). */
+static void add_step(pld_accountant *a, const pld_merge_run *r, size_t n,
+                     const double *lam, uint64_t count)
+{
+  pld_mech *m = NULL;
+  assert_int_equal(pld_merge_lc_step_mech(n, r, lam, &m), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(a, m, count), PLD_SUCCESS);
+  pld_mech_free(m);
+}
+
+/* One phase per run is pld_merge_lc_accountant, bit for bit; so is a run
+ * cut into equal phases (identical steps group into one event). */
+static void test_schedule_plain(void **st)
+{
+  (void)st;
+  pld_merge_run r[2] = {MNIST[0], MNIST[2]};
+  r[1].steps = 400; /* virtual steps after run 1 ends */
+  double lam[2] = {0.4, 0.6};
+  pld_accountant *a = NULL, *b = NULL, *c = NULL;
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &a), PLD_SUCCESS);
+  pld_merge_schedule s1[2] = {{&r[0], 1}, {&r[1], 1}};
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s1, lam, NULL, &b),
+                   PLD_SUCCESS);
+  pld_merge_run p0[3] = {r[0], r[0], r[0]};
+  p0[0].steps = 100;
+  p0[1].steps = 450; /* a cut past run 1's end */
+  p0[2].steps = 155;
+  pld_merge_schedule s2[2] = {{p0, 3}, {&r[1], 1}};
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s2, lam, NULL, &c),
+                   PLD_SUCCESS);
+  assert_int_equal(pld_accountant_size(c), 2); /* joint, then run 0 alone */
+  pld_bound x = acc_eps(a), y = acc_eps(b), z = acc_eps(c);
+  assert_true(x.upper == y.upper && x.lower == y.lower);
+  assert_true(x.upper == z.upper && x.lower == z.lower);
+  /* RDP alike */
+  const double ord[3] = {2, 8, 32};
+  pld_rdp_curve *u = curve_of(ord, 3), *v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, u), PLD_SUCCESS);
+  assert_int_equal(pld_merge_lc_schedule_rdp(2, s2, lam, v), PLD_SUCCESS);
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(v)[i], pld_rdp_curve_values(u)[i], 1e-14);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+}
+
+/* Phases that differ: a schedule is the composition of its pieces'
+ * merge-lc steps (the catalogue's event), with phase boundaries that do not
+ * line up across runs cut at their union; and one run whose lr and clip
+ * vary but q and sigma stay is the Poisson-Gaussian of the total steps
+ * (the pair is N(q-mixture of lr C, (lr sigma C)^2) vs N(0, .): scale-free,
+ * so each step is PG(q, sigma) whatever lr and C), and one whose q and
+ * sigma vary is the composition of the phases' Poisson-Gaussians. */
+static void test_schedule_phases(void **st)
+{
+  (void)st;
+  const double q = 256.0 / 60000.0;
+  pld_merge_run a[2] = {{q, 0.8, 1.0, 0.1, 100}, {2 * q, 1.0, 0.5, 0.05, 200}};
+  pld_merge_run b[2] = {{q, 1.5, 2.0, 0.1, 150}, {q, 2.0, 2.0, 0.02, 150}};
+  double lam[2] = {0.3, 0.7};
+  pld_merge_schedule s[2] = {{a, 2}, {b, 2}};
+  pld_accountant *x = NULL, *y = NULL;
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s, lam, NULL, &x),
+                   PLD_SUCCESS);
+  /* pieces: steps 1-100 (a0, b0), 101-150 (a1, b0), 151-300 (a1, b1) */
+  assert_int_equal(pld_accountant_alloc(NULL, &y), PLD_SUCCESS);
+  pld_merge_run p[2];
+  p[0] = a[0], p[1] = b[0];
+  add_step(y, p, 2, lam, 100);
+  p[0] = a[1], p[1] = b[0];
+  add_step(y, p, 2, lam, 50);
+  p[0] = a[1], p[1] = b[1];
+  add_step(y, p, 2, lam, 150);
+  pld_bound bx = acc_eps(x), by = acc_eps(y);
+  print_message("schedule eps [%.9g, %.9g], composed merge-lc [%.9g, %.9g]\n",
+                bx.lower, bx.upper, by.lower, by.upper);
+  assert_true(bx.upper == by.upper && bx.lower == by.lower);
+  /* RDP: the pieces' sum */
+  const double ord[3] = {2, 8, 32};
+  pld_rdp_curve *u = curve_of(ord, 3), *v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_schedule_rdp(2, s, lam, u), PLD_SUCCESS);
+  pld_merge_run q3[3][2] = {{a[0], b[0]}, {a[1], b[0]}, {a[1], b[1]}};
+  const uint64_t len[3] = {100, 50, 150};
+  for (int k = 0; k < 3; k++) {
+    q3[k][0].steps = q3[k][1].steps = len[k];
+    assert_int_equal(pld_merge_lc_rdp(2, q3[k], lam, v), PLD_SUCCESS);
+  }
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-13);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+
+  /* one run, lr and clip varying: PG(q, sigma) for all 600 steps */
+  pld_merge_run one[3] = {{q, 1.1, 1.0, 0.1, 200},
+                          {q, 1.1, 3.0, 0.01, 100},
+                          {q, 1.1, 0.5, 1.0, 300}};
+  pld_merge_schedule s1 = {one, 3};
+  double l1 = 1.0;
+  u = curve_of(ord, 3);
+  v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_schedule_rdp(1, &s1, &l1, u), PLD_SUCCESS);
+  assert_int_equal(pld_rdp_add_poisson_gaussian(v, q, 1.1, 1.0, 600),
+                   PLD_SUCCESS);
+  /* tolerance 1e-6 at this small q: the mixture quadrature's booked
+   * margin (test_lc_rdp_n1), here once per piece */
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-6);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+  /* one run, q and sigma varying: PG(q0, s0)^200 o PG(q1, s1)^400 */
+  pld_merge_run two[2] = {{q, 0.9, 1.0, 0.1, 200}, {3 * q, 1.6, 1.0, 0.1, 400}};
+  pld_merge_schedule s2 = {two, 2};
+  pld_accountant *pg = NULL;
+  pld_mech *m = NULL;
+  assert_int_equal(pld_merge_lc_schedule_accountant(1, &s2, &l1, NULL, &x),
+                   PLD_SUCCESS);
+  assert_int_equal(pld_accountant_alloc(NULL, &pg), PLD_SUCCESS);
+  assert_int_equal(pld_mech_poisson_gaussian(q, 0.9, 1.0, &m), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(pg, m, 200), PLD_SUCCESS);
+  pld_mech_free(m);
+  assert_int_equal(pld_mech_poisson_gaussian(3 * q, 1.6, 1.0, &m), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(pg, m, 400), PLD_SUCCESS);
+  pld_mech_free(m);
+  bx = acc_eps(x);
+  by = acc_eps(pg);
+  print_message("1-run 2-phase schedule eps [%.9g, %.9g], PG [%.9g, %.9g]\n",
+                bx.lower, bx.upper, by.lower, by.upper);
+  /* both bracket the same true epsilon, each to the default accuracy */
+  assert_true(bx.lower <= by.upper && by.lower <= bx.upper);
+  RELCHK(bx.upper, by.upper, 4e-3);
+  u = curve_of(ord, 3);
+  v = curve_of(ord, 3);
+  assert_int_equal(pld_merge_lc_schedule_rdp(1, &s2, &l1, u), PLD_SUCCESS);
+  assert_int_equal(pld_rdp_add_poisson_gaussian(v, q, 0.9, 1.0, 200),
+                   PLD_SUCCESS);
+  assert_int_equal(pld_rdp_add_poisson_gaussian(v, 3 * q, 1.6, 1.0, 400),
+                   PLD_SUCCESS);
+  for (int i = 0; i < 3; i++)
+    RELCHK(pld_rdp_curve_values(u)[i], pld_rdp_curve_values(v)[i], 1e-6);
+  pld_rdp_curve_free(u);
+  pld_rdp_curve_free(v);
+}
+
+static void test_schedule_bad_input(void **st)
+{
+  (void)st;
+  const double q = 0.01;
+  pld_merge_run a[2] = {{q, 1.0, 1.0, 0.1, 10}, {q, 1.0, 1.0, 0.1, 10}};
+  double lam[2] = {0.5, 0.5};
+  pld_accountant *acc = (pld_accountant *)0x1;
+  pld_rdp_curve *c = NULL;
+  assert_int_equal(pld_rdp_curve_alloc_default(&c), PLD_SUCCESS);
+  pld_merge_schedule s[2] = {{a, 2}, {a, 1}};
+#define BOTH_EINVAL(S, N, L)                                                  \
+  do {                                                                        \
+    assert_int_equal(pld_merge_lc_schedule_accountant(N, S, L, NULL, &acc),   \
+                     PLD_EINVAL);                                             \
+    assert_int_equal(pld_merge_lc_schedule_rdp(N, S, L, c), PLD_EINVAL);      \
+    assert_true(pld_error_detail()[0] != '\0');                               \
+  } while (0)
+  BOTH_EINVAL(NULL, 2, lam);
+  BOTH_EINVAL(s, 0, lam);
+  BOTH_EINVAL(s, 6, lam);
+  s[1].n_phases = 0;
+  BOTH_EINVAL(s, 2, lam);
+  s[1].n_phases = PLD_MERGE_MAX_PHASES + 1;
+  BOTH_EINVAL(s, 2, lam);
+  s[1].n_phases = 1;
+  s[1].phases = NULL;
+  BOTH_EINVAL(s, 2, lam);
+  s[1].phases = a;
+  a[1].steps = 0;
+  BOTH_EINVAL(s, 2, lam);
+  a[1].steps = 10;
+  a[1].q = 1.5;
+  BOTH_EINVAL(s, 2, lam);
+  a[1].q = q;
+  a[1].steps = (1ull << 53) - 5; /* 10 + 2^53 - 5 > 2^53 */
+  BOTH_EINVAL(s, 2, lam);
+  a[1].steps = 10;
+  double bad[2] = {0.5, 0.6};
+  BOTH_EINVAL(s, 2, bad);
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s, lam, NULL, NULL),
+                   PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_schedule_rdp(2, s, lam, NULL), PLD_EINVAL);
+#undef BOTH_EINVAL
+  assert_true(acc == (pld_accountant *)0x1);
+  for (size_t i = 0; i < pld_rdp_curve_size(c); i++)
+    assert_true(pld_rdp_curve_values(c)[i] == 0.0);
+  /* valid again */
+  assert_int_equal(pld_merge_lc_schedule_accountant(2, s, lam, NULL, &acc),
+                   PLD_SUCCESS);
+  pld_accountant_free(acc);
+  pld_rdp_curve_free(c);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -529,18 +736,18 @@ static void test_advanced(void **st)
   (void)st;
   double e[4] = {0.3, 0.3, 0.3, 0.3}, d[4] = {1e-6, 1e-6, 1e-6, 1e-6};
   double eo, dout;
-  assert_int_equal(pld_merge_advanced_composition(e, d, 4, 1e-5, &eo, &dout), PLD_SUCCESS);
+  assert_int_equal(pld_merge_advanced_composition(4, e, d, 1e-5, &eo, &dout), PLD_SUCCESS);
   double ref = 0.3 * sqrt(2 * 4 * log(1e5)) + 4 * 0.3 * (exp(0.3) - 1);
   RELCHK(eo, ref, 1e-14);
   assert_true(eo >= ref);
   RELCHK(dout, 4e-6 + 1e-5, 1e-14);
   double e2[2] = {0.1, 0.5}, d2[2] = {0, 0};
-  assert_int_equal(pld_merge_advanced_composition(e2, d2, 2, 1e-5, &eo, &dout), PLD_SUCCESS);
+  assert_int_equal(pld_merge_advanced_composition(2, e2, d2, 1e-5, &eo, &dout), PLD_SUCCESS);
   ref = sqrt(2 * log(1e5) * 0.26) + 0.1 * expm1(0.1) + 0.5 * expm1(0.5);
   RELCHK(eo, ref, 1e-14);
   double sentinel = -7;
   e2[0] = NAN;
-  assert_int_equal(pld_merge_advanced_composition(e2, d2, 2, 1e-5, &sentinel, &dout), PLD_EINVAL);
+  assert_int_equal(pld_merge_advanced_composition(2, e2, d2, 1e-5, &sentinel, &dout), PLD_EINVAL);
   assert_true(sentinel == -7);
 }
 
@@ -551,18 +758,18 @@ static void test_max_weight(void **st)
   pld_merge_run r[2] = {{0.01, 0.8, 1, 0.1, 200}, {0.01, 2.0, 1, 0.1, 200}};
   double e1, target;
   double w10[2] = {0, 1}, w3[2] = {0.3, 0.7};
-  assert_int_equal(pld_merge_epsilon(r, 2, w10, PLD_MERGE_RS_RDP, 1e-5, NULL, &e1), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, w10, PLD_MERGE_RS_RDP, 1e-5, NULL, &e1), PLD_SUCCESS);
   /* target = the certified eps at w0 = 0.3: the answer must be 0.3 up to
    * the bisection tolerance (eps is strictly increasing in w0 for RS). */
-  assert_int_equal(pld_merge_epsilon(r, 2, w3, PLD_MERGE_RS_RDP, 1e-5, NULL, &target), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, w3, PLD_MERGE_RS_RDP, 1e-5, NULL, &target), PLD_SUCCESS);
   double w;
   assert_int_equal(pld_merge_max_weight(r, PLD_MERGE_RS_RDP, target, 1e-5, NULL, &w), PLD_SUCCESS);
   print_message("max weight %.6f (expected 0.3)\n", w);
   assert_true(fabs(w - 0.3) <= 1e-4);
   double wt[2] = {w, 1 - w}, e, wt2[2] = {w + 2e-4, 1 - w - 2e-4};
-  assert_int_equal(pld_merge_epsilon(r, 2, wt, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, wt, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
   assert_true(e <= target);
-  assert_int_equal(pld_merge_epsilon(r, 2, wt2, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
+  assert_int_equal(pld_merge_epsilon(2, r, wt2, PLD_MERGE_RS_RDP, 1e-5, NULL, &e), PLD_SUCCESS);
   assert_true(e > target);
   assert_int_equal(pld_merge_max_weight(r, PLD_MERGE_LC_RDP, e1 * 0.5, 1e-5, NULL, &w), PLD_SUCCESS);
   assert_true(w == -1.0);
@@ -575,28 +782,28 @@ static void test_bad_input(void **st)
   pld_merge_run r[6];
   for (int i = 0; i < 6; i++) r[i] = MNIST[0];
   double lam[6] = {0.5, 0.6, 0, 0, 0, 0};
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   lam[1] = 0.5;
-  assert_int_equal(pld_merge_lc_accountant(r, 0, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(0, r, lam, NULL, &acc), PLD_EINVAL);
   double l6[6] = {1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6};
-  assert_int_equal(pld_merge_lc_accountant(r, 6, l6, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(6, r, l6, NULL, &acc), PLD_EINVAL);
   r[1].steps = 0;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   r[1] = MNIST[0];
   r[0].sigma = NAN;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   r[0] = MNIST[0];
   lam[0] = -0.5;
   lam[1] = 1.5;
-  assert_int_equal(pld_merge_lc_accountant(r, 2, lam, NULL, &acc), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_accountant(2, r, lam, NULL, &acc), PLD_EINVAL);
   assert_true(acc == (pld_accountant *)0x1);
   /* RDP: the curve stays untouched */
   pld_rdp_curve *c = NULL;
   assert_int_equal(pld_rdp_curve_alloc_default(&c), PLD_SUCCESS);
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, c), PLD_EINVAL);
-  assert_int_equal(pld_merge_rs_rdp(r, 2, lam, c), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, c), PLD_EINVAL);
+  assert_int_equal(pld_merge_rs_rdp(2, r, lam, c), PLD_EINVAL);
   lam[0] = NAN;
-  assert_int_equal(pld_merge_lc_rdp(r, 2, lam, c), PLD_EINVAL);
+  assert_int_equal(pld_merge_lc_rdp(2, r, lam, c), PLD_EINVAL);
   double w = 1, m = NAN;
   assert_int_equal(pld_rdp_add_mixture_gaussian(c, 1, 1, &w, &m, 1), PLD_EINVAL);
   m = 1;
@@ -608,8 +815,8 @@ static void test_bad_input(void **st)
     assert_true(pld_rdp_curve_values(c)[i] == 0.0);
   pld_rdp_curve_free(c);
   double e = -3;
-  assert_int_equal(pld_merge_epsilon(MNIST, 3, LGRID[0], 99, 1e-5, NULL, &e), PLD_EINVAL);
-  assert_int_equal(pld_merge_epsilon(MNIST, 3, LGRID[0], PLD_MERGE_LC_RDP, 0, NULL, &e), PLD_EINVAL);
+  assert_int_equal(pld_merge_epsilon(3, MNIST, LGRID[0], 99, 1e-5, NULL, &e), PLD_EINVAL);
+  assert_int_equal(pld_merge_epsilon(3, MNIST, LGRID[0], PLD_MERGE_LC_RDP, 0, NULL, &e), PLD_EINVAL);
   assert_true(e == -3);
   pld_mech *mm = NULL;
   assert_int_equal(pld_merge_mean_lc_mech(1, 2, 1.5, 1, &mm), PLD_EINVAL);
@@ -629,20 +836,20 @@ static int sc_merge(void)
   pld_accountant *acc = (pld_accountant *)0x5e17;
   pld_mech *m = (pld_mech *)0x5e17;
   double lam[3] = {0.2, 0.3, 0.5};
-  int st = pld_rdp_curve_alloc(ord, 2, &c);
+  int st = pld_rdp_curve_alloc(2, ord, &c);
   if (st) return st;
-  if (!st) st = pld_merge_lc_rdp(MNIST, 3, lam, c);
-  if (!st) st = pld_merge_rs_rdp(MNIST, 3, lam, c);
-  if (!st) st = pld_merge_joint_rdp(MNIST, 3, c);
+  if (!st) st = pld_merge_lc_rdp(3, MNIST, lam, c);
+  if (!st) st = pld_merge_rs_rdp(3, MNIST, lam, c);
+  if (!st) st = pld_merge_joint_rdp(3, MNIST, c);
   if (!st) st = pld_merge_mean_rs_rdp(1, 2, 0.5, 0.3, c);
   if (!st) {
-    st = pld_merge_lc_accountant(MNIST, 3, lam, NULL, &acc);
+    st = pld_merge_lc_accountant(3, MNIST, lam, NULL, &acc);
     if (st) assert_true(acc == (pld_accountant *)0x5e17);
     else pld_accountant_free(acc);
   }
   if (!st) {
     acc = (pld_accountant *)0x5e17;
-    st = pld_merge_rs_accountant(MNIST, 3, lam, NULL, &acc);
+    st = pld_merge_rs_accountant(3, MNIST, lam, NULL, &acc);
     if (st) assert_true(acc == (pld_accountant *)0x5e17);
     else pld_accountant_free(acc);
   }
@@ -661,9 +868,31 @@ static int sc_lc_rdp(void)
   static const double ord[2] = {2, 8};
   pld_rdp_curve *c = NULL;
   double lam[3] = {0.2, 0.3, 0.5};
-  int st = pld_rdp_curve_alloc(ord, 2, &c);
+  int st = pld_rdp_curve_alloc(2, ord, &c);
   if (st) return st;
-  st = pld_merge_lc_rdp(MNIST, 3, lam, c);
+  st = pld_merge_lc_rdp(3, MNIST, lam, c);
+  if (st)
+    for (int i = 0; i < 2; i++) assert_true(pld_rdp_curve_values(c)[i] == 0.0);
+  pld_rdp_curve_free(c);
+  return st;
+}
+
+static int sc_schedule(void)
+{
+  pld_merge_run a[2] = {MNIST[0], MNIST[2]};
+  a[0].steps = 3;
+  a[1].steps = 4;
+  pld_merge_schedule s[2] = {{a, 2}, {&MNIST[1], 1}};
+  double lam[2] = {0.5, 0.5};
+  pld_accountant *acc = NULL;
+  int st = pld_merge_lc_schedule_accountant(2, s, lam, NULL, &acc);
+  pld_accountant_free(acc);
+  if (st) return st;
+  static const double ord[2] = {2, 8};
+  pld_rdp_curve *c = NULL;
+  st = pld_rdp_curve_alloc(2, ord, &c);
+  if (st) return st;
+  st = pld_merge_lc_schedule_rdp(2, s, lam, c);
   if (st)
     for (int i = 0; i < 2; i++) assert_true(pld_rdp_curve_values(c)[i] == 0.0);
   pld_rdp_curve_free(c);
@@ -692,6 +921,7 @@ static void test_alloc_sweep(void **st)
   (void)st;
   sweep("lc rdp", sc_lc_rdp);
   sweep("merge", sc_merge);
+  sweep("schedule", sc_schedule);
 }
 
 int main(void)
@@ -703,6 +933,9 @@ int main(void)
       cmocka_unit_test(test_lc_rdp_n1),
       cmocka_unit_test(test_lc_pld_n1),
       cmocka_unit_test(test_virtual_steps),
+      cmocka_unit_test(test_schedule_plain),
+      cmocka_unit_test(test_schedule_phases),
+      cmocka_unit_test(test_schedule_bad_input),
       cmocka_unit_test(test_mnist),
       cmocka_unit_test(test_mean_lc_exact),
       cmocka_unit_test(test_mean_rs),

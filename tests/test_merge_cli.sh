@@ -137,6 +137,17 @@ cfg "{\"delta\": \"1e-5\", \"runs\": [$R]}"
 expect_usage "wrong type (delta)" 'delta: expected a number' merge --config "$tmp/bad.json" --epsilon 1
 cfg "{\"delta\": 1e-5, \"runs\": [{\"q\": 0.5, \"sigma\": 1, \"lr\": 0.1, \"steps\": 10}]}"
 expect_usage "missing key" 'runs\[0\]\.clip: missing key' merge --config "$tmp/bad.json" --epsilon 1
+# the grid's size is "resolution" (pldkit.h); "weights_grid", its former
+# name, is still read, but not both at once
+cfg "{\"delta\": 1e-5, \"runs\": [$R], \"resolution\": 0}"
+expect_usage "resolution = 0" '^pldkit: .*resolution' merge --config "$tmp/bad.json" --epsilon 1
+cfg "{\"delta\": 1e-5, \"runs\": [$R], \"resolution\": 3, \"weights_grid\": 3}"
+expect_usage "resolution and weights_grid" 'weights_grid: the former name of resolution' merge --config "$tmp/bad.json" --epsilon 1
+for key in resolution weights_grid; do
+  cfg "{\"delta\": 1e-5, \"runs\": [$R, $R], \"$key\": 3}"
+  expect_ok "config $key = 3" merge --config "$tmp/bad.json" --epsilon 1 --json \
+    && pycheck "config $key = 3: a grid of 4 points" "$OUT" 'assert d["resolution"] == 3 and len(d["grid"]) == 4'
+done
 cfg "{\"runs\": [$R]}"
 expect_usage "missing delta" 'delta: missing key' merge --config "$tmp/bad.json" --epsilon 1
 cfg "{\"delta\": 1e-5}"

@@ -219,7 +219,7 @@ static void test_two_runs_pinned(void **state)
     pld_params_default(&p);
     p.accuracy = 0.01;
     assert_int_equal(
-        pld_merge_epsilon(R->runs, 2, w, m, 1e-5, &p, &e), PLD_SUCCESS);
+        pld_merge_epsilon(2, R->runs, w, m, 1e-5, &p, &e), PLD_SUCCESS);
     /* RS PLD was searched on another grid: certified both, allow the
      * accuracy between them */
     assert_true(e <= 2.0 * (m == PLD_MERGE_RS_PLD ? 1.0 + R->accuracy : 1.0));
@@ -363,7 +363,7 @@ static void test_lc_event(void **state)
   const double lam[2] = {0.5, 0.5};
   pld_accountant *a = NULL;
   pld_result r;
-  assert_int_equal(pld_merge_lc_accountant(runs, 2, lam, NULL, &a), 0);
+  assert_int_equal(pld_merge_lc_accountant(2, runs, lam, NULL, &a), 0);
   assert_int_equal(pld_accountant_epsilon(a, 1e-5, &r), 0);
   pld_accountant_free(a);
   pld_bound e = event_eps("merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,"
@@ -396,7 +396,7 @@ static void test_lc_event(void **state)
   pld_rdp_curve *c = NULL;
   pld_rdp_result rr;
   assert_int_equal(pld_rdp_curve_alloc_default(&c), 0);
-  assert_int_equal(pld_merge_lc_rdp(runs, 2, lam, c), 0);
+  assert_int_equal(pld_merge_lc_rdp(2, runs, lam, c), 0);
   assert_int_equal(pld_rdp_epsilon(c, 1e-5, PLD_RDP_BEST, &rr), 0);
   pld_rdp_curve_free(c);
   assert_true(fabs(ev_rdp - rr.value) <= 1e-12 * rr.value);

@@ -77,7 +77,7 @@ static void test_single_component_is_gaussian(void **state)
   double z[1] = {0.0}, one[1] = {1.0}, w[1] = {1.0};
   for (double sigma = 0.5; sigma < 6; sigma *= 2) {
     pld_mech *mix, *g;
-    assert_int_equal(pld_mech_mixture_gaussian(sigma, 1, one, w, 1, z, w, &mix), 0);
+    assert_int_equal(pld_mech_mixture_gaussian(sigma, 1, w, one, 1, w, z, &mix), 0);
     assert_int_equal(pld_mech_gaussian(sigma, 1.0, &g), 0);
     for (int dir = 0; dir < 2; dir++)
       for (double e = -2; e <= 8; e += 0.25) {
@@ -128,8 +128,8 @@ static void test_against_quadrature(void **state)
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const struct mcase *k = &cases[c];
     pld_mech *m;
-    assert_int_equal(pld_mech_mixture_gaussian(k->s, (size_t)k->np, k->pm, k->pw,
-                                               (size_t)k->nq, k->qm, k->qw, &m), 0);
+    assert_int_equal(pld_mech_mixture_gaussian(k->s, (size_t)k->np, k->pw, k->pm,
+                                               (size_t)k->nq, k->qw, k->qm, &m), 0);
     pld_dist *d;
     assert_int_equal(pld_dist_from_curve(pld_mech_curve(m), 2e-3, NULL, &d), 0);
     for (double e = 0; e <= 3.0; e += 0.5) {
@@ -200,13 +200,13 @@ static void test_bad_input(void **state)
   double m1[1] = {0}, w1[1] = {1}, w2[2] = {0.5, 0.6}, m2[2] = {0, 1};
   double wn[2] = {1.5, -0.5}, mnan[1] = {NAN};
   pld_mech *m = (pld_mech *)0x1;
-  assert_int_equal(pld_mech_mixture_gaussian(0, 1, m1, w1, 1, m1, w1, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_mixture_gaussian(NAN, 1, m1, w1, 1, m1, w1, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_mixture_gaussian(1, 2, m2, w2, 1, m1, w1, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_mixture_gaussian(1, 2, m2, wn, 1, m1, w1, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_mixture_gaussian(1, 1, mnan, w1, 1, m1, w1, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_mixture_gaussian(1, 0, m1, w1, 1, m1, w1, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_mixture_gaussian(1, 1, NULL, w1, 1, m1, w1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(0, 1, w1, m1, 1, w1, m1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(NAN, 1, w1, m1, 1, w1, m1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(1, 2, w2, m2, 1, w1, m1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(1, 2, wn, m2, 1, w1, m1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(1, 1, w1, mnan, 1, w1, m1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(1, 0, w1, m1, 1, w1, m1, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_mixture_gaussian(1, 1, w1, NULL, 1, w1, m1, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_wor_gaussian(0, 10, 1, 1, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_wor_gaussian(11, 10, 1, 1, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_wor_gaussian(1, 10, -1, 1, &m), PLD_EINVAL);

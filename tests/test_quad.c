@@ -325,7 +325,7 @@ static void test_old_new_mixture(void **st)
     for (int j = 0; j < 4; j++) mu[j] = mean[j] / s;
     double qw = 1, qm = 0;
     pld_rdp_curve *cv = NULL;
-    REQUIRE_OK(pld_rdp_curve_alloc(mix_orders, 8, &cv));
+    REQUIRE_OK(pld_rdp_curve_alloc(8, mix_orders, &cv));
     REQUIRE_OK(pld_rdp_add_mixture_gaussian(cv, s, 4, rho, mean, 1));
     const double *v = pld_rdp_curve_values(cv);
     for (int i = 0; i < 8; i++) {
@@ -357,7 +357,7 @@ static void test_old_new_mixture(void **st)
     double pw[2] = {0.5, 0.5}, pm[2] = {0, 1}, ps[2] = {1, 1.2};
     double qw[1] = {1}, qm[1] = {0}, qs[1] = {1.1};
     pld_rdp_curve *cv = NULL;
-    REQUIRE_OK(pld_rdp_curve_alloc(ord, 4, &cv));
+    REQUIRE_OK(pld_rdp_curve_alloc(4, ord, &cv));
     REQUIRE_OK(pld_rdp_add_mixture_pair(cv, 2, pw, pm, ps, 1, qw, qm, qs, 1));
     const double *v = pld_rdp_curve_values(cv);
     for (int i = 0; i < 3; i++) {

@@ -1221,6 +1221,252 @@ static void test_mspafl(void **state)
   EXPECT_DONE();
 }
 
+/* pld_mspafl_analyze (the `pldkit mspafl` / papers.mspafl call): each
+ * closed form re-typed in long double, the flag per the table of
+ * docs/papers/ms-pafl.md, and the PLD of the same protocol against
+ * independent values on both sides:
+ *  - one Gaussian: eps_G(delta) by long-double inversion of Balle & Wang's
+ *    curve (ref.h), tolerance 1e-9 relative;
+ *  - one round of the WOR Gaussian at rate g: exactly
+ *    log(1 + g (e^{eps_G(delta/g)} - 1)) (Balle et al. 2018 Thm 10, the
+ *    curve the mechanism implements), bracket within 1e-9 below / 1 %;
+ *  - Poisson: that value is the tight "remove" direction, so a lower limit
+ *    of the true epsilon; the RDP of Thm 3.11 (ref_poisson, classic
+ *    conversion) an upper one;
+ *  - T rounds: at least one round's epsilon, at most a proven closed form. */
+static long double ref_sub_eps(long double mu, long double g,
+                               long double delta)
+{
+  return log1pl(g * expm1l(ref_gauss_epsilon(mu, delta / g)));
+}
+
+static long double ref_poisson_rdp_eps(long double q, long double sigma,
+                                       uint64_t T, long double delta)
+{
+  long double best = INFINITY;
+  for (int a = 2; a <= 256; a++) {
+    long double v = (long double)T * ref_poisson(a, q, sigma) -
+                    logl(delta) / (a - 1);
+    if (v < best) best = v;
+  }
+  return best;
+}
+
+#define IN_BRACKET(res, lo_ref, hi_ref, rel, what)                            \
+  EXPECT((res).bound.lower <= (hi_ref) * (1 + 1e-9L) &&                       \
+             (res).bound.upper >= (lo_ref) * (1 - 1e-9L) &&                   \
+             (res).bound.upper <= (hi_ref) * (1 + (rel)) &&                   \
+             (res).bound.lower >= (lo_ref) * (1 - (rel)),                     \
+         "%s: [%.12g, %.12g] vs [%.12Lg, %.12Lg]", what, (res).bound.lower,   \
+         (res).bound.upper, (long double)(lo_ref), (long double)(hi_ref))
+
+static void test_mspafl_analyze(void **state)
+{
+  (void)state;
+  pld_mspafl_setting s;
+  pld_mspafl_report r;
+  REQUIRE_OK(pld_mspafl_setting_default(&s));
+  s.eps_l = 1.0;
+  s.delta_l = 1e-4;
+  long double L = sqrtl(2 * logl(1.25L / 1e-4L)); /* sigma / s */
+
+  /* Lemma 1, s = 2: proven; exact = the Gaussian's eps at delta_l */
+  s.sensitivity = 2.0;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_LEMMA1, &s, NULL, &r));
+  long double g = ref_gauss_epsilon(1 / L, 1e-4L);
+  EXPECT(fabsl(r.sigma - 2 * L) <= 1e-14L * L && r.closed.certified == 1 &&
+         r.closed.epsilon == 1.0 && r.closed.delta == 1e-4 &&
+         r.exact_available && r.rounds == 1 && r.exact_delta == 1e-4,
+         "lemma1 report");
+  IN_BRACKET(r.exact, g, g, 1e-9L, "lemma1 exact");
+  EXPECT(g < 1, "lemma 1 is loose (%.6Lg < eps_l)", g);
+  s.sensitivity = 1.0;
+
+  /* Thm 1, WOR batch 25 of 325: proven; exact is the WOR value */
+  s.sampling = PLD_MSPAFL_WOR;
+  s.batch = 25;
+  s.n = 325;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM1, &s, NULL, &r));
+  long double q = 25.0L / 325;
+  long double v = ref_sub_eps(1 / L, q, q * 1e-4L);
+  EXPECT(fabsl(r.closed.epsilon - 2 * q) < 1e-15L &&
+         fabsl(r.closed.delta - q * 1e-4L) < 1e-19L &&
+         r.closed.certified == 1 && r.exact_available &&
+         fabs(r.exact_delta - r.closed.delta) == 0, "thm1 wor report");
+  IN_BRACKET(r.exact, v, v, 0.01L, "thm1 wor exact");
+  EXPECT(v <= r.closed.epsilon, "Thm 1 is a bound: %.6Lg <= %.6g", v,
+         r.closed.epsilon);
+  long double single_wor = v;
+
+  /* the WOR pair at rate p b/n (Thm 4 with client sampling, one round):
+   * pld_mech_wor_gaussian_rate against the same closed form */
+  {
+    pld_mech *m = NULL;
+    pld_accountant *acc = NULL;
+    pld_result wr;
+    long double gr = 0.5L * 25 / 325;
+    REQUIRE_OK(pld_mech_wor_gaussian_rate((double)gr, (double)L, 1.0, &m));
+    REQUIRE_OK(pld_accountant_alloc(NULL, &acc));
+    REQUIRE_OK(pld_accountant_add(acc, m, 1));
+    REQUIRE_OK(pld_accountant_epsilon(acc, 1e-6, &wr));
+    long double vr = ref_sub_eps(1 / L, gr, 1e-6L);
+    IN_BRACKET(wr, vr, vr, 0.01L, "wor rate p b/n");
+    pld_accountant_free(acc);
+    pld_mech_free(m);
+    pld_mech *bad = (pld_mech *)&s;
+    EXPECT(pld_mech_wor_gaussian_rate(0.0, 1, 1, &bad) == PLD_EINVAL &&
+           pld_mech_wor_gaussian_rate(1.5, 1, 1, &bad) == PLD_EINVAL &&
+           pld_mech_wor_gaussian_rate(NAN, 1, 1, &bad) == PLD_EINVAL &&
+           pld_mech_wor_gaussian_rate(0.5, 0, 1, &bad) == PLD_EINVAL &&
+           bad == (pld_mech *)&s, "wor rate bad input");
+  }
+
+  /* Thm 1 WR: not proven, no exact PLD */
+  s.sampling = PLD_MSPAFL_WR;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM1, &s, NULL, &r));
+  long double qw = -expm1l(25 * log1pl(-1.0L / 325));
+  EXPECT(r.closed.certified == 0 && !r.exact_available &&
+         fabsl(r.q - qw) < 1e-16L && fabsl(r.closed.epsilon - 2 * qw) < 1e-15L,
+         "thm1 wr");
+
+  /* Thm 1 Poisson q = 0.2: proven; exact between the remove direction and
+   * the RDP bound */
+  s.sampling = PLD_MSPAFL_POISSON;
+  s.q = 0.2;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM1, &s, NULL, &r));
+  v = ref_sub_eps(1 / L, 0.2L, 0.2L * 1e-4L);
+  long double rd = ref_poisson_rdp_eps(0.2L, L, 1, 0.2L * 1e-4L);
+  EXPECT(r.closed.certified == 1 && r.exact.bound.upper >= v * (1 - 1e-9L) &&
+         r.exact.bound.upper <= rd && r.exact.bound.lower <= rd &&
+         r.exact.bound.upper <= r.closed.epsilon,
+         "thm1 poisson [%.8g, %.8g] vs [%.8Lg, %.8Lg]", r.exact.bound.lower,
+         r.exact.bound.upper, v, rd);
+
+  /* Cor. 1, p = 0.5, q = 0.2, N = 100, beta = 0.25: not proven; exact at
+   * rate 0.1 and at Cor. 1's delta */
+  s.p = 0.5;
+  s.clients = 100;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_COR1, &s, NULL, &r));
+  long double dp = 2 * expl(-2 * 0.0625L * 100);
+  long double ce = log1pl(0.5L / (1 - dp) * expm1l(0.4L));
+  long double cd = dp + 0.5L * 0.2L * 1e-4L / (1 - dp);
+  v = ref_sub_eps(1 / L, 0.1L, cd);
+  rd = ref_poisson_rdp_eps(0.1L, L, 1, cd);
+  EXPECT(fabsl(r.closed.epsilon - ce) < 1e-14L &&
+         fabsl(r.closed.delta - cd) < 1e-18L && r.closed.certified == 0 &&
+         r.rate == 0.1 && r.exact.bound.upper >= v * (1 - 1e-9L) &&
+         r.exact.bound.upper <= rd, "cor1 %.10g [%.8g, %.8g] vs [%.8Lg, "
+         "%.8Lg]", r.closed.epsilon, r.exact.bound.lower,
+         r.exact.bound.upper, v, rd);
+  double hidden_lo = r.exact.bound.lower;
+  s.server_sees_checkin = 1;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_COR1, &s, NULL, &r));
+  EXPECT(r.rate == 0.2 && r.closed.certified == 0 &&
+         r.exact.bound.upper > hidden_lo, "seen check-in: rate %g", r.rate);
+  s.server_sees_checkin = 0;
+
+  /* Thm 2 lists: the max over clients; the exact rate is max p_i q_i */
+  double pl[3] = {0.5, 1.0, 0.3}, ql[3] = {0.2, 0.15, 0.5};
+  s.n_clients_list = 3;
+  s.p_list = pl;
+  s.q_list = ql;
+  s.beta = 1.0;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM2, &s, NULL, &r));
+  dp = 2 * expl(-2.0L * 3);
+  long double te = 0, td = 0;
+  for (int i = 0; i < 3; i++) {
+    long double e = log1pl(pl[i] / (1 - dp) * expm1l(2.0L * ql[i]));
+    long double d = dp + (long double)pl[i] * ql[i] * 1e-4L / (1 - dp);
+    if (e > te) te = e;
+    if (d > td) td = d;
+  }
+  EXPECT(fabsl(r.closed.epsilon - te) < 1e-14L &&
+         fabsl(r.closed.delta - td) < 1e-16L && r.closed.certified == 0 &&
+         r.rate == 0.15, "thm2 %.12g %.12g rate %g", r.closed.epsilon,
+         r.closed.delta, r.rate);
+  s.n_clients_list = 0;
+  s.p_list = s.q_list = NULL;
+  s.beta = 0.25;
+
+  /* Thm 3, the errata case: not a bound, exact in [6.0, 6.2] and above it */
+  s.p = 1.0;
+  s.rounds = 1000;
+  s.c0_appendix = 1;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM3, &s, NULL, &r));
+  long double c0r = sqrtl(logl(1e4L) / logl(1.25e4L)) / 2;
+  long double t3 = c0r * 0.2L * sqrtl(1000 / 0.8L);
+  rd = ref_poisson_rdp_eps(0.2L, L, 1000, 1e-4L);
+  EXPECT(fabsl(r.closed.epsilon - t3) < 1e-13L && isnan(r.closed.delta) &&
+         r.closed.certified == 0 && fabsl(r.c0 - c0r) < 1e-15L &&
+         r.exact_delta == 1e-4 && r.exact.bound.lower > t3 &&
+         r.exact.bound.lower > 6.0 && r.exact.bound.upper <= rd,
+         "thm3 %.6g exact [%.6g, %.6g] rdp %.6Lg", r.closed.epsilon,
+         r.exact.bound.lower, r.exact.bound.upper, rd);
+  s.c0_appendix = 0;
+
+  /* Thm 4 on Thm 1 (WOR, T = 10): proven, and above the exact epsilon,
+   * which is at least one round's */
+  s.sampling = PLD_MSPAFL_WOR;
+  s.rounds = 10;
+  s.thm4_round = 1;
+  s.delta_tilde = 1e-5;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM4, &s, NULL, &r));
+  long double er = 2 * q;
+  long double t4 = sqrtl(2 * 10 * logl(1e5L)) * er + 10 * er * expm1l(er);
+  long double d4 = 10 * q * 1e-4L + 1e-5L;
+  EXPECT(fabsl(r.closed.epsilon - t4) < 1e-13L &&
+         fabsl(r.closed.delta - d4) < 1e-18L && r.closed.certified == 1 &&
+         r.rounds == 10 && r.exact.bound.upper <= r.closed.epsilon &&
+         r.exact.bound.upper >= single_wor, "thm4 thm1 %.8g [%.8g, %.8g]",
+         r.closed.epsilon, r.exact.bound.lower, r.exact.bound.upper);
+  /* Thm 4 on Cor. 1 (the paper): never proven */
+  s.sampling = PLD_MSPAFL_POISSON;
+  s.thm4_round = 0;
+  s.p = 0.5;
+  REQUIRE_OK(pld_mspafl_analyze(PLD_MSPAFL_THM4, &s, NULL, &r));
+  EXPECT(r.closed.certified == 0, "thm4 on cor1 not proven");
+
+  /* bad settings: PLD_EINVAL, *out untouched */
+  pld_mspafl_report r0;
+  memset(&r0, 0x5a, sizeof r0);
+  pld_mspafl_setting b = s;
+  r = r0;
+  b.q = NAN;
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_COR1, &b, NULL, &r) == PLD_EINVAL, "q");
+  b = s;
+  EXPECT(pld_mspafl_analyze(7, &b, NULL, &r) == PLD_EINVAL, "theorem");
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_THM3, &b, NULL, &r) == PLD_EINVAL,
+         "thm3 without c0");
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_THM2, &b, NULL, &r) == PLD_EINVAL,
+         "thm2 without lists");
+  b.sampling = 7;
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_THM1, &b, NULL, &r) == PLD_EINVAL,
+         "sampling");
+  b = s;
+  b.sampling = PLD_MSPAFL_WOR;
+  b.batch = 5;
+  b.n = 4;
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_THM1, &b, NULL, &r) == PLD_EINVAL,
+         "batch > n");
+  b = s;
+  b.eps_l = 1.5;
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_COR1, &b, NULL, &r) == PLD_EINVAL,
+         "eps_l > 1");
+  b = s;
+  b.p = 0;
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_COR1, &b, NULL, &r) == PLD_EINVAL,
+         "p = 0");
+  EXPECT(pld_mspafl_analyze(PLD_MSPAFL_COR1, NULL, NULL, &r) == PLD_EINVAL &&
+         pld_mspafl_analyze(PLD_MSPAFL_COR1, &s, NULL, NULL) == PLD_EINVAL,
+         "NULL");
+  EXPECT(!memcmp(&r, &r0, sizeof r), "report touched on bad input");
+  EXPECT(pld_mspafl_theorem_parse("thm3") == PLD_MSPAFL_THM3 &&
+         pld_mspafl_theorem_parse("x") == 0 &&
+         !strcmp(pld_mspafl_theorem_name(PLD_MSPAFL_COR1), "cor1") &&
+         pld_mspafl_theorem_name(0) == NULL, "names");
+  EXPECT_DONE();
+}
+
 /* ------------------------------------------------------------------------ */
 /* Bad input: status code, output untouched.                                 */
 
@@ -1344,6 +1590,7 @@ int main(void)
       cmocka_unit_test(test_rectified_pld),
       cmocka_unit_test(test_truncated_pld),
       cmocka_unit_test(test_mspafl),
+      cmocka_unit_test(test_mspafl_analyze),
       cmocka_unit_test(test_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,7 @@ HEADER_LAYER = {
     "best.h": "papers",
     "allocation.h": "papers",
     "event.h": "catalogue",
+    "dpevent.h": "catalogue",
     "pldkit.h": "front",
 }
 

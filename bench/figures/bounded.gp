@@ -64,4 +64,27 @@ plot data.'/bounded_fig1d.csv' u 1:2 w l lw 2 lc rgb c1 t 'rectified, {/:Italic 
      ''  u 1:5 w l lw 2 dt 2 lc rgb c2 t 'truncated, {/:Italic σ} = 1', \
      ''  u 1:6 w l lw 2 lc rgb c3 t 'rectified, {/:Italic σ} = 2', \
      ''  u 1:7 w l lw 2 dt 2 lc rgb c3 t 'truncated, {/:Italic σ} = 2'
+
+# ---- Fig. 2: biasedness vs privacy amplification and noise MSE ----
+f = data.'/bounded_fig2.csv'
+unset logscale
+set xtics auto
+set format x '%g'
+set format y '%g'
+set xrange [0:0.1]
+set xlabel 'biasedness |{/:Italic μ}|  (location {/:Italic θ} = E clip N({/:Italic μ}, 1))'
+set key bottom right box opaque width 1 samplen 3 font ',10' maxrows 3
+c1 = '#2ca02c'; c2 = '#9467bd'; c3 = '#8c564b'
+fig2(pre, yl) = sprintf("plot f u 1:(column('%s_s0.4_k0.25')) w l lw 2 dt 1 lc rgb c1 t '{/:Italic σ} = 0.4, {/:Italic k} = 0.25', f u 1:(column('%s_s0.4_k0.5')) w l lw 2 dt 2 lc rgb c1 t '{/:Italic σ} = 0.4, {/:Italic k} = 0.5', f u 1:(column('%s_s0.4_k1')) w l lw 2 dt 3 lc rgb c1 t '{/:Italic σ} = 0.4, {/:Italic k} = 1', f u 1:(column('%s_s0.7_k0.25')) w l lw 2 dt 1 lc rgb c2 t '{/:Italic σ} = 0.7, {/:Italic k} = 0.25', f u 1:(column('%s_s0.7_k0.5')) w l lw 2 dt 2 lc rgb c2 t '{/:Italic σ} = 0.7, {/:Italic k} = 0.5', f u 1:(column('%s_s0.7_k1')) w l lw 2 dt 3 lc rgb c2 t '{/:Italic σ} = 0.7, {/:Italic k} = 1', f u 1:(column('%s_s1_k0.25')) w l lw 2 dt 1 lc rgb c3 t '{/:Italic σ} = 1, {/:Italic k} = 0.25', f u 1:(column('%s_s1_k0.5')) w l lw 2 dt 2 lc rgb c3 t '{/:Italic σ} = 1, {/:Italic k} = 0.5', f u 1:(column('%s_s1_k1')) w l lw 2 dt 3 lc rgb c3 t '{/:Italic σ} = 1, {/:Italic k} = 1'", pre, pre, pre, pre, pre, pre, pre, pre, pre)
+set output out.'/bounded_fig2a.png'
+set title "Fig. 2(a): rectified mean estimation, {/:Italic n} = 900, {/:Italic d} = 100, support [-{/:Italic a}, {/:Italic a}], {/:Italic a} = |{/:Italic θ}| + {/:Italic k s}"
+set ylabel '{/:Italic ε_{NR}} / {/:Italic ε_N}  ((2, {/:Italic ε})-RDP, sound sup over |shift| ≤ 2/{/:Italic n})'
+set yrange [0.7:1.01]
+eval fig2('ratio', '')
+set output out.'/bounded_fig2b.png'
+set title "Fig. 2(b): the same settings, change of the noise MSE E({/:Italic R} - {/:Italic θ})^2 against the Gaussian's {/:Italic s}^2"
+set ylabel 'relative change of the noise MSE'
+set yrange [-1:0.05]
+set key top right
+eval fig2('mse_change', '')
 unset output

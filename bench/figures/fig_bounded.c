@@ -37,7 +37,27 @@
  *                      Gaussian value, for sigma = 0.5, 1, 2.
  *   bounded_fig1d.csv  theta; FIL of the rectified and truncated Gaussian
  *                      divided by the Gaussian's 1/sigma, sigma = 0.5, 1, 2.
- * Grid: theta step 0.02 (501 points); --tiny: step 0.5 (21 points).
+ *   bounded_fig2.csv   Fig. 2 (Sec. 6.1, synthetic mean estimation), our
+ *                      reading: n = 900 records in [-1, 1]^d, d = 100,
+ *                      replace-one; the mean moves by at most c = 2/n per
+ *                      coordinate (L2 2 sqrt(d)/n), noise std s = sigma
+ *                      2 sqrt(d)/n (noise multiplier sigma on the L2
+ *                      sensitivity), rectified per coordinate to [-a, a].
+ *                      The data mean mu 1_d is clipped, so the location is
+ *                      theta = E clip(N(mu, 1), -1, 1).  The product's RDP
+ *                      is the sum over coordinates and |c_j| <= 2/n implies
+ *                      the L2 bound, so eps_NR / eps_N = sup_{|c| <= 2/n}
+ *                      D_2(theta) / (2 c^2 / (2 s^2)) per coordinate (sound
+ *                      sup, both directions).  The support is placed to
+ *                      cover the location with margin k s: a = |theta| +
+ *                      k s (the paper tunes a; its figure says
+ *                      amplification shrinks with biasedness |mu|).
+ *                      Columns: mu, theta, then per (sigma, k): the ratio
+ *                      and the relative change of the noise MSE
+ *                      E(R - theta)^2 / s^2 - 1 (closed form).
+ * Grid: theta step 0.02 (501 points); --tiny: step 0.5 (21 points); Fig. 2:
+ * mu step 0.002 in [0, 0.1] (--tiny: 0, 0.05, 0.1); the ratio is flat beyond
+ * (once |theta| >> s only the near boundary of the support matters).
  *
  * Checks (a failure exits 1): every value finite and >= 0; FIL <= 1/sigma
  * (Thm 4.2) and RDP <= the Gaussian value (Thm 4.9, Prop. 4.6); the
@@ -164,8 +184,8 @@ static void sign_rdp(struct fig *f, double t1, double t2, double s,
   fig_status(f, pld_mech_finite(2, p, q, &m), "sign: finite pair");
   fig_status(f, pld_dist_from_curve(pld_mech_curve(m), 1e-4, &pp, &d),
              "sign: PLD");
-  fig_status(f, pld_rdp_curve_alloc(ord, 1, &cu), "sign: curve");
-  fig_status(f, pld_rdp_curve_alloc(ord, 1, &cl), "sign: curve");
+  fig_status(f, pld_rdp_curve_alloc(1, ord, &cu), "sign: curve");
+  fig_status(f, pld_rdp_curve_alloc(1, ord, &cl), "sign: curve");
   fig_status(f, pld_rdp_of_pld(d, cu), "sign: RDP of PLD");
   fig_status(f, pld_rdp_of_pld_lower(d, cl), "sign: lower RDP of PLD");
   *upper = pld_rdp_curve_values(cu)[0];
@@ -193,7 +213,7 @@ static double gauss_rdp(struct fig *f, double s)
 {
   const double ord[1] = {ALPHA};
   pld_rdp_curve *c = NULL;
-  fig_status(f, pld_rdp_curve_alloc(ord, 1, &c), "Gaussian curve");
+  fig_status(f, pld_rdp_curve_alloc(1, ord, &c), "Gaussian curve");
   fig_status(f, pld_rdp_add_gaussian(c, s, SENS, 1), "Gaussian RDP");
   double v = pld_rdp_curve_values(c)[0];
   pld_rdp_curve_free(c);
@@ -223,6 +243,64 @@ static void bounded_rdp(struct fig *f, int kind, double theta, double s,
 }
 
 static int finite_nonneg(double x) { return isfinite(x) && x >= 0; }
+
+/* ---- Fig. 2 ---- */
+#define F2_N 900.0
+#define F2_D 100.0
+
+/* E clip(N(mu, 1), -1, 1) */
+static double clipped_mean(double mu)
+{
+  return mu * (Phi(1 - mu) - Phi(-1 - mu)) - (phi(1 - mu) - phi(-1 - mu)) -
+         Phi(-1 - mu) + (1 - Phi(1 - mu));
+}
+
+/* E (R - theta)^2 / s^2, R = clip(theta + s Z, -a, a) */
+static double rect_mse(double theta, double s, double a)
+{
+  double l = (-a - theta) / s, h = (a - theta) / s;
+  double mid = (Phi(h) - Phi(l)) - (h * phi(h) - l * phi(l));
+  return mid + l * l * Phi(l) + h * h * (1 - Phi(h));
+}
+
+static void fig2(struct fig *f)
+{
+  static const double sig[3] = {0.4, 0.7, 1.0}, ks[3] = {0.25, 0.5, 1.0};
+  const double c = 2.0 / F2_N, alpha = 2.0;
+  char header[1024];
+  int len = snprintf(header, sizeof header, "mu,theta");
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      len += snprintf(header + len, sizeof header - (size_t)len,
+                      ",ratio_s%g_k%g,mse_change_s%g_k%g", sig[i], ks[j],
+                      sig[i], ks[j]);
+  FILE *csv = fig_csv(f, "bounded_fig2", header);
+  const size_t n = f->tiny ? 3 : 51;
+  for (size_t m = 0; m < n; m++) {
+    double mu = f->tiny ? 0.05 * (double)m : 0.002 * (double)m;
+    double theta = clipped_mean(mu);
+    fig_check(f, theta >= 0 && theta <= mu + 1e-15 && theta < 1,
+              "clipped mean %g at mu %g", theta, mu);
+    fprintf(csv, "%.4g,%.10g", mu, theta);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) {
+        double s = sig[i] * 2.0 * sqrt(F2_D) / F2_N;
+        double a = fabs(theta) + ks[j] * s;
+        double eps, gauss = alpha * c * c / (2 * s * s);
+        fig_status(f, pld_rdp_bounded_gaussian_sup(0, alpha, theta, a, s, c,
+                                                   &eps), "rectified RDP");
+        double ratio = eps / gauss, mse = rect_mse(theta, s, a) - 1;
+        fig_check(f, ratio >= 0 && ratio <= 1 + 1e-9,
+                  "mu=%g sigma=%g k=%g: ratio %g outside [0, 1] (Thm 4.9)",
+                  mu, sig[i], ks[j], ratio);
+        fig_check(f, mse <= 1e-12, "rectifying cannot add noise MSE (%g)",
+                  mse);
+        fprintf(csv, ",%.8g,%.8g", ratio, mse);
+      }
+    fputc('\n', csv);
+  }
+  fig_close(f, csv);
+}
 
 int main(int argc, char **argv)
 {
@@ -370,5 +448,6 @@ int main(int argc, char **argv)
     fig_close(&f, cc);
     fig_close(&f, cd);
   }
+  fig2(&f);
   return fig_done(&f);
 }

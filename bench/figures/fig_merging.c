@@ -155,7 +155,7 @@ static void fig1(struct fig *f)
     pld_rdp_curve *rs = NULL;
     fig_status(f, pld_rdp_curve_alloc_default(&rs), "RDP curve");
     const pld_rdp_curve *mem[2] = {g[0], g[1]};
-    fig_status(f, pld_rdp_random_selection(mem, w, 2, rs), "Thm 5.1");
+    fig_status(f, pld_rdp_random_selection(2, mem, w, rs), "Thm 5.1");
     double e51 = rdp_eps(f, rs);
     pld_rdp_curve_free(rs);
     /* Thm 5.2 */
@@ -282,12 +282,12 @@ static void fig2_line(struct fig *f, const struct line *ln, size_t nt,
     if (ln->a[i] > 0 || ln->b[i] > 0)
       on[non++] = mnist[i];
   pld_accountant *ja = NULL;
-  fig_status(f, pld_merge_joint_accountant(on, non, pp, &ja), "joint PLD");
+  fig_status(f, pld_merge_joint_accountant(non, on, pp, &ja), "joint PLD");
   pld_bound jp = acc_eps(f, ja);
   pld_accountant_free(ja);
   pld_rdp_curve *jc = NULL;
   fig_status(f, pld_rdp_curve_alloc_default(&jc), "RDP curve");
-  fig_status(f, pld_merge_joint_rdp(on, non, jc), "joint RDP");
+  fig_status(f, pld_merge_joint_rdp(non, on, jc), "joint RDP");
   double jr = rdp_eps(f, jc);
   pld_rdp_curve_free(jc);
   fig_check(f, jp.upper <= jr * (1 + 1e-9), "%s: joint PLD %g above RDP %g",
@@ -316,7 +316,7 @@ static void fig2_line(struct fig *f, const struct line *ln, size_t nt,
               "%s t=%g: RS bracket [%g, %g]", ln->file, t, rsp.lower,
               rsp.upper);
     if (k == nt / 2) { /* the same through the merge planner's accountant */
-      fig_status(f, pld_merge_rs_accountant(mnist, 3, w, pp, &acc), "RS PLD");
+      fig_status(f, pld_merge_rs_accountant(3, mnist, w, pp, &acc), "RS PLD");
       pld_bound b = acc_eps(f, acc);
       pld_accountant_free(acc);
       fig_check(f, b.lower <= rsp.upper * (1 + 1e-9) &&
@@ -326,14 +326,14 @@ static void fig2_line(struct fig *f, const struct line *ln, size_t nt,
                 b.upper);
     }
     fig_status(f, pld_rdp_curve_alloc_default(&c), "RDP curve");
-    fig_status(f, pld_merge_rs_rdp(mnist, 3, w, c), "RS RDP");
+    fig_status(f, pld_merge_rs_rdp(3, mnist, w, c), "RS RDP");
     double rsr = rdp_eps(f, c);
     pld_rdp_curve_free(c);
-    fig_status(f, pld_merge_lc_accountant(mnist, 3, w, pp, &acc), "LC PLD");
+    fig_status(f, pld_merge_lc_accountant(3, mnist, w, pp, &acc), "LC PLD");
     pld_bound lcp = acc_eps(f, acc);
     pld_accountant_free(acc);
     fig_status(f, pld_rdp_curve_alloc_default(&c), "RDP curve");
-    fig_status(f, pld_merge_lc_rdp(mnist, 3, w, c), "LC RDP");
+    fig_status(f, pld_merge_lc_rdp(3, mnist, w, c), "LC RDP");
     double lcr = rdp_eps(f, c);
     pld_rdp_curve_free(c);
 
@@ -400,7 +400,7 @@ static void fig2(struct fig *f)
   pld_dist *rd[3] = {NULL, NULL, NULL};
   for (int i = 0; i < 3; i++) {
     pld_result r;
-    fig_status(f, pld_merge_joint_accountant(&mnist[i], 1, &pp, &ra[i]),
+    fig_status(f, pld_merge_joint_accountant(1, &mnist[i], &pp, &ra[i]),
                "run");
     fig_status(f, pld_accountant_epsilon(ra[i], DELTA, &r), "run epsilon");
     run_pld[i] = r.bound;
@@ -408,7 +408,7 @@ static void fig2(struct fig *f)
       grid = r.discretization;
     pld_rdp_curve *c = NULL;
     fig_status(f, pld_rdp_curve_alloc_default(&c), "RDP curve");
-    fig_status(f, pld_merge_joint_rdp(&mnist[i], 1, c), "run RDP");
+    fig_status(f, pld_merge_joint_rdp(1, &mnist[i], c), "run RDP");
     run_rdp[i] = rdp_eps(f, c);
     pld_rdp_curve_free(c);
   }

@@ -39,6 +39,21 @@
  *                   at that delta, Thm 3 with the constant c0 of App. C
  *                   (C.8) (paper; NOT a bound, delta = delta_l) and the
  *                   PLD bracket at delta_l.
+ *   pafl_fig5.csv   (Figs 5 and 6 go through pld_mspafl_analyze, the call
+ *                   of `pldkit mspafl`.)  T, then per eps_l in {0.1, 1}:
+ *                   Thm 3 (c0 of (C.8); NOT a bound) with q of eq. (11)
+ *                   WOR and WR, the PLD bracket of the protocol at delta_l
+ *                   with WOR sampling (WR: none, no sound PLD), and the
+ *                   DP-FedAvg baseline without amplification: Thm 4 of
+ *                   (eps_l, delta_l) per round (certified) and the PLD of
+ *                   T Gaussian rounds at delta_l.  p = 0.5, b = 5.
+ *   pafl_fig6.csv   T, then per b in {1, 5, 13}: Cor. 1 + Thm 4 with q of
+ *                   eq. (11) WOR and WR (paper; not certified), the PLD
+ *                   bracket of the protocol at Thm 4's delta, WOR (WR:
+ *                   none).  p = 0.5, eps_l = 1.
+ * Figs 5-6 use Q = 5 local steps and |D_i| = 325 (32,561 Adult samples
+ * over N = 100 clients, Sec. V-B), so q = 5 b / 325 (WOR) or
+ * 1 - (1 - 1/325)^(5 b) (WR); p = 0.5 is our choice (the paper gives none).
  * Grid: eps_l = 0.02, 0.04, ..., 1 (50 points); T = 31 log-spaced values
  * in [1, 1000].  --tiny: eps_l in {0.25, 0.5, 1}, T in {1, 10, 100}.
  *
@@ -171,6 +186,122 @@ static void fig3_panel(struct fig *f, const char *file, const char *label,
   fig_close(f, csv);
 }
 
+/* Figs 5 and 6: the subsampling strategies (eq. (11)), through
+ * pld_mspafl_analyze. */
+#define LOCAL_N 325
+#define LOCAL_Q 5
+#define P_FIG56 0.5
+
+static void analyze(struct fig *f, int th, double eps_l, uint64_t b,
+                    int sampling, uint64_t T, pld_mspafl_report *r)
+{
+  pld_mspafl_setting s;
+  fig_status(f, pld_mspafl_setting_default(&s), "setting");
+  s.eps_l = eps_l;
+  s.delta_l = DELTA_L;
+  s.p = P_FIG56;
+  s.sampling = sampling;
+  s.batch = LOCAL_Q * b;
+  s.n = LOCAL_N;
+  s.clients = NCLIENTS;
+  s.beta = BETA;
+  s.rounds = T;
+  s.delta_tilde = DELTA_TILDE;
+  s.c0_appendix = 1;
+  s.clip = CLIP;
+  fig_status(f, pld_mspafl_analyze(th, &s, NULL, r), "pld_mspafl_analyze");
+  fig_check(f, !r->closed.certified, "MS-PAFL %s certified",
+            pld_mspafl_theorem_name(th));
+  fig_check(f, r->exact_available == (sampling == PLD_MSPAFL_WOR),
+            "exact PLD availability");
+  if (r->exact_available)
+    fig_check(f, isfinite(r->exact.bound.upper) &&
+                     r->exact.bound.lower <= r->exact.bound.upper,
+              "exact bracket [%g, %g]", r->exact.bound.lower,
+              r->exact.bound.upper);
+}
+
+static void figs56(struct fig *f, const uint64_t *Ts, size_t nT)
+{
+  static const double eps5[2] = {0.1, 1.0};
+  char header[2048];
+  int len = snprintf(header, sizeof header, "T");
+  for (int j = 0; j < 2; j++)
+    len += snprintf(header + len, sizeof header - (size_t)len,
+                    ",thm3_wor_e%g,thm3_wr_e%g,pld_wor_lo_e%g,pld_wor_hi_e%g,"
+                    "fedavg_thm4_e%g,fedavg_pld_hi_e%g", eps5[j], eps5[j],
+                    eps5[j], eps5[j], eps5[j], eps5[j]);
+  FILE *csv = fig_csv(f, "pafl_fig5", header);
+  pld_bound prev5[2];
+  for (size_t i = 0; i < nT; i++) {
+    fprintf(csv, "%llu", (unsigned long long)Ts[i]);
+    for (int j = 0; j < 2; j++) {
+      pld_mspafl_report wor, wr;
+      analyze(f, PLD_MSPAFL_THM3, eps5[j], 5, PLD_MSPAFL_WOR, Ts[i], &wor);
+      analyze(f, PLD_MSPAFL_THM3, eps5[j], 5, PLD_MSPAFL_WR, Ts[i], &wr);
+      fig_check(f, wr.closed.epsilon < wor.closed.epsilon,
+                "Thm 3: WR below WOR (smaller q)");
+      /* DP-FedAvg: every round (eps_l, delta_l) with Lemma 1's sigma */
+      pld_mspafl_bound fa;
+      fig_status(f, pld_mspafl_thm4(eps5[j], DELTA_L, Ts[i], DELTA_L, &fa),
+                 "Thm 4");
+      pld_mech *m = NULL;
+      pld_accountant *acc = NULL;
+      pld_result g;
+      fig_status(f, pld_mech_gaussian(wor.sigma, 1.0, &m), "Gaussian");
+      fig_status(f, pld_accountant_alloc(NULL, &acc), "accountant");
+      fig_status(f, pld_accountant_add(acc, m, Ts[i]), "accountant add");
+      fig_status(f, pld_accountant_epsilon(acc, DELTA_L, &g), "epsilon");
+      pld_accountant_free(acc);
+      pld_mech_free(m);
+      /* amplification only helps; advanced composition is a bound on
+       * the Gaussian rounds, which are exact here */
+      fig_check(f, wor.exact.bound.lower <= g.bound.upper * (1 + 1e-9) &&
+                       g.bound.lower <= fa.epsilon * (1 + 1e-9),
+                "T=%llu eps_l=%g: WOR PLD %g, FedAvg PLD %g, Thm 4 %g",
+                (unsigned long long)Ts[i], eps5[j], wor.exact.bound.lower,
+                g.bound.upper, fa.epsilon);
+      if (i > 0)
+        check_mono(f, prev5[j], wor.exact.bound, "T (Fig. 5)",
+                   (double)Ts[i]);
+      prev5[j] = wor.exact.bound;
+      fprintf(csv, ",%.8g,%.8g,%.8g,%.8g,%.8g,%.8g", wor.closed.epsilon,
+              wr.closed.epsilon, wor.exact.bound.lower,
+              wor.exact.bound.upper, fa.epsilon, g.bound.upper);
+    }
+    fputc('\n', csv);
+    fig_progress(f, "pafl_fig5", i + 1, nT);
+  }
+  fig_close(f, csv);
+
+  static const uint64_t bs[3] = {1, 5, 13};
+  len = snprintf(header, sizeof header, "T");
+  for (int j = 0; j < 3; j++)
+    len += snprintf(header + len, sizeof header - (size_t)len,
+                    ",thm4_wor_b%llu,thm4_wr_b%llu,thm4_delta_wor_b%llu,"
+                    "pld_wor_lo_b%llu,pld_wor_hi_b%llu",
+                    (unsigned long long)bs[j], (unsigned long long)bs[j],
+                    (unsigned long long)bs[j], (unsigned long long)bs[j],
+                    (unsigned long long)bs[j]);
+  csv = fig_csv(f, "pafl_fig6", header);
+  for (size_t i = 0; i < nT; i++) {
+    fprintf(csv, "%llu", (unsigned long long)Ts[i]);
+    for (int j = 0; j < 3; j++) {
+      pld_mspafl_report wor, wr;
+      analyze(f, PLD_MSPAFL_THM4, 1.0, bs[j], PLD_MSPAFL_WOR, Ts[i], &wor);
+      analyze(f, PLD_MSPAFL_THM4, 1.0, bs[j], PLD_MSPAFL_WR, Ts[i], &wr);
+      fig_check(f, wr.closed.epsilon <= wor.closed.epsilon,
+                "Thm 4: WR not above WOR");
+      fprintf(csv, ",%.8g,%.8g,%.6g,%.8g,%.8g", wor.closed.epsilon,
+              wr.closed.epsilon, wor.closed.delta, wor.exact.bound.lower,
+              wor.exact.bound.upper);
+    }
+    fputc('\n', csv);
+    fig_progress(f, "pafl_fig6", i + 1, nT);
+  }
+  fig_close(f, csv);
+}
+
 int main(int argc, char **argv)
 {
   struct fig f;
@@ -267,5 +398,8 @@ int main(int argc, char **argv)
     fig_progress(&f, "pafl_fig4", i + 1, nT);
   }
   fig_close(&f, csv);
+
+  /* ---- Figs 5 and 6 ---- */
+  figs56(&f, Ts, nT);
   return fig_done(&f);
 }

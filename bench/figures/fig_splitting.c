@@ -98,7 +98,7 @@ static pld_rdp_curve *rdp_curve(struct fig *f, const double *orders, size_t n,
                                 const double *per_step, uint64_t count)
 {
   pld_rdp_curve *c = NULL;
-  fig_status(f, pld_rdp_curve_alloc(orders, n, &c), "pld_rdp_curve_alloc");
+  fig_status(f, pld_rdp_curve_alloc(n, orders, &c), "pld_rdp_curve_alloc");
   fig_status(f, pld_rdp_curve_add_values(c, per_step, count),
              "pld_rdp_curve_add_values");
   return c;
@@ -141,7 +141,7 @@ static void poisson_step(struct fig *f, const double *orders, size_t n,
                          double gamma, double sigma, double *out)
 {
   pld_rdp_curve *c = NULL;
-  fig_status(f, pld_rdp_curve_alloc(orders, n, &c), "pld_rdp_curve_alloc");
+  fig_status(f, pld_rdp_curve_alloc(n, orders, &c), "pld_rdp_curve_alloc");
   fig_status(f, pld_rdp_add_poisson_gaussian(c, gamma, sigma, C_NORM, 1),
              "pld_rdp_add_poisson_gaussian");
   memcpy(out, pld_rdp_curve_values(c), n * sizeof *out);

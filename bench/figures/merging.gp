@@ -1,4 +1,5 @@
-# DP model merging paper, Figures 1 and 2 (see fig_merging.c for the data).
+# DP model merging paper, Figures 1, 2, 7 and 8 (see fig_merging.c for the
+# data; Figs 7-8 plot Fig. 1's mean-estimation data against the weight).
 # usage: gnuplot -e "data='DIR'; out='DIR'" merging.gp
 if (!exists("data")) data = 'data'
 if (!exists("out")) out = '.'
@@ -60,4 +61,42 @@ set key at graph 0.58, graph 0.47
 set title "Fig. 2(d): MNIST, weights (t, (1-t)/2, (1-t)/2)\n{/*0.8 ".runs."}"
 set xlabel 'weight {/:Italic t} on run 1'
 eval fig2(data.'/merging_fig2d.csv')
+
+# ---- Figs 7 and 8 (App. H.4): the mean estimation of Fig. 1 against the
+# merge weight: RS (weight pi on estimate 1, sigma 0.02) and LC (lambda) ----
+f = data.'/merging_fig1.csv'
+unset format y
+set xrange [0:1]
+set xlabel 'weight {/:Italic π} on estimate 1 ({/:Italic σ} = 0.02)'
+set output out.'/merging_fig7a.png'
+set title "Fig. 7(a): random selection, {/:Italic ε} as {/:Italic π} changes, {/:Italic Δ} = 0.02, {/:Italic σ} = (0.02, 0.08), {/:Italic δ} = 10^{-5}"
+set ylabel '{/:Italic ε}  (nats) at {/:Italic δ} = 10^{-5}'
+set yrange [0:5]
+set key default
+set key at graph 0.95, graph 0.72 box opaque width -2 samplen 3 font ',10'
+plot f u (rs('weight')):(rs('eps_rdp'))          w l lw 2 dt 2 lc rgb crs t 'RS, RDP (Thm 5.1)', \
+     f u (rs('weight')):(rs('eps_pld_hi'))       w l lw 2      lc rgb crs t 'RS, PLD (Thm 5.2, choice treated as visible)', \
+     f u (rs('weight')):(rs('eps_rdp_exact'))    w l lw 2 dt 2 lc rgb cex t 'RS, exact mixture RDP (choice hidden)', \
+     f u (rs('weight')):(rs('eps_pld_exact_hi')) w lp lw 2 pt 7 ps 0.5 lc rgb cex t 'RS, exact mixture PLD (choice hidden)'
+set output out.'/merging_fig7b.png'
+set title "Fig. 7(b): random selection, MSE as {/:Italic π} changes ({/:Italic n} = 100)"
+set ylabel 'MSE  (merged variance + Var(clip {/:Italic X})/{/:Italic n})'
+set yrange [0.005:0.0165]
+set format y '%.3f'
+set key top right
+plot f u (rs('weight')):(rs('mse')) w lp lw 2 pt 7 ps 0.5 lc rgb crs t 'RS (the same for every accounting)'
+unset format y
+set xlabel 'weight {/:Italic λ} on estimate 1 ({/:Italic σ} = 0.02)'
+set output out.'/merging_fig8a.png'
+set title "Fig. 8(a): linear combination, {/:Italic ε} as {/:Italic λ} changes, {/:Italic Δ} = 0.02, {/:Italic σ} = (0.02, 0.08), {/:Italic δ} = 10^{-5}"
+set ylabel '{/:Italic ε}  (nats) at {/:Italic δ} = 10^{-5}'
+set yrange [0:5]
+plot f u (lc('weight')):(lc('eps_rdp'))    w l lw 2 dt 2 lc rgb clc t 'LC, RDP (Lemma 4.1)', \
+     f u (lc('weight')):(lc('eps_pld_hi')) w l lw 2      lc rgb clc t 'LC, PLD (exact Gaussian)'
+set output out.'/merging_fig8b.png'
+set title "Fig. 8(b): linear combination, MSE as {/:Italic λ} changes ({/:Italic n} = 100)"
+set ylabel 'MSE  (merged variance + Var(clip {/:Italic X})/{/:Italic n})'
+set yrange [0:0.0165]
+set format y '%.3f'
+plot f u (lc('weight')):(lc('mse')) w lp lw 2 pt 7 ps 0.5 lc rgb clc t 'LC'
 unset output

@@ -311,6 +311,24 @@ PLD_API int pld_event_rdp_curve(const pld_event_query *q, size_t n,
                                 int no_bridge, pld_rdp_curve **out,
                                 unsigned *bridged, char *err, size_t errlen);
 
+/** The composed PLD that `pldkit save` writes: on params->discretization
+ *  when > 0, else on the grid the accountant's automatic refinement picks
+ *  for epsilon(delta).  An all-Gaussian list is answered in closed form and
+ *  so names no grid: there the grid starts at params->accuracy * max(epsilon,
+ *  0.1) and is halved (at most 6 times, not below 1e-6) until the composed
+ *  PLD's own bracket meets params->accuracy.  On PLD_SUCCESS *out is the PLD
+ *  (free with pld_dist_free), res->bound its own epsilon(delta) bracket and
+ *  res->refinements the grids the accountant tried (0 for a fixed grid);
+ *  the other fields of *res are 0.  When the accountant answered without
+ *  any grid (none fits, or its booked round-off compounds past use) there
+ *  is nothing to save: PLD_SUCCESS with *out = NULL and *res that answer
+ *  (its bound and bound_kind say why).  Other statuses as
+ *  pld_accountant_epsilon / pld_accountant_compose / pld_dist_epsilon.
+ *  acc is not freed. */
+PLD_API int pld_event_compose_for_save(pld_accountant *acc, double delta,
+                                       const pld_params *params,
+                                       pld_dist **out, pld_result *res);
+
 /* Strict number parsing shared with the option parser: the whole token must
  * be consumed, no leading blanks, and the value must be finite. */
 

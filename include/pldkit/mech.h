@@ -130,11 +130,11 @@ PLD_API PLD_NODISCARD int pld_mech_poisson_laplace(double q, double b,
  *  dp_accounting and the both-sides ("double") mixture.  Arrays are copied.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_mixture_gaussian(double sigma, size_t np,
-                                                    const double *p_means,
                                                     const double *p_weights,
+                                                    const double *p_means,
                                                     size_t nq,
-                                                    const double *q_means,
                                                     const double *q_weights,
+                                                    const double *q_means,
                                                     pld_mech **out);
 
 /** Gaussian mechanism on a batch of fixed size `batch` drawn without
@@ -155,6 +155,18 @@ PLD_API PLD_NODISCARD int pld_mech_wor_gaussian(uint64_t batch, uint64_t n,
                                                 double sigma,
                                                 double sensitivity,
                                                 pld_mech **out);
+
+/** pld_mech_wor_gaussian with the sampling ratio given directly: gamma in
+ *  (0, 1] is the probability that the record is used in the run (batch/n
+ *  for one fixed-size batch; p batch/n when the batch itself is run only
+ *  with probability p independently of the data, as the same advanced
+ *  joint convexity argument of Balle et al. 2018 gives).  Same curve and
+ *  guarantees as pld_mech_wor_gaussian.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_wor_gaussian_rate(double gamma,
+                                                     double sigma,
+                                                     double sensitivity,
+                                                     pld_mech **out);
 
 /** Random selection of one of n mechanisms (1 <= n <= 4096), run once:
  *  member i with probability weights[i] (finite, >= 0, summing to 1 within

@@ -77,8 +77,8 @@ enum pld_merge_method {
  *  constructions; the queries cost n FFT self-compositions.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EEMPTY (cannot happen
  *  for valid input: some lambda_i > 0). */
-PLD_API PLD_NODISCARD int pld_merge_lc_accountant(const pld_merge_run *runs,
-                                                  size_t n,
+PLD_API PLD_NODISCARD int pld_merge_lc_accountant(size_t n,
+                                                  const pld_merge_run *runs,
                                                   const double *lambda,
                                                   const pld_params *params,
                                                   pld_accountant **out);
@@ -94,8 +94,8 @@ PLD_API PLD_NODISCARD int pld_merge_lc_accountant(const pld_merge_run *runs,
  *  has lambda_i = 0) is PLD_EINVAL.  The caller frees *out with
  *  pld_mech_free.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_merge_lc_step_mech(const pld_merge_run *runs,
-                                                 size_t n,
+PLD_API PLD_NODISCARD int pld_merge_lc_step_mech(size_t n,
+                                                 const pld_merge_run *runs,
                                                  const double *lambda,
                                                  pld_mech **out);
 
@@ -105,9 +105,55 @@ PLD_API PLD_NODISCARD int pld_merge_lc_step_mech(const pld_merge_run *runs,
  *  step types and domain as pld_merge_lc_accountant.  Computed on a scratch
  *  curve, so c is unchanged on failure.  Cost: n mixture-RDP evaluations.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
-PLD_API PLD_NODISCARD int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n,
+PLD_API PLD_NODISCARD int pld_merge_lc_rdp(size_t n, const pld_merge_run *runs,
                                            const double *lambda,
                                            pld_rdp_curve *c);
+
+/** A run with a per-step schedule: its steps are its phases in order, phase
+ *  k running phases[k].steps steps with that phase's q, sigma, clip and lr
+ *  (so learning rate, clipping norm, sampling rate and noise may vary over
+ *  training; equal steps are grouped by giving them one phase).  A run of
+ *  one phase is a plain pld_merge_run. */
+typedef struct pld_merge_schedule {
+  const pld_merge_run *phases; /**< n_phases phases, each valid */
+  size_t n_phases;             /**< >= 1 */
+} pld_merge_schedule;
+
+/** Cap on the phases of one scheduled run. */
+#define PLD_MERGE_MAX_PHASES 4096u
+
+/** The LC surrogate accountant of pld_merge_lc_accountant for runs with
+ *  per-step schedules.  Step t of the merged model is the pair of
+ *  pld_merge_lc_accountant built from each run's parameters AT step t (the
+ *  phase of run i that contains t; runs with sum of steps < t inactive, as
+ *  Sec. 6.2's virtual steps): the per-step argument of Thm 6.4 uses only
+ *  that step's q_i, sigma_i, C_i and eta_i, and steps compose (adaptive
+ *  composition) whatever their parameters.  The steps are cut at the union
+ *  of all runs' phase boundaries; each piece is one pair added with its
+ *  length as count (identical pairs are grouped by the accountant).  With
+ *  one phase per run this is exactly pld_merge_lc_accountant; a piece in
+ *  which every listed run is active is the catalogue's merge-lc event with
+ *  that piece's parameters and count = its length, so consecutive merge-lc
+ *  events with one entry per run active are this schedule
+ *  (docs/merge.md).
+ *  Domain: 1 <= n <= PLD_MERGE_MAX_RUNS; each run 1 <= n_phases <=
+ *  PLD_MERGE_MAX_PHASES, phases valid (pld_merge_run), its total steps <=
+ *  2^53; lambda as pld_merge_lc_accountant.  The caller frees *out with
+ *  pld_accountant_free.  Cost: one mechanism construction per piece (at
+ *  most the sum of n_phases).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (a group's count
+ *  over 2^53), PLD_EEMPTY (cannot happen for valid input). */
+PLD_API PLD_NODISCARD int pld_merge_lc_schedule_accountant(
+    size_t n, const pld_merge_schedule *runs, const double *lambda,
+    const pld_params *params, pld_accountant **out);
+
+/** The LC RDP (as pld_merge_lc_rdp) of runs with per-step schedules, cut
+ *  into the pieces of pld_merge_lc_schedule_accountant; c += the sum over
+ *  pieces, rounded upward; c unchanged on failure.  Same domain.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
+PLD_API PLD_NODISCARD int pld_merge_lc_schedule_rdp(
+    size_t n, const pld_merge_schedule *runs, const double *lambda,
+    pld_rdp_curve *c);
 
 /* ------------------------------------------------------------------------ */
 /* Baselines.                                                                */
@@ -121,8 +167,8 @@ PLD_API PLD_NODISCARD int pld_merge_lc_rdp(const pld_merge_run *runs, size_t n,
  *  caller frees *out with pld_accountant_free.  Cost O(n^2) grouping.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (grouped steps
  *  over 2^53). */
-PLD_API PLD_NODISCARD int pld_merge_joint_accountant(const pld_merge_run *runs,
-                                                     size_t n,
+PLD_API PLD_NODISCARD int pld_merge_joint_accountant(size_t n,
+                                                     const pld_merge_run *runs,
                                                      const pld_params *params,
                                                      pld_accountant **out);
 
@@ -131,8 +177,9 @@ PLD_API PLD_NODISCARD int pld_merge_joint_accountant(const pld_merge_run *runs,
  *  upper; n >= 1, runs valid.  c is unchanged on failure.  Cost n
  *  Poisson-Gaussian RDP evaluations.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
-PLD_API PLD_NODISCARD int pld_merge_joint_rdp(const pld_merge_run *runs,
-                                              size_t n, pld_rdp_curve *c);
+PLD_API PLD_NODISCARD int pld_merge_joint_rdp(size_t n,
+                                              const pld_merge_run *runs,
+                                              pld_rdp_curve *c);
 
 /** Random selection of one of the n trained models (Thm 5.2, PLD): one new
  *  accountant holding one selection event among the runs' composed
@@ -142,8 +189,9 @@ PLD_API PLD_NODISCARD int pld_merge_joint_rdp(const pld_merge_run *runs,
  *  new accountant and its members; the caller frees *out with
  *  pld_accountant_free.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_merge_rs_accountant(const pld_merge_run *runs,
-                                                  size_t n, const double *pi,
+PLD_API PLD_NODISCARD int pld_merge_rs_accountant(size_t n,
+                                                  const pld_merge_run *runs,
+                                                  const double *pi,
                                                   const pld_params *params,
                                                   pld_accountant **out);
 
@@ -152,7 +200,7 @@ PLD_API PLD_NODISCARD int pld_merge_rs_accountant(const pld_merge_run *runs,
  *  Domain as pld_merge_rs_accountant.  c is unchanged on failure.  Cost n
  *  Poisson-Gaussian RDP evaluations plus O(n * orders).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_EMAXITER. */
-PLD_API PLD_NODISCARD int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n,
+PLD_API PLD_NODISCARD int pld_merge_rs_rdp(size_t n, const pld_merge_run *runs,
                                            const double *pi, pld_rdp_curve *c);
 
 /** Advanced composition (Dwork, Rothblum, Vadhan 2010, Thm III.3, as used in
@@ -170,7 +218,7 @@ PLD_API PLD_NODISCARD int pld_merge_rs_rdp(const pld_merge_run *runs, size_t n,
  *  finite, delta_i in [0, 1], delta0 in (0, 1).  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
 PLD_API PLD_NODISCARD int pld_merge_advanced_composition(
-    const double *eps_i, const double *delta_i, size_t n, double delta0,
+    size_t n, const double *eps_i, const double *delta_i, double delta0,
     double *eps_out, double *delta_out);
 
 /* ------------------------------------------------------------------------ */
@@ -228,8 +276,9 @@ PLD_API PLD_NODISCARD int pld_merge_mean_rs_mech(double sigma1, double sigma2,
  *  pld_accountant_epsilon, or one RDP curve and conversion.
  *  @return PLD_SUCCESS, PLD_EINVAL (also an unknown method), and the codes
  *  of the accountant and RDP functions used. */
-PLD_API PLD_NODISCARD int pld_merge_epsilon(const pld_merge_run *runs,
-                                            size_t n, const double *weights,
+PLD_API PLD_NODISCARD int pld_merge_epsilon(size_t n,
+                                            const pld_merge_run *runs,
+                                            const double *weights,
                                             int method, double delta,
                                             const pld_params *params,
                                             double *eps_upper);

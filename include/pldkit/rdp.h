@@ -57,7 +57,7 @@ typedef struct pld_rdp_curve pld_rdp_curve;
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n = 0, NaN/inf, order <= 1, not
  *  strictly increasing), PLD_ERANGE (n * sizeof(double) overflows),
  *  PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_rdp_curve_alloc(const double *orders, size_t n,
+PLD_API PLD_NODISCARD int pld_rdp_curve_alloc(size_t n, const double *orders,
                                               pld_rdp_curve **out);
 
 /** Allocate a curve on the default grid, all values 0: alpha = 1.1, 1.2, ...,
@@ -290,26 +290,27 @@ PLD_API PLD_NODISCARD int pld_rdp_delta(const pld_rdp_curve *c, double epsilon,
  *  members are only read.  Cost O(n * orders).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_random_selection(
-    const pld_rdp_curve *const *members, const double *weights, size_t n,
+    size_t n, const pld_rdp_curve *const *members, const double *weights,
     pld_rdp_curve *out);
 
-/** Alg. 1 for two members (a, b on one order grid): the largest weight w in
- *  [0, 1] on member b (weights (1-w, w) on (a, b)) whose certified
+/** Alg. 1 for two members (a, b on one order grid): the largest weight w0
+ *  in [0, 1] on member a (weights (w0, 1 - w0) on (a, b)) whose certified
  *  eps(delta) of the random selection (pld_rdp_epsilon with `method`) is
- *  <= target_epsilon.  The certified eps is concave in w (a minimum over
- *  orders of concave log-sum-exps), so its sub-level set is an interval
- *  [0, w*] whenever eps(1) > target; w* is found by bisection to 1e-12,
- *  always returning a weight whose certified eps meets the target (so
- *  smaller weights do too).  Returns 1 if w = 1 meets the target.  Typical
- *  use: a = the more private member.  target_epsilon >= 0 finite, delta in
- *  (0, 1).  Cost ~45 conversions of O(orders) each.
- *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM, PLD_ETOL (not
- *  even w = 0, i.e. member a alone, meets the target; *weight untouched). */
+ *  <= target_epsilon (the "max weight" convention of pldkit.h).  Put the
+ *  LESS private member first: the certified eps is concave in w0 (a minimum
+ *  over orders of concave log-sum-exps), so its sub-level set is an
+ *  interval [0, w*] whenever eps(1) > target; w* is found by bisection to
+ *  1e-12 absolute, always returning a weight whose certified eps meets the
+ *  target (so smaller weights do too).  *w0 = 1 if a alone meets the
+ *  target, -1 if not even b alone does.  target_epsilon >= 0 finite, delta
+ *  in (0, 1).  Cost ~45 conversions of O(orders) each.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ENOMEM (*w0
+ *  untouched on failure). */
 PLD_API PLD_NODISCARD int pld_rdp_rs_max_weight(const pld_rdp_curve *a,
                                                 const pld_rdp_curve *b,
                                                 double target_epsilon,
                                                 double delta, int method,
-                                                double *weight);
+                                                double *w0);
 
 /** Number of points of the simplex grid {k / resolution : k in N^n, sum k =
  *  resolution}, i.e. C(resolution + n - 1, n - 1), for 1 <= n <= 4 and
@@ -331,7 +332,7 @@ PLD_API PLD_NODISCARD int pld_rdp_rs_grid_size(size_t n, unsigned resolution,
  *  Cost O(grid size * n * orders).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EINCOMPAT, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_rdp_rs_feasible_grid(
-    const pld_rdp_curve *const *members, size_t n, unsigned resolution,
+    size_t n, const pld_rdp_curve *const *members, unsigned resolution,
     double target_epsilon, double delta, int method, double *weights_out,
     size_t capacity, size_t *count);
 

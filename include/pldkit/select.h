@@ -61,19 +61,21 @@ PLD_API PLD_NODISCARD int pld_accountant_copy(const pld_accountant *acc,
  *  in pi in each direction, so feasibility is exact (up to rounding of the
  *  sums): pi is feasible iff max_dir sum_i pi_i member_delta[i][dir] <= delta.
  *
- *  pld_select_feasible: evaluates the simplex grid of resolution `steps`
- *  (pi_i = k_i / steps, sum k_i = steps) for 1 <= n <= 4, steps in
- *  [1, 100000], delta in (0, 1); writes up to `cap` feasible weight vectors
- *  (n doubles each, k_1 varying fastest) to `out_weights` (may be NULL if
- *  cap = 0) and their number to *n_out (which may exceed cap: then only cap
- *  are written).  Cost O((steps + 1)^(n-1)), at most
- *  PLD_SELECT_MAX_TUPLES (1e8, ~0.3 s): steps up to 100000 for n = 2, 9999
- *  for n = 3, 463 for n = 4; beyond, PLD_ERANGE.
- *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n, steps or delta out of range, a
- *  member_delta outside [0, 1] or NaN), PLD_ERANGE (over the work cap). */
+ *  pld_select_feasible: evaluates the simplex grid of the given resolution
+ *  (pi_i = k_i / resolution, sum k_i = resolution) for 1 <= n <= 4,
+ *  resolution in [1, 100000], delta in (0, 1); writes up to `cap` feasible
+ *  weight vectors (n doubles each, k_1 varying fastest) to `out_weights`
+ *  (may be NULL if cap = 0) and their number to *n_out (which may exceed
+ *  cap: then only cap are written).  Cost O((resolution + 1)^(n-1)), at
+ *  most PLD_SELECT_MAX_TUPLES (1e8, ~0.3 s): resolution up to 100000 for
+ *  n = 2, 9999 for n = 3, 463 for n = 4; beyond, PLD_ERANGE.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL, n, resolution or delta out of
+ *  range, a member_delta outside [0, 1] or NaN), PLD_ERANGE (over the work
+ *  cap). */
 PLD_API PLD_NODISCARD int pld_select_feasible(size_t n,
                                               const double *member_delta,
-                                              double delta, unsigned steps,
+                                              double delta,
+                                              unsigned resolution,
                                               double *out_weights, size_t cap,
                                               size_t *n_out);
 /** For n = 2 (member_delta[0..4)): the largest pi in [0, 1] such that
@@ -198,6 +200,20 @@ typedef struct pld_search_opts {
  *  real, direction +1, refine 1, fail_search 1, accuracy 0.  NULL is a
  *  no-op. */
 PLD_API void pld_search_opts_default(pld_search_opts *opts);
+
+/** Set opts->lo, hi, integer and start for a search over a parameter whose
+ *  own domain is [dom_lo, dom_hi] (finite, 0 <= dom_lo < dom_hi), cut to a
+ *  user's range [range_lo, range_hi] when range_hi > 0 (none when <= 0).
+ *  An integer parameter (integer != 0) takes the integers inside the range.
+ *  start: 1 without a range, else the range's geometric middle
+ *  sqrt(lo * hi); rounded down for an integer; clamped into [lo, hi].  The
+ *  other fields are left as they are.  This is `pldkit calibrate --range`.
+ *  @return PLD_SUCCESS; PLD_EINVAL for a NULL opts, a bad domain or a range
+ *  not inside it (or lo >= hi); PLD_ERANGE for an integer range holding
+ *  fewer than two integers.  opts untouched on failure. */
+PLD_API int pld_search_opts_domain(pld_search_opts *opts, double dom_lo,
+                                   double dom_hi, int integer,
+                                   double range_lo, double range_hi);
 
 /** The result of a calibration search.  `param` is the LEAST private value
  *  found that MEETS (the smallest noise, the largest count or sampling

@@ -38,6 +38,7 @@ from .rdp import RdpAccountant, RdpCurve, RdpResult
 from .participation import (ParticipationCalibration,
                             participation_calibrate, participation_delta)
 from . import papers
+from . import merge
 from .events import catalogue, curve, delta, epsilon
 
 #: Path (or soname) of the loaded libpldkit.
@@ -97,6 +98,8 @@ __all__ = [
     # RDP, participation
     "RdpCurve", "RdpAccountant", "RdpResult", "participation_delta",
     "participation_calibrate", "ParticipationCalibration", "papers",
+    # model merging (LC, RS, baselines, mean estimation, the planner)
+    "merge",
     # the EVENT catalogue (the CLI's grammar)
     "epsilon", "delta", "curve", "catalogue",
     # misc

@@ -185,10 +185,101 @@ class SplitTerms(Structure):
                 ("reverse_method", c_int)]
 
 
+class MspaflBound(Structure):
+    _fields_ = [("epsilon", c_double), ("delta", c_double),
+                ("certified", c_int)]
+
+
+class MspaflSetting(Structure):
+    _fields_ = [("eps_l", c_double), ("delta_l", c_double),
+                ("sensitivity", c_double), ("p", c_double),
+                ("sampling", c_int), ("q", c_double),
+                ("batch", c_uint64), ("n", c_uint64),
+                ("clients", c_uint64), ("beta", c_double),
+                ("n_clients_list", c_size_t),
+                ("p_list", POINTER(c_double)), ("q_list", POINTER(c_double)),
+                ("rounds", c_uint64), ("delta_tilde", c_double),
+                ("thm4_round", c_int), ("c0", c_double),
+                ("c0_appendix", c_int), ("clip", c_double),
+                ("server_sees_checkin", c_int)]
+
+
+class MspaflReport(Structure):
+    _fields_ = [("closed", MspaflBound), ("kind", c_char_p),
+                ("sigma", c_double), ("c0", c_double), ("q", c_double),
+                ("rate", c_double), ("rounds", c_uint64),
+                ("exact_delta", c_double), ("exact_available", c_int),
+                ("exact", Result), ("exact_model", c_char_p)]
+
+
 class PairTerms(Structure):
     _fields_ = [("forward", c_double),
                 ("reverse", c_double),
                 ("epsilon", c_double)]
+
+
+# merge.h
+PLD_MERGE_MAX_RUNS = 5
+PLD_MERGE_N_METHODS = 4
+
+
+class MergeRun(Structure):
+    _fields_ = [("q", c_double),
+                ("sigma", c_double),
+                ("clip", c_double),
+                ("lr", c_double),
+                ("steps", c_uint64)]
+
+
+class MergeSchedule(Structure):
+    _fields_ = [("phases", POINTER(MergeRun)),
+                ("n_phases", c_size_t)]
+
+
+MergeProgressFn = ctypes.CFUNCTYPE(None, c_void_p, c_double, c_char_p)
+
+
+class MergePlan(Structure):
+    _fields_ = [("runs", POINTER(MergeRun)),
+                ("n", c_size_t),
+                ("epsilon", c_double),
+                ("delta", c_double),
+                ("resolution", c_uint),
+                ("accuracy", c_double),
+                ("progress", MergeProgressFn),
+                ("progress_ctx", c_void_p)]
+
+
+class MergePoint(Structure):
+    _fields_ = [("upper", c_double * PLD_MERGE_N_METHODS),
+                ("lower", c_double * PLD_MERGE_N_METHODS),
+                ("feasible", c_int * PLD_MERGE_N_METHODS),
+                ("met_accuracy", c_int * PLD_MERGE_N_METHODS)]
+
+
+class MergeReport(Structure):
+    _fields_ = [("n", c_size_t),
+                ("order", c_size_t * PLD_MERGE_MAX_RUNS),
+                ("runs", MergeRun * PLD_MERGE_MAX_RUNS),
+                ("own_eps", Bound * PLD_MERGE_MAX_RUNS),
+                ("own_met_accuracy", c_int * PLD_MERGE_MAX_RUNS),
+                ("epsilon", c_double),
+                ("delta", c_double),
+                ("accuracy", c_double),
+                ("resolution", c_uint),
+                ("joint_pld", Bound),
+                ("joint_pld_met_accuracy", c_int),
+                ("joint_rdp", c_double),
+                ("adv_eps", c_double),
+                ("adv_delta", c_double),
+                ("adv_delta_i", c_double),
+                ("adv_delta0", c_double),
+                ("adv_eps_i", c_double * PLD_MERGE_MAX_RUNS),
+                ("max_weight", c_double * PLD_MERGE_N_METHODS),
+                ("n_points", c_size_t),
+                ("weights", POINTER(c_double)),
+                ("points", POINTER(MergePoint)),
+                ("warnings", c_uint)]
 
 
 PD = POINTER(c_double)
@@ -283,7 +374,7 @@ _CORE = {
 # Optional parts: bound when every symbol of the part is exported.
 _OPTIONAL = {
     "rdp": {
-        "pld_rdp_curve_alloc": (c_int, [PD, c_size_t, POINTER(RdpPtr)]),
+        "pld_rdp_curve_alloc": (c_int, [c_size_t, PD, POINTER(RdpPtr)]),
         "pld_rdp_curve_alloc_default": (c_int, [POINTER(RdpPtr)]),
         "pld_rdp_curve_free": (None, [RdpPtr]),
         "pld_rdp_curve_copy": (c_int, [RdpPtr, POINTER(RdpPtr)]),
@@ -308,13 +399,13 @@ _OPTIONAL = {
                                     POINTER(RdpResult)]),
         "pld_rdp_delta": (c_int, [RdpPtr, c_double, c_int,
                                   POINTER(RdpResult)]),
-        "pld_rdp_random_selection": (c_int, [POINTER(RdpPtr), PD, c_size_t,
+        "pld_rdp_random_selection": (c_int, [c_size_t, POINTER(RdpPtr), PD,
                                              RdpPtr]),
         "pld_rdp_rs_max_weight": (c_int, [RdpPtr, RdpPtr, c_double, c_double,
                                           c_int, PD]),
         "pld_rdp_rs_grid_size": (c_int, [c_size_t, c_uint,
                                          POINTER(c_size_t)]),
-        "pld_rdp_rs_feasible_grid": (c_int, [POINTER(RdpPtr), c_size_t,
+        "pld_rdp_rs_feasible_grid": (c_int, [c_size_t, POINTER(RdpPtr),
                                              c_uint, c_double, c_double,
                                              c_int, PD, c_size_t,
                                              POINTER(c_size_t)]),
@@ -357,12 +448,72 @@ _OPTIONAL = {
         "pld_mech_truncated_gaussian": (c_int, [c_double, c_double, c_double,
                                                 c_double, POINTER(MechPtr)]),
     },
+    # rdp_papers.h: MS-PAFL as one analysis (closed form, its certified
+    # flag, the PLD of the same protocol).
+    "mspafl": {
+        "pld_mspafl_setting_default": (c_int, [POINTER(MspaflSetting)]),
+        "pld_mspafl_analyze": (c_int, [c_int, POINTER(MspaflSetting),
+                                       POINTER(Params),
+                                       POINTER(MspaflReport)]),
+        "pld_mspafl_theorem_parse": (c_int, [c_char_p]),
+    },
+    # merge.h: the model-merging paper (LC, RS, baselines, mean
+    # estimation, the planner).
+    "merge": {
+        "pld_merge_lc_accountant": (c_int, [c_size_t, POINTER(MergeRun), PD,
+                                            POINTER(Params),
+                                            POINTER(AccPtr)]),
+        "pld_merge_lc_step_mech": (c_int, [c_size_t, POINTER(MergeRun), PD,
+                                           POINTER(MechPtr)]),
+        "pld_merge_lc_rdp": (c_int, [c_size_t, POINTER(MergeRun), PD,
+                                     RdpPtr]),
+        "pld_merge_joint_accountant": (c_int, [c_size_t, POINTER(MergeRun),
+                                               POINTER(Params),
+                                               POINTER(AccPtr)]),
+        "pld_merge_joint_rdp": (c_int, [c_size_t, POINTER(MergeRun),
+                                        RdpPtr]),
+        "pld_merge_rs_accountant": (c_int, [c_size_t, POINTER(MergeRun), PD,
+                                            POINTER(Params),
+                                            POINTER(AccPtr)]),
+        "pld_merge_rs_rdp": (c_int, [c_size_t, POINTER(MergeRun), PD,
+                                     RdpPtr]),
+        "pld_merge_advanced_composition": (c_int, [c_size_t, PD, PD,
+                                                   c_double, PD, PD]),
+        "pld_merge_mean_lc_mech": (c_int, [c_double, c_double, c_double,
+                                           c_double, POINTER(MechPtr)]),
+        "pld_merge_mean_sigma_lc": (c_int, [c_double, c_double, c_double,
+                                            PD]),
+        "pld_merge_mean_rs_rdp": (c_int, [c_double, c_double, c_double,
+                                          c_double, RdpPtr]),
+        "pld_merge_mean_rs_mech": (c_int, [c_double, c_double, c_double,
+                                           c_double, POINTER(MechPtr)]),
+        "pld_merge_epsilon": (c_int, [c_size_t, POINTER(MergeRun), PD, c_int,
+                                      c_double, POINTER(Params), PD]),
+        "pld_merge_max_weight": (c_int, [POINTER(MergeRun), c_int, c_double,
+                                         c_double, POINTER(Params), PD]),
+        "pld_merge_warning_text": (c_char_p, [c_uint]),
+        "pld_merge_grid_size": (c_int, [c_size_t, c_uint,
+                                        POINTER(c_size_t)]),
+        "pld_merge_plan_compute": (c_int, [POINTER(MergePlan),
+                                           POINTER(POINTER(MergeReport))]),
+        "pld_merge_report_free": (None, [POINTER(MergeReport)]),
+    },
+    # merge.h: per-step schedules of LC (newer libraries).
+    "merge_schedule": {
+        "pld_merge_lc_schedule_accountant": (
+            c_int, [c_size_t, POINTER(MergeSchedule), PD, POINTER(Params),
+                    POINTER(AccPtr)]),
+        "pld_merge_lc_schedule_rdp": (c_int, [c_size_t,
+                                              POINTER(MergeSchedule), PD,
+                                              RdpPtr]),
+    },
     # status.h: the thread-local text naming the parameter, value and range
     # of the last rejection (newer libraries).
     "error_detail": {
         "pld_error_detail": (c_char_p, []),
     },
-    # Test hooks of src/alloc.c (exported, not in a public header).
+    # Test hooks of src/alloc.c: exported only by the test-only build
+    # libpldkit-hooks.so (meson.build), never by the installed library.
     "alloc_hooks": {
         "pld_test_fail_allocation": (None, [c_long]),
         "pld_test_allocation_count": (c_long, []),

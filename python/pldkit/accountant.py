@@ -442,23 +442,23 @@ def _member_deltas(member_deltas, function):
     return len(rows), DoubleArray(flat, "member_deltas", function)
 
 
-def select_feasible(member_deltas, delta, steps, cap=None):
+def select_feasible(member_deltas, delta, resolution, cap=None):
     """Feasible selection weights for a random selection: member_deltas[i]
     = (delta_remove, delta_add), member i's certified deltas at the target
     epsilon (e.g. from mechanism.delta(eps, 'remove'/'add')); returns the
-    weight vectors pi of the simplex grid of resolution `steps` (n <= 4)
+    weight vectors pi of the simplex grid of resolution `resolution` (n <= 4)
     with max_dir sum_i pi_i member_deltas[i][dir] <= delta, as a list of
     tuples."""
     f = "pld_select_feasible"
     n, arr = _member_deltas(member_deltas, f)
     d = real(delta, "delta", f)
-    s = integer(steps, "steps", f, 0, 2 ** 32 - 1)
+    s = integer(resolution, "resolution", f, 0, 2 ** 32 - 1)
     if cap is None:
         cap = math.comb(s + max(n, 1) - 1, max(n, 1) - 1) if n >= 1 else 1
     cap = max(int(cap), 1)
     if cap > 1 << 24:
         raise_status(_lib.PLD_ERANGE, f, "%d weight vectors; pass a smaller "
-                     "steps or cap" % cap)
+                     "resolution or cap" % cap)
     buf = (c_double * (cap * max(n, 1)))()
     got = c_size_t()
     check(lib.pld_select_feasible(n, arr.ptr, d, s, buf, cap, byref(got)), f)

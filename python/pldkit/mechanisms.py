@@ -291,7 +291,7 @@ class GaussianMixture(Mechanism):
         def lst(a):
             return [float(a.ptr[i]) for i in range(a.n)]
         self._make(lib.pld_mech_mixture_gaussian, f,
-                   (s, pm.n, pm.ptr, pw.ptr, qm.n, qm.ptr, qw.ptr),
+                   (s, pm.n, pw.ptr, pm.ptr, qm.n, qw.ptr, qm.ptr),
                    {"sigma": s, "p_means": lst(pm), "p_weights": lst(pw),
                     "q_means": lst(qm), "q_weights": lst(qw)})
 

@@ -103,7 +103,7 @@ class RdpCurve(Handle):
         else:
             f = "pld_rdp_curve_alloc"
             arr = DoubleArray(orders, "orders", f)
-            check(lib.pld_rdp_curve_alloc(arr.ptr, arr.n, byref(out)), f)
+            check(lib.pld_rdp_curve_alloc(arr.n, arr.ptr, byref(out)), f)
         self._ptr = out
 
     @classmethod
@@ -341,7 +341,7 @@ class RdpCurve(Handle):
         out = members[0].copy()
         try:
             arr = _curve_array(members)
-            check(lib.pld_rdp_random_selection(arr, w.ptr, len(members),
+            check(lib.pld_rdp_random_selection(len(members), arr, w.ptr,
                                                out._p), f)
         except BaseException:
             out.close()
@@ -350,9 +350,10 @@ class RdpCurve(Handle):
 
     @staticmethod
     def rs_max_weight(a, b, target_epsilon, delta, conversion="best"):
-        """The largest weight w on member b (weights (1-w, w) on (a, b))
+        """The largest weight w0 on member a (weights (w0, 1 - w0) on (a, b))
         whose certified epsilon(delta) of the random selection is <=
-        target_epsilon.  Raises ToleranceNotMet if not even w = 0 does."""
+        target_epsilon; 1.0 if a alone meets it, -1.0 if not even b alone
+        does (put the less private member first)."""
         f = "pld_rdp_rs_max_weight"
         _curves([a, b], f)
         w = c_double()
@@ -378,7 +379,7 @@ class RdpCurve(Handle):
         buf = (c_double * (cap * max(n, 1)))()
         got = c_size_t()
         check(lib.pld_rdp_rs_feasible_grid(
-            _curve_array(members), n, res,
+            n, _curve_array(members), res,
             real(target_epsilon, "target_epsilon", f),
             real(delta, "delta", f), _conversion(conversion), buf, cap,
             byref(got)), f)

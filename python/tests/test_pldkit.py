@@ -595,9 +595,28 @@ class TestErrors(unittest.TestCase):
             self.assertTrue(issubclass(cls, pldkit.PldkitError))
         self.assertIs(pldkit.errors.error_class(99), pldkit.UnknownStatus)
 
-    @unittest.skipUnless(_lib.available.get("alloc_hooks"),
-                         "no allocation test hook in this library")
+    @unittest.skipUnless(_lib.available.get("alloc_hooks")
+                         or os.environ.get("PLDKIT_HOOKS_LIBRARY"),
+                         "no allocation test hook in this library "
+                         "(PLDKIT_HOOKS_LIBRARY names the test-only build)")
     def test_out_of_memory(self):
+        if not _lib.available.get("alloc_hooks"):
+            # The installed library has no hooks: run this test again in a
+            # fresh interpreter on the test-only libpldkit-hooks.so.
+            env = dict(os.environ,
+                       PLDKIT_LIBRARY=os.environ["PLDKIT_HOOKS_LIBRARY"])
+            env.pop("PLDKIT_HOOKS_LIBRARY")
+            here = os.path.dirname(os.path.abspath(__file__))
+            env["PYTHONPATH"] = os.pathsep.join(
+                [os.path.dirname(here)] +
+                ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+            r = subprocess.run(
+                [sys.executable, "-m", "unittest", "-q",
+                 "test_pldkit.TestErrors.test_out_of_memory"],
+                cwd=here, env=env, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("skipped", r.stderr)
+            return
         hook = _lib.lib.pld_test_fail_allocation
         hook(1)
         try:
@@ -973,8 +992,10 @@ class TestRdp(unittest.TestCase):
         rs = pldkit.RdpCurve.random_selection([a, b], [0.5, 0.5])
         for x, lo, hi in zip(rs.values, b.values, a.values):
             self.assertTrue(lo <= x <= hi)
-        w = pldkit.RdpCurve.rs_max_weight(b, a, 4.0, 1e-5)
+        w = pldkit.RdpCurve.rs_max_weight(a, b, 4.0, 1e-5)
         self.assertTrue(0.0 <= w <= 1.0)
+        # -1: not even b alone meets a target below its own epsilon
+        self.assertEqual(pldkit.RdpCurve.rs_max_weight(a, b, 1e-3, 1e-5), -1.0)
         grid = pldkit.RdpCurve.rs_feasible_grid([b, a], 4, 4.0, 1e-5)
         self.assertIn((1.0, 0.0), grid)
         with self.assertRaises(pldkit.InvalidArgument):
