@@ -41,7 +41,7 @@ static const int method_code[N_METHODS] = {PLD_MERGE_RS_PLD, PLD_MERGE_RS_RDP,
 static const char help_text[] =
     "usage: pldkit merge --config FILE [--epsilon E] [--delta D] [--json | "
     "--csv]\n"
-    "                    [--resolution N] [--accuracy REL]\n"
+    "                    [--resolution N] [--accuracy REL] [--max-work W]\n"
     "\n"
     "Merge planner for N DP-SGD runs (1 <= N <= 5): the certified epsilon at\n"
     "delta of random selection (RS) and linear combination (LC) of the\n"
@@ -63,6 +63,10 @@ static const char help_text[] =
     "  --delta D         target delta' (overrides the config)\n"
     "  --resolution N    weights k/N (default: the config's resolution, else\n"
     "                    20 for N <= 2 and 10 for N >= 3)\n"
+    "  --max-work W      refuse plans above W grid points x 2^N (default "
+    "1024,\n"
+    "                    about two minutes; 5 runs at resolution 10 need "
+    "32032)\n"
     "  --accuracy REL    relative bracket width of the PLD sweeps (default "
     "0.01;\n"
     "                    upper ends stay certified)\n"
@@ -354,6 +358,7 @@ int pld_cli_merge(int argc, char **argv)
   const char *config = NULL;
   double eps = NAN, delta = NAN, accuracy = 0.01, resd = 0.0;
   int json = 0, csv = 0, have_res = 0;
+  size_t max_work = 0; /* 0: the library's default */
   char q[64];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -387,7 +392,7 @@ int pld_cli_merge(int argc, char **argv)
     }
     int known = strcmp(a, "--config") == 0 || strcmp(a, "--epsilon") == 0 ||
                 strcmp(a, "--delta") == 0 || strcmp(a, "--resolution") == 0 ||
-                strcmp(a, "--accuracy") == 0;
+                strcmp(a, "--accuracy") == 0 || strcmp(a, "--max-work") == 0;
     if (!known) {
       pld_cli_error("merge: unknown option %s (see pldkit merge --help)",
                     pld_quote(q, sizeof q, argv[i]));
@@ -416,6 +421,15 @@ int pld_cli_merge(int argc, char **argv)
         pld_cli_error("merge: --delta must be in (0, 1)");
         return EXIT_USAGE;
       }
+    } else if (strcmp(a, "--max-work") == 0) {
+      double w;
+      if (parse_double(a, val, &w))
+        return EXIT_USAGE;
+      if (!(w >= 1.0 && w <= 1e15) || w != floor(w)) {
+        pld_cli_error("merge: --max-work must be an integer in [1, 1e15]");
+        return EXIT_USAGE;
+      }
+      max_work = (size_t)w;
     } else if (strcmp(a, "--accuracy") == 0) {
       if (parse_double(a, val, &accuracy))
         return EXIT_USAGE;
@@ -452,6 +466,7 @@ int pld_cli_merge(int argc, char **argv)
   }
   pld_merge_plan plan;
   memset(&plan, 0, sizeof plan);
+  plan.max_work = max_work;
   plan.runs = cfg.runs;
   plan.n = cfg.n;
   plan.delta = isnan(delta) ? cfg.delta : delta;
@@ -488,7 +503,8 @@ int pld_cli_merge(int argc, char **argv)
   if (show)
     progress_clear();
   if (st != PLD_SUCCESS) {
-    pld_cli_error("merge: the planner failed: %s", pld_status_text(st));
+    pld_cli_error("merge: the planner failed: %s%s", pld_status_text(st),
+                  st == PLD_ERANGE ? " (--max-work, --resolution)" : "");
     /* the configuration passed the parser but not the library (a cap, a
      * domain the parser does not know): the input's fault, 2; the
      * machine's (memory, FFTW, non-convergence): 1 */

@@ -26,6 +26,7 @@
 #include <pldkit/select.h>
 
 #include "alloc.h"
+#include "detail.h"
 #include "merge_eval.h"
 
 const char *pld_merge_warning_text(unsigned flag)
@@ -239,6 +240,15 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   int st = pld_merge_grid_size(n, res, &npts);
   if (st != PLD_SUCCESS)
     return st;
+  /* a time cap, refused before any work: each grid point composes the LC
+   * surrogate's 2^n-component mixture */
+  size_t cap = plan->max_work ? plan->max_work : PLD_MERGE_DEFAULT_MAX_WORK;
+  double work = (double)npts * ldexp(1.0, (int)n);
+  if (work > (double)cap)
+    return pld_fail(PLD_ERANGE, "the plan needs %zu grid points x 2^%zu = "
+                    "%.0f units of work, above max_work = %zu (about a "
+                    "minute per 500 units on one core); lower the "
+                    "resolution or raise max_work", npts, n, work, cap);
 
   pld_merge_report *R = pld_calloc(1, sizeof *R);
   if (!R)

@@ -320,6 +320,13 @@ typedef void (*pld_merge_progress_fn)(void *ctx, double fraction,
 
 /** Cap on the weight grid: at most this many simplex points. */
 #define PLD_MERGE_MAX_POINTS 100000u
+/** Default cap on a plan's work, in grid points x 2^n (the LC surrogate of n
+ *  runs has 2^n mixture components, and each grid point composes one): 3
+ *  runs at resolution 10 (66 points x 8 = 528) fit, taking about a minute
+ *  on one core; 5 runs at resolution 10 (1001 x 32 = 32032) would take
+ *  hours and are refused up front unless pld_merge_plan.max_work (the
+ *  CLI's --max-work) raises the cap. */
+#define PLD_MERGE_DEFAULT_MAX_WORK 1024u
 /** Cap on the grid resolution. */
 #define PLD_MERGE_MAX_RESOLUTION 10000u
 
@@ -335,6 +342,10 @@ typedef struct pld_merge_plan {
                                   points and searches, (0, 1); 0 = 0.01 */
   pld_merge_progress_fn progress; /**< may be NULL */
   void *progress_ctx;
+  size_t max_work;           /**< cap on grid points x 2^n; 0 =
+                                  PLD_MERGE_DEFAULT_MAX_WORK; a plan above it
+                                  is refused (PLD_ERANGE, the detail names
+                                  its work and the cap) */
 } pld_merge_plan;
 
 /** One grid point's answers, indexed by enum pld_merge_method. */

@@ -247,7 +247,8 @@ class MergePlan(Structure):
                 ("resolution", c_uint),
                 ("accuracy", c_double),
                 ("progress", MergeProgressFn),
-                ("progress_ctx", c_void_p)]
+                ("progress_ctx", c_void_p),
+                ("max_work", c_size_t)]
 
 
 class MergePoint(Structure):
