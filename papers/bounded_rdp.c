@@ -46,7 +46,6 @@
 #include "detail.h"
 #include "quad.h"
 
-#define U_ DBL_EPSILON
 
 static int bad_loc(double theta, double a, double sigma)
 {
@@ -89,13 +88,13 @@ static double bounded_div(int kind, double alpha, double t1, double t2,
     double mid = quad + log_inside(m, a, s);
     double l = pld_logaddexp(pld_logaddexp(lo, hi), mid);
     double mag = fabs(lo) + fabs(hi) + fabs(mid);
-    r = (l + 16.0 * U_ * (1.0 + mag)) / (alpha - 1.0);
+    r = (l + 16.0 * PLD_U * (1.0 + mag)) / (alpha - 1.0);
   } else {
     double l1 = log_inside(t1, a, s), l2 = log_inside(t2, a, s),
            lm = log_inside(m, a, s);
     double mag = quad + fabs(l1) + fabs(l2) + fabs(lm);
     r = alpha * c * c / (2.0 * s * s) + (l2 - l1) + (lm - l1) / (alpha - 1.0) +
-        16.0 * U_ * (1.0 + mag) / (alpha - 1.0);
+        16.0 * PLD_U * (1.0 + mag) / (alpha - 1.0);
   }
   /* D >= 0; rounding may leave a tiny negative value: raising it is safe */
   return r < 0.0 ? 0.0 : r;
@@ -203,7 +202,7 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
     sf += f;
     sb += b;
   }
-  double r = fmax(sf, sb) * (1.0 + 2.0 * U_ * (double)n);
+  double r = fmax(sf, sb) * (1.0 + 2.0 * PLD_U * (double)n);
   if (isnan(r))
     return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: isnan(r))");
   *eps = r;
@@ -229,7 +228,7 @@ static double tvar_f(double u, void *vc, double *err)
   const tvar_ctx *c = vc;
   double v = exp(-c->beta * u - 0.5 * u * u);
   for (int i = 0; i < c->k; i++) v *= u;
-  *err = v * 4.0 * U_ * (1.0 + c->beta * u + 0.5 * u * u);
+  *err = v * 4.0 * PLD_U * (1.0 + c->beta * u + 0.5 * u * u);
   return v;
 }
 
@@ -398,6 +397,6 @@ int pld_rdp_bounded_gaussian_alg1(int kind, unsigned flags, double alpha,
     }
   }
   *eps_total = (flags & PLD_ALG1_PAPER) ? sp
-                                        : fmax(sf, sb) * (1.0 + 2.0 * U_ * n);
+                                        : fmax(sf, sb) * (1.0 + 2.0 * PLD_U * n);
   return PLD_SUCCESS;
 }

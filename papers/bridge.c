@@ -54,12 +54,11 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 
 static double loss_at(const pld_pmf_view *v, size_t j, double grid, int sgn)
 {
   double l = (double)(v->offset + (int64_t)j) * grid;
-  return l + (double)sgn * 4.0 * U_ * fabs(l);
+  return l + (double)sgn * 4.0 * PLD_U * fabs(l);
 }
 
 /* Upper D_alpha of one pessimistic member at every order. */
@@ -77,7 +76,7 @@ static void upper_member(const pld_pmf_view *v, double grid,
   double ltop = loss_at(v, K - 1, grid, 1);
   double lmax_abs = fmax(fabs(loss_at(v, 0, grid, 1)), fabs(ltop));
   double lrel = -log1p(-v->rel_err);
-  lrel += 4.0 * U_ * lrel;
+  lrel += 4.0 * PLD_U * lrel;
   double lgr = log(-expm1(-grid)); /* log(1 - e^{-Delta}) */
   for (size_t k = 0; k < no; k++) {
     double a = orders[k], am1 = a - 1.0;
@@ -99,15 +98,15 @@ static void upper_member(const pld_pmf_view *v, double grid,
      * each exp and addition by u relative (Higham's bound (n+2)u), the final
      * log and sum by an ulp of their magnitude; factor 2 to spare. */
     double lsum = nt ? m + log(s) : -INFINITY;
-    double err = 8.0 * U_ * (lm_absmax + am1 * lmax_abs) +
-                 4.0 * (double)(nt + 2) * U_ +
-                 (nt ? 4.0 * U_ * (fabs(m) + fabs(log(s))) : 0.0);
+    double err = 8.0 * PLD_U * (lm_absmax + am1 * lmax_abs) +
+                 4.0 * (double)(nt + 2) * PLD_U +
+                 (nt ? 4.0 * PLD_U * (fabs(m) + fabs(log(s))) : 0.0);
     double labs = log(abs_eff) + am1 * ltop + log(-expm1(-a * grid)) - lgr;
-    double lerr = 8.0 * U_ * (fabs(log(abs_eff)) + am1 * fabs(ltop) +
+    double lerr = 8.0 * PLD_U * (fabs(log(abs_eff)) + am1 * fabs(ltop) +
                               fabs(lgr) + a * grid + 2.0);
     double lE = pld_logaddexp(lsum + err, labs + lerr) + lrel;
     double D = lE / am1;
-    D += 4.0 * U_ * fabs(D) + DBL_MIN;
+    D += 4.0 * PLD_U * fabs(D) + DBL_MIN;
     /* the true divergence is >= 0, so raising a negative value to 0 only
      * loosens the bound */
     vals[k] = fmax(D, 0.0);
@@ -128,7 +127,7 @@ static void lower_member(const pld_pmf_view *v, double grid,
   }
   size_t K = v->size;
   double lrel = log1p(v->rel_err);
-  lrel += 4.0 * U_ * lrel;
+  lrel += 4.0 * PLD_U * lrel;
   double lmax_abs = fmax(fabs(loss_at(v, 0, grid, -1)),
                          fabs(loss_at(v, K - 1, grid, -1)));
   for (size_t k = 0; k < no; k++) {
@@ -157,7 +156,7 @@ static void lower_member(const pld_pmf_view *v, double grid,
           P += exp(lm[j] + am1 * loss_at(v, j, grid, -1) - m);
         double cut = exp(lab + am1 * loss_at(v, j, grid, 1) - m);
         /* P - cut may cancel; its rounding is below 4 (j + 3) u (P + cut) */
-        double cand = P - cut - 4.0 * (double)(j + 3) * U_ * (P + cut);
+        double cand = P - cut - 4.0 * (double)(j + 3) * PLD_U * (P + cut);
         if (cand > best)
           best = cand;
       }
@@ -171,12 +170,12 @@ static void lower_member(const pld_pmf_view *v, double grid,
       vals[k] = 0.0;
       continue;
     }
-    double err = 8.0 * U_ * (lm_absmax + am1 * lmax_abs) +
-                 4.0 * (double)(nt + 2) * U_ +
-                 4.0 * U_ * (fabs(m) + fabs(log(best)));
+    double err = 8.0 * PLD_U * (lm_absmax + am1 * lmax_abs) +
+                 4.0 * (double)(nt + 2) * PLD_U +
+                 4.0 * PLD_U * (fabs(m) + fabs(log(best)));
     double lE = m + log(best) - err - lrel;
     double D = lE / am1;
-    D -= 4.0 * U_ * fabs(D);
+    D -= 4.0 * PLD_U * fabs(D);
     vals[k] = fmax(D, 0.0);
   }
 }

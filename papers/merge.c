@@ -20,7 +20,6 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 #define RS_MAX 64
 
 static int run_ok(const pld_merge_run *r)
@@ -541,11 +540,11 @@ int pld_merge_advanced_composition(size_t n, const double *eps_i,
   for (size_t i = 0; i < n; i++) {
     s2 = pld_add_up(s2, pld_mul_up(eps_i[i], eps_i[i]));
     double em = expm1(eps_i[i]);
-    em = em * (1.0 + 4.0 * U_);
+    em = em * (1.0 + 4.0 * PLD_U);
     lin = pld_add_up(lin, pld_mul_up(eps_i[i], em));
     ds = pld_add_up(ds, delta_i[i]);
   }
-  double L = -log(delta0) * (1.0 + 4.0 * U_);
+  double L = -log(delta0) * (1.0 + 4.0 * PLD_U);
   double r = pld_mul_up(pld_mul_up(2.0, L), s2);
   double sq = sqrt(r);
   sq = nextafter(sq, INFINITY);

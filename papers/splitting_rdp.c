@@ -72,7 +72,6 @@
 #include "detail.h"
 #include "splitting_internal.h"
 
-#define U_ DBL_EPSILON
 #define MAX_ORDER 2048        /* exact forward / Poisson: integer orders cap */
 #define DP_WORK_CAP 3000000.0 /* transitions x steps of the k > 1 program */
 #define BLOCK_WORK_CAP 3e5   /* the same for one block of forward_blocks */
@@ -108,7 +107,7 @@ static double lbinom(double n, double k)
 /* Absolute rounding error bound of lbinom(n, .), for the margins. */
 static double lbinom_err(double n)
 {
-  return 8.0 * U_ * (1.0 + (n > 1.0 ? n * log(n) : 0.0));
+  return 8.0 * PLD_U * (1.0 + (n > 1.0 ? n * log(n) : 0.0));
 }
 
 /* Interpolate a bound at fractional alpha from G(m) = (m-1) B(m) and
@@ -177,7 +176,7 @@ static double eq3_int(double m, double d, double k, double t)
     sum += exp(eq3_term(m, d, k, t, lbdk, l) - mx);
   sum += ((wlo - lo) + (k - whi)) * exp(-EQ3_CUT);
   /* three lbinom errors per term, a few ulps for the sum */
-  return mx + log(sum) + 3.0 * lbinom_err(d) + 4.0 * U_ * (1.0 + fabs(mx));
+  return mx + log(sum) + 3.0 * lbinom_err(d) + 4.0 * PLD_U * (1.0 + fabs(mx));
 }
 
 int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
@@ -304,7 +303,7 @@ static int k1_moments(double t, double d, size_t m, double *lM, double *err)
   if (m >= 1)
     lM[1] = 0.0; /* E[p/q] = 1 exactly */
   /* each log-space product adds at most (m + 2) u + u |value| */
-  *err = 4.0 * U_ * (nmul + 4.0) * ((double)m + 4.0 + mag);
+  *err = 4.0 * PLD_U * (nmul + 4.0) * ((double)m + 4.0 + mag);
   return PLD_SUCCESS;
 }
 
@@ -460,7 +459,7 @@ static int dp_forward(int m, double d, int K, double t, double *G,
   }
   double lb = (double)m * lbinom(d, (double)K);
   *G = acc - lb;
-  *err = 16.0 * U_ * ((double)S + m + 4.0) * (1.0 + mag + fabs(lb)) +
+  *err = 16.0 * PLD_U * ((double)S + m + 4.0) * (1.0 + mag + fabs(lb)) +
          (double)(m + 1) * lbinom_err(d);
 done:
   pld_free(codes);

@@ -14,7 +14,6 @@
 #include "detail.h"
 #include "splitting_internal.h"
 
-#define U_ DBL_EPSILON
 #define PI_ 3.14159265358979323846
 #define V1 (-41.5)     /* left cut of the v integral: e^{v1} < 1e-18 */
 
@@ -96,7 +95,7 @@ static void lf_sum(double lu, double s, double h, struct lfsum *o)
     h = 0.5 * w;
   /* max f: psi(m) <= psi(z0) + psi'(z0)^2 / (2 min curvature), curvature >= 1 */
   double g0 = lf_dpsi(z0, lu, s);
-  o->lfmax = p0 + 0.5 * g0 * g0 + 4.0 * U_ * (1.0 + fabs(p0));
+  o->lfmax = p0 + 0.5 * g0 * g0 + 4.0 * PLD_U * (1.0 + fabs(p0));
   double rR = w, rL = w;
   while (!(lf_psi(z0 + rR, lu, s) < p0 - Z_CUT) && rR < 1e6)
     rR *= 2.0;
@@ -126,8 +125,8 @@ static void log_phi_bracket(double lu, double s, double d, double *lo,
   double m2 = exp(2.0 * lu + 2.0 * s * s); /* u^2 E e^{2sZ} */
   /* Jensen: log phi >= -m1; 1 - e^{-x} >= x - x^2/2: phi <= 1 - m1 + m2/2 */
   if (d * m2 <= 1e-18) {
-    *lo = -m1 * (1.0 + 4.0 * U_);
-    *up = fmin(0.0, log1p(-m1 + 0.5 * m2) + 4.0 * U_ * m1);
+    *lo = -m1 * (1.0 + 4.0 * PLD_U);
+    *up = fmin(0.0, log1p(-m1 + 0.5 * m2) + 4.0 * PLD_U * m1);
     return;
   }
   double a_max = fmin(PI_ / (4.0 * s), 2.5);
@@ -144,7 +143,7 @@ static void log_phi_bracket(double lu, double s, double d, double *lo,
     }
     double psi = sum * h / 2.5066282746310002;
     double E = 2.0 * m1 * exp(0.5 * a * a) / expm1(2.0 * PI_ * a / h);
-    double r = psi * (double)(nz + 16) * 4.0 * U_;
+    double r = psi * (double)(nz + 16) * 4.0 * PLD_U;
     double plo = fmax(0.0, psi - r - E), pup = psi + r + E + 1e-300;
     *up = log1p(-plo);
     *lo = pup < 1.0 ? log1p(-pup) : -INFINITY;
@@ -161,9 +160,9 @@ static void log_phi_bracket(double lu, double s, double d, double *lo,
   lf_sum(lu, s, h, &M);
   lf_sum(lu + log(cos(s * a)), s, 0.0, &C);
   double lC = pld_logaddexp(pld_logaddexp(C.lS, log(C.h) + C.lfmax), C.ltail);
-  lC += (double)(C.n + 16) * 4.0 * U_;
+  lC += (double)(C.n + 16) * 4.0 * PLD_U;
   double lE = log(2.0) + 0.5 * a * a + lC - log(expm1(2.0 * PI_ * a / h));
-  double rr = (double)(M.n + 16) * 4.0 * U_ + 8.0 * U_ * fabs(M.lS);
+  double rr = (double)(M.n + 16) * 4.0 * PLD_U + 8.0 * PLD_U * fabs(M.lS);
   double lup = pld_logaddexp(pld_logaddexp(M.lS, M.ltail), lE) + rr;
   double x = exp(lE - M.lS);
   double llo = x < 1.0 ? M.lS + log1p(-x) - rr : -INFINITY;
@@ -178,12 +177,12 @@ static void revtab_L(double v, double lkap, double s, double gamma, double d,
   double plo, pup;
   log_phi_bracket(lkap + v, s, d, &plo, &pup);
   double l_up = d * pup, l_lo = d * plo;
-  l_up += 4.0 * U_ * fabs(l_up);
-  l_lo -= 4.0 * U_ * fabs(l_lo);
+  l_up += 4.0 * PLD_U * fabs(l_up);
+  l_lo -= 4.0 * PLD_U * fabs(l_lo);
   if (gamma < 1.0) {
     double e = (1.0 - gamma) * exp(v);
-    l_up -= e * (1.0 - 8.0 * U_);
-    l_lo -= e * (1.0 + 8.0 * U_);
+    l_up -= e * (1.0 - 8.0 * PLD_U);
+    l_lo -= e * (1.0 + 8.0 * PLD_U);
   }
   *up = fmin(0.0, l_up);
   *lo = l_lo;
@@ -271,13 +270,13 @@ static int reverse_k1_one(double alpha, double s, double gamma, double d,
   if (!(rel < 1e-3) || !isfinite(acc))
     return PLD_ETOL;
   double lI = acc + log(h) - log1p(-rel);
-  lI += (double)(npts + 32) * 8.0 * U_ + 8.0 * U_ * fabs(lI);
+  lI += (double)(npts + 32) * 8.0 * PLD_U + 8.0 * PLD_U * fabs(lI);
   double lg = lgamma(beta);
   double lE = lI - lg + 1e-14 * (1.0 + fabs(lg));
   double r = lE / beta;
   if (!isfinite(r))
     return PLD_ETOL;
-  r += 4.0 * U_ * fabs(r);
+  r += 4.0 * PLD_U * fabs(r);
   *R = r < 0.0 ? 0.0 : r;
   return PLD_SUCCESS;
 }

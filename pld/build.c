@@ -47,9 +47,9 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 /* Smallest subnormal: the absolute rounding error of a product that lands
  * below DBL_MIN is at most half of it (relative bounds stop there). */
 #define ETA_ 0x1p-1074
@@ -72,8 +72,8 @@
  * that.  So the curve is evaluated at a point certainly at or below the real
  * one (the curve is non-increasing: an upper value), g = d - 1 + x and the
  * tails at or above it. */
-static double grid_down(double e) { return e - 4.0 * U_ * fabs(e); }
-static double grid_up(double e) { return e + 4.0 * U_ * fabs(e); }
+static double grid_down(double e) { return e - 4.0 * PLD_U * fabs(e); }
+static double grid_up(double e) { return e + 4.0 * PLD_U * fabs(e); }
 
 /* A callback's failure: built-in mechanisms report running out of memory as
  * PLD_ENOMEM, which passes through; anything else is PLD_ECALLBACK. */
@@ -211,7 +211,7 @@ static double diff_err(const struct vals *v, long i, long j, long k, double f0,
     double w = fabs(val(v, ix[t], k, f0));
     if ((ix[t] <= v->jz) != gform(v, k))
       w += 1.0 + xj(v, ix[t]);
-    e += (rel + 4.0 * U_) * w;
+    e += (rel + 4.0 * PLD_U) * w;
   }
   return e;
 }
@@ -267,7 +267,7 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
  * (1 - x_{i-1}/x_j = 1 - e^{-(j-i+1) Delta}), and on [0, x_0] by the plain
  * sum; the curve there is at least its value d_i at x_i (on [0, x_0] also
  * at least 1 - x, see below).  E_i is bounded
- * in one backward pass by U_i = min(A_i, U_{i+1} + c A_i), A_i the tail sum
+ * in one backward pass by U_i = min(A_i, PLD_U{i+1} + c A_i), A_i the tail sum
  * of e, c = 1 - e^-Delta.  It is booked relatively where E_i <= 1e-9 d_i
  * (harmless against any accuracy asked), else absolutely: there d_i is
  * itself tiny (the top of the grid, a curve that is rounding).  (The former bound 8u cl max(d_{j-1}/d_j), cl =
@@ -279,7 +279,7 @@ static void book_mass_rounding(const struct vals *v, double f0, double *a,
                                long *l1top)
 {
   double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
-  double c = -expm1(-v->grid) * (1.0 + 4.0 * U_);
+  double c = -expm1(-v->grid) * (1.0 + 4.0 * PLD_U);
   long n = (long)v->n;
   for (long j = 0; j < n; j++) {
     long k = j + 1 < n ? j + 1 : j;
@@ -288,7 +288,7 @@ static void book_mass_rounding(const struct vals *v, double f0, double *a,
     double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0))
                            : (val(v, j, k, f0) - val(v, j - 1, k, f0)) * cl;
     double mj = right - left;
-    a[j] = 4.0 * U_ * (fabs(right) + fabs(left)) + (mj < 0.0 ? -mj : 0.0);
+    a[j] = 4.0 * PLD_U * (fabs(right) + fabs(left)) + (mj < 0.0 ? -mj : 0.0);
   }
   double A = 0.0, U = 0.0, r = 0.0, ab = 0.0;
   *l1 = 0.0;
@@ -301,7 +301,7 @@ static void book_mass_rounding(const struct vals *v, double f0, double *a,
   for (long i = n; i-- > 0;) {
     A += a[i];
     U = fmin(A, U + c * A);
-    double E = (i == 0 ? A : U) * (1.0 + 8.0 * (double)n * U_);
+    double E = (i == 0 ? A : U) * (1.0 + 8.0 * (double)n * PLD_U);
     if (!(E > 0.0))
       continue;
     double di = val_d(v, i, f0), ri = E / di;
@@ -309,7 +309,7 @@ static void book_mass_rounding(const struct vals *v, double f0, double *a,
       /* on [0, x_0] the curve is also >= 1 - x, and sum_j e_j (1 - x/x_j)
        * <= A (1 - x/x_top) <= A ((1 - x) + (1 - 1/x_top)_+) */
       double ct = fmax(-expm1(-(double)(v->lo + n - 1) * v->grid), 0.0);
-      ri = fmin(ri, A * (1.0 + ct / di) * (1.0 + 8.0 * (double)n * U_));
+      ri = fmin(ri, A * (1.0 + ct / di) * (1.0 + 8.0 * (double)n * PLD_U));
     }
     if (di > 0.0 && ri <= 1e-9)
       r = fmax(r, ri);
@@ -317,7 +317,7 @@ static void book_mass_rounding(const struct vals *v, double f0, double *a,
       ab = fmax(ab, E);
       /* every mass error from here up: an L1 bound on what the absolute
        * part stands for, which a tilt can weigh (dist.c, pld_pmf_tilt) */
-      *l1 = A * (1.0 + 8.0 * (double)n * U_);
+      *l1 = A * (1.0 + 8.0 * (double)n * PLD_U);
     }
   }
   *rel = r;
@@ -338,7 +338,7 @@ static void sweep_noise_up(const struct vals *v, double f0, double *m, size_t n,
     /* rounding of the three values entering the second difference */
     double mag = fabs(val(v, k, k, f0)) + 2.0 * fabs(val(v, (long)j, k, f0)) +
                  fabs(val(v, (long)j - 1, k, f0));
-    double noise = 16.0 * U_ * cl * mag;
+    double noise = 16.0 * PLD_U * cl * mag;
     if (m[j] > 0.0 && m[j] <= noise) {
       carry += m[j];
       m[j] = 0.0;
@@ -473,7 +473,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   /* 4u: the stored values themselves, x_j times the other direction (exp
    * and the product) and the conversions between the forms (expm1), are
    * perturbed relatively, which moves the chord by as much */
-  pess->rel = curve_rel + 4.0 * U_ + mrel;
+  pess->rel = curve_rel + 4.0 * PLD_U + mrel;
   /* cabs: the slopes' and masses' rounding below the smallest normal
    * (masses_from_values); mabs counts clipping too, so this only adds */
   pess->abs = mabs + sub_abs + cabs;
@@ -569,7 +569,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   /* The neighbouring slopes a, c entered as safe bounds (diff_err); the
    * gap is Lipschitz in b and the grid values with constant <= 3, so a
    * relative error r in d becomes at most 4r here. */
-  opt->rel = 4.0 * curve_rel + 4.0 * U_ + mrel;
+  opt->rel = 4.0 * curve_rel + 4.0 * PLD_U + mrel;
   opt->abs = mabs + raise + sub_abs + cabs;
   opt->l1 = ml1;
   opt->l1abs = mabs;
@@ -621,7 +621,7 @@ static int build_optimistic_tails(const double *pg, const double *eqg,
     /* An atom must sit inside its bucket: rho in [e^-Delta, 1].  If the
      * difference is mostly round-off, put the atom at eps_k (rounding a loss
      * down is always safe). */
-    double noise = (4.0 * U_ + 2.0 * curve_rel) * (pg[k] + eqg[k]);
+    double noise = (4.0 * PLD_U + 2.0 * curve_rel) * (pg[k] + eqg[k]);
     double rho = Pk > 0.0 ? XQk / Pk : 1.0;
     if (!(rho <= 1.0) || noise > 1e-3 * Pk)
       rho = 1.0;
@@ -699,8 +699,8 @@ static int build_optimistic_tails(const double *pg, const double *eqg,
   }
   if (R2 > 1e6)
     R2 = 1e6;
-  opt->rel = 4.0 * curve_rel + (16.0 * U_ + 2.0 * curve_rel) * R2 + 1e-11;
-  opt->abs = snapped * (1.0 + 4.0 * (double)na * U_);
+  opt->rel = 4.0 * curve_rel + (16.0 * PLD_U + 2.0 * curve_rel) * R2 + 1e-11;
+  opt->abs = snapped * (1.0 + 4.0 * (double)na * PLD_U);
   return PLD_SUCCESS;
 }
 
@@ -863,7 +863,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
          * just above the top, its and d(inf)'s relative errors and the
          * rounding taken off) is the amount placed: that amount is the
          * ideal rounding, so nothing needs booking. */
-        double e = 2.0 * curve->rel_err + 8.0 * U_;
+        double e = 2.0 * curve->rel_err + 8.0 * PLD_U;
         double above = work[n] * (1.0 - e) - infm[dir] * (1.0 + e);
         if (above > 0.0)
           d->p[dir][PLD_OPTIMISTIC].m[n - 1] += above;
@@ -892,7 +892,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
           goto fail;
         }
         pm->abs += pm->inf - tail +
-                   8.0 * U_ * fabs(etop) * fmin(pt, 1.0) *
+                   8.0 * PLD_U * fabs(etop) * fmin(pt, 1.0) *
                        (1.0 + 2.0 * curve->rel_err + 1e-9);
         pm->inf = tail;
       }

@@ -21,7 +21,6 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 /* Safety constant on the standard O(u log N) elementwise error of an FFT
  * (Higham, Accuracy and Stability, Thm 24.2, for backward-stable twiddles). */
 #define FFT_KAPPA 4.0
@@ -141,7 +140,7 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
       pld_pmf_clear(&r);
       return st;
     }
-    direct_rel = ((double)(za < zb ? za : zb) + 1.0) * U_;
+    direct_rel = ((double)(za < zb ? za : zb) + 1.0) * PLD_U;
   } else {
     size_t N = pld_fft_ladder_size(nc);
     if (N > max_grid && (N = pld_fft_good_size(nc)) > max_grid) {
@@ -178,7 +177,7 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
     fftw_execute_dft_c2r(f->inv, f->X, f->x);
     double inv = 1.0 / (double)N, lg = log2((double)N) + 1.0;
     /* elementwise bound on |computed - exact| */
-    double elem = (FFT_KAPPA * U_ * lg * (ma * sb + mb * sa + sab) + U_ * sab) *
+    double elem = (FFT_KAPPA * PLD_U * lg * (ma * sb + mb * sa + sab) + PLD_U * sab) *
                   inv;
     /* Outputs within elem of 0 are round-off, not signal: set them to 0.
      * Left in, that noise (~1e-17 per bin) sits above tail_mass and stops
@@ -218,7 +217,7 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
     r.rel = booked((1.0 + a->rel) * (1.0 + b->rel) - 1.0);
     r.abs = booked(mul0(a->abs, tb) + mul0(b->abs, ta * (1.0 + a->rel)));
     r.tabs = (a->tabs * mb + b->tabs * (ma + a->tabs) + fft_err +
-              direct_rel * ma * mb) * (1.0 + 4.0 * U_);
+              direct_rel * ma * mb) * (1.0 + 4.0 * PLD_U);
   } else {
     double ta = ma + a->inf, tb = mb + b->inf;
     r.inf = a->inf * tb + ma * b->inf;
@@ -472,7 +471,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
   fftw_execute_dft_r2c(f->fwd, f->x, f->X);
   size_t nh = N / 2 + 1;
   double lg = log2((double)N) + 1.0;
-  double efwd = FFT_KAPPA * U_ * lg * M; /* elementwise forward error */
+  double efwd = FFT_KAPPA * PLD_U * lg * M; /* elementwise forward error */
   double sum_dy = 0.0, sum_y = 0.0;
   /* Coefficients of z^T below e^-60 change no output by more than e^-60
    * (inverse transform averages); they are dropped and that is booked. */
@@ -500,7 +499,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
     double ang = fmod(Td * atan2(im, re), 6.283185307179586476925);
     f->X[k][0] = mag * cos(ang);
     f->X[k][1] = mag * sin(ang);
-    sum_dy += w * FFT_KAPPA * U_ * Td * mag;
+    sum_dy += w * FFT_KAPPA * PLD_U * Td * mag;
     sum_y += w * mag;
   }
   fftw_execute_dft_c2r(f->inv, f->X, f->x);
@@ -512,7 +511,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
     double v = f->x[((size_t)base + j) % N] * inv;
     r.m[j] = v > 0.0 ? v : 0.0;
   }
-  double elem = (sum_dy + dropped * exp(lcut) + FFT_KAPPA * U_ * lg * sum_y) * inv;
+  double elem = (sum_dy + dropped * exp(lcut) + FFT_KAPPA * PLD_U * lg * sum_y) * inv;
   double fft_err = elem * (double)nw;
 
   if (a->tilt > 0.0) {
@@ -535,7 +534,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
       r.inf = exp(Td * log(a->inf));
     /* exp(T log x) carries a relative error of about T u: round the mass
      * at +inf outward for the member */
-    r.inf *= exp((rounding == PLD_PESSIMISTIC ? 4.0 : -4.0) * U_ * (Td + 2.0));
+    r.inf *= exp((rounding == PLD_PESSIMISTIC ? 4.0 : -4.0) * PLD_U * (Td + 2.0));
     if (r.inf > 1.0 && rounding == PLD_PESSIMISTIC)
       r.inf = 1.0; /* no curve exceeds 1: capping stays above the truth */
     r.rel = booked(expm1(Td * log1p(a->rel)));
@@ -543,7 +542,7 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
     double grow = a->tabs > 0.0
                       ? Td * a->tabs * exp((Td - 1.0) * log(M + a->tabs))
                       : 0.0;
-    r.tabs = (grow + fft_err + 2.0 * (tau_lo + tau_hi)) * (1.0 + 4.0 * U_);
+    r.tabs = (grow + fft_err + 2.0 * (tau_lo + tau_hi)) * (1.0 + 4.0 * PLD_U);
     if (*fft_n < N)
       *fft_n = N;
     if ((st = pld_pmf_trim(&r, rounding, tau))) {

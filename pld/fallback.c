@@ -40,7 +40,6 @@
 #include "internal.h"
 #include "numerics.h"
 
-#define U_ DBL_EPSILON
 /* Absolute slack on a curve value: a computed 0 may be an underflowed
  * 1e-320 (the relative-accuracy contract cannot hold in the subnormals). */
 #define TINY 1e-300
@@ -90,7 +89,7 @@ static double finite_eps0(const struct pld_mech *m)
       continue;
     if (a == -INFINITY || b == -INFINITY)
       return INFINITY;
-    double l = fabs(a - b) + 8.0 * U_ * (fabs(a) + fabs(b) + 1.0);
+    double l = fabs(a - b) + 8.0 * PLD_U * (fabs(a) + fabs(b) + 1.0);
     if (l > e)
       e = l;
   }
@@ -104,7 +103,7 @@ double pld_mech_pure_eps(const struct pld_mech *m)
   switch (m->kind) {
   case PLD_MECH_LAPLACE:
     /* loss in [-a, a], a = s/b (pld/mech_laplace.c); a itself was rounded */
-    return m->par[0] * (1.0 + 4.0 * U_);
+    return m->par[0] * (1.0 + 4.0 * PLD_U);
   case PLD_MECH_FINITE:
     if (m->label == 101) /* randomized response: losses -eps0, 0, eps0 */
       return m->par[0];
@@ -123,7 +122,7 @@ double pld_mech_pure_eps(const struct pld_mech *m)
       return INFINITY;
     double q = m->par[0];
     double r = log1p(q * expm1(e));
-    return r * (1.0 + 16.0 * U_) + TINY;
+    return r * (1.0 + 16.0 * PLD_U) + TINY;
   }
   case PLD_MECH_BRACKET: /* the upper member dominates it */
     return pld_mech_pure_eps(m->members[0]);
@@ -197,11 +196,11 @@ static int src_value(const struct src *s, double eps, double *up, double *lo)
 /* Certified upper and lower ends of the true value from a computed one. */
 static double val_up(const struct src *s, double v)
 {
-  return fmin(v / (1.0 - s->rel) * (1.0 + 4.0 * U_) + TINY, 1.0);
+  return fmin(v / (1.0 - s->rel) * (1.0 + 4.0 * PLD_U) + TINY, 1.0);
 }
 static double val_lo(const struct src *s, double v)
 {
-  return fmax(v / (1.0 + s->rel) * (1.0 - 4.0 * U_) - TINY, 0.0);
+  return fmax(v / (1.0 + s->rel) * (1.0 - 4.0 * PLD_U) - TINY, 0.0);
 }
 
 /* delta(eps) of one run: a bracket. */
@@ -338,7 +337,7 @@ static double chern_K(const struct chern *ch, double l, double *err)
     mag += fabs(t);
   }
   /* each term within ~8 ulps (logs, products), the sum within n ulps */
-  *err = (16.0 + (double)ch->n) * U_ * mag;
+  *err = (16.0 + (double)ch->n) * PLD_U * mag;
   return K;
 }
 
@@ -354,9 +353,9 @@ static double chern_eps_at(const struct chern *ch, double ldelta, double l)
   double err, K = chern_K(ch, l, &err);
   double lc = log_conv(l);
   double num = K + lc - ldelta;
-  double slack = err + 8.0 * U_ * (fabs(lc) + fabs(ldelta));
+  double slack = err + 8.0 * PLD_U * (fabs(lc) + fabs(ldelta));
   double e = (num + slack) / l;
-  e += 4.0 * U_ * fabs(e);
+  e += 4.0 * PLD_U * fabs(e);
   return e > 0.0 ? e : 0.0;
 }
 
@@ -365,7 +364,7 @@ static double chern_ldelta_at(const struct chern *ch, double eps, double l)
 {
   double err, K = chern_K(ch, l, &err);
   double lc = log_conv(l), le = l * eps;
-  return K - le + lc + err + 8.0 * U_ * (fabs(le) + fabs(lc));
+  return K - le + lc + err + 8.0 * PLD_U * (fabs(le) + fabs(lc));
 }
 
 /* Minimise f(l) over l in [1e-12, 1e8] (log scale): a scan, then golden
@@ -512,7 +511,7 @@ static int upper_eps(const struct fb *f, double delta, int mode, double *e,
   /* Basic: every spending run, and the merged Gaussian (one run), gets an
    * equal share of delta, rounded down so the shares sum to <= delta. */
   double nb = nsp + (f->mu2 > 0.0 ? 1.0 : 0.0);
-  double share = nb > 0.0 ? delta / nb * (1.0 - 4.0 * U_) : 0.0;
+  double share = nb > 0.0 ? delta / nb * (1.0 - 4.0 * PLD_U) : 0.0;
   int st = levels(f, share, mode, e, c);
   if (st)
     return st;
@@ -527,14 +526,14 @@ static int upper_eps(const struct fb *f, double delta, int mode, double *e,
     sum += eg;
   }
   if (isfinite(sum))
-    set_upper(a, sum * (1.0 + (double)(f->n + 4) * U_), PLD_BOUND_BASIC);
+    set_upper(a, sum * (1.0 + (double)(f->n + 4) * PLD_U), PLD_BOUND_BASIC);
   /* Advanced: half of delta in equal shares to the spending runs (all of
    * it is delta' if none spends), the rest is delta' of the worst-case
    * composition; the Gaussian enters exactly, through its moment. */
   double dprime = delta;
   if (nsp > 0.0) {
     dprime = 0.5 * delta;
-    if ((st = levels(f, 0.5 * delta / nsp * (1.0 - 4.0 * U_), mode, e, c)))
+    if ((st = levels(f, 0.5 * delta / nsp * (1.0 - 4.0 * PLD_U), mode, e, c)))
       return st;
   }
   int fin = 1;
@@ -612,11 +611,11 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
         nnp += (double)g[i].count;
       ntot += (double)g[i].count;
     }
-    epure *= 1.0 + (double)(n + 4) * U_;
+    epure *= 1.0 + (double)(n + 4) * PLD_U;
     int pure_fit = epure <= eps;
     double share = pure_fit ? (nnp > 0.0 ? (eps - epure) / nnp : 0.0)
                             : eps / ntot;
-    share *= 1.0 - 8.0 * U_;
+    share *= 1.0 - 8.0 * PLD_U;
     double d = 0.0;
     for (size_t i = 0; i < n && !st; i++) {
       if (isfinite(f.eps0[i]) && (pure_fit || share >= f.eps0[i]))
@@ -631,7 +630,7 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
         d += b.upper;
     }
     if (!st)
-      set_upper(&a, fmin(d * (1.0 + (double)(n + 4) * U_), 1.0),
+      set_upper(&a, fmin(d * (1.0 + (double)(n + 4) * PLD_U), 1.0),
                 PLD_BOUND_BASIC);
     /* advanced, when every non-Gaussian group is pure */
     int allpure = 1;
@@ -653,7 +652,7 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
          * relative accuracy, or underflows to a false 0) DBL_MIN bounds it */
         if (ld < 0.0)
           set_upper(&a, ld < log(DBL_MIN) ? DBL_MIN
-                                          : fmin(exp(ld) * (1.0 + 4.0 * U_),
+                                          : fmin(exp(ld) * (1.0 + 4.0 * PLD_U),
                                                  1.0),
                     PLD_BOUND_ADVANCED);
       }
@@ -669,7 +668,7 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
         d += (double)g[i].count * b.upper;
     }
     if (!st)
-      set_upper(&a, fmin(d * (1.0 + (double)(n + 4) * U_), 1.0),
+      set_upper(&a, fmin(d * (1.0 + (double)(n + 4) * PLD_U), 1.0),
                 PLD_BOUND_BASIC);
   }
   pld_free(e);
@@ -721,29 +720,29 @@ static int cdf_bounds(const struct pld_mech *m, int dir, size_t n,
     if ((st = c->tails(c->ctx, dir, n, y, A, w2)))
       goto failed;
     for (size_t i = 0; i < n; i++) {
-      double lo = A[i] / (1.0 + r) * (1.0 - 4.0 * U_) - TINY;
+      double lo = A[i] / (1.0 + r) * (1.0 - 4.0 * PLD_U) - TINY;
       A[i] = isnan(A[i]) ? 1.0 : fmin(fmax(1.0 - lo, 0.0), 1.0);
     }
     if ((st = c->tails(c->ctx, od, n, w1, w2, B)))
       goto failed;
     for (size_t i = 0; i < n; i++) {
-      double v = exp(y[i]) * B[i] * (1.0 + r) * (1.0 + 8.0 * U_) + TINY;
-      B[i] = isnan(v) ? 1.0 : fmin(fmin(v, exp(y[i]) * (1.0 + 4.0 * U_) + TINY), 1.0);
+      double v = exp(y[i]) * B[i] * (1.0 + r) * (1.0 + 8.0 * PLD_U) + TINY;
+      B[i] = isnan(v) ? 1.0 : fmin(fmin(v, exp(y[i]) * (1.0 + 4.0 * PLD_U) + TINY), 1.0);
     }
     return PLD_SUCCESS;
   }
   if ((st = c->delta(c->ctx, dir, n, y, A)))
     goto failed;
   for (size_t i = 0; i < n; i++) {
-    double lo = A[i] / (1.0 + r) * (1.0 - 4.0 * U_) - TINY;
+    double lo = A[i] / (1.0 + r) * (1.0 - 4.0 * PLD_U) - TINY;
     A[i] = isnan(A[i]) ? 1.0 : fmin(fmax(1.0 - lo, 0.0), 1.0);
     w1[i] = -y[i] - 1.0;
   }
   if ((st = c->delta(c->ctx, od, n, w1, B)))
     goto failed;
   for (size_t i = 0; i < n; i++) {
-    double up = B[i] / (1.0 - r) * (1.0 + 4.0 * U_) + TINY;
-    double v = exp(y[i]) * fmin(up / -expm1(-1.0), 1.0) * (1.0 + 4.0 * U_) + TINY;
+    double up = B[i] / (1.0 - r) * (1.0 + 4.0 * PLD_U) + TINY;
+    double v = exp(y[i]) * fmin(up / -expm1(-1.0), 1.0) * (1.0 + 4.0 * PLD_U) + TINY;
     B[i] = isnan(v) ? 1.0 : fmin(v, 1.0);
   }
   return PLD_SUCCESS;
@@ -787,9 +786,9 @@ static void nu_stats(size_t n, const double *y, const double *A,
   e2 += y[n - 1] * y[n - 1] * (1.0 - G[n - 1]);
   double top = y[n - 1];
   /* each product within 2 ulps, the sums within n ulps of their moduli */
-  double err = ((double)n + 4.0) * U_ * (fabs(top) + sabs + t1);
+  double err = ((double)n + 4.0) * PLD_U * (fabs(top) + sabs + t1);
   *mean_lo = top - s - t1 - err;
-  *m2_up = (e2 + t2) * (1.0 + ((double)n + 8.0) * U_) + TINY;
+  *m2_up = (e2 + t2) * (1.0 + ((double)n + 8.0) * PLD_U) + TINY;
   *cost = C;
 }
 
@@ -884,7 +883,7 @@ static int run_moments_(const struct pld_mech *m, int dir, int refine,
     double thr = 0.5 * cost / (double)n;
     size_t add = 0;
     for (size_t k = 1; k < n; k++)
-      add += c[k] > thr && y[k] - y[k - 1] > 4.0 * U_ * fabs(y[k]);
+      add += c[k] > thr && y[k] - y[k - 1] > 4.0 * PLD_U * fabs(y[k]);
     if (add == 0)
       break;
     if (n + add > MOM_MAX_POINTS)
@@ -914,7 +913,7 @@ static int run_moments_(const struct pld_mech *m, int dir, int refine,
     /* midpoints into y[n..n+add) and their bounds into A, B there */
     size_t j = n;
     for (size_t k = 1; k < n && j < n + add; k++)
-      if (c[k] > thr && y[k] - y[k - 1] > 4.0 * U_ * fabs(y[k]))
+      if (c[k] > thr && y[k] - y[k - 1] > 4.0 * PLD_U * fabs(y[k]))
         y[j++] = 0.5 * (y[k - 1] + y[k]);
     add = j - n;
     if ((st = cdf_bounds(m, dir, add, y + n, A + n, B + n, w1, w2)))
@@ -940,7 +939,7 @@ static int run_moments_(const struct pld_mech *m, int dir, int refine,
   if (*ok) {
     *mean_lo = mean;
     *cost_out = cost;
-    double v = m2 - (mean > 0.0 ? mean * mean * (1.0 - 4.0 * U_) : 0.0);
+    double v = m2 - (mean > 0.0 ? mean * mean * (1.0 - 4.0 * PLD_U) : 0.0);
     *var_up = v > 0.0 ? v : 0.0;
   }
 out:
@@ -987,17 +986,17 @@ static int composed_moments(const struct pld_fb_group *g, size_t n,
     for (int d = 0; d < 2; d++) {
       if (!ok[d])
         continue; /* leave this group out of direction d */
-      ES[d] += cnt * em[d] - 4.0 * U_ * fabs(cnt * em[d]);
+      ES[d] += cnt * em[d] - 4.0 * PLD_U * fabs(cnt * em[d]);
       /* an estimate (not a bound) of what refining could reach: the mean
        * with every cell's mass at its top */
       EShi[d] += cnt * (em[d] + cm[d]);
-      V[d] += cnt * vm[d] * (1.0 + 4.0 * U_);
+      V[d] += cnt * vm[d] * (1.0 + 4.0 * PLD_U);
       *any = 1;
     }
   }
   for (int d = 0; d < 2; d++) {
-    ES[d] -= 4.0 * ((double)n + 2.0) * U_ * fabs(ES[d]);
-    V[d] *= 1.0 + 4.0 * ((double)n + 2.0) * U_;
+    ES[d] -= 4.0 * ((double)n + 2.0) * PLD_U * fabs(ES[d]);
+    V[d] *= 1.0 + 4.0 * ((double)n + 2.0) * PLD_U;
   }
   return PLD_SUCCESS;
 }
@@ -1009,7 +1008,7 @@ static double cantelli_eps(double ES, double V, double delta)
   double best = 0.0;
   for (int i = 0; i <= 200; i++) {
     double t = 1e-6 * pow(1e8, i / 200.0); /* 1e-6 .. 100 */
-    double r = delta / -expm1(-t) * (1.0 + 16.0 * U_);
+    double r = delta / -expm1(-t) * (1.0 + 16.0 * PLD_U);
     if (!(r < 0.5))
       continue;
     /* a^2/(V + a^2) > r  <=>  a > sqrt(V r / (1 - r)) */

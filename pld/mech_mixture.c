@@ -25,7 +25,6 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 /* at most this many components in P and Q together; the root isolation
  * recurses once per distinct mean with ~1.3 KB of stack per level */
 #define MIX_MAX_TERMS 64
@@ -262,12 +261,12 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
      * a bracket of a few ulps (pure bisection needs about 60). */
     double lo_, hi_;
     if (esum_root(e, a, b, fa, fb,
-                  4.0 * U_ * fmax(fabs(a), fabs(b)) + 1e-300, &lo_,
+                  4.0 * PLD_U * fmax(fabs(a), fabs(b)) + 1e-300, &lo_,
                   &hi_) == 0) {
       a = lo_;
       b = hi_;
     } else {
-      for (int it = 0; it < 200 && b - a > 4.0 * U_ * fmax(fabs(a), fabs(b)); it++) {
+      for (int it = 0; it < 200 && b - a > 4.0 * PLD_U * fmax(fabs(a), fabs(b)); it++) {
         double mid = 0.5 * (a + b);
         int sm = esum_sign(e, mid);
         if (sm == 0) {
@@ -694,7 +693,7 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
   m->curve.delta = select_curve_cb;
   m->curve.tails = tails ? select_tails_cb : NULL;
   m->curve.symmetric = sym;
-  m->curve.rel_err = rel + 4.0 * (double)n * U_;
+  m->curve.rel_err = rel + 4.0 * (double)n * PLD_U;
   m->curve.loss_scale = scale;
   m->curve.loss_lattice = lattice > 0.0 ? lattice : 0.0;
   *out = m;

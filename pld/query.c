@@ -13,9 +13,9 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 
 /* Atom j sits at the real number (offset + j) Delta; its double is rounded
  * the safe way for the member: up for pessimistic (sgn > 0), down for
@@ -23,7 +23,7 @@
 static double loss_at(const struct pld_pmf *p, size_t j, double grid, int sgn)
 {
   double l = (double)(p->offset + (int64_t)j) * grid;
-  return l + (double)sgn * 4.0 * U_ * fabs(l);
+  return l + (double)sgn * 4.0 * PLD_U * fabs(l);
 }
 
 double pld_pmf_delta(const struct pld_pmf *p, double grid, double eps, int sgn)
@@ -69,7 +69,7 @@ static void tilted_init(struct tilted *t, const struct pld_pmf *p, double grid,
   /* exponent lnorm - lambda (l - kref Delta) with an exact index
    * difference: rounding of the product, of the difference, then exp (the
    * weight belongs to the atom's index, not to its rounded loss) */
-  t->rho = 8.0 * U_ * (fabs(p->lnorm) + lam * lmax + 2.0);
+  t->rho = 8.0 * PLD_U * (fabs(p->lnorm) + lam * lmax + 2.0);
 }
 
 /* untilted mass of atom j (may be +inf where the weight overflows) */
@@ -88,7 +88,7 @@ static double tilted_W(const struct tilted *t, double eps)
   const struct pld_pmf *p = t->p;
   double kd = (double)p->kref * t->grid;
   double x = p->tilt * (eps - kd);
-  double r = t->rho + 8.0 * U_ + 4.0 * U_ * p->tilt * (fabs(eps) + fabs(kd));
+  double r = t->rho + 8.0 * PLD_U + 4.0 * PLD_U * p->tilt * (fabs(eps) + fabs(kd));
   return exp(t->lg + p->lnorm - x) * (1.0 + r);
 }
 
@@ -107,7 +107,7 @@ static void tilted_value(const struct tilted *t, double eps, double *v,
   }
   *v = s;
   *err = p->abs + p->tabs * tilted_W(t, eps) +
-         ((4.0 * (double)p->n + 8.0) * U_ + t->rho) * s;
+         ((4.0 * (double)p->n + 8.0) * PLD_U + t->rho) * s;
 }
 
 /* Whether some atom of positive mass lies strictly above eps, i.e. whether
@@ -162,7 +162,7 @@ void pld_pmf_moments(const struct pld_pmf *p, double grid, double *mean,
  * u/2, covered by the factors (1 +- 4u) (exactly representable). */
 static double eval_slack(const struct pld_pmf *p)
 {
-  return (4.0 * (double)p->n + 8.0) * U_;
+  return (4.0 * (double)p->n + 8.0) * PLD_U;
 }
 
 /* At eps = +inf only the mass at infinity counts; the booked absolute error
@@ -171,7 +171,7 @@ static double upper_inf(const struct pld_pmf *p)
 {
   if (!(p->rel < 1.0))
     return 1.0;
-  return fmin(p->inf * (1.0 + p->rel) * (1.0 + 4.0 * U_), 1.0);
+  return fmin(p->inf * (1.0 + p->rel) * (1.0 + 4.0 * PLD_U), 1.0);
 }
 
 /* Tilted members: certified upper / optimistic lower value from a computed
@@ -182,19 +182,19 @@ static double upper_err(const struct pld_pmf *p, double v, double err)
 {
   if (!(p->rel < 1.0))
     return 1.0;
-  double r = (v + err) / (1.0 - p->rel) * (1.0 + 4.0 * U_);
+  double r = (v + err) / (1.0 - p->rel) * (1.0 + 4.0 * PLD_U);
   return r >= 0.0 ? fmin(r, 1.0) : 1.0; /* NaN and +inf give 1 */
 }
 
 static double lower_err(const struct pld_pmf *p, double v, double err)
 {
-  double r = (v - err) / (1.0 + p->rel) * (1.0 - 4.0 * U_);
+  double r = (v - err) / (1.0 + p->rel) * (1.0 - 4.0 * PLD_U);
   return r > 0.0 ? r : 0.0; /* NaN gives 0 */
 }
 
 static double lower_inf(const struct pld_pmf *p)
 {
-  return p->inf / (1.0 + p->rel) * (1.0 - 4.0 * U_);
+  return p->inf / (1.0 + p->rel) * (1.0 - 4.0 * PLD_U);
 }
 
 /* pos: the exact value is positive (some positive mass above eps). */
@@ -208,7 +208,7 @@ static double upper_of(const struct pld_pmf *p, double v, int pos)
     return 1.0;
   double under = pos ? ((double)p->n + 2.0) * DBL_TRUE_MIN : 0.0;
   double r = (v + eval_slack(p) * v + p->abs + under) / (1.0 - p->rel) *
-             (1.0 + 4.0 * U_);
+             (1.0 + 4.0 * PLD_U);
   return r >= 0.0 ? fmin(r, 1.0) : 1.0;
 }
 
@@ -217,8 +217,8 @@ static double lower_of(const struct pld_pmf *p, double v)
   /* v (1 - slack) rounded down, then the subtraction of abs: a difference
    * of two doubles is within u/2 of the exact difference of the operands,
    * so only the operands need directing. */
-  double a = v * (1.0 - eval_slack(p)) * (1.0 - 2.0 * U_);
-  double r = (a - p->abs * (1.0 + 2.0 * U_)) / (1.0 + p->rel) * (1.0 - 4.0 * U_);
+  double a = v * (1.0 - eval_slack(p)) * (1.0 - 2.0 * PLD_U);
+  double r = (a - p->abs * (1.0 + 2.0 * PLD_U)) / (1.0 + p->rel) * (1.0 - 4.0 * PLD_U);
   return fmax(r, 0.0);
 }
 
@@ -326,8 +326,8 @@ static double piece_bound(const struct tilted *t, const struct piece *pc,
   double w = pc->W > 0.0 ? exp(eps - pc->lk) * pc->W : 0.0;
   double v = p->inf + fmax(pc->S - w, 0.0);
   double err = p->abs + p->tabs * tilted_W(t, eps) +
-               ((4.0 * (double)p->n + 8.0) * U_ + t->rho) * v +
-               4.0 * U_ * (pc->S + w);
+               ((4.0 * (double)p->n + 8.0) * PLD_U + t->rho) * v +
+               4.0 * PLD_U * (pc->S + w);
   return t->sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
 }
 
@@ -367,7 +367,7 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
       bisect_piece(&t, &pc, delta, &lo, &hi);
       return hi;
     }
-  } else if (lower_err(p, p->inf, p->abs + ((4.0 * (double)p->n + 8.0) * U_ +
+  } else if (lower_err(p, p->inf, p->abs + ((4.0 * (double)p->n + 8.0) * PLD_U +
                                              t.rho) * p->inf) > delta) {
     return INFINITY; /* the mass at +inf alone exceeds delta */
   }
@@ -412,7 +412,7 @@ static double confirm_upper(const struct pld_pmf *p, double grid, double delta,
 {
   if (!(e >= 0.0))
     e = 0.0;
-  double h = 8.0 * U_ * fmax(fabs(e), grid);
+  double h = 8.0 * PLD_U * fmax(fabs(e), grid);
   for (int it = 0; it < 2100 && isfinite(e); it++) {
     if (upper_at(p, grid, e) <= delta)
       return e;
@@ -425,7 +425,7 @@ static double confirm_upper(const struct pld_pmf *p, double grid, double delta,
 static double confirm_lower(const struct pld_pmf *p, double grid, double delta,
                             double e)
 {
-  double h = 8.0 * U_ * fmax(fabs(e), grid);
+  double h = 8.0 * PLD_U * fmax(fabs(e), grid);
   for (int it = 0; it < 2100 && e > 0.0; it++) {
     if (lower_at(p, grid, e) > delta)
       return e;
@@ -449,8 +449,8 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
       double el = tilted_eps(po, d->delta, delta, -1);
       /* the bisection works on the bounds themselves: a few ulps outward
        * for the loss values' own rounding */
-      up = fmax(up, eu + 8.0 * U_ * fabs(eu) + 1e-300);
-      lo = fmax(lo, el - 8.0 * U_ * fabs(el));
+      up = fmax(up, eu + 8.0 * PLD_U * fabs(eu) + 1e-300);
+      lo = fmax(lo, el - 8.0 * PLD_U * fabs(el));
       continue;
     }
     /* upper: the computed pessimistic curve must reach t with

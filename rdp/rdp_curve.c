@@ -18,7 +18,6 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 
 struct pld_rdp_curve {
   size_t n;
@@ -218,11 +217,11 @@ static double eps_at(double a, double r, double L, int method)
   double am1 = a - 1.0;
   if (method == PLD_RDP_CLASSIC) {
     double t = -L / am1;
-    return r + t + 16.0 * U_ * (r + fabs(t));
+    return r + t + 16.0 * PLD_U * (r + fabs(t));
   }
   double l1 = log1p(-1.0 / a), la = log(a);
   double t = -(L + la) / am1;
-  return r + l1 + t + 16.0 * U_ * (r + fabs(l1) + (fabs(L) + la) / am1);
+  return r + l1 + t + 16.0 * PLD_U * (r + fabs(l1) + (fabs(L) + la) / am1);
 }
 
 /* Upper bound on log delta at one order (eps finite). */
@@ -231,11 +230,11 @@ static double logdelta_at(double a, double r, double eps, int method)
   double am1 = a - 1.0;
   if (method == PLD_RDP_CLASSIC) {
     double v = am1 * (r - eps);
-    return v + 16.0 * U_ * am1 * (r + eps) + 4.0 * U_;
+    return v + 16.0 * PLD_U * am1 * (r + eps) + 4.0 * PLD_U;
   }
   double l1 = log1p(-1.0 / a), la = log(a);
   double v = am1 * (r - eps + l1) - la;
-  return v + 16.0 * U_ * (am1 * (r + eps + fabs(l1)) + la) + 4.0 * U_;
+  return v + 16.0 * PLD_U * (am1 * (r + eps + fabs(l1)) + la) + 4.0 * PLD_U;
 }
 
 static int valid_method(int m)

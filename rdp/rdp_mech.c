@@ -24,7 +24,6 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 
 /* Orders above this use a closed-form bound instead of an O(alpha) sum. */
 #define BIG_ORDER 65536.0
@@ -86,7 +85,7 @@ static double lse_up(const lse *x)
   if (x->n == 0)
     return -INFINITY;
   double l = log(x->s);
-  return x->m + l + 2.0 * (double)(x->n + 2) * U_ + 4.0 * U_ * (fabs(x->m) + fabs(l));
+  return x->m + l + 2.0 * (double)(x->n + 2) * PLD_U + 4.0 * PLD_U * (fabs(x->m) + fabs(l));
 }
 
 /* Shared driver: fill tmp[i] through f for every order, then add. */
@@ -158,15 +157,15 @@ static int laplace_order(const void *ctx, double a, double *val)
   if (am1 * t <= 1.0) {
     double e1 = a * expm1(am1 * t), e2 = am1 * expm1(-a * t);
     double B = (e1 + e2) / d;
-    double eB = 8.0 * U_ * (fabs(e1) + fabs(e2)) / d;
+    double eB = 8.0 * PLD_U * (fabs(e1) + fabs(e2)) / d;
     double lp = log1p(fmax(B + eB, 0.0));
-    v = bump(lp / am1, 4.0 * U_ * lp / am1);
+    v = bump(lp / am1, 4.0 * PLD_U * lp / am1);
   } else {
     double x1 = log(a / d) + am1 * t, x2 = log(am1 / d) - a * t;
     double l = pld_logaddexp(x1, x2);
-    double err = 8.0 * U_ * (fabs(log(a / d)) + am1 * t + fabs(log(am1 / d)) +
-                             a * t + fabs(l)) + 4.0 * U_;
-    v = bump(l / am1, err / am1 + 4.0 * U_ * fabs(l / am1));
+    double err = 8.0 * PLD_U * (fabs(log(a / d)) + am1 * t + fabs(log(am1 / d)) +
+                             a * t + fabs(l)) + 4.0 * PLD_U;
+    v = bump(l / am1, err / am1 + 4.0 * PLD_U * fabs(l / am1));
   }
   *val = fmin(v, t);
   return PLD_SUCCESS;
@@ -215,10 +214,10 @@ static int rr_order(const void *ctx, double a, double *val)
   double lA = pld_log_expm1(x) + e + pld_log1mexp(y);
   double lS = pld_logaddexp(e, r->logk1);
   double dl = lA - lS;
-  double err = 8.0 * U_ * (fabs(lA) + x + e + fabs(pld_log1mexp(y)) + 2.0 +
+  double err = 8.0 * PLD_U * (fabs(lA) + x + e + fabs(pld_log1mexp(y)) + 2.0 +
                            fabs(lS) + r->logk1);
   double l = pld_logaddexp(0.0, dl + err);
-  *val = fmin(bump(l / am1, 4.0 * U_ * l / am1), e);
+  *val = fmin(bump(l / am1, 4.0 * PLD_U * l / am1), e);
   return PLD_SUCCESS;
 }
 
@@ -260,23 +259,23 @@ static double sgm_int(const sgm *g, double k)
 {
   lse acc;
   lse_init(&acc);
-  double logC = log(k), ec = 4.0 * U_ * logC; /* log C(k,1), its error */
+  double logC = log(k), ec = 4.0 * PLD_U * logC; /* log C(k,1), its error */
   for (double j = 2.0; j <= k; j += 1.0) {
     double a1 = log(k - j + 1.0), a2 = log(j);
     logC += a1 - a2;
-    ec += 4.0 * U_ * (a1 + a2 + fabs(logC));
+    ec += 4.0 * PLD_U * (a1 + a2 + fabs(logC));
     double x = j * (j - 1.0) * g->h;
     double le = pld_log_expm1(x);
     double p1 = (k - j) * g->L1q, p2 = j * g->Lq;
     double t = logC + p1 + p2 + le;
-    double e = ec + 4.0 * U_ * (fabs(logC) + fabs(p1) + fabs(p2) + fabs(le) +
+    double e = ec + 4.0 * PLD_U * (fabs(logC) + fabs(p1) + fabs(p2) + fabs(le) +
                                 2.0 * (x + 1.0) + fabs(t));
     lse_add(&acc, t + e);
   }
   double lB = lse_up(&acc);
   /* log1p(e^lB) is relatively accurate (pld_logaddexp) */
   double l = pld_logaddexp(0.0, lB);
-  return bump(l / (k - 1.0), 4.0 * U_ * l / (k - 1.0));
+  return bump(l / (k - 1.0), 4.0 * PLD_U * l / (k - 1.0));
 }
 
 /* Fractional alpha (MTZ 2019, Sec. 3.3).  Split the line at z0, where
@@ -326,7 +325,7 @@ static int sgm_region(const sgm *g, double a, int region, double tol_scale,
      * argument moves it by u |arg| times (log Phi)'(arg) = phi/Phi, which is
      * below 0.8 for arg >= 0 and below |arg| + 1 for arg < 0 (Mills). */
     double sens = fabs(arg) * (arg < 0.0 ? fabs(arg) + 1.0 : 1.0);
-    double e = ec + 4.0 * U_ * (fabs(logC) + fabs(p1) + fabs(p2) + 2.0 * fabs(ex) +
+    double e = ec + 4.0 * PLD_U * (fabs(logC) + fabs(p1) + fabs(p2) + 2.0 * fabs(ex) +
                                 fabs(lphi) + sens + fabs(t));
     if (di > a && t + e <= LOG_TAIL_TOL + tol_scale) {
       /* first omitted term: bounds the whole remainder */
@@ -341,21 +340,21 @@ static int sgm_region(const sgm *g, double a, int region, double tol_scale,
     /* next coefficient: C(alpha,i+1) = C(alpha,i) (alpha-i)/(i+1) */
     double f1 = log(fabs(b)), f2 = log(di + 1.0);
     logC += f1 - f2;
-    ec += 4.0 * U_ * (fabs(f1) + f2 + fabs(logC));
+    ec += 4.0 * PLD_U * (fabs(f1) + f2 + fabs(logC));
     if (b < 0.0)
       sign = -sign;
   }
   /* upper = pos_up - neg_down + tail, all in log space */
   double lp = lse_up(&pos);
-  double ln = neg.n ? neg.m + log(neg.s) - 2.0 * (double)(neg.n + 2) * U_ -
-                          4.0 * U_ * (fabs(neg.m) + fabs(log(neg.s)))
+  double ln = neg.n ? neg.m + log(neg.s) - 2.0 * (double)(neg.n + 2) * PLD_U -
+                          4.0 * PLD_U * (fabs(neg.m) + fabs(log(neg.s)))
                     : -INFINITY;
   lp = pld_logaddexp(lp, tail);
   if (ln >= lp) /* cannot happen for a positive integral; be safe */
     return PLD_EMAXITER;
   /* log(e^lp - e^ln) errs by a few ulps of lp relative to the result */
   double d = pld_logsubexp(lp, ln);
-  *log_up = d + 8.0 * U_ * (fabs(lp) + 1.0) / (-expm1(ln - lp)) ;
+  *log_up = d + 8.0 * PLD_U * (fabs(lp) + 1.0) / (-expm1(ln - lp)) ;
   return PLD_SUCCESS;
 }
 
@@ -365,7 +364,7 @@ static double sgm_big(const sgm *g, double a)
    * A <= (1 - q) + q e^{a(a-1)h} */
   double x = pld_mul_up(pld_mul_up(a, a - 1.0), g->h);
   double l = pld_logaddexp(g->L1q, g->Lq + x);
-  double err = 8.0 * U_ * (fabs(g->L1q) + fabs(g->Lq) + x + fabs(l) + 1.0);
+  double err = 8.0 * PLD_U * (fabs(g->L1q) + fabs(g->Lq) + x + fabs(l) + 1.0);
   return bump(l / (a - 1.0), err / (a - 1.0));
 }
 
@@ -401,7 +400,7 @@ static int sgm_order(const void *ctx, double a, double *val)
   /* log(e^l1 + e^l2) = hi + log1p(e^{lo - hi}): a few ulps of |hi|, of the
    * result, and of |lo - hi| e^{lo - hi} */
   double hi = fmax(l1, l2), lo = fmin(l1, l2);
-  double err = 8.0 * U_ * (fabs(l) + fabs(hi) + fabs(lo - hi) * exp(lo - hi));
+  double err = 8.0 * PLD_U * (fabs(l) + fabs(hi) + fabs(lo - hi) * exp(lo - hi));
   /* A >= 1 in exact arithmetic (Renyi divergences are >= 0) */
   *val = bump(fmax(l, 0.0) / (a - 1.0), err / (a - 1.0));
   return PLD_SUCCESS;
@@ -449,27 +448,27 @@ static double wor_K(const wor *w, double k)
 {
   lse acc;
   lse_init(&acc);
-  double logC = log(k), ec = 4.0 * U_ * logC;
+  double logC = log(k), ec = 4.0 * PLD_U * logC;
   for (double j = 2.0; j <= k; j += 1.0) {
     double a1 = log(k - j + 1.0), a2 = log(j);
     logC += a1 - a2;
-    ec += 4.0 * U_ * (a1 + a2 + fabs(logC));
+    ec += 4.0 * PLD_U * (a1 + a2 + fabs(logC));
     double p = j * w->Lg, t, e;
     if (j == 2.0) {
       double m1 = log(4.0) + pld_log_expm1(2.0 * w->r), m2 = log(2.0) + 2.0 * w->r;
       double m = fmin(m1, m2);
       t = p + logC + m;
-      e = ec + 4.0 * U_ * (fabs(p) + fabs(logC) + fabs(m) + 2.0 * (2.0 * w->r + 1.0) +
+      e = ec + 4.0 * PLD_U * (fabs(p) + fabs(logC) + fabs(m) + 2.0 * (2.0 * w->r + 1.0) +
                            fabs(t));
     } else {
       double x = j * (j - 1.0) * w->r;
       t = log(2.0) + p + logC + x;
-      e = ec + 4.0 * U_ * (1.0 + fabs(p) + fabs(logC) + 2.0 * x + fabs(t));
+      e = ec + 4.0 * PLD_U * (1.0 + fabs(p) + fabs(logC) + 2.0 * x + fabs(t));
     }
     lse_add(&acc, t + e);
   }
   double l = pld_logaddexp(0.0, lse_up(&acc));
-  return l + 4.0 * U_ * l;
+  return l + 4.0 * PLD_U * l;
 }
 
 static int wor_order(const void *ctx, double a, double *val)
@@ -489,9 +488,9 @@ static int wor_order(const void *ctx, double a, double *val)
     double k = floor(a), th = a - k;
     double Kk = k >= 2.0 ? wor_K(w, k) : 0.0, Kk1 = wor_K(w, k + 1.0);
     K = (1.0 - th) * Kk + th * Kk1;
-    K += 4.0 * U_ * (Kk + Kk1);
+    K += 4.0 * PLD_U * (Kk + Kk1);
   }
-  double v = bump(K / (a - 1.0), 4.0 * U_ * K / (a - 1.0));
+  double v = bump(K / (a - 1.0), 4.0 * PLD_U * K / (a - 1.0));
   *val = fmin(v, cap);
   return PLD_SUCCESS;
 }
@@ -515,7 +514,7 @@ int pld_rdp_add_wor_gaussian(pld_rdp_curve *c, uint64_t batch, uint64_t n,
     nd = nextafter(nd, 0.0);
   double g = fmin(pld_div_up(bu, nd), 1.0);
   w.Lg = log(g);
-  w.Lg = w.Lg + 2.0 * U_ * fabs(w.Lg); /* log rounded up */
+  w.Lg = w.Lg + 2.0 * PLD_U * fabs(w.Lg); /* log rounded up */
   if (w.Lg > 0.0)
     w.Lg = 0.0;
   w.r = half_ratio_sq_up(sensitivity, sigma);

@@ -64,7 +64,6 @@
 #include "detail.h"
 #include "quad.h"
 
-#define U_ DBL_EPSILON
 #define MAX_COMP 4096
 #define MAX_POINTS ((size_t)1 << 26)
 
@@ -140,7 +139,7 @@ static double cell_f(double x, void *vc, double *err)
   double e = exp(g - c->ref);
   double M = c->alpha * (fabs(la) + fabs(lb) + ma + mb + fabs(x) + 8.0) +
              fabs(c->ref) + 1.0;
-  *err = e * 32.0 * U_ * M;
+  *err = e * 32.0 * PLD_U * M;
   return e;
 }
 
@@ -260,14 +259,14 @@ static int log_integral(const side *A, const side *B, double alpha,
     /* the cells' values and booked errors (step 4: CQUAD's estimate x
      * PLD_QUAD_SAFETY, the rounding of its sums, the integrand's value
      * errors) and the rounding of adding them up */
-    double marg = ER + SK + (4.0 * U_ + 2.0 * (double)ncell * U_) *
+    double marg = ER + SK + (4.0 * PLD_U + 2.0 * (double)ncell * PLD_U) *
                   (fabs(T1) + ER);
     double lI = ref + log(T1 + marg);
     double lt = tail_log(A, B, j, alpha, lo, hi);
     if (lt <= lI + log(1e-15)) {
       double tot = pld_logaddexp(lI, lt);
       /* rounding of log and the additions: a few ulps of the magnitudes */
-      tot += 8.0 * U_ * (fabs(ref) + fabs(tot) + 1.0);
+      tot += 8.0 * PLD_U * (fabs(ref) + fabs(tot) + 1.0);
       *out = tot;
       return PLD_SUCCESS;
     }

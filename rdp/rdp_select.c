@@ -23,7 +23,6 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define U_ DBL_EPSILON
 #define MAX_GRID ((size_t)1 << 24)
 
 /* eps_RS at every order into vals[0..n_orders); weights already checked.
@@ -68,7 +67,7 @@ static void rs_values(const pld_rdp_curve *const *members, const double *w,
       s += w[i] * exp(am1 * pld_rdp_curve_values(members[i])[k] - amax);
     }
     double l = amax + log(s) - lw;
-    double err = 8.0 * U_ * (fabs(amax) + fabs(log(s)) + fabs(lw) + (double)N + 2.0);
+    double err = 8.0 * PLD_U * (fabs(amax) + fabs(log(s)) + fabs(lw) + (double)N + 2.0);
     double v = (l + err) / am1;
     v = nextafter(fmax(v, 0.0), INFINITY);
     /* log-sum-exp never exceeds its largest term: the exact bound is

@@ -4,6 +4,12 @@
 #define PLDKIT_NUMERICS_H
 
 #include <stddef.h>
+#include <float.h>
+
+/* The unit of the error bookings: every elementary floating-point operation
+ * errs by at most PLD_U relative (DBL_EPSILON = 2u, a factor 2 of margin
+ * over round-to-nearest's u). */
+#define PLD_U DBL_EPSILON
 
 #define PLD_LN2 0.69314718055994530942
 #define PLD_SQRT1_2 0.70710678118654752440

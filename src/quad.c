@@ -17,7 +17,6 @@
 #include "alloc.h"
 #include "numerics.h"
 
-#define U_ DBL_EPSILON
 /* CQUAD checks epsabs <= 0 && epsrel < GSL_DBL_EPSILON through GSL_ERROR;
  * every request is raised to at least this relative tolerance first. */
 #define EPSREL_MIN 1e-15
@@ -176,13 +175,13 @@ int pld_quad(pld_quad_ws *ws, pld_quad_fn f, void *ctx, double a, double b,
    * weights summing to sqrt 2, so it carries at most ~34 u 2h max|f|;
    * adding up the intervals (at most one per evaluation) at most n u W
    * max|f|.  Booked with a factor 2: (128 + 2 n) u W max|f|. */
-  double round = (128.0 + 2.0 * (double)T.n) * U_ * W * T.fmax;
+  double round = (128.0 + 2.0 * (double)T.n) * PLD_U * W * T.fmax;
   /* With no negative value the dot products and the sum have no
    * cancellation: each rounding is relative to the positive partial sums,
    * all <= the computed total, so (128 + 2 n) u (val + the estimate's
    * margin) bounds the same sums. */
   if (!T.neg)
-    round = fmin(round, (128.0 + 2.0 * (double)T.n) * U_ *
+    round = fmin(round, (128.0 + 2.0 * (double)T.n) * PLD_U *
                             (fabs(val) + PLD_QUAD_SAFETY * est));
   /* The integrand's own errors.  The rule is sum_j w_j f_j with positive
    * weights summing to W, so errors e_j add at most sum_j w_j e_j: at most
@@ -227,8 +226,8 @@ static double log_erfc_up(double z)
    * handler is not reached */
   if (gsl_sf_log_erfc_e(z, &r) != GSL_SUCCESS) return NAN;
   double v = r.val + PLD_QUAD_SAFETY * r.err +
-             12.0 * U_ * (fabs(z) + 1.0) * fabs(z);
-  return v + 4.0 * U_ * (fabs(v) + 1.0);
+             12.0 * PLD_U * (fabs(z) + 1.0) * fabs(z);
+  return v + 4.0 * PLD_U * (fabs(v) + 1.0);
 }
 
 double pld_quad_log_gauss_tails_up(double P, double xs, double lo, double hi)
@@ -247,5 +246,5 @@ double pld_quad_log_gauss_tails_up(double P, double xs, double lo, double hi)
    * carries a few ulps of its magnitude, logaddexp a few of its result */
   double c = 0.5 * log(3.14159265358979323846 / (2.0 * P));
   double r = l + c;
-  return r + 8.0 * U_ * (fabs(l) + fabs(c) + 1.0);
+  return r + 8.0 * PLD_U * (fabs(l) + fabs(c) + 1.0);
 }
