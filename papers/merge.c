@@ -127,6 +127,34 @@ static size_t step_types(const pld_merge_run *runs, size_t n, uint64_t *ts)
   return m;
 }
 
+/* The LC surrogate pair of one step type (Thm 6.4): the mixture
+ * sum_J rho_J N(Delta_J, s^2) against N(0, s^2). */
+static int lc_step_mech(const lc_step *S, pld_mech **out)
+{
+  double qm = 0.0, qw = 1.0;
+  return pld_mech_mixture_gaussian(S->s, S->k, S->weights, S->means, 1, &qw,
+                                   &qm, out);
+}
+
+/* Add cnt steps of S to acc (*added counts the steps types that release
+ * something); a step with no active run or only a zero shift releases
+ * nothing and is skipped. */
+static int lc_add_step(pld_accountant *acc, const lc_step *S, uint64_t cnt,
+                       size_t *added)
+{
+  if (S->k == 0 || (S->k == 1 && S->means[0] == 0.0))
+    return PLD_SUCCESS;
+  if (!(S->s > 0.0))
+    return PLD_EINVAL;
+  pld_mech *mech = NULL;
+  int st = lc_step_mech(S, &mech);
+  if (st == PLD_SUCCESS)
+    st = pld_accountant_add(acc, mech, cnt);
+  pld_mech_free(mech);
+  (*added)++;
+  return st;
+}
+
 int pld_merge_lc_accountant(size_t n, const pld_merge_run *runs,
                             const double *lambda, const pld_params *params,
                             pld_accountant **out)
@@ -148,19 +176,7 @@ int pld_merge_lc_accountant(size_t n, const pld_merge_run *runs,
     lc_build(runs, n, lambda, ts[k], &S);
     uint64_t cnt = ts[k] - prev;
     prev = ts[k];
-    if (S.k == 0) continue;
-    if (S.k == 1 && S.means[0] == 0.0) continue; /* releases nothing */
-    if (!(S.s > 0.0)) {
-      st = PLD_EINVAL;
-      break;
-    }
-    double qm = 0.0, qw = 1.0;
-    pld_mech *mech = NULL;
-    st = pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
-                                   &mech);
-    if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
-    pld_mech_free(mech);
-    added++;
+    st = lc_add_step(acc, &S, cnt, &added);
   }
   if (st == PLD_SUCCESS && added == 0) st = PLD_EEMPTY;
   if (st != PLD_SUCCESS) {
@@ -191,9 +207,7 @@ int pld_merge_lc_step_mech(size_t n, const pld_merge_run *runs,
   lc_step S;
   lc_build(r, n, lambda, 1, &S);
   if (S.k == 0 || !(S.s > 0.0)) return PLD_EINVAL;
-  double qm = 0.0, qw = 1.0;
-  return pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
-                                   out);
+  return lc_step_mech(&S, out);
 }
 
 int pld_merge_lc_rdp(size_t n, const pld_merge_run *runs, const double *lambda,
@@ -347,19 +361,7 @@ int pld_merge_lc_schedule_accountant(size_t n, const pld_merge_schedule *runs,
      * piece's parameters; active = steps 1) */
     lc_step S;
     lc_build(r, n, lambda, 1, &S);
-    if (S.k == 0) continue;
-    if (S.k == 1 && S.means[0] == 0.0) continue; /* releases nothing */
-    if (!(S.s > 0.0)) {
-      st = PLD_EINVAL;
-      break;
-    }
-    double qm = 0.0, qw = 1.0;
-    pld_mech *mech = NULL;
-    st = pld_mech_mixture_gaussian(S.s, S.k, S.weights, S.means, 1, &qw, &qm,
-                                   &mech);
-    if (st == PLD_SUCCESS) st = pld_accountant_add(acc, mech, cnt);
-    pld_mech_free(mech);
-    added++;
+    st = lc_add_step(acc, &S, cnt, &added);
   }
   pld_free(b);
   if (st == PLD_SUCCESS && added == 0) st = PLD_EEMPTY;
