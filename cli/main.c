@@ -1834,25 +1834,12 @@ static int compute_save(const struct cli *c, struct answer *a)
     return rc;
   fill_saved(c, d, a);
 
-  /* the ledger's first history record: what was composed (a loaded PLD
-   * file's own history is carried by pld:file's composition) */
-  char *rec = events_record(c);
-  struct timespec ts;
-  int st = rec ? PLD_SUCCESS : PLD_ENOMEM;
-  if (!st && clock_gettime(CLOCK_REALTIME, &ts) != 0)
-    ts.tv_sec = 0;
-  if (!st)
-    st = pld_dist_history_append(d, (int64_t)ts.tv_sec, rec, strlen(rec));
-  free(rec);
-  if (st != PLD_SUCCESS) {
-    pld_dist_free(d);
-    pld_cli_error("%s (while recording the history)", pld_status_text(st));
-    return pld_event_rc_of_status(st);
-  }
-  /* pld_dist_save_report: a unique temporary file renamed over FILE */
+  /* pld_dist_save_report: a unique temporary file renamed over FILE (a
+   * plain save records no history: its file stays a deterministic function
+   * of the EVENTs; ledger updates record theirs) */
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  st = pld_dist_save_report(d, c->out, &fe);
+  int st = pld_dist_save_report(d, c->out, &fe);
   pld_dist_free(d);
   if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);

@@ -65,13 +65,6 @@ if [ "$(grep -c "$RR" "$OUT")" -eq "$total" ]; then ok; else
   bad "ledger show: want $total history records: $(head -3 "$OUT")"; fi
 if ls -a "$tmp" | grep -q '\.tmp$'; then bad "temporary files left: $(ls -a "$tmp")"; else ok; fi
 
-# a fresh save records what it composed: the ledger can be audited and
-# rebuilt from its history
-expect_ok "save records its events" save --out "$tmp/h.pld" gaussian:sigma=3,count=2 laplace:b=4
-expect_ok "history of a fresh save" ledger show "$tmp/h.pld"
-if grep -q "gaussian:sigma=3,count=2 laplace:b=4" "$OUT" && grep -q "1 update recorded" "$OUT"; then ok; else
-  bad "a fresh save's history: $(cat "$OUT")"; fi
-
 # --discretization other than the ledger's grid
 expect_refused "ledger on another grid" "grid" ledger add "$L" --discretization 0.5 "$RR"
 # a loaded ledger with extra keys in the self-reference
