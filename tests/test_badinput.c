@@ -31,11 +31,6 @@ static const double bad_rate[] = {0.0, -0.1, 1.5, NAN, INFINITY, -INFINITY,
                                   1.0 + 1e-9};
 #define N_BAD_RATE (sizeof bad_rate / sizeof *bad_rate)
 
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ------------------------------------------------------------------------ */
 
@@ -401,7 +396,6 @@ static void test_dist_build(void **state) {
                   pld_dist_from_curve(&bc, 1e-2, &par, &out_));
 
   /* absurd sizes: Laplace b = 1 on Delta = 1e-12 is 2e12 grid points */
-  double t0 = wall();
   EXPECT_PTR_FAIL(pld_dist *, PLD_ERANGE,
                   pld_dist_from_curve(pld_mech_curve(lap), 1e-12, &par, &out_));
   EXPECT_PTR_FAIL(pld_dist *, PLD_ERANGE,
@@ -412,9 +406,6 @@ static void test_dist_build(void **state) {
   small.max_grid = 100; /* a Gaussian on Delta = 1e-3 needs ~1e4 points */
   EXPECT_PTR_FAIL(pld_dist *, PLD_ERANGE,
                   pld_dist_from_curve(gc, 1e-3, &small, &out_));
-  double t1 = wall();
-  EXPECT(t1 - t0 < 2.0, "PLD_ERANGE paths took %.2f s (no work expected)",
-         t1 - t0);
 
   /* identity */
   for (size_t i = 0; i < N_BAD_POS; i++)
@@ -452,7 +443,6 @@ static void test_dist_ops(void **state) {
   EXPECT_PTR_FAIL(pld_dist *, PLD_EINVAL, pld_dist_self_compose(a, 0, NULL, &out_));
   EXPECT_STATUS(pld_dist_self_compose(a, 2, NULL, NULL), PLD_EINVAL);
   /* absurd T: the composed window would need ~1e11..1e20 grid points */
-  double t0 = wall();
   EXPECT_PTR_FAIL(pld_dist *, PLD_ERANGE,
                   pld_dist_self_compose(a, (uint64_t)1e15, NULL, &out_));
   EXPECT_PTR_FAIL(pld_dist *, PLD_ERANGE,
@@ -465,8 +455,6 @@ static void test_dist_ops(void **state) {
     EXPECT((st == PLD_EINVAL || st == PLD_ERANGE) && o == SENT,
            "self_compose(T = UINT64_MAX) -> %d", st);
   }
-  EXPECT(wall() - t0 < 2.0, "ERANGE self-compositions took %.2f s",
-         wall() - t0);
 
   /* workspace */
   EXPECT_STATUS(pld_workspace_alloc(&par, NULL), PLD_EINVAL);
@@ -607,7 +595,6 @@ static void test_accountant(void **state) {
   EXPECT_PTR_FAIL(pld_dist *, PLD_EINVAL,
                   pld_accountant_compose(NULL, 1e-2, &out_));
   /* absurd grid: Laplace b = 1, Delta = 1e-12 */
-  double t0 = wall();
   EXPECT_PTR_FAIL(pld_dist *, PLD_ERANGE,
                   pld_accountant_compose(acc, 1e-12, &out_));
   {
@@ -643,7 +630,6 @@ static void test_accountant(void **state) {
     pld_accountant_free(a4);
     pld_accountant_free(a2);
   }
-  EXPECT(wall() - t0 < 2.0, "ERANGE paths took %.2f s", wall() - t0);
 
   /* count overflow: counts of identical mechanisms add up */
   {

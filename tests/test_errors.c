@@ -171,14 +171,11 @@ static void test_thm41_value(void **state)
     EXPECT(b.upper - b.lower <= 1e-9 * (double)ex && ex > 0.0L,
            "case %zu: width %.3g at %.17Lg", i, b.upper - b.lower, ex);
   }
-  /* d = 1e5: epsilon by bisection on the value, in seconds */
+  /* d = 1e5: epsilon by bisection on the value (its time is measured in
+   * bench/bench_limits.c, not asserted here) */
   pld_participation_params big = {0.5, 0.01, 100000, 1.0, 1.0};
   pld_bound e;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   REQUIRE_OK(pld_participation_epsilon(&big, PLD_PARTICIPATION_THM41, 1e-5, &e));
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   /* the CLI's answer before the speed-up (its own bisection on the same
    * values): epsilon in [0.0003663678776, 0.0003663678778]; the library's
    * bisection stops where the booked error makes the comparison
@@ -186,7 +183,6 @@ static void test_thm41_value(void **state)
   EXPECT(e.lower <= 0.0003663678778 && e.upper >= 0.0003663678776 &&
              e.upper - e.lower <= 1e-8 * e.upper,
          "d = 1e5: [%.13g, %.13g]", e.lower, e.upper);
-  EXPECT(secs < 20.0, "d = 1e5 took %.1f s", secs);
   EXPECT_DONE();
 }
 

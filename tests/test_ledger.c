@@ -314,9 +314,9 @@ static void test_sparse(void **state)
   assert_true(fd >= 0);
   assert_int_equal(ftruncate(fd, (off_t)3 << 30), 0);
   close(fd);
-  struct timespec t0, t1;
+  /* refused from the header, without reading 3 GiB (the time is measured
+   * in bench/bench_limits.c, not asserted here) */
   pld_dist *d = (pld_dist *)0x1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
   assert_int_equal(pld_dist_load(path, &d), PLD_EFORMAT);
   /* a valid header declaring 2^28 points, the file sized to match */
   unsigned char h[72] = "PLDKITv";
@@ -336,9 +336,6 @@ static void test_sparse(void **state)
   assert_int_equal(pwrite(fd, &n, 8, 40), 8);
   close(fd);
   assert_int_equal(pld_dist_load(path, &d), PLD_EFORMAT);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-  assert_true(s < 0.5);
   assert_ptr_equal(d, (pld_dist *)0x1);
   assert_int_equal(pld_dist_load_capped(path, 0, &d), PLD_EINVAL);
   unlink(path);
