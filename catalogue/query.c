@@ -192,14 +192,24 @@ static int answer_pld(const pld_event_query *q, size_t n,
   rc = pld_event_accountant(q, n, events, NULL, &acc, &owned, err, errlen);
   if (rc != PLD_EVENT_OK)
     return rc;
-  pld_rdp_curve *rdp = second_opinion ? optional_rdp(q, n, events) : NULL;
+  /* The RDP second opinion of an epsilon or delta is computed only where
+   * the PLD bracket missed its accuracy target: where it met it, RDP can
+   * lower the upper end by less than the target width (pld_best.h), and
+   * some events' curves (model splitting, BIS) cost more than the PLD. */
+  pld_rdp_curve *rdp = NULL;
   int st;
-  if (want == WANT_DELTA)
-    st = pld_best_delta(acc, rdp, x, &a->pld);
-  else if (want == WANT_CURVE)
+  if (want == WANT_CURVE) {
+    rdp = second_opinion ? optional_rdp(q, n, events) : NULL;
     st = pld_best_curve(acc, rdp, m, eps, curve, &a->pld);
-  else
-    st = pld_best_epsilon(acc, rdp, x, &a->pld);
+  } else {
+    st = want == WANT_DELTA ? pld_accountant_delta(acc, x, &a->pld)
+                            : pld_accountant_epsilon(acc, x, &a->pld);
+    pld_params p;
+    if (st == PLD_SUCCESS && second_opinion && !a->pld.met_accuracy &&
+        (rdp = optional_rdp(q, n, events)) != NULL &&
+        (st = pld_accountant_get_params(acc, &p)) == PLD_SUCCESS)
+      st = pld_best_lower_upper(&a->pld, rdp, want == WANT_DELTA, x, &p);
+  }
   pld_rdp_curve_free(rdp);
   pld_accountant_free(acc);
   pld_event_owned_free(owned);

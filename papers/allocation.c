@@ -44,6 +44,11 @@
  * anyone makes) lose accuracy there, never their side. */
 #define TRIM_MASS 1e-30
 
+#define ETA_LEVEL_MAX 0.05
+#define BULK_SDS 32.0
+#define KAPPA 0.04
+#define ETA_CAP 0.002
+
 struct law {
   size_t n;
   double *v;  /* ascending values */
@@ -249,15 +254,63 @@ static void psum_range(const struct psum *p, size_t s, size_t t, double *w,
   *m1 = a1 > 0.0 ? a1 : 0.0;
 }
 
+/* The rebinning cells of a sum, in u = log v: spacing eta within W of the
+ * centre c, growing linearly beyond, eta (1 + |u - c|/W), so that the bulk
+ * of the law, where the curves at useful epsilons are decided, gets fine
+ * cells and the long tails (45 nats for the upper law, whose end atoms are
+ * kept) few.  Cell index phi(u) = (W/eta) sgn(d) log1p(|d|/W), d = u - c;
+ * W = inf is the plain geometric grid.  Any partition keeps U a
+ * mean-preserving spread and L a conditional expectation: the cells only
+ * set the accuracy. */
+struct bins {
+  double eta, c, W;
+};
+
+static double bins_phi(const struct bins *b, double u)
+{
+  double d = u - b->c;
+  if (!isfinite(b->W))
+    return d / b->eta;
+  double y = b->W / b->eta * log1p(fabs(d) / b->W);
+  return d < 0.0 ? -y : y;
+}
+
+static double bins_inv(const struct bins *b, double y)
+{
+  if (!isfinite(b->W))
+    return b->c + y * b->eta;
+  double d = b->W * expm1(fabs(y) * b->eta / b->W);
+  return b->c + (y < 0.0 ? -d : d);
+}
+
 struct grid {
-  double u0, eta, *edge, *w, *mom;
+  struct bins b;
+  double phi0, *edge, *w, *mom;
   size_t ne;
   int upper;
 };
 
+/* edges of the cells covering [vmin, vmax]: *ne of them, or PLD_ERANGE */
+static int grid_edges(struct grid *g, double vmin, double vmax)
+{
+  g->phi0 = floor(bins_phi(&g->b, log(vmin))) - 1.0;
+  double top = ceil(bins_phi(&g->b, log(vmax))) + 1.0 - g->phi0;
+  if (!(top <= (double)((size_t)1 << 24)))
+    return PLD_ERANGE;
+  g->ne = (size_t)top + 1;
+  g->edge = pld_malloc(g->ne * sizeof(double));
+  if (!g->edge)
+    return PLD_ENOMEM;
+  for (size_t m = 0; m < g->ne; m++)
+    g->edge[m] = exp(bins_inv(&g->b, g->phi0 + (double)m));
+  g->edge[0] = fmin(g->edge[0], vmin);
+  g->edge[g->ne - 1] = fmax(g->edge[g->ne - 1], vmax * (1.0 + 1e-15));
+  return PLD_SUCCESS;
+}
+
 static size_t grid_cell(const struct grid *g, double v)
 {
-  double f = floor((log(v) - g->u0) / g->eta);
+  double f = floor(bins_phi(&g->b, log(v)) - g->phi0);
   size_t m = f <= 0.0 ? 0 : f >= (double)(g->ne - 2) ? g->ne - 2 : (size_t)f;
   while (m > 0 && g->edge[m] > v)
     m--;
@@ -349,24 +402,25 @@ static void sum_pass(const struct law *big, const struct law *small,
 /* out = law of A + B (independent), rebinned on a geometric grid of ratio
  * e^eta: spread onto edges (U) or conditional means (L).  Every pair (a,
  * b) is counted once: as (y, x) = (b, a) when a <= b, else as (a, b). */
-static int law_sum(const struct law *A, const struct law *B, double eta,
-                   int upper, struct law *out)
+static int law_sum(const struct law *A, const struct law *B,
+                   const struct bins *bins, int upper, struct law *out)
 {
   double vmin = A->v[0] + B->v[0], vmax = A->v[A->n - 1] + B->v[B->n - 1];
-  double u0 = log(vmin) - 1e-9;
-  size_t ne = (size_t)ceil((log(vmax) + 1e-9 - u0) / eta) + 2;
-  if (ne > (size_t)1 << 24)
-    return PLD_ERANGE;
+  struct grid g = {*bins, 0.0, NULL, NULL, NULL, 0, upper};
+  int st = grid_edges(&g, vmin, vmax);
+  if (st)
+    return st;
+  size_t ne = g.ne;
+  double *edge = g.edge;
   struct psum pa = {0}, pb = {0};
-  double *edge = pld_malloc(ne * sizeof(double));
   double *mom = upper ? NULL : pld_calloc(ne, sizeof(double));
-  int st = law_alloc(out, ne);
+  st = law_alloc(out, ne);
   if (!st)
     st = psum_make(A, &pa);
   if (!st && A != B)
     st = psum_make(B, &pb);
   out->l1 = A->l1 + B->l1;
-  if (!edge || (!upper && !mom) || st) {
+  if ((!upper && !mom) || st) {
     pld_free(edge);
     pld_free(mom);
     psum_free(&pa);
@@ -374,11 +428,8 @@ static int law_sum(const struct law *A, const struct law *B, double eta,
     law_free(out);
     return PLD_ENOMEM;
   }
-  for (size_t m = 0; m < ne; m++)
-    edge[m] = exp(u0 + (double)m * eta);
-  edge[0] = fmin(edge[0], vmin);
-  edge[ne - 1] = fmax(edge[ne - 1], vmax * (1.0 + 1e-15));
-  struct grid g = {u0, eta, edge, out->w, mom, ne, upper};
+  g.w = out->w;
+  g.mom = mom;
   if (A == B) {
     sum_pass(A, A, &pa, 0, 1, &g);
     for (size_t i = 0; i < A->n; i++) { /* the diagonal */
@@ -416,31 +467,74 @@ static int law_copy(const struct law *a, struct law *out)
 
 /* The law of S = (1/T) sum X_i, upper or lower, by binary powering; the
  * l1 of a sum is the sum of its parts' plus its trimming. */
+/* The cells of a sum of m of the T terms X_i/T.  Ratio: a rebinning of
+ * such a law with ratio eta_m adds a spread of variance ~ (m/T)^2 eta_m^2
+ * per copy, and S holds T/m copies: (m/T) eta_m^2 in all, so eta_m = eta
+ * sqrt(T/m) makes every level add about eta^2 (the early levels, whose
+ * laws are wide and costly, get coarse cells).  Centre: E = m/T; width of
+ * the fine part: BULK_SDS standard deviations of log(sum), sqrt(log(1 +
+ * (e^{mu^2} - 1)/m)) for the log-normal terms. */
+static struct bins level_bins(double eta, double mu, uint64_t T, uint64_t m)
+{
+  double e = eta * sqrt((double)T / (double)m);
+  struct bins b = {e < ETA_LEVEL_MAX ? e : ETA_LEVEL_MAX,
+                   log((double)m / (double)T),
+                   BULK_SDS * sqrt(log1p(expm1(mu * mu) / (double)m))};
+  if (!(b.W > b.eta))
+    b.W = b.eta;
+  return b;
+}
+
+/* The default final bin ratio.  A rebinning of a law of m terms with
+ * ratio eta_m adds a spread of variance ~ (m/T)^2 eta_m^2 per copy, and the
+ * final S holds T/m copies of it: (m/T) eta_m^2 in all.  With eta_m =
+ * eta sqrt(T/m) (level_eta) every level adds ~ eta^2, log2 T levels in
+ * all, against the variance (e^{mu^2} - 1)/T of S itself: holding the
+ * ratio fixed gives eta = KAPPA sqrt((e^{mu^2} - 1) / (T log2 T)).  KAPPA
+ * = 0.05 leaves the bracket's own gap at 0.03-0.1% of epsilon(1e-5) over
+ * T = 10..2000, sigma = 0.5..5 (the accountant's default target is 0.2%);
+ * the former uniform 0.003 min(mu, 1) stays the coarsest ratio used. */
+static double default_eta(double mu, uint64_t T)
+{
+  double lt = log2((double)T);
+  double e = KAPPA * sqrt(expm1(mu * mu) / ((double)T * (lt > 1.0 ? lt : 1.0)));
+  double cap = ETA_CAP * fmin(mu, 1.0);
+  return e < cap ? e : cap;
+}
+
 static int law_of_mean(double mu, uint64_t T, double eta, int upper,
                        struct law *out)
 {
   struct law base = {0}, acc = {0}, tmp = {0};
-  int st = law_base(mu, T, eta, upper, &base);
+  struct bins b1 = level_bins(eta, mu, T, 1);
+  int st = law_base(mu, T, b1.eta, upper, &base);
   if (!st)
     law_trim(&base, upper);
   int have = 0;
+  uint64_t mb = 1, ma = 0; /* terms in base and acc */
+  struct bins bs;
   for (uint64_t t = T; !st && t; t >>= 1) {
     if (t & 1) {
       if (!have) {
         st = law_copy(&base, &acc);
         have = 1;
-      } else if (!(st = law_sum(&acc, &base, eta, upper, &tmp))) {
+        ma = mb;
+      } else if ((bs = level_bins(eta, mu, T, ma + mb)),
+                 !(st = law_sum(&acc, &base, &bs, upper, &tmp))) {
         law_free(&acc);
         acc = tmp;
         memset(&tmp, 0, sizeof tmp);
         law_trim(&acc, upper);
+        ma += mb;
       }
     }
-    if (!st && t > 1 && !(st = law_sum(&base, &base, eta, upper, &tmp))) {
+    if (!st && t > 1 && (bs = level_bins(eta, mu, T, 2 * mb),
+                         !(st = law_sum(&base, &base, &bs, upper, &tmp)))) {
       law_free(&base);
       base = tmp;
       memset(&tmp, 0, sizeof tmp);
       law_trim(&base, upper);
+      mb *= 2;
     }
   }
   law_free(&base);
@@ -580,9 +674,7 @@ int pld_mech_random_allocation_bounds(uint64_t T, double sigma, double c,
     return st;
   }
   if (eta == 0.0)
-    /* the bulk of S narrows like 1/sqrt(T) and wants finer bins: 0.18%
-     * wide at T = 1000, sigma = 1; 0.03% at T = 10 with twice the ratio */
-    eta = (T >= 100 ? 0.003 : 0.006) * fmin(mu, 1.0);
+    eta = default_eta(mu, T);
   struct law U = {0}, L = {0};
   struct pld_mech *u = NULL, *l = NULL;
   int st = law_of_mean(mu, T, eta, 1, &U);
@@ -670,14 +762,15 @@ static int law_prod(const struct law *A, const struct law *B, double eta,
                     int upper, struct law *out)
 {
   double vmin = A->v[0] * B->v[0], vmax = A->v[A->n - 1] * B->v[B->n - 1];
-  double u0 = log(vmin) - 1e-9;
-  size_t ne = (size_t)ceil((log(vmax) + 1e-9 - u0) / eta) + 2;
-  if (ne > (size_t)1 << 24)
-    return PLD_ERANGE;
-  double *edge = pld_malloc(ne * sizeof(double));
+  struct grid g = {{eta, 0.0, INFINITY}, 0.0, NULL, NULL, NULL, 0, upper};
+  int st = grid_edges(&g, vmin, vmax);
+  if (st)
+    return st;
+  size_t ne = g.ne;
+  double *edge = g.edge;
   double *mom = upper ? NULL : pld_calloc(ne, sizeof(double));
   double *la = pld_malloc((A->n + B->n) * sizeof(double));
-  int st = law_alloc(out, ne);
+  st = law_alloc(out, ne);
   if (!edge || (!upper && !mom) || !la || st) {
     pld_free(edge);
     pld_free(mom);
@@ -691,16 +784,13 @@ static int law_prod(const struct law *A, const struct law *B, double eta,
   for (size_t j = 0; j < B->n; j++)
     lb[j] = log(B->v[j]);
   out->l1 = A->l1 + B->l1; /* E|S'G - SG| = E|S'-S| E G, E G = 1 = E S */
-  for (size_t m = 0; m < ne; m++)
-    edge[m] = exp(u0 + (double)m * eta);
-  edge[0] = fmin(edge[0], vmin);
-  edge[ne - 1] = fmax(edge[ne - 1], vmax * (1.0 + 1e-15));
-  struct grid g = {u0, eta, edge, out->w, mom, ne, upper};
+  g.w = out->w;
+  g.mom = mom;
   for (size_t i = 0; i < A->n; i++) {
     for (size_t j = 0; j < B->n; j++) {
       double v = A->v[i] * B->v[j], x = A->w[i] * B->w[j];
       /* the cell from the logs (the edge walk corrects the rounding) */
-      double f = floor((la[i] + lb[j] - u0) / eta);
+      double f = floor((la[i] + lb[j]) / eta - g.phi0);
       size_t m = f <= 0.0 ? 0 : f >= (double)(ne - 2) ? ne - 2 : (size_t)f;
       while (m > 0 && edge[m] > v)
         m--;

@@ -67,6 +67,21 @@ int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
   return PLD_SUCCESS;
 }
 
+int pld_best_lower_upper(pld_result *r, const pld_rdp_curve *rdp,
+                         int is_delta, double x, const pld_params *p)
+{
+  pld_detail_clear();
+  if (!r || !rdp || !p)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !r ? "r" : !rdp ? "rdp" : "p");
+  pld_rdp_result v;
+  int st = is_delta ? pld_rdp_delta(rdp, x, PLD_RDP_BEST, &v)
+                    : pld_rdp_epsilon(rdp, x, PLD_RDP_BEST, &v);
+  if (st)
+    return st;
+  lower_upper(r, v.value, p, !is_delta);
+  return PLD_SUCCESS;
+}
+
 int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
                    double epsilon, pld_result *out)
 {

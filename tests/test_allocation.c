@@ -106,6 +106,32 @@ static void test_T10_monte_carlo(void **state)
   assert_true(b.upper <= 2.1887 * 1.01);
 }
 
+/* RA_PLD (Feldman-Shenfeld's random-allocation accountant, run by the
+ * issue's reporter) certifies [0.132, 0.142] for T = 1000, k = 1, sigma = 1
+ * at delta 1e-5: an independent computation ours must overlap, with an
+ * upper end not above its upper end.  And over the regime users reach
+ * (T up to 2000, sigma 0.5..5) the bracket is at most 0.5% wide. */
+static void test_regime(void **state)
+{
+  (void)state;
+  pld_bound b;
+  assert_int_equal(pld_allocation_epsilon(1000, 1, 1.0, 1.0, 1, 1e-5, NULL, &b), 0);
+  assert_true(b.lower <= 0.142 && b.upper >= 0.132);
+  assert_true(b.upper <= 0.142);
+  assert_true(b.upper - b.lower <= 0.005 * b.upper);
+  static const uint64_t Ts[] = {100, 2000};
+  static const double sig[] = {0.5, 2.0, 5.0};
+  for (size_t i = 0; i < 2; i++)
+    for (size_t j = 0; j < 3; j++) {
+      assert_int_equal(pld_allocation_epsilon(Ts[i], 1, sig[j], 1.0, 1, 1e-5,
+                                              NULL, &b), 0);
+      if (!(b.lower > 0.0 && b.lower <= b.upper &&
+            b.upper - b.lower <= 0.005 * b.upper))
+        fail_msg("T = %llu, sigma = %g: [%.9g, %.9g]",
+                 (unsigned long long)Ts[i], sig[j], b.lower, b.upper);
+    }
+}
+
 /* ---- the Poisson + splitting pair (Fig. 1) and partial splitting ---- */
 
 static long double ncdf(long double x) { return 0.5L * erfcl(-x / sqrtl(2.0L)); }
@@ -316,6 +342,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_T1_is_gaussian),
       cmocka_unit_test(test_T2_quadrature),
+      cmocka_unit_test(test_regime),
       cmocka_unit_test(test_T10_monte_carlo),
       cmocka_unit_test(test_groups_and_bad_input),
       cmocka_unit_test(test_poisson_split),

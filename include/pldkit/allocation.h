@@ -76,9 +76,10 @@ PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
  *  in the convex order), *lower is dominated by it.  Compose *upper (with
  *  any other events) in one accountant and take its upper ends, *lower in
  *  another and take its lower ends: both are certified for the true
- *  mechanism.  eta: the geometric bin ratio e^eta - 1 of the rebinning, 0
- *  for the default (0.003 min(mu, 1), twice that for T < 100), at most
- *  0.1.  T = 1 gives two
+ *  mechanism.  eta: the final geometric bin ratio e^eta - 1 of the
+ *  rebinning (earlier sums and far tails get coarser cells), 0 for the
+ *  default (docs/allocation.md "Cells per level"), at most 0.1.  T = 1
+ *  gives two
  *  Gaussians.  Domains as pld_mech_random_allocation.  The caller frees
  *  both.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(

@@ -43,6 +43,21 @@ PLD_API PLD_NODISCARD int pld_best_delta(const pld_accountant *acc,
                                          const pld_rdp_curve *rdp,
                                          double epsilon, pld_result *out);
 
+/** Lower the upper end of an answer r already computed by
+ *  pld_accountant_epsilon (is_delta = 0, at delta = x) or
+ *  pld_accountant_delta (is_delta = 1, at epsilon = x) on an accountant
+ *  with params p to the RDP bound where that is smaller, as
+ *  pld_best_epsilon / pld_best_delta do.  It lets a caller compute the RDP
+ *  curve only when it can matter: where r met its accuracy target, the
+ *  RDP bound (never below the truth, so never below r's lower end) can
+ *  lower the upper end by less than that target width, and the catalogue
+ *  (event.h) skips it then.  On failure r is untouched.
+ *  @return PLD_SUCCESS, PLD_EINVAL, or the RDP conversion's status. */
+PLD_API PLD_NODISCARD int pld_best_lower_upper(pld_result *r,
+                                               const pld_rdp_curve *rdp,
+                                               int is_delta, double x,
+                                               const pld_params *p);
+
 /** delta at n epsilons: pld_accountant_curve, each upper end lowered to the
  *  RDP bound at that epsilon where smaller (info->bound_kind is
  *  PLD_BOUND_RDP if that happened at any point).
