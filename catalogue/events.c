@@ -636,31 +636,18 @@ static int rdp_participation(const struct value *v, pld_rdp_curve *c,
  * pld_rdp_bis_epochs(..., epochs, ...) is epochs times it; the curve
  * function shares its quadrature tables between orders, so it is used for
  * both, and count = epochs multiplies). */
-#define SPLIT_SHARED_MAX_ORDER 2048.0
 static int rdp_splitting(const struct value *v, pld_rdp_curve *c,
                          uint64_t count)
 {
   size_t n = pld_rdp_curve_size(c);
-  const double *orders = pld_rdp_curve_orders(c);
   double *eps = malloc(n * sizeof *eps);
   if (eps == NULL)
     return PLD_ENOMEM;
-  /* Orders up to 2048 (where eq. (2) can be exact) share one call, larger
-   * ones get their own: the curve function's shared tables follow the
-   * largest order, and one order above about 2^15 turns the whole curve
-   * into the unamplified Gaussian value (sound, but every order loses its
-   * amplification). */
-  size_t m = 0;
-  while (m < n && orders[m] <= SPLIT_SHARED_MAX_ORDER)
-    m++;
-  int st = PLD_SUCCESS;
-  if (m > 0)
-    st = pld_rdp_model_splitting_curve(m, orders, v[0].integer, v[1].integer,
-                                       v[2].real, v[3].real, eps);
-  if (st == PLD_SUCCESS && m < n)
-    st = pld_rdp_model_splitting_curve(n - m, orders + m, v[0].integer,
-                                       v[1].integer, v[2].real, v[3].real,
-                                       eps + m);
+  /* the library batches the orders so that none loses its amplification
+   * to a much larger one (papers/splitting_rdp.c) */
+  int st = pld_rdp_model_splitting_curve(n, pld_rdp_curve_orders(c),
+                                         v[0].integer, v[1].integer,
+                                         v[2].real, v[3].real, eps);
   if (st == PLD_SUCCESS)
     st = pld_rdp_curve_add_values(c, eps, count);
   free(eps);

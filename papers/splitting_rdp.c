@@ -603,6 +603,8 @@ static int forward_blocks(double alpha, double d, double kp, double sigma,
   return PLD_SUCCESS;
 }
 
+#define SHARED_MAX_ORDER 2048.0
+
 /* Everything at n orders.  terms may be NULL (then only eps is filled). */
 static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
                        double sigma, double c, pld_rdp_split_terms *terms,
@@ -763,12 +765,37 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
   for (size_t i = 0; i < n; i++)
     if (!isfinite(orders[i]) || !(orders[i] > 1.0))
       return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !isfinite(orders[i]) || !(orders[i] > 1.0))");
-  double *tmp = pld_malloc(n * sizeof *tmp);
+  /* Batches that share tables: every order up to SHARED_MAX_ORDER in one,
+   * and above it one per octave.  The shared tables (eq. (2)'s moments and
+   * the reverse quadrature) follow a batch's largest order, and an order
+   * above about 2^15 makes the reverse quadrature give up for the whole
+   * batch (the Gaussian value, sound but unamplified): so no order shares
+   * a batch with one more than twice its size. */
+  double *tmp = pld_malloc(3 * n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;
-  int st = split_batch(n, orders, d, k, sigma, c, NULL, tmp);
+  double *bo = tmp + n, *be = bo + n;
+  size_t *idx = pld_malloc(n * sizeof *idx);
+  int st = idx ? PLD_SUCCESS : PLD_ENOMEM;
+  size_t done = 0;
+  for (double lo = 0.0, hi = SHARED_MAX_ORDER; !st && done < n;
+       lo = hi, hi *= 2.0) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (orders[i] > lo && (orders[i] <= hi || !isfinite(hi))) {
+        idx[m] = i;
+        bo[m++] = orders[i];
+      }
+    if (m == 0)
+      continue;
+    if (!(st = split_batch(m, bo, d, k, sigma, c, NULL, be)))
+      for (size_t j = 0; j < m; j++)
+        tmp[idx[j]] = be[j];
+    done += m;
+  }
   if (!st)
     memcpy(eps, tmp, n * sizeof *tmp);
+  pld_free(idx);
   pld_free(tmp);
   return st;
 }

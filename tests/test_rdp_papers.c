@@ -293,6 +293,25 @@ static double ref_rev_gamma(int d, double s, double alpha, double hz,
   return (double)((best + logl(sum * hv) - lgammal(beta)) / beta);
 }
 
+/* The curve's orders share tables only with orders at most twice their
+ * size (above 2048): adding a huge order to a curve changes none of the
+ * other orders' values (it used to turn every order of the call into the
+ * unamplified Gaussian, and the catalogue worked around it). */
+static void test_split_curve_batches(void **state)
+{
+  (void)state;
+  const double few[4] = {2, 8, 64, 4096}, all[5] = {2, 8, 64, 4096, 1e5};
+  double e4[4], e5[5], e1;
+  assert_int_equal(pld_rdp_model_splitting_curve(4, few, 10, 1, 1.0, 1.0, e4), 0);
+  assert_int_equal(pld_rdp_model_splitting_curve(5, all, 10, 1, 1.0, 1.0, e5), 0);
+  assert_int_equal(pld_rdp_model_splitting_curve(1, all + 4, 10, 1, 1.0, 1.0, &e1), 0);
+  for (int i = 0; i < 4; i++)
+    assert_true(e4[i] == e5[i]);
+  assert_true(e1 == e5[4]);
+  /* amplified: below the Gaussian value alpha mu^2 / 2 at order 2 */
+  assert_true(e5[0] < 0.99 * 1.0);
+}
+
 static void test_split_reverse_large_orders(void **state)
 {
   (void)state;
@@ -1576,6 +1595,7 @@ int main(void)
       cmocka_unit_test(test_split_forward),
       cmocka_unit_test(test_split_reverse),
       cmocka_unit_test(test_split_reverse_large_orders),
+      cmocka_unit_test(test_split_curve_batches),
       cmocka_unit_test(test_split_forward_past_cap),
       cmocka_unit_test(test_split_fractional),
       cmocka_unit_test(test_remark32_grid),
