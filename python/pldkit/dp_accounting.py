@@ -430,7 +430,8 @@ def mechanism(spec):
     if kind == "randomized_response":
         return M.RandomizedResponse(spec[1], spec[2])
     if kind == "mixture":
-        return M.GaussianMixture(spec[1], spec[2], spec[3], [0.0], [1.0])
+        return M.GaussianMixture(spec[1], p_weights=spec[3], p_means=spec[2],
+                                 q_weights=[1.0], q_means=[0.0])
     if kind == "wor_gaussian":
         return M.WorGaussian(spec[1], spec[2], spec[3], spec[4])
     if kind == "pair":

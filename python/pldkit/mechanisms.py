@@ -271,12 +271,17 @@ class PoissonLaplace(Mechanism):
 class GaussianMixture(Mechanism):
     """A pair of one-dimensional Gaussian mixtures with a common sigma:
     P = sum_i p_weights[i] N(p_means[i], sigma^2),
-    Q = sum_j q_weights[j] N(q_means[j], sigma^2); both directions exact."""
+    Q = sum_j q_weights[j] N(q_means[j], sigma^2); both directions exact.
+
+    The four arrays are keyword-only, weights before means as in the C
+    call pld_mech_mixture_gaussian: two equal-length lists swapped by
+    position would still be a valid mixture, the wrong one, so a call
+    that relies on position fails instead (TypeError)."""
 
     __slots__ = ()
     _cli = "mixture-gaussian"
 
-    def __init__(self, sigma, p_means, p_weights, q_means, q_weights):
+    def __init__(self, sigma, *, p_weights, p_means, q_weights, q_means):
         f = "pld_mech_mixture_gaussian"
         s = real(sigma, "sigma", f)
         pm = DoubleArray(p_means, "p_means", f)

@@ -217,7 +217,8 @@ class TestCliParity(unittest.TestCase):
          "poisson-gaussian:q=0.01,sigma=1,count=1000"),
         (lambda: pldkit.PoissonLaplace(0.1, 2.0), 50,
          "poisson-laplace:q=0.1,b=2,count=50"),
-        (lambda: pldkit.GaussianMixture(1.0, [0, 1], [0.5, 0.5], [0], [1]),
+        (lambda: pldkit.GaussianMixture(1.0, p_weights=[0.5, 0.5], p_means=[0, 1],
+                                       q_weights=[1], q_means=[0]),
          10, "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,"
          "q-means=0,q-weights=1,count=10"),
         (lambda: pldkit.WorGaussian(10, 1000, 1.0), 100,
@@ -533,7 +534,11 @@ class TestErrors(unittest.TestCase):
         self.assertEinval(pldkit.DiscreteGaussian, 1.0, 1.5)
         self.assertEinval(pldkit.FinitePair, [0.5, 0.6], [0.5, 0.5])
         self.assertEinval(pldkit.FinitePair, [0.5, 0.5], [1.0])
-        self.assertEinval(pldkit.GaussianMixture, 1.0, [0, 1], [0.5], [0], [1])
+        self.assertEinval(pldkit.GaussianMixture, 1.0, p_weights=[0.5],
+                          p_means=[0, 1], q_weights=[1], q_means=[0])
+        # the arrays are keyword-only: by position they could be swapped
+        with self.assertRaises(TypeError):
+            pldkit.GaussianMixture(1.0, [0, 1], [0.5, 0.5], [0], [1])
         self.assertEinval(pldkit.WorGaussian, 10, 5, 1.0)
         self.assertEinval(pldkit.WorGaussian, -1, 5, 1.0)
 
@@ -829,7 +834,8 @@ class TestLifetime(unittest.TestCase):
                   pldkit.RandomSelection([pldkit.Gaussian(1.0),
                                           pldkit.FinitePair([1.0], [1.0])],
                                          [0.5, 0.5]),
-                  pldkit.GaussianMixture(1.0, [0, 1], [0.5, 0.5], [0], [1])):
+                  pldkit.GaussianMixture(1.0, p_weights=[0.5, 0.5], p_means=[0, 1],
+                                       q_weights=[1], q_means=[0])):
             for c in (copy.copy(m), copy.deepcopy(m),
                       pickle.loads(pickle.dumps(m))):
                 self.assertIsNot(c._ptr, m._ptr)
