@@ -26,6 +26,7 @@
 #include <pldkit/allocation.h>
 #include "detail.h"
 #include "events_internal.h"
+#include "numerics.h"
 
 /* ------------------------------------------------------------------------ */
 /* Closed-form single-round answers.                                         */
@@ -76,6 +77,32 @@ static int closed_delta(const pld_event_closed *c, double eps,
   return PLD_SUCCESS;
 }
 
+/* closed_epsilon's question at eps: does the delta bracket's end (upper
+ * for which == 1, lower for 0) meet the target?  Each answer lands in *a
+ * (which counts the evaluations); the last one that meets, and where, in
+ * *at and hi. */
+struct closed_pred {
+  const pld_event_closed *c;
+  double target;
+  int which;
+  pld_event_closed_answer *a, *at;
+  double hi;
+};
+
+static int closed_above(double eps, void *ctx, int *above)
+{
+  struct closed_pred *q = ctx;
+  int st = closed_delta(q->c, eps, q->a, 0);
+  if (st != PLD_SUCCESS)
+    return st;
+  *above = (q->which ? q->a->bound.upper : q->a->bound.lower) <= q->target;
+  if (*above) {
+    *q->at = *q->a;
+    q->hi = eps;
+  }
+  return PLD_SUCCESS;
+}
+
 /* epsilon(delta) of a closed form: the smallest eps >= 0 whose delta
  * (upper end of the bracket for which == 1, lower end for which == 0) is
  * <= target, by doubling then bisection to a relative 1e-12.  The upper
@@ -94,37 +121,25 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
     return st;
   at = a;
   if (!MEETS(a)) {
+    struct closed_pred q = {c, target, which, &a, &at, 0.0};
+    int found;
     hi = 1.0;
-    for (;;) {
-      st = closed_delta(c, hi, &a, 0);
-      if (st != PLD_SUCCESS)
+    if ((st = pld_bracket_double(closed_above, &q, &lo, &hi, 1e6, &found)))
+      return st;
+    if (!found) { /* no finite epsilon meets it */
+      if ((st = closed_delta(c, hi, &a, 1)))
         return st;
-      if (MEETS(a))
-        break;
-      lo = hi;
-      hi *= 2.0;
-      if (hi > 1e6) { /* no finite epsilon meets it */
-        if ((st = closed_delta(c, hi, &a, 1)))
-          return st;
-        *eps_out = INFINITY;
-        *flags = a;
-        *evals += a.evaluations;
-        return PLD_SUCCESS;
-      }
+      *eps_out = INFINITY;
+      *flags = a;
+      *evals += a.evaluations;
+      return PLD_SUCCESS;
     }
-    at = a;
-    while (hi - lo > 1e-12 * hi) {
-      double mid = 0.5 * (lo + hi);
-      st = closed_delta(c, mid, &a, 0);
-      if (st != PLD_SUCCESS)
-        return st;
-      if (MEETS(a)) {
-        hi = mid;
-        at = a;
-      } else {
-        lo = mid;
-      }
-    }
+    /* the lower end; the upper one, where the flags go whichever end is
+     * the answer, is the last point that met (q.hi, its evaluation in at) */
+    if ((st = pld_bisect(closed_above, &q, lo, hi, 0.0, 1e-12, INT_MAX, -1,
+                         &lo)))
+      return st;
+    hi = q.hi;
     /* The flags (certified, below cs, lower limit: 81 concrete datasets,
      * the costly part) once, at the answer; the bracket is recomputed
      * identically. */
