@@ -9,6 +9,7 @@
  *  - Mean estimation (Sec. 4.1, Lemma 4.1).
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -668,6 +669,26 @@ static int eps_at(const pld_merge_run *runs, int method, double w,
   return pld_merge_epsilon(2, runs, wt, method, delta, params, e);
 }
 
+/* pld_merge_max_weight's question at weight w on run 0: is the certified
+ * eps above the target (w infeasible)? */
+struct weight_pred {
+  const pld_merge_run *runs;
+  int method;
+  double delta;
+  const pld_params *params;
+  double eps;
+};
+
+static int weight_above(double w, void *ctx, int *above)
+{
+  const struct weight_pred *q = ctx;
+  double e;
+  int st = eps_at(q->runs, q->method, w, q->delta, q->params, &e);
+  if (st == PLD_SUCCESS)
+    *above = !(e <= q->eps);
+  return st;
+}
+
 int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
                          double delta, const pld_params *params, double *w0)
 {
@@ -688,17 +709,8 @@ int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
     *w0 = -1.0;
     return PLD_SUCCESS;
   }
-  double lo = 0.0, hi = 1.0; /* lo feasible (verified), hi infeasible */
-  /* relative tolerance: RS frontiers often sit at tiny weights */
-  while (hi - lo > 1e-4 * hi && hi - lo > 1e-12) {
-    double mid = 0.5 * (lo + hi);
-    st = eps_at(runs, method, mid, delta, params, &e);
-    if (st != PLD_SUCCESS) return st;
-    if (e <= eps)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *w0 = lo;
-  return PLD_SUCCESS;
+  /* lo = 0 feasible (verified), hi = 1 infeasible; relative tolerance: RS
+   * frontiers often sit at tiny weights */
+  struct weight_pred q = {runs, method, delta, params, eps};
+  return pld_bisect(weight_above, &q, 0.0, 1.0, 1e-12, 1e-4, INT_MAX, -1, w0);
 }

@@ -18,6 +18,7 @@
  * one composed RDP curve per run) are built once; each grid point only
  * mixes them.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 
 #include "alloc.h"
 #include "detail.h"
+#include "numerics.h"
 #include "merge_eval.h"
 
 const char *pld_merge_warning_text(unsigned flag)
@@ -57,31 +59,11 @@ int pld_merge_grid_size(size_t n, unsigned resolution, size_t *count)
   if (!count || n < 1 || n > PLD_MERGE_MAX_RUNS || resolution < 1 ||
       resolution > PLD_MERGE_MAX_RESOLUTION)
     return PLD_EINVAL;
-  double c = 1.0;
-  for (size_t k = 1; k < n; k++)
-    c = c * (double)(resolution + k) / (double)k;
+  double c = pld_simplex_grid_count(n, resolution);
   if (c > (double)PLD_MERGE_MAX_POINTS)
     return PLD_ERANGE;
   *count = (size_t)(c + 0.5);
   return PLD_SUCCESS;
-}
-
-/* Enumerate k (sum res) with k_0 ascending, then k_1, ...; the last
- * coordinate takes the remainder. */
-static void grid_fill(size_t n, unsigned res, double *w, size_t *pos,
-                      unsigned *k, size_t i, unsigned left)
-{
-  if (i + 1 == n) {
-    k[i] = left;
-    for (size_t j = 0; j < n; j++)
-      w[*pos * n + j] = (double)k[j] / (double)res;
-    (*pos)++;
-    return;
-  }
-  for (unsigned v = 0; v <= left; v++) {
-    k[i] = v;
-    grid_fill(n, res, w, pos, k, i + 1, left - v);
-  }
 }
 
 void pld_merge_report_free(pld_merge_report *r)
@@ -187,6 +169,25 @@ static int baselines(pld_merge_report *R, const pld_params *dparams)
  * absolute; the weight returned is itself verified feasible), but started
  * from the grid's bracket (the grid runs w0 = 0 .. 1 ascending, already
  * evaluated) and evaluated with the planner's reused work. */
+/* max_weight's question at weight x on run 0: is method m's certified
+ * upper eps above the target (x infeasible)? */
+struct plan_pred {
+  pld_merge_eval *ev;
+  int m;
+  double epsilon;
+};
+
+static int plan_above(double x, void *ctx, int *above)
+{
+  const struct plan_pred *q = ctx;
+  double w[2] = {x, 1.0 - x}, up, low;
+  int met;
+  int st = pld_merge_eval_point(q->ev, q->m, w, &up, &low, &met);
+  if (st == PLD_SUCCESS)
+    *above = !(up <= q->epsilon);
+  return st;
+}
+
 static int max_weight(const pld_merge_report *R, pld_merge_eval *ev, int m,
                       double *w0)
 {
@@ -204,19 +205,8 @@ static int max_weight(const pld_merge_report *R, pld_merge_eval *ev, int m,
     k++;
   /* lo feasible (verified), hi infeasible */
   double lo = R->weights[(k - 1) * 2], hi = R->weights[k * 2];
-  while (hi - lo > 1e-4 * hi && hi - lo > 1e-12) {
-    double mid = 0.5 * (lo + hi), w[2] = {mid, 1.0 - mid}, up, low;
-    int met;
-    int st = pld_merge_eval_point(ev, m, w, &up, &low, &met);
-    if (st != PLD_SUCCESS)
-      return st;
-    if (up <= R->epsilon)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *w0 = lo;
-  return PLD_SUCCESS;
+  struct plan_pred q = {ev, m, R->epsilon};
+  return pld_bisect(plan_above, &q, lo, hi, 1e-12, 1e-4, INT_MAX, -1, w0);
 }
 
 int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
@@ -266,9 +256,14 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
     return PLD_ENOMEM;
   }
   {
+    /* k (sum res) with k_0 ascending, then k_1, ...; the last coordinate
+     * takes the remainder */
     unsigned k[PLD_MERGE_MAX_RUNS];
     size_t pos = 0;
-    grid_fill(n, res, R->weights, &pos, k, 0, res);
+    pld_simplex_grid_first(n, res, 0, k);
+    do
+      pld_simplex_grid_weights(n, res, k, R->weights + pos++ * n);
+    while (pld_simplex_grid_next(n, res, 0, k));
   }
   struct prog pr = {plan->progress, plan->progress_ctx};
   pld_params dparams, sparams;

@@ -366,6 +366,7 @@ int pld_participation_epsilon(const pld_participation_params *par,
     b *= 2.0;
   }
   /* a: lower end (delta_lower(a) > delta, or a = 0); b: upper end */
+  /* not pld_bisect: three-way (an undecidable midpoint keeps the ends) */
   for (int it = 0; it < 200 && b - a > 1e-12 * fmax(b, 1e-300); it++) {
     double m = 0.5 * (a + b);
     if (!(m > a && m < b))
@@ -421,6 +422,7 @@ int pld_participation_calibrate(const pld_participation_params *par,
   } else {
     /* invariant: upper(s_lo) > delta >= upper(s_hi); bisect in log sigma */
     int it = 0;
+    /* not pld_bisect: geometric midpoints, EMAXITER when not narrow */
     while (s_hi > s_lo * (1.0 + 1e-10) && it++ < 300) {
       pld_progress((double)it / 300.0, "participation: calibrating sigma");
       double s_mid = sqrt(s_lo) * sqrt(s_hi), v;

@@ -112,6 +112,7 @@ static double lbinom_err(double n)
 
 /* Interpolate a bound at fractional alpha from G(m) = (m-1) B(m) and
  * G(m+1) = m B(m+1) (m = floor(alpha) >= 1, G(1) = 0); see the file header. */
+/* The chord of rdp_mech.c (WOR) is on G itself with a rounding booking. */
 static double interp_order(double alpha, double Bm, double Bm1)
 {
   double m = floor(alpha);
@@ -150,6 +151,7 @@ static double eq3_int(double m, double d, double k, double t)
   double lo = fmax(0.0, 2.0 * k - d), lbdk = lbinom(d, k);
   /* the mode: the last l whose ratio to l - 1 is >= 1 */
   double a = lo, b = k;
+  /* not pld_bisect: an integer mode search on a unimodal sequence */
   while (b - a > 1.0) {
     double mid = floor(0.5 * (a + b));
     if (eq3_term(m, d, k, t, lbdk, mid) >= eq3_term(m, d, k, t, lbdk, mid - 1.0))

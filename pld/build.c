@@ -92,6 +92,23 @@ static int curve_at(const pld_curve *c, int dir, double eps, double *out)
   return PLD_SUCCESS;
 }
 
+/* upper_cutoff's question at eps: is d(eps) - d(inf) <= tau? */
+struct cutoff_pred {
+  const pld_curve *c;
+  int dir;
+  double tau, infm;
+};
+
+static int cutoff_above(double eps, void *ctx, int *above)
+{
+  const struct cutoff_pred *q = ctx;
+  double v;
+  int st = curve_at(q->c, q->dir, eps, &v);
+  if (!st)
+    *above = v - q->infm <= q->tau;
+  return st;
+}
+
 /* Smallest eps (to within a few grid steps) with d(eps) - d(inf) <= tau:
  * beyond it the finite part of the PLD carries at most tau.  If even
  * LOSS_MAX does not get there, the cut-off is LOSS_MAX and *capped is set
@@ -109,6 +126,7 @@ static int upper_cutoff(const pld_curve *c, int dir, double tau, double grid,
   double lo, hi;
   if (v - *infm > tau) {
     lo = e;
+    /* not pld_bracket_double: the last step is clamped to LOSS_MAX */
     for (;;) {
       if (e >= LOSS_MAX) {
         *cut = LOSS_MAX;
@@ -134,17 +152,8 @@ static int upper_cutoff(const pld_curve *c, int dir, double tau, double grid,
     }
   }
   /* Bisection to a few grid steps: the cutoff only needs to be safe. */
-  for (int it = 0; it < 100 && hi - lo > fmax(4.0 * grid, 1e-3 * hi); it++) {
-    double mid = 0.5 * (lo + hi);
-    if ((st = curve_at(c, dir, mid, &v)))
-      return st;
-    if (v - *infm <= tau)
-      hi = mid;
-    else
-      lo = mid;
-  }
-  *cut = hi;
-  return PLD_SUCCESS;
+  struct cutoff_pred q = {c, dir, tau, *infm};
+  return pld_bisect(cutoff_above, &q, lo, hi, 4.0 * grid, 1e-3, 100, +1, cut);
 }
 
 /* Grid values in the representation that keeps precision.  For eps_j <= 0

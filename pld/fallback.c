@@ -221,6 +221,26 @@ static double loss_scale(const struct src *s)
   return isfinite(l) && l > 1e-6 ? l : 1e-6;
 }
 
+/* The searches' question at eps: upper (which = 1), is the certified
+ * delta(eps) <= target; lower (0), is the certified-lower delta(eps) not
+ * above the target. */
+struct src_pred {
+  const struct src *s;
+  double target;
+  int which;
+};
+
+static int src_above(double eps, void *ctx, int *above)
+{
+  const struct src_pred *q = ctx;
+  pld_bound b;
+  int st = src_delta(q->s, eps, &b);
+  if (st)
+    return st;
+  *above = q->which ? b.upper <= q->target : !(b.lower > q->target);
+  return PLD_SUCCESS;
+}
+
 /* Smallest verified eps >= 0 with certified delta(eps) <= target (upper
  * end of eps(target)); +inf if none up to EPS_MAX. */
 static int src_eps_upper(const struct src *s, double target, double *out)
@@ -239,30 +259,16 @@ static int src_eps_upper(const struct src *s, double target, double *out)
     *out = INFINITY; /* the mass at +inf alone may exceed the target */
     return PLD_SUCCESS;
   }
+  struct src_pred q = {s, target, 1};
   double lo = 0.0, hi = loss_scale(s);
-  for (;;) {
-    if ((st = src_delta(s, hi, &b)))
-      return st;
-    if (b.upper <= target)
-      break;
-    lo = hi;
-    hi *= 2.0;
-    if (hi > EPS_MAX) {
-      *out = INFINITY;
-      return PLD_SUCCESS;
-    }
+  int found;
+  if ((st = pld_bracket_double(src_above, &q, &lo, &hi, EPS_MAX, &found)))
+    return st;
+  if (!found) {
+    *out = INFINITY;
+    return PLD_SUCCESS;
   }
-  for (int it = 0; it < 200 && hi - lo > 1e-14 * hi; it++) {
-    double mid = 0.5 * (lo + hi);
-    if ((st = src_delta(s, mid, &b)))
-      return st;
-    if (b.upper <= target)
-      hi = mid;
-    else
-      lo = mid;
-  }
-  *out = hi;
-  return PLD_SUCCESS;
+  return pld_bisect(src_above, &q, lo, hi, 0.0, 1e-14, 200, +1, out);
 }
 
 /* Largest verified eps with certified-lower delta(eps) > target, so that
@@ -284,28 +290,12 @@ static int src_eps_lower(const struct src *s, double target, double *out)
     *out = 0.0;
     return PLD_SUCCESS;
   }
+  struct src_pred q = {s, target, 0};
   double lo = 0.0, hi = loss_scale(s);
-  for (;;) {
-    if ((st = src_delta(s, hi, &b)))
-      return st;
-    if (!(b.lower > target))
-      break;
-    lo = hi;
-    hi *= 2.0;
-    if (hi > EPS_MAX)
-      break; /* lo is verified */
-  }
-  for (int it = 0; it < 200 && hi - lo > 1e-14 * hi; it++) {
-    double mid = 0.5 * (lo + hi);
-    if ((st = src_delta(s, mid, &b)))
-      return st;
-    if (b.lower > target)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *out = lo;
-  return PLD_SUCCESS;
+  int found; /* not found: hi above EPS_MAX, lo is verified */
+  if ((st = pld_bracket_double(src_above, &q, &lo, &hi, EPS_MAX, &found)))
+    return st;
+  return pld_bisect(src_above, &q, lo, hi, 0.0, 1e-14, 200, -1, out);
 }
 
 /* ---- advanced composition: Chernoff on the KOV worst case ---- */

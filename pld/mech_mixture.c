@@ -266,6 +266,7 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
       a = lo_;
       b = hi_;
     } else {
+      /* not pld_bisect: a sign with an exact zero that collapses the bracket */
       for (int it = 0; it < 200 && b - a > 4.0 * PLD_U * fmax(fabs(a), fabs(b)); it++) {
         double mid = 0.5 * (a + b);
         int sm = esum_sign(e, mid);

@@ -332,6 +332,7 @@ static double piece_bound(const struct tilted *t, const struct piece *pc,
 }
 
 /* Narrow [lo, hi] to adjacent doubles keeping f(lo) > delta >= f(hi). */
+/* Not pld_bisect: it runs to adjacent doubles (no width tolerance). */
 static void bisect_piece(const struct tilted *t, const struct piece *pc,
                          double delta, double *lo, double *hi)
 {

@@ -485,6 +485,7 @@ static int wor_order(const void *ctx, double a, double *val)
   } else {
     /* (alpha-1) D_alpha is convex in alpha and 0 at alpha = 1: on (k, k+1)
      * it lies below the chord through the bounds at k and k+1. */
+    /* Its chord on G booked for rounding; splitting_rdp.c's goes from B. */
     double k = floor(a), th = a - k;
     double Kk = k >= 2.0 ? wor_K(w, k) : 0.0, Kk1 = wor_K(w, k + 1.0);
     K = (1.0 - th) * Kk + th * Kk1;

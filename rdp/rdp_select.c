@@ -14,6 +14,7 @@
  * so every accepted vector is certified.
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -140,6 +141,25 @@ static int valid_query(double target, double delta, int method)
           method == PLD_RDP_IMPROVED);
 }
 
+/* pld_rdp_rs_max_weight's question at weight x on a (held second): is the
+ * selection's certified eps above the target (x infeasible)? */
+struct rs_pred {
+  const pld_rdp_curve *const *m;
+  pld_rdp_curve *scratch;
+  double *vals, delta, target;
+  int method;
+};
+
+static int rs_above(double x, void *ctx, int *above)
+{
+  const struct rs_pred *q = ctx;
+  double w[2] = {1.0 - x, x}, e;
+  int st = rs_eps(q->m, w, 2, q->scratch, q->vals, q->delta, q->method, &e);
+  if (!st)
+    *above = !(e <= q->target);
+  return st;
+}
+
 /* The weight w0 on member a (weights (w0, 1 - w0) on (a, b)), as
  * pld_merge_max_weight and pld_select_max_weight: 1 when a alone meets the
  * target, -1 when b alone does not.  Internally the members are held as
@@ -181,18 +201,10 @@ int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
   /* Invariant: lo is certified feasible, hi is not.  The true eps(w0) is
    * concave in w0 (min over orders of log(w0 A + (1-w0) B)/(alpha-1) +
    * const), so with eps(0) <= target < eps(1) the feasible set is [0, w*]. */
-  while (hi - lo > 1e-12) {
-    double mid = 0.5 * (lo + hi);
-    w[0] = 1.0 - mid;
-    w[1] = mid;
-    if ((st = rs_eps(m, w, 2, scratch, vals, delta, method, &e)))
-      goto done;
-    if (e <= target_epsilon)
-      lo = mid;
-    else
-      hi = mid;
+  {
+    struct rs_pred q = {m, scratch, vals, delta, target_epsilon, method};
+    st = pld_bisect(rs_above, &q, lo, hi, 1e-12, 0.0, INT_MAX, -1, &result);
   }
-  result = lo;
 done:
   pld_rdp_curve_free(scratch);
   pld_free(vals);
@@ -207,9 +219,7 @@ int pld_rdp_rs_grid_size(size_t n, unsigned resolution, size_t *size)
   if (!size || n < 1 || n > 4 || resolution < 1)
     return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_grid_size: an argument is out of its domain (rejected by: !size || n < 1 || n > 4 || resolution < 1)");
   /* C(res + n - 1, n - 1), built as a product of exact binomials */
-  double c = 1.0;
-  for (size_t i = 1; i < n; i++)
-    c = c * ((double)resolution + (double)i) / (double)i;
+  double c = pld_simplex_grid_count(n, resolution);
   if (c > (double)MAX_GRID)
     return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_rs_grid_size: an argument exceeds a size cap (rejected by: c > (double)MAX_GRID)");
   *size = (size_t)(c + 0.5);
@@ -245,17 +255,13 @@ int pld_rdp_rs_feasible_grid(size_t n, const pld_rdp_curve *const *members,
     return st;
   }
   /* k[0..n): k[0] from resolution down, each next coordinate likewise
-   * over what is left, the last takes the remainder (odometer). */
-  unsigned k[4] = {resolution, 0, 0, 0};
+   * over what is left, the last takes the remainder. */
+  unsigned k[4];
   size_t found = 0;
   double w[4];
-  for (;;) {
-    unsigned used = 0;
-    for (size_t i = 0; i + 1 < n; i++)
-      used += k[i];
-    k[n - 1] = resolution - used;
-    for (size_t i = 0; i < n; i++)
-      w[i] = (double)k[i] / (double)resolution;
+  pld_simplex_grid_first(n, resolution, 1, k);
+  do {
+    pld_simplex_grid_weights(n, resolution, k, w);
     double e;
     if ((st = rs_eps(members, w, n, scratch, vals, delta, method, &e)))
       break;
@@ -263,30 +269,7 @@ int pld_rdp_rs_feasible_grid(size_t n, const pld_rdp_curve *const *members,
       memcpy(weights_out + found * n, w, n * sizeof(double));
       found++;
     }
-    /* advance: the rightmost free coordinate (index < n-1) that can move
-     * takes one unit from the remainder or is reset and carries left */
-    size_t j = n - 1;
-    int done = 1;
-    while (j-- > 0) {
-      unsigned left = resolution;
-      for (size_t i = 0; i < j; i++)
-        left -= k[i];
-      /* order: k[j] descending; when it reaches 0, carry */
-      if (k[j] > 0) {
-        k[j]--;
-        /* the coordinates right of j restart at their maximum */
-        unsigned rest = left - k[j];
-        for (size_t i = j + 1; i + 1 < n; i++) {
-          k[i] = rest;
-          rest = 0;
-        }
-        done = 0;
-        break;
-      }
-    }
-    if (done)
-      break;
-  }
+  } while (pld_simplex_grid_next(n, resolution, 1, k));
   pld_rdp_curve_free(scratch);
   pld_free(vals);
   if (!st)

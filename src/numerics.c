@@ -195,3 +195,102 @@ int pld_is_simplex(const double *w, size_t n, double tol, const char *name)
                      name, s, tol);
   return 1;
 }
+
+int pld_bisect(pld_bisect_fn f, void *ctx, double lo, double hi,
+               double abs_tol, double rel_tol, int max_iter, int dir,
+               double *out)
+{
+  /* 0.5 (lo + hi) rounded lies in [lo, hi] (finite ends), so each step
+   * keeps both ends verified; the answer is always an end, never an
+   * interpolated point, which is what makes it sound-side whatever the
+   * rounding of the midpoint. */
+  for (int it = 0; it < max_iter && hi - lo > fmax(abs_tol, rel_tol * hi);
+       it++) {
+    double mid = 0.5 * (lo + hi);
+    int above = 0;
+    int st = f(mid, ctx, &above);
+    if (st)
+      return st;
+    if (above)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  *out = dir > 0 ? hi : lo;
+  return 0;
+}
+
+int pld_bracket_double(pld_bisect_fn f, void *ctx, double *lo, double *hi,
+                       double hi_max, int *found)
+{
+  for (;;) {
+    int above = 0;
+    int st = f(*hi, ctx, &above);
+    if (st)
+      return st;
+    if (above) {
+      *found = 1;
+      return 0;
+    }
+    *lo = *hi;
+    *hi *= 2.0;
+    if (*hi > hi_max) {
+      *found = 0;
+      return 0;
+    }
+  }
+}
+
+double pld_simplex_grid_count(size_t n, unsigned res)
+{
+  /* C(res + n - 1, n - 1) = prod_{k=1}^{n-1} (res + k) / k: each partial
+   * product is the integer C(res + k, k), exact in binary64 below 2^53 */
+  double c = 1.0;
+  for (size_t k = 1; k < n; k++)
+    c = c * (double)(res + k) / (double)k;
+  return c;
+}
+
+void pld_simplex_grid_first(size_t n, unsigned res, int descending,
+                            unsigned *k)
+{
+  for (size_t i = 0; i < n; i++)
+    k[i] = 0;
+  k[descending ? 0 : n - 1] = res;
+}
+
+int pld_simplex_grid_next(size_t n, unsigned res, int descending, unsigned *k)
+{
+  (void)res;
+  /* the rightmost free coordinate (index < n - 1) that can move one unit:
+   * ascending, one whose right part still holds a unit (taken from there);
+   * descending, one that is > 0 (its unit goes to its right).  Everything to
+   * its right restarts at its first value for the new prefix. */
+  size_t j = n > 0 ? n - 1 : 0;
+  while (j-- > 0) {
+    unsigned right = 0; /* sum of k[j+1 .. n) */
+    for (size_t i = j + 1; i < n; i++)
+      right += k[i];
+    if (descending ? k[j] > 0 : right > 0) {
+      if (descending) {
+        k[j]--;
+        right++;
+      } else {
+        k[j]++;
+        right--;
+      }
+      for (size_t i = j + 1; i < n; i++)
+        k[i] = 0;
+      k[descending ? j + 1 : n - 1] = right;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void pld_simplex_grid_weights(size_t n, unsigned res, const unsigned *k,
+                              double *w)
+{
+  for (size_t j = 0; j < n; j++)
+    w[j] = (double)k[j] / (double)res;
+}

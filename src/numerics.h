@@ -58,4 +58,45 @@ typedef double (*pld_scalar_fn)(double x, void *ctx);
 int pld_root_bracket(pld_scalar_fn f, void *ctx, double lo, double hi,
                      double xtol, int maxiter, double *lo_out, double *hi_out);
 
+/* Bisection on a monotone yes/no question, the one search behind every
+ * "bracket, then halve" in the library.  f(x, ctx, &above) answers, with a
+ * pld_status, whether x lies at or above the boundary sought (above = 1) or
+ * below it (0); the caller has verified f at lo as below and at hi as above
+ * (or knows it).  Halves [lo, hi] at the midpoint 0.5 (lo + hi) while
+ * hi - lo > fmax(abs_tol, rel_tol hi) and fewer than max_iter steps were
+ * made, keeping that invariant; each end of the final bracket is thus
+ * either verified or one the caller vouched for.  dir picks the end that is
+ * sound for the caller's answer (the outward rounding): dir > 0 *out = hi,
+ * the smallest verified "above" point (an upper end); dir <= 0 *out = lo,
+ * the largest verified "below" point (a lower end).  A non-zero status of f
+ * is returned at once, *out untouched.  ctx may record what f found at the
+ * points it answers (e.g. the evaluation at the last "above"). */
+typedef int (*pld_bisect_fn)(double x, void *ctx, int *above);
+int pld_bisect(pld_bisect_fn f, void *ctx, double lo, double hi,
+               double abs_tol, double rel_tol, int max_iter, int dir,
+               double *out);
+
+/* The bracketing step before pld_bisect, outward by doubling: asks f at
+ * *hi (> 0); while it is below, *lo = *hi and *hi doubles, until f says
+ * above (*found = 1, *hi verified above, *lo the last verified below or the
+ * caller's start) or *hi exceeds hi_max (*found = 0, that *hi not asked).
+ * Returns f's first non-zero status. */
+int pld_bracket_double(pld_bisect_fn f, void *ctx, double *lo, double *hi,
+                       double hi_max, int *found);
+
+/* The simplex grid of resolution res in n coordinates: the weight vectors
+ * k / res with k in N^n, sum k = res.  Its size C(res + n - 1, n - 1),
+ * built as a product of exact binomials (exact while below 2^53). */
+double pld_simplex_grid_count(size_t n, unsigned res);
+/* Its points in lexicographic order of k, ascending (descending = 0:
+ * k_0 = 0 first, the last coordinate takes the remainder) or descending
+ * (k_0 = res first).  _first sets k[0..n) to the first point; _next steps k
+ * to the next one and returns 0 after the last (k then unspecified).
+ * pld_simplex_grid_weights writes w[j] = k[j] / res. */
+void pld_simplex_grid_first(size_t n, unsigned res, int descending,
+                            unsigned *k);
+int pld_simplex_grid_next(size_t n, unsigned res, int descending, unsigned *k);
+void pld_simplex_grid_weights(size_t n, unsigned res, const unsigned *k,
+                              double *w);
+
 #endif

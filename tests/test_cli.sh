@@ -1271,7 +1271,7 @@ for kind in rectified truncated; do
   fi
 done
 # Far outside the support the library's value loses precision upward; the
-# CLI caps it by the Gaussian's (proven for both kinds, see events.c).
+# CLI caps it by the Gaussian's (proven for both kinds, see catalogue/events_pld.c).
 for kind in rectified truncated; do
   if expect_ok "bounded-gaussian $kind far outside the support" rdp-curve --orders '2;8' --json "bounded-gaussian:kind=$kind,theta=1e10,a=1,sigma=1,c=1"; then
     jcheck "bounded-gaussian $kind at theta = 1e10 at most the Gaussian" "all(0 <= num(e) <= a / 2 * (1 + 1e-12) for a, e in zip(j['order'], j['epsilon']))"

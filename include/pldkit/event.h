@@ -6,7 +6,7 @@
  *   EVENT  := NAME [ ':' ITEM { ',' ITEM } ] [ '[' LIST { '|' LIST } ']' ]
  *   ITEM   := KEY '=' VALUE
  *
- * NAME and KEY come from one table in catalogue/events.c (the only place to touch when
+ * NAME and KEY come from one table in catalogue/events_table.c (the only place to touch when
  * an event is added); every event also takes `count=N` (self-composition).
  * List values (finite:p=0.5;0.5) are ';'-separated.  Only random-selection
  * takes the bracketed member list; each member is a LIST, composed on its

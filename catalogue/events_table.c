@@ -1,0 +1,741 @@
+/* pldkit catalogue: the event table (every event's name, keys, domains and
+ * adapters) and what is read from it: pld_event_info_get, the help texts,
+ * the solvable keys, and the lookups the parser uses. */
+
+#include <pldkit/event.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pldkit/mech.h>
+#include <pldkit/pld.h>
+#include <pldkit/bridge.h>
+#include <pldkit/rdp.h>
+#include <pldkit/rdp_papers.h>
+#include <pldkit/select.h>
+#include <pldkit/merge.h>
+
+
+#include <pldkit/participation.h>
+#include <pldkit/allocation.h>
+#include "detail.h"
+#include "events_internal.h"
+
+/* ------------------------------------------------------------------------ */
+/* The table.                                                                */
+
+static const struct event_spec events[] = {
+  {.name = "gaussian",
+   .title = "Gaussian mechanism",
+   .example = "gaussian:sigma=2,count=10",
+   .summary = "Gaussian mechanism: N(0, sigma^2) noise on a query",
+   .build = ev_build_gaussian,
+   .rdp = ev_rdp_gaussian,
+   .rdp_how = "alpha sensitivity^2/(2 sigma^2), exact (Mironov 2017)",
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity of the query", .mono = MONO_LESS}}},
+  {.name = "laplace",
+   .title = "Laplace mechanism",
+   .example = "laplace:b=2,count=5",
+   .summary = "Laplace mechanism: Laplace(b) noise on a query",
+   .build = ev_build_laplace,
+   .rdp = ev_rdp_laplace,
+   .rdp_how = "exact closed form (Mironov 2017, Prop. 6)",
+   .keys = {{"b", DOM_NOISE, 1, 0, "noise scale"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L1 sensitivity of the query", .mono = MONO_LESS}}},
+  {.name = "discrete-laplace",
+   .title = "discrete Laplace mechanism (integer noise)",
+   .example = "discrete-laplace:scale=2,count=5",
+   .summary = "discrete Laplace mechanism: integer noise, P(k) ~ "
+              "exp(-|k|/scale)",
+   .build = ev_build_discrete_laplace,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below), up to one grid step per run above the exact value",
+   .check = ev_check_discrete_sensitivity,
+   .keys = {{"scale", DOM_NOISE, 1, 0, "noise scale"},
+            {"sensitivity", DOM_INT_GE1, 0, 1,
+             "integer sensitivity, at most 2^20", .mono = MONO_LESS,
+             .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
+  {.name = "discrete-gaussian",
+   .title = "discrete Gaussian mechanism (integer noise)",
+   .example = "discrete-gaussian:sigma=3,count=5",
+   .summary = "discrete Gaussian mechanism: integer noise, P(k) ~ "
+              "exp(-k^2/(2 sigma^2))",
+   .build = ev_build_discrete_gaussian,
+   .rdp = ev_rdp_discrete_gaussian,
+   .rdp_how = "alpha sensitivity^2/(2 sigma^2), the continuous Gaussian's "
+              "(Canonne, Kamath and Steinke 2020: the discrete Gaussian is "
+              "sensitivity^2/(2 sigma^2)-concentrated DP)",
+   .check = ev_check_discrete_gaussian,
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "noise parameter, at most 1e4",
+             .solve_hi = PLD_DISCRETE_GAUSSIAN_MAX_SIGMA},
+            {"sensitivity", DOM_INT_GE1, 0, 1,
+             "integer sensitivity, at most 2^20", .mono = MONO_LESS,
+             .solve_hi = PLD_DISCRETE_MAX_SENSITIVITY}}},
+  {.name = "randomized-response",
+   .title = "k-ary randomized response (replace-one)",
+   .example = "randomized-response:epsilon=1,k=4,count=10",
+   .summary = "k-ary randomized response, replace-one adjacency: report the "
+              "true value with probability e^epsilon/(e^epsilon+k-1), else "
+              "another one uniformly",
+   .build = ev_build_randomized_response,
+   .rdp = ev_rdp_randomized_response,
+   .rdp_how = "exact closed form",
+   .keys = {{"epsilon", DOM_NONNEGATIVE, 1, 0,
+             "epsilon0 of one response (nats)", .mono = MONO_LESS},
+            {"k", DOM_INT_GE2, 1, 0, "number of possible values",
+             .mono = MONO_MORE}}},
+  {.name = "poisson-gaussian",
+   .title = "Poisson-subsampled Gaussian: one DP-SGD step",
+   .example = "poisson-gaussian:q=0.01,sigma=1,count=1000",
+   .summary = "Poisson-subsampled Gaussian (DP-SGD step), add/remove "
+              "adjacency",
+   .build = ev_build_poisson_gaussian,
+   .rdp = ev_rdp_poisson_gaussian,
+   .rdp_how = "exact binomial sum at integer orders, a series with a "
+              "certified truncation error at fractional orders (Mironov, "
+              "Talwar and Zhang 2019)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
+  {.name = "poisson-laplace",
+   .title = "Poisson-subsampled Laplace",
+   .example = "poisson-laplace:q=0.05,b=2,count=100",
+   .summary = "Poisson-subsampled Laplace, add/remove adjacency",
+   .build = ev_build_poisson_laplace,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"b", DOM_NOISE, 1, 0, "noise scale"},
+            {"sensitivity", DOM_POSITIVE, 0, 1, "L1 sensitivity",
+             .mono = MONO_LESS}}},
+  {.name = "finite",
+   .title = "an arbitrary pair of finite distributions",
+   .example = "finite:p=0.5;0.3;0.2,q=0.3;0.3;0.4,count=3",
+   .summary = "an arbitrary pair of finite output distributions P (with the "
+              "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
+   .build = ev_build_finite,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below), up to one grid step per run above the exact value; "
+              "inf if P has mass where Q has none or the reverse",
+   .check = ev_check_finite,
+   .keys = {{"p", DOM_PROB_LIST, 1, 0,
+             "probabilities of the outcomes under P"},
+            {"q", DOM_PROB_LIST, 1, 0,
+             "probabilities of the same outcomes under Q"}}},
+  {.name = "mixture-gaussian",
+   .title = "a pair of Gaussian mixtures with a common sigma",
+   .example = "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,q-means=0,q-weights=1,count=4",
+   .summary = "a pair of one-dimensional Gaussian mixtures with a common "
+              "sigma, P = sum_i a_i N(mu_i, sigma^2) and Q = sum_j b_j "
+              "N(nu_j, sigma^2), both directions exact, e.g. "
+              "mixture-gaussian:sigma=1,p-means=0;1,p-weights=0.5;0.5,"
+              "q-means=0,q-weights=1",
+   .build = ev_build_mixture_gaussian,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below); inf when the loss is unbounded (almost always)",
+   .check = ev_check_mixture,
+   .keys = {{"sigma", DOM_NOISE, 1, 0, "common standard deviation"},
+            {"p-means", DOM_REAL_LIST, 1, 0, "component means mu_i of P"},
+            {"p-weights", DOM_PROB_LIST, 1, 0,
+             "component weights a_i of P, one per mean"},
+            {"q-means", DOM_REAL_LIST, 1, 0, "component means nu_j of Q"},
+            {"q-weights", DOM_PROB_LIST, 1, 0,
+             "component weights b_j of Q, one per mean"}}},
+  {.name = "wor-gaussian",
+   .title = "Gaussian on a fixed-size batch without replacement",
+   .example = "wor-gaussian:batch=10,n=1000,sigma=1,sensitivity=2,count=100",
+   .summary = "Gaussian mechanism on a batch of fixed size drawn without "
+              "replacement from n records, REPLACE-ONE adjacency (one record "
+              "is replaced by another), both directions",
+   .build = ev_build_wor_gaussian,
+   .rdp = ev_rdp_wor_gaussian,
+   .rdp_how = "Wang, Balle and Kasiviswanathan 2019, Thm 9 (a bound), "
+              "replace-one",
+   .check = ev_check_wor,
+   .keys = {{"batch", DOM_INT_GE1, 1, 0, "batch size, at most n"},
+            {"n", DOM_INT_GE1, 1, 0, "number of records"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity of the summed query between replace-one "
+             "neighbours (for sums of gradients clipped to norm C it is "
+             "2C)", .mono = MONO_LESS}}},
+  {.name = "random-participation",
+   .title = "one federated round, random client participation",
+   .example = "random-participation:p=0.1,q=0.05,d=100,C=1,sigma=1,count=10",
+   .summary = "one round of federated DP-SGD with random client "
+              "participation: each client joins with probability p, samples "
+              "each of its d records with probability q, the server adds "
+              "N(0, sigma^2) to the sum of gradients clipped to norm C.  "
+              "analysis=wcs (the certified one): the participation bit is "
+              "visible, the round is \"loss 0 with probability 1-p, the "
+              "q-subsampled Gaussian with probability p\", composable; cs: "
+              "centralized sampling at rate p*q, the certified LOWER limit "
+              "of the true worst case (not a guarantee); mwcs (certified, "
+              "tighter than wcs when q d is large): the participating "
+              "client's other records mask x', the round is \"q-subsampled "
+              "Gaussian w.p. p(1-(1-q)^d), the p0 q-subsampled one "
+              "otherwise\" (docs/participation.md sec. 5), composable; "
+              "thm41 (Theorem "
+              "4.1 of the paper, reported as not certified where it falls "
+              "below cs) and ols (only local sampling): closed-form single "
+              "rounds, for epsilon and delta queries with count=1 only",
+   .build = ev_build_participation,
+   .rdp = ev_rdp_participation,
+   .rdp_how = "wcs: the RDP random selection (model merging paper, Thm "
+              "5.1) of nothing and the q-subsampled Gaussian; cs: "
+              "poisson-gaussian at rate p*q; mwcs: the RDP random selection "
+              "of its two subsampled Gaussians; thm41 and ols have no RDP "
+              "(--backend pld only)",
+   .closed = ev_closed_participation,
+   .note = ev_note_participation,
+   .no_solve = ev_no_solve_participation,
+   .keys = {{"p", DOM_RATE, 1, 0, "client participation probability",
+             .mono = MONO_LESS},
+            {"q", DOM_RATE, 1, 0, "record sampling rate within a client",
+             .mono = MONO_LESS},
+            {"d", DOM_INT_GE1, 1, 0,
+             "records of the client other than the protected one (the "
+             "paper's d; used by thm41 and mwcs only)"},
+            {"C", DOM_POSITIVE, 1, 0, "clipping norm of one gradient",
+             .mono = MONO_LESS},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
+             ANALYSES}}},
+  {.name = "model-splitting",
+   .title = "one training step with model splitting (PLD for k = 1)",
+   .example = "model-splitting:d=4,k=1,sigma=1,c=1,count=10",
+   .summary = "one training step with model splitting (splitting paper, "
+              "Thm 3.1): each example's gradient, clipped to norm c, is "
+              "routed to k of the d disjoint blocks of the model, chosen "
+              "uniformly at random, and every block gets N(0, sigma^2) "
+              "noise; k = 1 is disjoint submodels (Thm 3.4), d = 2, k = 1 "
+              "dropout with rate 1/2 (Cor. 3.7).  count=N composes N steps.  "
+              "PLD (k = 1 only, the default backend): the one-of-d random "
+              "allocation pair bracketed between two finite pairs "
+              "(docs/allocation.md; d = 1 is the Gaussian mechanism); k > 1 "
+              "needs --backend rdp.  The RDP is sound: max(forward, reverse), "
+              "the forward the exact eq. (2) where affordable, else the "
+              "smaller of eq. (3) and a proven group bound, the reverse "
+              "exact for k in {1, d-1, d} (quadrature with an added error "
+              "estimate), else the group bound; the paper's reverse term is "
+              "not a bound and is not used.  The reduction of a training "
+              "step to this pair is the paper's (docs/papers-rdp.md)",
+   .check = ev_check_split,
+   .add = ev_add_split,
+   .rdp = ev_rdp_splitting,
+   .no_pld = ev_no_pld_splitting,
+   .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
+              "0.2 to 1 s on the 157 default orders, less with fewer "
+              "--orders",
+   .keys = {{"d", DOM_INT_GE1, 1, 0, "number of blocks (submodels)"},
+            {"k", DOM_INT_GE1, 1, 0,
+             "blocks each gradient goes to, 1 <= k <= d"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
+  {.name = "balanced-iteration",
+   .title = "one run of Balanced Iteration Subsampling (k of T steps)",
+   .example = "balanced-iteration:T=10,k=1,sigma=1,c=1",
+   .summary = "Balanced Iteration Subsampling (splitting paper, Thm 3.8): "
+              "ONE event is a WHOLE run of T iterations in which each "
+              "example is used in exactly k of them, chosen uniformly at "
+              "random, gradients clipped to norm c, noise N(0, sigma^2).  "
+              "count=N composes N such runs (epochs, Remark 3.10); do not "
+              "set count=T.  PLD (the default backend): k = 1 is the "
+              "one-of-T random allocation pair bracketed between two finite "
+              "pairs, k > 1 the composition of k one-of-floor/ceil(T/k) "
+              "allocations that dominates it (upper end certified, the "
+              "lower end is the reduction's, docs/allocation.md).  RDP "
+              "(--backend rdp): the same sound RDP as model-splitting with "
+              "d = T (the run's reduction to that pair is the paper's, "
+              "docs/papers-rdp.md)",
+   .check = ev_check_bis,
+   .add = ev_add_bis,
+   .rdp = ev_rdp_splitting,
+   .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
+              "0.2 to 1 s on the 157 default orders, less with fewer "
+              "--orders",
+   .keys = {{"T", DOM_INT_GE1, 1, 0, "number of iterations of one run"},
+            {"k", DOM_INT_GE1, 1, 0,
+             "iterations each example takes part in, 1 <= k <= T"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
+  {.name = "poisson-splitting",
+   .title = "Poisson-subsampled step with disjoint model splitting",
+   .example = "poisson-splitting:q=0.1,d=4,sigma=1,c=1,count=100",
+   .summary = "one training step of the splitting paper's Fig. 1: each "
+              "example is included with probability q (Poisson), an "
+              "included example's gradient, clipped to norm c, goes to one "
+              "of d disjoint submodels chosen uniformly, every submodel "
+              "adds N(0, sigma^2): Q = N(0, sigma^2 I_d), P = (1-q) Q + "
+              "(q/d) sum_i N(c e_i, sigma^2 I_d), both directions.  PLD "
+              "(default backend): the Poisson subsampling of the one-of-d "
+              "allocation bracket (docs/allocation.md), both ends "
+              "certified; d = 1 is poisson-gaussian, q = 1 "
+              "model-splitting with k = 1.  count=N composes N steps",
+   .build = ev_build_poisson_split,
+   .rdp = ev_rdp_poisson_split,
+   .rdp_how = "pld_rdp_poisson_split at every order (forward exact at "
+              "integer orders, reverse by quadrature); the Gaussian's "
+              "alpha c^2/(2 sigma^2) where that has no value (orders above "
+              "2048, c/sigma above 8)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"d", DOM_INT_GE1, 1, 0, "number of disjoint submodels"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "clipping norm of one example's gradient (L2 sensitivity)",
+             .mono = MONO_LESS}}},
+  {.name = "partial-splitting",
+   .title = "Poisson-subsampled step with partial model splitting",
+   .example = "partial-splitting:q=0.1,d=4,sigma=1,c-split=1,c-shared=0.5,count=100",
+   .summary = "one training step with partial model splitting (splitting "
+              "paper, Sec. 3.2.2) and Poisson sampling at rate q: the "
+              "split part of an included example's gradient, clipped to "
+              "c-split, goes to one of d disjoint blocks chosen uniformly; "
+              "the shared part (in every submodel, e.g. the first and last "
+              "blocks), clipped to c-shared, may depend on the block drawn; "
+              "N(0, sigma^2) on every coordinate.  PLD (default backend): "
+              "the Poisson subsampling of N(c-shared, sigma^2) x (one-of-d "
+              "allocation of c-split), which dominates every such step and "
+              "is one of them (docs/allocation.md, \"Partial splitting\"); "
+              "the two parts are subsampled together: adding their "
+              "separately subsampled costs is not a bound for q < 1.  "
+              "c-shared=0 is poisson-splitting, d = 1 poisson-gaussian with "
+              "sensitivity hypot(c-split, c-shared).  count=N composes N "
+              "steps",
+   .build = ev_build_partial_split,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
+              "below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"d", DOM_INT_GE1, 1, 0,
+             "number of disjoint blocks of the split part"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c-split", DOM_POSITIVE, 1, 0,
+             "clipping norm of the split part's gradient",
+             .mono = MONO_LESS},
+            {"c-shared", DOM_NONNEGATIVE, 0, 0,
+             "clipping norm of the shared (non-split) part's gradient",
+             .mono = MONO_LESS}}},
+  {.name = "bounded-gaussian",
+   .title = "bounded-support Gaussian, per instance",
+   .example = "bounded-gaussian:kind=rectified,theta=0,a=2,sigma=1,c=1,count=3",
+   .summary = "Gaussian noise with bounded support [-a, a] (bounded-support "
+              "paper): N(theta, sigma^2) clipped to the support "
+              "(kind=rectified, point masses at -a and a) or conditioned on "
+              "it (kind=truncated).  A PER-INSTANCE guarantee: theta is the "
+              "noiseless location for one of the two datasets and the "
+              "neighbour shifts it by any amount in [-c, c].  RDP: the sup "
+              "over shifts +c and -c and both directions of eq. (5) "
+              "(rectified) or of the corrected eq. (6) (truncated), which "
+              "is the sup over [-c, c] (docs/papers-rdp.md).  PLD (both "
+              "kinds): the exact PLD of the rectified or truncated pair, "
+              "taking at every epsilon the worse of the shifts +c and -c "
+              "(a pair that dominates both, so runs compose soundly even "
+              "when the sign changes between runs; the bracket is that "
+              "pair's; smaller shifts are dominated: the families are "
+              "stochastically ordered and the optimal tests are lower "
+              "sets).  count=N composes N runs, the shift free in each",
+   .build = ev_build_bounded,
+   .rdp = ev_rdp_bounded,
+   .no_pld = ev_no_pld_bounded,
+   .rdp_how = "as above (pld_rdp_bounded_gaussian_sup at every order), "
+              "capped by the Gaussian's alpha c^2/(2 sigma^2) (Thm 4.9, "
+              "which holds for both kinds), times count",
+   .keys = {{"kind", DOM_CHOICE, 1, 0, "the bounded-support family",
+             BOUNDED_KINDS},
+            {"theta", DOM_REAL, 1, 0, "location of the noise (the "
+             "noiseless value for one of the two datasets)"},
+            {"a", DOM_POSITIVE, 1, 0, "half-width of the support [-a, a]"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "largest shift of the location by the neighbour (clipping "
+             "norm of one contribution)"}}},
+  {.name = "poisson-bounded-gaussian",
+   .title = "Poisson-subsampled bounded-support Gaussian",
+   .example = "poisson-bounded-gaussian:q=0.1,kind=truncated,theta=0,a=2,sigma=1,c=1,count=10",
+   .summary = "Poisson-subsampled bounded-support Gaussian (bounded-support "
+              "paper, Sec. 5.3, which leaves it open): each step includes "
+              "the record with probability q, and a step that includes it "
+              "is the bounded-gaussian event with the same keys, theta the "
+              "location WITHOUT the record and the record shifting it by "
+              "any amount in [-c, c] (the paper's (*)).  PLD: Poisson "
+              "subsampling (add/remove, both directions) of the exact "
+              "worst-of-+-c pair of bounded-gaussian, which dominates every "
+              "shift, so the subsampled pair dominates too (Zhu, Dong, Wang "
+              "2022); count=N composes N steps",
+   .build = ev_build_poisson_bounded,
+   .no_pld = ev_no_pld_poisson_bounded,
+   .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS},
+            {"kind", DOM_CHOICE, 1, 0, "the bounded-support family",
+             BOUNDED_KINDS},
+            {"theta", DOM_REAL, 1, 0, "location of the noise (the "
+             "noiseless value for one of the two datasets)"},
+            {"a", DOM_POSITIVE, 1, 0, "half-width of the support [-a, a]"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"c", DOM_POSITIVE, 1, 0,
+             "largest shift of the location by the neighbour (clipping "
+             "norm of one contribution)"}}},
+  {.name = "pld",
+   .title = "a PLD saved by 'pldkit save' (a running ledger)",
+   .summary = "a composed PLD saved by 'pldkit save' (a deployment's running "
+              "ledger), composed count times with the other EVENTs; its grid "
+              "step fixes the grid of the whole composition (automatic "
+              "refinement is off, --discretization must match or be absent); "
+              "format: include/pldkit/pld.h",
+   .kind = KIND_DIST,
+   .rdp_how = "through the PLD bridge applied to the saved PLD "
+              "(conservative; inf if the file has mass at +inf, as every "
+              "truncated or FFT-composed PLD does)",
+   .keys = {{"file", DOM_PATH, 1, 0, "the PLD file"}}},
+  {.name = "merge-lc",
+   .title = "one step of a linear combination of merged DP-SGD runs",
+   .example = "merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,clip=1;1,lr=0.1;0.1,count=100",
+   .summary = "one step of a linear combination theta = sum_i lambda_i "
+              "theta_i of n <= 5 DP-SGD runs trained on the same data "
+              "(model merging paper, Thm 6.4 surrogate: the mixture "
+              "sum_J rho_J N(Delta_J, s^2) against N(0, s^2)); count = "
+              "steps, every listed run active in each; steps after a run "
+              "ended: a second merge-lc without it (lambda is scale-free, "
+              "need not sum to 1)",
+   .build = ev_build_merge_lc,
+   .check = ev_check_merge_lc,
+   .rdp = ev_rdp_merge_lc,
+   .rdp_how = "Thm 6.2 of the model merging paper in both directions "
+              "(pld_merge_lc_rdp), certified upper",
+   .keys = {{"lambda", DOM_REAL_LIST, 1, 0,
+             "merge weights lambda_i >= 0, one per run"},
+            {"q", DOM_REAL_LIST, 1, 0, "Poisson sampling rate of each run"},
+            {"sigma", DOM_REAL_LIST, 1, 0,
+             "noise multiplier of each run (noise std sigma_i * clip_i)"},
+            {"clip", DOM_REAL_LIST, 0, 0,
+             "clipping norm of each run (default 1 each)"},
+            {"lr", DOM_REAL_LIST, 0, 0,
+             "learning rate of each run (default 1 each)"}}},
+  {.name = "random-selection",
+   .title = "random selection among member event lists",
+   .example = "random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=3]",
+   .summary = "random selection of one of n member event lists, member i "
+              "with probability w_i, the choice visible (model merging paper "
+              "Thm 5.2): random-selection:weights=W1;...;Wn[,count=N]"
+              "[MEMBER1|...|MEMBERn], see MEMBER LISTS below",
+   .kind = KIND_SELECTION,
+   .check = ev_check_selection,
+   .rdp_how = "Thm 5.1 of the model merging paper, log(sum_i w_i "
+              "e^{(alpha-1) eps_i(alpha)})/(alpha-1), over the members' RDP "
+              "curves",
+   .keys = {{"weights", DOM_WEIGHT_LIST, 1, 0,
+             "selection probabilities, one per member, in order"}}},
+
+};
+
+#define N_EVENTS (sizeof events / sizeof events[0])
+
+const char *ev_domain_text(enum domain d)
+{
+  switch (d) {
+  case DOM_POSITIVE:
+    return "> 0";
+  case DOM_NOISE:
+    return "> 0";
+  case DOM_NONNEGATIVE:
+    return ">= 0";
+  case DOM_RATE:
+    return "in (0, 1]";
+  case DOM_INT_GE1:
+    return "an integer >= 1";
+  case DOM_INT_GE2:
+    return "an integer >= 2";
+  case DOM_PROB_LIST:
+    return "';'-separated probabilities in [0, 1] summing to 1";
+  case DOM_WEIGHT_LIST:
+    return "';'-separated probabilities in [0, 1] summing to 1 within 1e-12";
+  case DOM_REAL_LIST:
+    return "';'-separated finite numbers";
+  case DOM_REAL:
+    return "a finite number";
+  case DOM_CHOICE:
+    return "one of";
+  case DOM_PATH:
+    return "a file name without ',', '[', ']', '|', or '+' before a letter";
+  }
+  return "?";
+}
+
+/* The domain as a phrase, with the choices spelled out. */
+void ev_domain_phrase(const struct key_spec *ks, char *buf, size_t n)
+{
+  if (ks->dom != DOM_CHOICE) {
+    snprintf(buf, n, "%s", ev_domain_text(ks->dom));
+    return;
+  }
+  size_t o = (size_t)snprintf(buf, n, "one of ");
+  for (const char *c = ks->choices; *c && o + 3 < n; c++) {
+    if (*c == '|') {
+      buf[o++] = ',';
+      buf[o++] = ' ';
+    } else {
+      buf[o++] = *c;
+    }
+  }
+  buf[o < n ? o : n - 1] = '\0';
+}
+
+/* The i-th word of a DOM_CHOICE key into buf. */
+const char *ev_choice_name(const struct key_spec *ks, int64_t i, char *buf,
+                           size_t n)
+{
+  const char *c = ks->choices;
+  for (int64_t k = 0; k < i && c; k++) {
+    c = strchr(c, '|');
+    if (c)
+      c++;
+  }
+  if (c == NULL) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  size_t w = strcspn(c, "|");
+  snprintf(buf, n, "%.*s", (int)w, c);
+  return buf;
+}
+
+size_t ev_n_keys(const struct event_spec *e)
+{
+  size_t n = 0;
+  while (n < MAX_KEYS && e->keys[n].name)
+    n++;
+  return n;
+}
+
+/* The key's direction for calibrate (MONO_*). */
+int ev_key_mono(const struct key_spec *ks)
+{
+  if (ks->mono)
+    return ks->mono;
+  return ks->dom == DOM_NOISE ? MONO_MORE : MONO_NONE;
+}
+
+size_t pld_event_count(void) { return N_EVENTS; }
+
+int pld_event_info_get(size_t i, pld_event_info *out)
+{
+  if (i >= N_EVENTS || !out)
+    return PLD_EINVAL;
+  const struct event_spec *e = &events[i];
+  pld_event_info r;
+  memset(&r, 0, sizeof r);
+  r.name = e->name;
+  r.title = e->title;
+  r.summary = e->summary;
+  r.example = e->example;
+  r.rdp_how = e->rdp_how;
+  r.has_pld = e->no_pld == NULL;
+  r.n_keys = ev_n_keys(e);
+  *out = r;
+  return PLD_SUCCESS;
+}
+
+int pld_event_find(const char *name, size_t *index)
+{
+  if (!name || !index)
+    return PLD_EINVAL;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    if (strcmp(events[i].name, name) == 0) {
+      *index = i;
+      return PLD_SUCCESS;
+    }
+  return PLD_EINVAL;
+}
+
+/* One event's entry: its summary, how RDP handles it, and every key with
+ * its meaning, default and domain. */
+static void event_entry(FILE *f, const struct event_spec *e)
+{
+  char head[32], text[400], dom[96];
+  fprintf(f, "%s%s%s\n", e->name, e->title ? " - " : "",
+          e->title ? e->title : "");
+  pld_text_wrap(f, "", 2, e->summary);
+  if (e->rdp_how) {
+    snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
+    pld_text_wrap(f, "", 2, text);
+  }
+  fputs("Keys:\n", f);
+  for (size_t k = 0; k < ev_n_keys(e); k++) {
+    const struct key_spec *ks = &e->keys[k];
+    char def[48];
+    if (ks->required)
+      snprintf(def, sizeof def, "required");
+    else if (ks->dom == DOM_CHOICE)
+      snprintf(def, sizeof def, "default %s",
+               ev_choice_name(ks, (int64_t)ks->def, head, sizeof head));
+    else
+      snprintf(def, sizeof def, "default %g", ks->def);
+    ev_domain_phrase(ks, dom, sizeof dom);
+    snprintf(head, sizeof head, "  %s", ks->name);
+    snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
+             ev_key_mono(ks) == MONO_MORE
+                 ? " (or ? in calibrate: larger is more private)"
+             : ev_key_mono(ks) == MONO_LESS
+                 ? " (or ? in calibrate: smaller is more private)"
+                 : "");
+    pld_text_wrap(f, head, 16, text);
+  }
+  pld_text_wrap(f, "  count", 16,
+               "number of runs, composed with itself (every EVENT takes it); "
+               "default 1, an integer from 1 to 2^53 (or ? in calibrate: the "
+               "largest number of runs that meets the target)");
+  if (e->kind == KIND_SELECTION)
+    pld_event_members_help(f);
+}
+
+/* The one walk over the event table behind 'pldkit events' and 'pldkit
+ * help EVENT' (the table is the only description of the events). */
+int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
+                            const char *name)
+{
+  int found = 0;
+  for (size_t i = 0; i < N_EVENTS; i++) {
+    const struct event_spec *e = &events[i];
+    if (name != NULL && strcmp(name, e->name) != 0)
+      continue;
+    found = 1;
+    if (mode == PLD_EVENT_CAT_LIST)
+      fprintf(f, "  %-26s %s\n", e->name, e->title ? e->title : "");
+    else
+      event_entry(f, e);
+  }
+  return found ? 0 : -1;
+}
+
+void pld_event_members_help(FILE *f)
+{
+  fputs("\nMember lists and '+':\n", f);
+  pld_text_wrap(f, "", 2,
+               "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
+               "runs member Mi with probability Wi (the choice is visible; "
+               "there must be exactly one weight per member, each >= 0, "
+               "summing to 1 within 1e-12).  The member list is in brackets, "
+               "at the end of the event, members separated by '|'.  Each "
+               "member is one or more EVENTs joined by '+', composed on their "
+               "own before the selection, e.g. "
+               "[gaussian:sigma=2,count=10+laplace:b=3|gaussian:sigma=8]; a "
+               "member may itself be a random-selection (nesting up to 32 "
+               "levels).  count=N, before '[', composes the whole selection "
+               "N times.  A '+' joins EVENTs only when a letter follows it "
+               "(1e+5 stays a number), and an EVENT argument may itself be "
+               "several EVENTs joined by '+'.  Quote such arguments in the "
+               "shell: ';', '|', '[' and ']' are special there.  Example: "
+               "pldkit epsilon --delta 1e-5 "
+               "'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|"
+               "gaussian:sigma=8,count=10]'");
+}
+
+void pld_event_rdp_help(FILE *f)
+{
+  fputs("The RDP backend (--backend rdp|both of epsilon, delta and calibrate, "
+        "and rdp-curve):\n", f);
+  pld_text_wrap(f, "", 2,
+               "Every EVENT's Renyi DP curve eps(alpha) is computed at every "
+               "order alpha of the grid (--orders), as a certified upper "
+               "bound, and the curves are added (composition).  Events with "
+               "a closed form or a paper's bound use it (pldkit help EVENT, "
+               "line RDP).  "
+               "The others go through the PLD bridge: the certified upper "
+               "Renyi divergence of the pessimistic PLD of one run (on a "
+               "fine grid: --discretization if given, else a divisor of the "
+               "mechanism's loss lattice if it has one, else about 1e-3/count "
+               "of its loss scale, at least 1e-4 of it; where that gives inf, "
+               "also a second grid, keeping the smaller value), composed "
+               "count times.  "
+               "The bridge is conservative: it adds up to one grid step per "
+               "run, and it is inf at every order when the PLD has mass at "
+               "+inf (losses truncated at a finite value, e.g. unbounded "
+               "losses, or rounding); inf is then the honest answer, not "
+               "an error.  Members of random-selection are composed into "
+               "their own curves.  model-splitting, balanced-iteration and "
+               "bounded-gaussian with kind=truncated exist only in RDP; "
+               "random-participation with analysis=thm41 or ols only in "
+               "PLD.  Proofs and what is not proven: docs/papers-rdp.md");
+}
+
+const char *pld_event_solvable_keys(void)
+{
+  static char buf[256];
+  if (buf[0])
+    return buf;
+  size_t o = 0;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    for (size_t k = 0; k < ev_n_keys(&events[i]); k++) {
+      const struct key_spec *ks = &events[i].keys[k];
+      if (ev_key_mono(ks) == MONO_NONE)
+        continue;
+      /* Once per name. */
+      int dup = 0;
+      for (size_t j = 0; j <= i && !dup; j++)
+        for (size_t l = 0; l < ev_n_keys(&events[j]) && !dup; l++) {
+          if (j == i && l == k)
+            break;
+          dup = ev_key_mono(&events[j].keys[l]) != MONO_NONE &&
+                strcmp(events[j].keys[l].name, ks->name) == 0;
+        }
+      if (dup)
+        continue;
+      int w = snprintf(buf + o, sizeof buf - o, "%s, ", ks->name);
+      if (w < 0 || (size_t)w >= sizeof buf - o)
+        return buf;
+      o += (size_t)w;
+    }
+  snprintf(buf + o, sizeof buf - o, "count");
+  return buf;
+}
+
+int pld_event_is_solvable_key(const char *name)
+{
+  if (strcmp(name, "count") == 0)
+    return 1;
+  for (size_t i = 0; i < N_EVENTS; i++)
+    for (size_t k = 0; k < ev_n_keys(&events[i]); k++)
+      if (ev_key_mono(&events[i].keys[k]) != MONO_NONE &&
+          strcmp(events[i].keys[k].name, name) == 0)
+        return 1;
+  return 0;
+}
+
+
+const struct event_spec *ev_find_event(const char *name)
+{
+  for (size_t i = 0; i < N_EVENTS; i++)
+    if (strcmp(events[i].name, name) == 0)
+      return &events[i];
+  return NULL;
+}
+
+void ev_list_event_names(char *buf, size_t n)
+{
+  size_t o = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < N_EVENTS && o < n; i++) {
+    int w = snprintf(buf + o, n - o, "%s%s", i ? ", " : "", events[i].name);
+    if (w < 0)
+      break;
+    o += (size_t)w;
+  }
+}

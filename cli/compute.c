@@ -1,0 +1,507 @@
+/* pldkit CLI: computing an answer (struct answer) for a parsed command
+ * line by calling the library; calibrate's search is in cmd_calibrate.c. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h> /* isatty */
+
+#include <pldkit/pldkit.h>
+
+#include <pldkit/event.h>
+#include "dpevent_json.h"
+#include "merge.h"
+#include "mspafl.h"
+#include "output.h"
+#include "cli.h"
+
+/* ------------------------------------------------------------------------ */
+/* Computing and printing.                                                   */
+
+double cli_now(void)
+{
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    return 0.0;
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_answer_free(struct answer *a)
+{
+  free(a->eps);
+  free(a->curve);
+  free(a->rdp_orders);
+  free(a->rdp_values);
+  a->eps = NULL;
+  a->curve = NULL;
+  a->rdp_orders = NULL;
+  a->rdp_values = NULL;
+}
+
+const char *cli_hint(int st)
+{
+  switch (st) {
+  case PLD_ERANGE:
+  case PLD_ENOMEM:
+    return "; a coarser --discretization (at most 1000), a larger --accuracy "
+           "or a larger --max-grid may help";
+  case PLD_EMAXITER:
+  case PLD_ETOL:
+    return "; try a different --accuracy or --discretization";
+  default:
+    return "";
+  }
+}
+
+/* The library's query for this command line (<pldkit/event.h>). */
+static void cli_query(const struct cli *c, pld_event_query *q)
+{
+  pld_event_query_default(q);
+  q->params = c->params;
+  q->backend = (c->backend & BACKEND_PLD ? PLD_EVENT_BACKEND_PLD : 0u) |
+               (c->backend & BACKEND_RDP ? PLD_EVENT_BACKEND_RDP : 0u);
+  q->rdp_method = c->rdp_method;
+  q->orders = c->orders;
+  q->n_orders = c->n_orders;
+}
+
+/* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
+ * calibrate (NULL elsewhere).  Objects the accountant's mechanisms need are
+ * appended to *owned, which the caller frees (pld_event_owned_free) after the
+ * accountant.  On failure err holds the message. */
+int cli_build_accountant(const struct cli *c, const char *subst,
+                         pld_accountant **out, pld_event_owned **owned,
+                         char *err, size_t errlen)
+{
+  pld_event_query q;
+  cli_query(c, &q);
+  return pld_event_accountant(&q, c->n_events, c->events, subst, out, owned,
+                              err, errlen);
+}
+
+/* The RDP curve of all the EVENTs on the --orders grid; `subst` replaces
+ * the '?' of calibrate (NULL elsewhere).  On failure err holds the
+ * message. */
+int cli_build_rdp(const struct cli *c, const char *subst,
+                  pld_rdp_curve **out, unsigned *bridged, char *err,
+                  size_t errlen)
+{
+  pld_event_query q;
+  cli_query(c, &q);
+  return pld_event_rdp_curve(&q, c->n_events, c->events, subst, 0, out,
+                             bridged, err, errlen);
+}
+
+/* ---- the other queries -------------------------------------------------- */
+
+/* The RDP answer (--backend rdp or both) or the RDP curve (rdp-curve). */
+/* rdp-curve: the curve itself, on the --orders grid. */
+static int compute_rdp_curve(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN];
+  pld_rdp_curve *cv = NULL;
+  double t0 = cli_now();
+  int rc = cli_build_rdp(c, NULL, &cv, &a->bridged, err, sizeof err);
+  if (rc != PLD_EVENT_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  size_t n = pld_rdp_curve_size(cv);
+  const double *orders = pld_rdp_curve_orders(cv);
+  a->rdp_n = n;
+  a->rdp_first = orders[0];
+  a->rdp_last = orders[n - 1];
+  a->rdp_orders = malloc(n * sizeof *a->rdp_orders);
+  a->rdp_values = malloc(n * sizeof *a->rdp_values);
+  if (a->rdp_orders && a->rdp_values) {
+    memcpy(a->rdp_orders, orders, n * sizeof *orders);
+    memcpy(a->rdp_values, pld_rdp_curve_values(cv), n * sizeof *orders);
+  }
+  pld_rdp_curve_free(cv);
+  a->rdp_seconds = cli_now() - t0;
+  if (!a->rdp_orders || !a->rdp_values) {
+    pld_cli_error("%s (while copying the curve of %zu orders)",
+                  pld_strerror(PLD_ENOMEM), n);
+    return PLD_EVENT_EFAIL;
+  }
+  return PLD_EVENT_OK;
+}
+
+/* epsilon, delta and curve under the chosen backends: the library answers
+ * (pld_event_epsilon / _delta / _curve), the CLI prints. */
+static int compute_query(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN];
+  pld_event_query q;
+  pld_event_answer ans;
+  memset(&ans, 0, sizeof ans);
+  cli_query(c, &q);
+  int rc;
+  if (c->cmd == CMD_DELTA)
+    rc = pld_event_delta(&q, c->n_events, c->events, c->epsilon, &ans, err,
+                         sizeof err);
+  else if (c->cmd == CMD_CURVE)
+    rc = pld_event_curve(&q, c->n_events, c->events, c->range_n, a->eps,
+                         a->curve, &ans, err, sizeof err);
+  else
+    rc = pld_event_epsilon(&q, c->n_events, c->events, c->delta, &ans, err,
+                           sizeof err);
+  if (rc != PLD_EVENT_OK) {
+    pld_cli_error("%s%s", err, cli_hint(ans.status));
+    return rc;
+  }
+  a->res = ans.pld;
+  a->closed = ans.closed;
+  a->ca = ans.closed_answer;
+  a->rdp = ans.rdp;
+  a->bridged = ans.bridged;
+  a->rdp_n = ans.rdp_n;
+  a->rdp_first = ans.rdp_first;
+  a->rdp_last = ans.rdp_last;
+  a->pld_seconds = ans.pld_seconds;
+  a->rdp_seconds = ans.rdp_seconds;
+  return PLD_EVENT_OK;
+}
+
+/* save: compose on the grid the automatic refinement chooses for
+ * epsilon(delta) (or --discretization, or the grid of a loaded PLD file),
+ * then write the file.  All-Gaussian lists are answered in closed form and
+ * so name no grid: there the grid starts at accuracy * epsilon and is halved
+ * until the composed PLD's own bracket meets --accuracy. */
+
+/* The composed PLD to save: on the grid the automatic refinement picks (or
+ * --discretization).  Prints the error itself; acc stays the caller's. */
+static int compose_for_save(const struct cli *c, pld_accountant *acc,
+                            struct answer *a, pld_dist **out)
+{
+  pld_result r;
+  int st = pld_event_compose_for_save(acc, c->delta, &c->params, out, &r);
+  if (st == PLD_SUCCESS && *out == NULL) {
+    char lo[40], hi[40];
+    pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
+    pld_cli_error("no PLD grid can be composed for these EVENTs (the "
+                  "answer, epsilon in [%s, %s], came from %s without "
+                  "one): nothing to save; --discretization forces a grid",
+                  lo, hi, cli_kind_words(r.bound_kind));
+    return PLD_EVENT_EFAIL;
+  }
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
+                  cli_hint(st));
+    return st == PLD_EINCOMPAT ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+  }
+  a->res.refinements = r.refinements;
+  a->res.bound = r.bound;
+  return PLD_EVENT_OK;
+}
+
+static void fill_saved(const struct cli *c, const pld_dist *d,
+                       struct answer *a)
+{
+  a->res.discretization = pld_dist_discretization(d);
+  a->res.grid_size = pld_dist_grid_size(d);
+  a->res.fft_size = pld_dist_fft_size(d);
+  a->res.bound_kind = PLD_BOUND_GRID; /* the saved PLD's own bracket */
+  a->res.lower_kind = PLD_BOUND_GRID;
+  a->res.met_accuracy = a->res.bound.upper - a->res.bound.lower <=
+                        c->params.accuracy * a->res.bound.upper;
+}
+
+/* One line for a failed write of a PLD file or ledger update (ledger.h):
+ * errors about the temporary file name it. */
+static int file_error(const char *what, const char *path, int st,
+                      const pld_file_error *fe)
+{
+  char q[QLEN], q2[QLEN];
+  pld_quote(q, sizeof q, path);
+  if (st == PLD_EUNSUPPORTED) {
+    int other = fe->path[0] && strcmp(fe->path, path) != 0;
+    pld_cli_error("%s %s is not a regular file%s%s%s: refusing to replace it",
+                  what, q, other ? " (its target " : "",
+                  other ? pld_quote(q2, sizeof q2, fe->path) : "",
+                  other ? " is not)" : "");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st == PLD_ETOL) {
+    pld_cli_error("the composed PLD cannot be represented on its grid (its "
+                  "booked round-off or masses are beyond the PLD file "
+                  "format's checks, see pld.h): nothing was written to %s; a "
+                  "coarser --discretization or fewer runs per file may help",
+                  q);
+    return PLD_EVENT_EFAIL;
+  }
+  if (st != PLD_EIO) {
+    pld_cli_error("%s (while writing %s %s%s)", pld_strerror(st), what, q,
+                  cli_hint(st));
+    return st == PLD_ENOMEM || st == PLD_EFFT ? PLD_EVENT_EFAIL
+                                              : PLD_EVENT_EUSAGE;
+  }
+  static const char *const stage[] = {
+      "access", "inspect", "lock", "read", "create the temporary file",
+      "write the temporary file", "sync the temporary file",
+      "rename the temporary file", "sync the directory"};
+  int k = fe->stage >= 0 && fe->stage <= PLD_FILE_STAGE_SYNC_DIR ? fe->stage
+                                                                  : 0;
+  pld_cli_error("could not write %s %s (could not %s %s): %s", what, q,
+                stage[k],
+                pld_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
+                fe->errnum ? strerror(fe->errnum) : "failed");
+  return PLD_EVENT_EUSAGE;
+}
+
+/* The history record of a save or ledger update: the EVENTs as given,
+ * space-separated, cut at the history's cap (malloc'd; NULL: no memory). */
+static char *events_record(const struct cli *c)
+{
+  size_t len = 0, cap = 65536;
+  for (size_t i = 0; i < c->n_events; i++)
+    len += strlen(c->events[i]) + 1;
+  char *rec = malloc(len + 1);
+  if (!rec)
+    return NULL;
+  rec[0] = 0;
+  for (size_t i = 0, n = 0; i < c->n_events; i++) {
+    size_t k = strlen(c->events[i]);
+    memcpy(rec + n, c->events[i], k);
+    n += k;
+    rec[n++] = i + 1 < c->n_events ? ' ' : 0;
+  }
+  if (strlen(rec) > cap)
+    memcpy(rec + cap - 4, " ...", 5);
+  return rec;
+}
+
+static int compute_save(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN];
+  pld_accountant *acc = NULL;
+  pld_event_owned *owned = NULL;
+  pld_dist *d = NULL;
+  double t0 = cli_now();
+
+  int rc = cli_build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  if (rc != PLD_EVENT_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  rc = compose_for_save(c, acc, a, &d);
+  pld_accountant_free(acc);
+  pld_event_owned_free(owned);
+  if (rc != PLD_EVENT_OK)
+    return rc;
+  fill_saved(c, d, a);
+
+  /* pld_dist_save_report: a unique temporary file renamed over FILE (a
+   * plain save records no history: its file stays a deterministic function
+   * of the EVENTs; ledger updates record theirs) */
+  pld_file_error fe;
+  memset(&fe, 0, sizeof fe);
+  int st = pld_dist_save_report(d, c->out, &fe);
+  pld_dist_free(d);
+  if (st != PLD_SUCCESS)
+    return file_error("the PLD file", c->out, st, &fe);
+  a->seconds = cli_now() - t0;
+  return PLD_EVENT_OK;
+}
+
+/* A ledger update (pldkit ledger add, or save --out L with pld:file=L among
+ * the EVENTs): pld_ledger_add loads, composes and replaces L under a lock,
+ * so concurrent updates lose nothing.  The history record is the EVENTs as
+ * given. */
+static int compute_ledger_add(const struct cli *c, struct answer *a)
+{
+  char err[ERRLEN], q[QLEN];
+  pld_accountant *acc = NULL;
+  pld_event_owned *owned = NULL;
+  pld_dist *d = NULL;
+  double t0 = cli_now(), grid = 0;
+  struct stat sb;
+
+  pld_quote(q, sizeof q, c->out);
+  if (stat(c->out, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    pld_cli_error("the ledger %s is not a regular file: refusing to replace "
+                  "it", q);
+    return PLD_EVENT_EUSAGE;
+  }
+  int fresh = stat(c->out, &sb) != 0 && errno == ENOENT;
+  int rc = cli_build_accountant(c, NULL, &acc, &owned, err, sizeof err);
+  if (rc != PLD_EVENT_OK) {
+    pld_cli_error("%s", err);
+    return rc;
+  }
+  if (fresh && !(c->params.discretization > 0)) {
+    /* a new ledger: the grid 'pldkit save' would pick */
+    rc = compose_for_save(c, acc, a, &d);
+    if (rc == PLD_EVENT_OK)
+      grid = pld_dist_discretization(d);
+    pld_dist_free(d);
+    d = NULL;
+  }
+  char *rec = rc == PLD_EVENT_OK ? events_record(c) : NULL;
+  if (rc == PLD_EVENT_OK && !rec) {
+    pld_cli_error("%s (while recording the events)", pld_strerror(PLD_ENOMEM));
+    rc = PLD_EVENT_EFAIL;
+  }
+  int st = PLD_SUCCESS;
+  pld_file_error fe;
+  memset(&fe, 0, sizeof fe);
+  if (rc == PLD_EVENT_OK)
+    st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
+  free(rec);
+  pld_accountant_free(acc);
+  pld_event_owned_free(owned);
+  if (rc != PLD_EVENT_OK)
+    return rc;
+  if (st == PLD_EINCOMPAT) {
+    pld_cli_error("the ledger %s is on another grid than the "
+                  "--discretization %.17g (leave --discretization out)", q,
+                  c->params.discretization);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st == PLD_EFORMAT || st == PLD_EVERSION || st == PLD_ERANGE) {
+    pld_cli_error("the ledger %s was refused: %s%s", q, pld_strerror(st),
+                  st == PLD_ERANGE ? " (an array over --max-grid, or the "
+                                     "composition exceeds it)" : "");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st != PLD_SUCCESS)
+    return file_error("the ledger", c->out, st, &fe);
+  st = pld_dist_epsilon(d, c->delta, &a->res.bound);
+  if (st == PLD_SUCCESS)
+    fill_saved(c, d, a);
+  pld_dist_free(d);
+  if (st != PLD_SUCCESS) {
+    pld_cli_error("%s (while computing the ledger's epsilon)",
+                  pld_status_text(st));
+    return pld_event_rc_of_status(st);
+  }
+  a->seconds = cli_now() - t0;
+  return PLD_EVENT_OK;
+}
+
+/* save --out L where an EVENT is pld:file=L (the same file, by device and
+ * inode): a ledger update, routed through the locked one without that
+ * EVENT.  Returns the number of such EVENTs (0: a plain save), or -1 after
+ * printing an error; *rest gets the other EVENTs (malloc'd). */
+static int ledger_self_refs(const struct cli *c, const char ***rest,
+                            size_t *n_rest)
+{
+  struct stat so, se;
+  int self = 0;
+  *rest = NULL;
+  *n_rest = 0;
+  if (stat(c->out, &so) != 0)
+    return 0; /* a new file cannot be loaded too */
+  const char **r = malloc((c->n_events + 1) * sizeof *r);
+  if (!r) {
+    pld_cli_error("%s (while reading the events)", pld_strerror(PLD_ENOMEM));
+    return -1;
+  }
+  for (size_t i = 0; i < c->n_events; i++) {
+    const char *e = c->events[i];
+    if (strncmp(e, "pld:file=", 9) == 0) {
+      const char *p = e + 9, *comma = strchr(p, ',');
+      int same = stat(p, &se) == 0 && se.st_dev == so.st_dev &&
+                 se.st_ino == so.st_ino;
+      int same_prefix = 0;
+      if (!same && comma) {
+        char *pre = strndup(p, (size_t)(comma - p));
+        same_prefix = pre && stat(pre, &se) == 0 && se.st_dev == so.st_dev &&
+                      se.st_ino == so.st_ino;
+        free(pre);
+      }
+      if (same_prefix) {
+        char q[QLEN];
+        pld_cli_error("event %s loads the ledger --out writes with other "
+                      "keys: a ledger update composes the ledger once; give "
+                      "it as pld:file=FILE or use 'pldkit ledger add FILE "
+                      "EVENT...'", pld_quote(q, sizeof q, e));
+        free(r);
+        return -1;
+      }
+      if (same) {
+        if (self++) {
+          char q[QLEN];
+          pld_cli_error("event %s loads the ledger --out writes a second "
+                        "time: a ledger update composes it once",
+                        pld_quote(q, sizeof q, e));
+          free(r);
+          return -1;
+        }
+        continue;
+      }
+    }
+    r[(*n_rest)++] = e;
+  }
+  if (self && *n_rest == 0) {
+    pld_cli_error("nothing to add to the ledger %s: give the EVENTs to "
+                  "book", c->out);
+    free(r);
+    return -1;
+  }
+  *rest = r;
+  return self;
+}
+
+int cli_compute(const struct cli *c, struct answer *a)
+{
+  int rc = PLD_EVENT_OK;
+
+  memset(a, 0, sizeof *a);
+  if (c->cmd == CMD_CURVE) {
+    a->eps = malloc(c->range_n * sizeof *a->eps);
+    a->curve = malloc(c->range_n * sizeof *a->curve);
+    if (a->eps == NULL || a->curve == NULL) {
+      pld_cli_error("%s (while allocating %zu curve points)",
+                    pld_strerror(PLD_ENOMEM), c->range_n);
+      cli_answer_free(a);
+      return PLD_EVENT_EFAIL;
+    }
+    double w = c->range_hi - c->range_lo;
+    for (size_t i = 0; i < c->range_n; i++)
+      a->eps[i] = c->range_lo + w * (double)i / (double)(c->range_n - 1);
+    a->eps[c->range_n - 1] = c->range_hi; /* exactly, despite rounding */
+  }
+
+  double t0 = cli_now();
+  if (c->cmd == CMD_SAVE) {
+    const char **rest;
+    size_t n_rest;
+    int self = ledger_self_refs(c, &rest, &n_rest);
+    if (self < 0)
+      return PLD_EVENT_EUSAGE;
+    if (!self && !c->ledger) {
+      free(rest);
+      return compute_save(c, a);
+    }
+    struct cli lc = *c;
+    if (self) {
+      lc.events = rest;
+      lc.n_events = n_rest;
+    }
+    rc = compute_ledger_add(&lc, a);
+    free(rest);
+    return rc;
+  }
+  if (c->cmd == CMD_CALIBRATE) {
+    rc = cli_compute_calibrate(c, a);
+    a->seconds = cli_now() - t0;
+    return rc;
+  }
+  if (c->cmd == CMD_RDP_CURVE)
+    rc = compute_rdp_curve(c, a);
+  else
+    rc = compute_query(c, a);
+  a->seconds = cli_now() - t0;
+  if (rc != PLD_EVENT_OK)
+    cli_answer_free(a);
+  return rc;
+}
