@@ -118,8 +118,8 @@ int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
  * few fields every kind has (label, par, curve) and an opaque state that
  * only its kind's file reads.  Generic code (pld_mech_copy, pld_mech_equal,
  * pld_mech_free, pld_mech_pure_eps) calls through the type, so a new kind
- * is one file: its state, its type and its constructor (docs/design.md §0,
- * "Mechanism types"). */
+ * is one file: its state, its type and its constructor (docs/design.md
+ * §0.1). */
 struct pld_mech;
 struct pld_mech_type {
   const char *name;
@@ -152,7 +152,9 @@ extern const struct pld_mech_type pld_mech_type_finite; /* mech_finite.c: also
    discrete Laplace/Gaussian, randomized response, papers/allocation.c */
 extern const struct pld_mech_type pld_mech_type_poisson;  /* mech_poisson.c */
 extern const struct pld_mech_type pld_mech_type_user;     /* mech.c */
-extern const struct pld_mech_type pld_mech_type_bracket;  /* mech.c */
+/* mech.c: a bracketing pair (pld_mech_bracket), children m[0] dominating
+ * the mechanism and m[1] dominated by it; neither is itself a bracket */
+extern const struct pld_mech_type pld_mech_type_bracket;
 
 /* Shared state layouts, with their type entries (mech.c). */
 /* Child mechanisms, optionally weighted: Poisson and WOR (the base), the
@@ -268,7 +270,7 @@ int pld_fallback_moments(const struct pld_fb_group *g, size_t n, double mu2,
                          int want_delta, size_t npts, const double *x,
                          double *lower);
 /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
- * +inf if not known from its constructor. */
+ * +inf if not known from its constructor (its type's pure_eps, mech.c). */
 double pld_mech_pure_eps(const struct pld_mech *m);
 
 #endif

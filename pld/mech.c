@@ -1,4 +1,7 @@
-/* pldkit: mechanism objects (lifetime, equality, the curve accessor). */
+/* pldkit: mechanism objects: the generic calls (lifetime, copies,
+ * equality, pure eps, the curve accessor) dispatch through the kind's type
+ * object (pld/internal.h, docs/design.md §0.1); the shared state layouts
+ * (children, arrays); the user-curve and bracket kinds. */
 #include <math.h>
 #include <string.h>
 
