@@ -556,7 +556,7 @@ static int finite_of_law(const struct law *a, struct pld_mech **out)
 {
   size_t n = a->n;
   double *buf = pld_malloc(3 * n * sizeof(double));
-  struct pld_mech *m = pld_mech_new(PLD_MECH_FINITE);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_finite);
   if (!buf || !m) {
     pld_free(buf);
     pld_mech_free(m);

@@ -19,7 +19,9 @@
  * shows none).  The tails follow from the same lower sets.
  *
  * A built-in mechanism like the others: its parameters live in m->par and
- * its curve's context is the mechanism itself.
+ * its curve's context is the mechanism itself.  The two pairs are two
+ * kinds (rectified_type, truncated_type, no state): with the same par they
+ * are different mechanisms and must not compare equal.
  */
 #include <math.h>
 
@@ -31,6 +33,8 @@
 
 
 /* par[0] = theta/sigma, par[1] = a/sigma, par[2] = c/sigma (signed). */
+static const struct pld_mech_type rectified_type = {.name = "bounded-rectified"};
+static const struct pld_mech_type truncated_type = {.name = "bounded-truncated"};
 
 /* Standardized pair of direction dir: (l, u, mu) with mu > 0. */
 static void dir_params(const struct pld_mech *m, int dir, double *l, double *u,
@@ -137,7 +141,7 @@ int pld_mech_rectified_gaussian(double theta, double a, double sigma, double c,
                     "a/sigma = %g finite and positive",
                     fabs(mu), th, A);
   double am = fabs(mu);
-  struct pld_mech *m = pld_mech_new(PLD_MECH_BOUNDED);
+  struct pld_mech *m = pld_mech_new(&rectified_type);
   if (!m)
     return PLD_ENOMEM;
   m->par[0] = th;
@@ -273,7 +277,7 @@ int pld_mech_truncated_gaussian(double theta, double a, double sigma, double c,
         t.lZQ < -700.0)
       return PLD_EINVAL;
   }
-  struct pld_mech *m = pld_mech_new(PLD_MECH_BOUNDED);
+  struct pld_mech *m = pld_mech_new(&truncated_type);
   if (!m)
     return PLD_ENOMEM;
   m->par[0] = th;

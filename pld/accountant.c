@@ -748,7 +748,7 @@ static int composed_spread(const struct plan *p, const pld_params *pp,
     const pld_mech *mm = p->other[plain_idx[(first + last) / 2]]->m;
     int same = 1;
     for (size_t r = first; r < last && same; r++)
-      same = p->other[plain_idx[r]]->m->kind == mm->kind &&
+      same = p->other[plain_idx[r]]->m->type == mm->type &&
              p->other[plain_idx[r]]->m->label == mm->label;
     for (size_t r = first; r < last; r++) {
       const pld_mech *m = same ? mm : p->other[plain_idx[r]]->m;

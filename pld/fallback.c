@@ -73,74 +73,6 @@ const char *pld_bound_kind_name(int kind)
   }
 }
 
-/* ---- pure DP from the constructors' parameters ---- */
-
-/* Largest |loss| of a finite pair, or +inf if some outcome has mass under
- * one argument only.  The losses are differences of stored log masses; each
- * log is within a few ulps of the pair's true log mass, hence the slack. */
-static double finite_eps0(const struct pld_mech *m)
-{
-  if (m->infmass[0] > 0.0 || m->infmass[1] > 0.0)
-    return INFINITY;
-  double e = 0.0;
-  for (size_t i = 0; i < m->n; i++) {
-    double a = m->p[i], b = m->q[i];
-    if (a == -INFINITY && b == -INFINITY)
-      continue;
-    if (a == -INFINITY || b == -INFINITY)
-      return INFINITY;
-    double l = fabs(a - b) + 8.0 * PLD_U * (fabs(a) + fabs(b) + 1.0);
-    if (l > e)
-      e = l;
-  }
-  return e;
-}
-
-/* eps0 such that the mechanism is (eps0, 0)-DP in both directions (its
- * loss lies in [-eps0, eps0]), rounded up; +inf if not known. */
-double pld_mech_pure_eps(const struct pld_mech *m)
-{
-  switch (m->kind) {
-  case PLD_MECH_LAPLACE:
-    /* loss in [-a, a], a = s/b (pld/mech_laplace.c); a itself was rounded */
-    return m->par[0] * (1.0 + 4.0 * PLD_U);
-  case PLD_MECH_FINITE:
-    if (m->label == 101) /* randomized response: losses -eps0, 0, eps0 */
-      return m->par[0];
-    if (m->label == 103)
-      return INFINITY; /* the discrete Gaussian is stored cut at 40 sigma;
-                          the mechanism itself has unbounded loss (with
-                          mass below 1e-340), so it is not claimed pure */
-    return finite_eps0(m);
-  case PLD_MECH_POISSON: {
-    /* P = (1-q) B0 + q B1 vs Q = B0: the loss log(1 - q + q e^{L_B}) lies
-     * in [log(1 - q + q e^{-e}), log(1 + q (e^e - 1))], and the upper end
-     * is the larger in modulus (their product exceeds 1 by q (1-q)
-     * (e^e - 1)^2 >= 0); the other direction is the mirror. */
-    double e = pld_mech_pure_eps(m->base);
-    if (!isfinite(e))
-      return INFINITY;
-    double q = m->par[0];
-    double r = log1p(q * expm1(e));
-    return r * (1.0 + 16.0 * PLD_U) + TINY;
-  }
-  case PLD_MECH_BRACKET: /* the upper member dominates it */
-    return pld_mech_pure_eps(m->members[0]);
-  case PLD_MECH_SELECT: {
-    /* the choice is visible: the loss is the chosen member's */
-    double e = 0.0;
-    for (size_t i = 0; i < m->nmembers; i++) {
-      double f = pld_mech_pure_eps(m->members[i]);
-      if (!(f <= e))
-        e = f; /* also +inf */
-    }
-    return e;
-  }
-  default:
-    return INFINITY;
-  }
-}
-
 /* ---- one run's curve, verified ---- */
 
 /* One source of a curve: a mechanism, or the Gaussian with mu (m NULL). */
@@ -959,7 +891,7 @@ static int composed_moments(const struct pld_fb_group *g, size_t n,
     /* a bracket's members say nothing about its loss's moments (the
      * lower pair's loss law need not lie below the true one): left out,
      * as a composition is at least as revealing as any part of it */
-    if (g[i].m->kind == PLD_MECH_BRACKET)
+    if (pld_mech_is_bracket(g[i].m))
       continue;
     int sym = g[i].m->curve.symmetric;
     for (int d = 0; d < (sym ? 1 : 2); d++)

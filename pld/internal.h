@@ -113,42 +113,78 @@ const pld_params *pld_workspace_params(const pld_workspace *ws);
 /* Buffers and plans of length n from the workspace's cache. */
 int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
 
-/* Mechanisms (mech.c) */
-enum pld_mech_kind {
-  PLD_MECH_GAUSSIAN = 1,
-  PLD_MECH_LAPLACE,
-  PLD_MECH_FINITE, /* also discrete Laplace/Gaussian, randomized response */
-  PLD_MECH_POISSON,
-  PLD_MECH_USER,
-  PLD_MECH_MIXTURE, /* Gaussian mixture pair */
-  PLD_MECH_WOR,     /* sampling without replacement (base: Poisson PQ) */
-  PLD_MECH_SELECT,  /* random selection among member mechanisms */
-  PLD_MECH_BOUNDED, /* rectified Gaussian on a bounded support */
-  PLD_MECH_MIXTURE_GENERAL, /* Gaussian mixtures with per-component sigma */
-  PLD_MECH_BRACKET /* a bracketing pair of mechanisms (pld_mech_bracket):
-                      members[0] dominates the mechanism, members[1] is
-                      dominated by it; neither is itself a bracket */
+/* Mechanisms (mech.c): a mechanism is its kind's type object (one const
+ * struct pld_mech_type per kind, in the style of GSL's solver types), the
+ * few fields every kind has (label, par, curve) and an opaque state that
+ * only its kind's file reads.  Generic code (pld_mech_copy, pld_mech_equal,
+ * pld_mech_free, pld_mech_pure_eps) calls through the type, so a new kind
+ * is one file: its state, its type and its constructor (docs/design.md
+ * §0.1). */
+struct pld_mech;
+struct pld_mech_type {
+  const char *name;
+  /* Deep-copy src's state into dst, a new mechanism of the same type whose
+   * label, par and curve are src's (curve.ctx already dst).  On failure
+   * dst keeps whatever it holds for free() to release.  NULL: no state. */
+  int (*copy)(const struct pld_mech *src, struct pld_mech *dst);
+  /* 1 if the states are equal (type, label and par are checked before).
+   * NULL: no state, equal. */
+  int (*equal)(const struct pld_mech *a, const struct pld_mech *b);
+  /* Release the state, however partially built.  NULL: no state. */
+  void (*free)(struct pld_mech *m);
+  /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
+   * NULL: not known (+inf). */
+  double (*pure_eps)(const struct pld_mech *m);
 };
 
 struct pld_mech {
-  int kind;
-  int label;          /* the constructor used, for equality */
-  double par[4];      /* kind-specific parameters */
-  /* finite pairs: atoms sorted by loss, per direction */
-  size_t n;
-  double *p, *q;      /* the pair's log masses (for copies and equality) */
-  double *loss[2];    /* sorted descending finite losses per direction */
-  double *sp[2], *sq[2]; /* suffix sums of first argument masses; W and V
-                            (pld/mech_finite.c), k + 1 each */
-  size_t nfin[2];
-  double infmass[2];  /* mass of the first argument where the second is 0 */
-  struct pld_mech *base; /* Poisson, WOR: the base mechanism */
-  double *arr;           /* kind-specific array (mixture: means, weights) */
-  size_t narr;
-  struct pld_mech **members; /* selection members (weights in arr) */
-  size_t nmembers;
+  const struct pld_mech_type *type;
+  int label;          /* which constructor of the kind, for equality */
+  double par[4];      /* the kind's scalar parameters */
+  void *state;        /* the kind's own data (NULL if none) */
   pld_curve curve;
 };
+
+/* The kinds (each defined in its own file). */
+extern const struct pld_mech_type pld_mech_type_gaussian; /* mech_gaussian.c */
+extern const struct pld_mech_type pld_mech_type_laplace;  /* mech_laplace.c */
+extern const struct pld_mech_type pld_mech_type_finite; /* mech_finite.c: also
+   discrete Laplace/Gaussian, randomized response, papers/allocation.c */
+extern const struct pld_mech_type pld_mech_type_poisson;  /* mech_poisson.c */
+extern const struct pld_mech_type pld_mech_type_user;     /* mech.c */
+/* mech.c: a bracketing pair (pld_mech_bracket), children m[0] dominating
+ * the mechanism and m[1] dominated by it; neither is itself a bracket */
+extern const struct pld_mech_type pld_mech_type_bracket;
+
+/* Shared state layouts, with their type entries (mech.c). */
+/* Child mechanisms, optionally weighted: Poisson and WOR (the base), the
+ * random selection (members, weights), the bracket (upper, lower). */
+struct pld_mech_kids {
+  size_t n;
+  double *w; /* n weights, or NULL */
+  struct pld_mech **m; /* n children (NULL until set) */
+};
+int pld_mech_kids_init(struct pld_mech *m, size_t n, int weighted);
+int pld_mech_kids_copy(const struct pld_mech *src, struct pld_mech *dst);
+int pld_mech_kids_equal(const struct pld_mech *a, const struct pld_mech *b);
+void pld_mech_kids_free(struct pld_mech *m);
+static inline const struct pld_mech_kids *pld_mech_kids(const struct pld_mech *m)
+{
+  return (const struct pld_mech_kids *)m->state;
+}
+/* An array of doubles (the mixtures' parameters). */
+struct pld_mech_arr {
+  size_t n;
+  double v[];
+};
+double *pld_mech_arr_init(struct pld_mech *m, size_t n);
+int pld_mech_arr_copy(const struct pld_mech *src, struct pld_mech *dst);
+int pld_mech_arr_equal(const struct pld_mech *a, const struct pld_mech *b);
+void pld_mech_arr_free(struct pld_mech *m);
+static inline const double *pld_mech_arr(const struct pld_mech *m)
+{
+  return ((const struct pld_mech_arr *)m->state)->v;
+}
 
 /* Per-kind curve callbacks */
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
@@ -176,24 +212,26 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
                           double *p_gt, double *eq_gt);
 int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt);
-/* lp, lq: LOG masses (-inf for 0); kept as such in m->p, m->q.  lpq: the
- * losses log(p_i/q_i) to 2u relative (NULL: lp - lq), kept in m->arr. */
+/* Make m (of pld_mech_type_finite) the finite pair with LOG masses lp, lq
+ * (-inf for 0), kept as such.  lpq: the losses log(p_i/q_i) to 2u relative
+ * (NULL: lp - lq), kept too. */
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
                          const double *lq, const double *lpq);
-int pld_mech_mixture_setup(struct pld_mech *m);
-int pld_mech_select_setup(struct pld_mech *m);
-int pld_mech_wor_setup(struct pld_mech *m);
-struct pld_mech *pld_mech_new(int kind);
+struct pld_mech *pld_mech_new(const struct pld_mech_type *type);
+static inline int pld_mech_is_bracket(const struct pld_mech *m)
+{
+  return m->type == &pld_mech_type_bracket;
+}
 /* The dominating (upper) and dominated (lower) mechanism of m: its members
  * for a bracket, m itself otherwise (docs/design.md, "Bracketed
  * mechanisms"). */
 static inline const struct pld_mech *pld_mech_upper(const struct pld_mech *m)
 {
-  return m->kind == PLD_MECH_BRACKET ? m->members[0] : m;
+  return pld_mech_is_bracket(m) ? pld_mech_kids(m)->m[0] : m;
 }
 static inline const struct pld_mech *pld_mech_lower(const struct pld_mech *m)
 {
-  return m->kind == PLD_MECH_BRACKET ? m->members[1] : m;
+  return pld_mech_is_bracket(m) ? pld_mech_kids(m)->m[1] : m;
 }
 
 #define PLD_BUILTIN_REL_ERR 1e-11
@@ -232,7 +270,7 @@ int pld_fallback_moments(const struct pld_fb_group *g, size_t n, double mu2,
                          int want_delta, size_t npts, const double *x,
                          double *lower);
 /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
- * +inf if not known from its constructor. */
+ * +inf if not known from its constructor (its type's pure_eps, mech.c). */
 double pld_mech_pure_eps(const struct pld_mech *m);
 
 #endif

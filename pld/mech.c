@@ -1,4 +1,7 @@
-/* pldkit: mechanism objects (lifetime, equality, the curve accessor). */
+/* pldkit: mechanism objects: the generic calls (lifetime, copies,
+ * equality, pure eps, the curve accessor) dispatch through the kind's type
+ * object (pld/internal.h, docs/design.md §0.1); the shared state layouts
+ * (children, arrays); the user-curve and bracket kinds. */
 #include <math.h>
 #include <string.h>
 
@@ -6,13 +9,12 @@
 #include "internal.h"
 #include "detail.h"
 
-struct pld_mech *pld_mech_new(int kind)
+struct pld_mech *pld_mech_new(const struct pld_mech_type *type)
 {
   struct pld_mech *m = pld_calloc(1, sizeof *m);
   if (!m)
     return NULL;
-  m->kind = kind;
-  m->label = kind;
+  m->type = type;
   m->curve.ctx = m;
   m->curve.rel_err = PLD_BUILTIN_REL_ERR;
   return m;
@@ -22,18 +24,8 @@ void pld_mech_free(pld_mech *m)
 {
   if (!m)
     return;
-  pld_free(m->p);
-  pld_free(m->q);
-  for (int d = 0; d < 2; d++) {
-    pld_free(m->loss[d]);
-    pld_free(m->sp[d]);
-    pld_free(m->sq[d]);
-  }
-  pld_mech_free(m->base);
-  pld_free(m->arr);
-  for (size_t i = 0; i < m->nmembers; i++)
-    pld_mech_free(m->members[i]);
-  pld_free(m->members);
+  if (m->type->free)
+    m->type->free(m);
   pld_free(m);
 }
 
@@ -44,45 +36,114 @@ int pld_mech_copy(const pld_mech *m, pld_mech **out)
   pld_detail_clear();
   if (!m || !out)
     return pld_fail_if_silent(PLD_EINVAL, "pld_mech_copy: an argument is out of its domain (rejected by: !m || !out)");
-  struct pld_mech *c = pld_mech_new(m->kind);
+  struct pld_mech *c = pld_mech_new(m->type);
   if (!c)
     return PLD_ENOMEM;
   c->label = m->label;
   memcpy(c->par, m->par, sizeof c->par);
   c->curve = m->curve;
-  if (m->kind != PLD_MECH_USER)
-    c->curve.ctx = c;
-  int st = PLD_SUCCESS;
-  if (m->kind == PLD_MECH_FINITE)
-    st = pld_mech_finite_init(c, m->n, m->p, m->q,
-                              m->narr == m->n ? m->arr : NULL);
-  if (!st && m->base)
-    st = pld_mech_copy(m->base, &c->base);
-  if (!st && m->narr && !c->arr) {
-    c->arr = pld_malloc(m->narr * sizeof(double));
-    if (!c->arr)
-      st = PLD_ENOMEM;
-    else {
-      memcpy(c->arr, m->arr, m->narr * sizeof(double));
-      c->narr = m->narr;
-    }
-  }
-  if (!st && m->nmembers) {
-    c->members = pld_calloc(m->nmembers, sizeof *c->members);
-    if (!c->members)
-      st = PLD_ENOMEM;
-    for (size_t i = 0; !st && i < m->nmembers; i++) {
-      st = pld_mech_copy(m->members[i], &c->members[i]);
-      if (!st)
-        c->nmembers = i + 1;
-    }
-  }
+  c->curve.ctx = c; /* the user kind's copy entry puts its own back */
+  int st = m->type->copy ? m->type->copy(m, c) : PLD_SUCCESS;
   if (st) {
     pld_mech_free(c);
     return st;
   }
   *out = c;
   return PLD_SUCCESS;
+}
+
+double pld_mech_pure_eps(const struct pld_mech *m)
+{
+  return m->type->pure_eps ? m->type->pure_eps(m) : INFINITY;
+}
+
+/* ---- shared state layouts ---- */
+
+int pld_mech_kids_init(struct pld_mech *m, size_t n, int weighted)
+{
+  struct pld_mech_kids *k = pld_calloc(1, sizeof *k);
+  if (!k)
+    return PLD_ENOMEM;
+  m->state = k;
+  k->m = pld_calloc(n, sizeof *k->m);
+  if (!k->m)
+    return PLD_ENOMEM;
+  k->n = n;
+  if (weighted && !(k->w = pld_malloc(n * sizeof(double))))
+    return PLD_ENOMEM;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_kids_copy(const struct pld_mech *src, struct pld_mech *dst)
+{
+  const struct pld_mech_kids *s = pld_mech_kids(src);
+  int st = pld_mech_kids_init(dst, s->n, s->w != NULL);
+  if (st)
+    return st;
+  struct pld_mech_kids *d = dst->state;
+  if (s->w)
+    memcpy(d->w, s->w, s->n * sizeof(double));
+  for (size_t i = 0; !st && i < s->n; i++)
+    st = pld_mech_copy(s->m[i], &d->m[i]);
+  return st;
+}
+
+int pld_mech_kids_equal(const struct pld_mech *a, const struct pld_mech *b)
+{
+  const struct pld_mech_kids *x = pld_mech_kids(a), *y = pld_mech_kids(b);
+  if (x->n != y->n || !x->w != !y->w ||
+      (x->w && memcmp(x->w, y->w, x->n * sizeof(double))))
+    return 0;
+  for (size_t i = 0; i < x->n; i++)
+    if (!pld_mech_equal(x->m[i], y->m[i]))
+      return 0;
+  return 1;
+}
+
+void pld_mech_kids_free(struct pld_mech *m)
+{
+  struct pld_mech_kids *k = m->state;
+  if (!k)
+    return;
+  for (size_t i = 0; k->m && i < k->n; i++)
+    pld_mech_free(k->m[i]);
+  pld_free(k->m);
+  pld_free(k->w);
+  pld_free(k);
+  m->state = NULL;
+}
+
+double *pld_mech_arr_init(struct pld_mech *m, size_t n)
+{
+  struct pld_mech_arr *a =
+      pld_malloc(sizeof *a + (n ? n : 1) * sizeof(double));
+  if (!a)
+    return NULL;
+  a->n = n;
+  m->state = a;
+  return a->v;
+}
+
+int pld_mech_arr_copy(const struct pld_mech *src, struct pld_mech *dst)
+{
+  const struct pld_mech_arr *s = src->state;
+  double *v = pld_mech_arr_init(dst, s->n);
+  if (!v)
+    return PLD_ENOMEM;
+  memcpy(v, s->v, s->n * sizeof(double));
+  return PLD_SUCCESS;
+}
+
+int pld_mech_arr_equal(const struct pld_mech *a, const struct pld_mech *b)
+{
+  const struct pld_mech_arr *x = a->state, *y = b->state;
+  return x->n == y->n && !memcmp(x->v, y->v, x->n * sizeof(double));
+}
+
+void pld_mech_arr_free(struct pld_mech *m)
+{
+  pld_free(m->state);
+  m->state = NULL;
 }
 
 int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
@@ -103,7 +164,7 @@ int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
   pld_detail_clear();
   if (!m || !mu)
     return pld_fail_if_silent(PLD_EINVAL, "pld_mech_gaussian_mu: an argument is out of its domain (rejected by: !m || !mu)");
-  if (m->kind != PLD_MECH_GAUSSIAN)
+  if (m->type != &pld_mech_type_gaussian)
     return PLD_EUNSUPPORTED;
   *mu = m->par[0];
   return PLD_SUCCESS;
@@ -116,32 +177,34 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
     return 0;
   if (a == b)
     return 1;
-  if (a->kind != b->kind || a->label != b->label)
+  if (a->type != b->type || a->label != b->label)
     return 0;
   if (memcmp(a->par, b->par, sizeof a->par))
     return 0;
-  if (a->kind == PLD_MECH_USER)
-    return a->curve.delta == b->curve.delta && a->curve.ctx == b->curve.ctx &&
-           a->curve.symmetric == b->curve.symmetric &&
-           a->curve.rel_err == b->curve.rel_err &&
-           a->curve.loss_scale == b->curve.loss_scale &&
-           a->curve.tails == b->curve.tails &&
-           a->curve.loss_lattice == b->curve.loss_lattice;
-  if (a->kind == PLD_MECH_FINITE)
-    return a->n == b->n && !memcmp(a->p, b->p, a->n * sizeof(double)) &&
-           !memcmp(a->q, b->q, a->n * sizeof(double));
-  if (a->narr != b->narr || (a->narr && memcmp(a->arr, b->arr,
-                                               a->narr * sizeof(double))))
-    return 0;
-  if (a->nmembers != b->nmembers)
-    return 0;
-  for (size_t i = 0; i < a->nmembers; i++)
-    if (!pld_mech_equal(a->members[i], b->members[i]))
-      return 0;
-  if (a->kind == PLD_MECH_POISSON || a->kind == PLD_MECH_WOR)
-    return pld_mech_equal(a->base, b->base);
-  return 1;
+  return a->type->equal ? a->type->equal(a, b) : 1;
 }
+
+/* ---- mechanisms from a caller's curve ---- */
+
+static int user_copy(const struct pld_mech *src, struct pld_mech *dst)
+{
+  dst->curve.ctx = src->curve.ctx; /* the caller's context, not ours */
+  return PLD_SUCCESS;
+}
+
+/* the same callbacks on the same context */
+static int user_equal(const struct pld_mech *a, const struct pld_mech *b)
+{
+  return a->curve.delta == b->curve.delta && a->curve.ctx == b->curve.ctx &&
+         a->curve.symmetric == b->curve.symmetric &&
+         a->curve.rel_err == b->curve.rel_err &&
+         a->curve.loss_scale == b->curve.loss_scale &&
+         a->curve.tails == b->curve.tails &&
+         a->curve.loss_lattice == b->curve.loss_lattice;
+}
+
+const struct pld_mech_type pld_mech_type_user = {
+    .name = "user", .copy = user_copy, .equal = user_equal};
 
 int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
 {
@@ -151,7 +214,7 @@ int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
       !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) ||
       !(curve->loss_scale > 0.0))
     return pld_fail_if_silent(PLD_EINVAL, "pld_mech_from_curve: an argument is out of its domain (rejected by: !curve || !out || !curve->delta || !(curve->rel_err >= 0.0) || !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) || !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0))");
-  struct pld_mech *m = pld_mech_new(PLD_MECH_USER);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_user);
   if (!m)
     return PLD_ENOMEM;
   m->curve = *curve;
@@ -169,7 +232,7 @@ static int bracket_curve(void *ctx, int dir, size_t n, const double *eps,
                          double *delta)
 {
   const struct pld_mech *m = ctx;
-  const pld_curve *c = &m->members[0]->curve;
+  const pld_curve *c = &pld_mech_kids(m)->m[0]->curve;
   return c->delta(c->ctx, dir, n, eps, delta);
 }
 
@@ -177,9 +240,22 @@ static int bracket_tails(void *ctx, int dir, size_t n, const double *eps,
                          double *p_gt, double *eq_gt)
 {
   const struct pld_mech *m = ctx;
-  const pld_curve *c = &m->members[0]->curve;
+  const pld_curve *c = &pld_mech_kids(m)->m[0]->curve;
   return c->tails(c->ctx, dir, n, eps, p_gt, eq_gt);
 }
+
+/* the upper member dominates it */
+static double bracket_pure_eps(const struct pld_mech *m)
+{
+  return pld_mech_pure_eps(pld_mech_kids(m)->m[0]);
+}
+
+const struct pld_mech_type pld_mech_type_bracket = {
+    .name = "bracket",
+    .copy = pld_mech_kids_copy,
+    .equal = pld_mech_kids_equal,
+    .free = pld_mech_kids_free,
+    .pure_eps = bracket_pure_eps};
 
 int pld_mech_bracket(const pld_mech *upper, const pld_mech *lower,
                      pld_mech **out)
@@ -191,20 +267,19 @@ int pld_mech_bracket(const pld_mech *upper, const pld_mech *lower,
    * and likewise below */
   upper = pld_mech_upper(upper);
   lower = pld_mech_lower(lower);
-  struct pld_mech *m = pld_mech_new(PLD_MECH_BRACKET);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_bracket);
   if (!m)
     return PLD_ENOMEM;
-  m->members = pld_calloc(2, sizeof *m->members);
-  int st = m->members ? pld_mech_copy(upper, &m->members[0]) : PLD_ENOMEM;
-  if (!st) {
-    m->nmembers = 1;
-    st = pld_mech_copy(lower, &m->members[1]);
-  }
+  int st = pld_mech_kids_init(m, 2, 0);
+  struct pld_mech_kids *k = m->state;
+  if (!st)
+    st = pld_mech_copy(upper, &k->m[0]);
+  if (!st)
+    st = pld_mech_copy(lower, &k->m[1]);
   if (st) {
     pld_mech_free(m);
     return st;
   }
-  m->nmembers = 2;
   const pld_curve *u = &upper->curve;
   m->curve.delta = bracket_curve;
   m->curve.tails = u->tails ? bracket_tails : NULL;
@@ -223,14 +298,14 @@ int pld_dist_from_mech(const pld_mech *m, double grid,
 {
   if (!m || !out)
     return PLD_EINVAL;
-  if (m->kind != PLD_MECH_BRACKET)
+  if (!pld_mech_is_bracket(m))
     return pld_dist_from_curve(&m->curve, grid, params, out);
   /* the pessimistic members from the upper pair (they dominate it, which
    * dominates the truth), the optimistic ones from the lower pair (they are
    * dominated by it, which the truth dominates) */
   /* the bracket's rel_err (at least its members') covers what a
    * constructor books on top of them (e.g. the round-off of making them) */
-  pld_curve cu = m->members[0]->curve, cl = m->members[1]->curve;
+  pld_curve cu = pld_mech_upper(m)->curve, cl = pld_mech_lower(m)->curve;
   cu.rel_err = fmax(cu.rel_err, m->curve.rel_err);
   cl.rel_err = fmax(cl.rel_err, m->curve.rel_err);
   pld_dist *u = NULL, *l = NULL, *d = NULL;

@@ -26,6 +26,89 @@ static int cmp_atom(const void *x, const void *y)
   return (a < b) - (a > b); /* descending */
 }
 
+/* The kind's state (pld_mech_type_finite).  The pair as given, for
+ * copies and equality: n LOG masses p, q and the constructor's losses lpq
+ * (NULL: none); per direction d (0: P vs Q, 1: Q vs P) the nfin[d] finite
+ * losses sorted descending, the suffix sums sp[d] (k + 1) of the first
+ * argument's masses, W and V in sq[d] (2 (k + 1), see below), and the mass
+ * infmass[d] of the first argument where the second is 0. */
+struct finite {
+  size_t n;
+  double *p, *q, *lpq;
+  double *loss[2], *sp[2], *sq[2];
+  size_t nfin[2];
+  double infmass[2];
+};
+
+static void finite_free(struct pld_mech *m)
+{
+  struct finite *f = m->state;
+  if (!f)
+    return;
+  pld_free(f->p);
+  pld_free(f->q);
+  pld_free(f->lpq);
+  for (int d = 0; d < 2; d++) {
+    pld_free(f->loss[d]);
+    pld_free(f->sp[d]);
+    pld_free(f->sq[d]);
+  }
+  pld_free(f);
+  m->state = NULL;
+}
+
+static int finite_copy(const struct pld_mech *src, struct pld_mech *dst)
+{
+  const struct finite *f = src->state;
+  return pld_mech_finite_init(dst, f->n, f->p, f->q, f->lpq);
+}
+
+/* the pair's masses (the losses follow from them) */
+static int finite_equal(const struct pld_mech *a, const struct pld_mech *b)
+{
+  const struct finite *x = a->state, *y = b->state;
+  return x->n == y->n && !memcmp(x->p, y->p, x->n * sizeof(double)) &&
+         !memcmp(x->q, y->q, x->n * sizeof(double));
+}
+
+/* Largest |loss| of a finite pair, or +inf if some outcome has mass under
+ * one argument only.  The losses are differences of stored log masses; each
+ * log is within a few ulps of the pair's true log mass, hence the slack. */
+static double finite_eps0(const struct finite *f)
+{
+  if (f->infmass[0] > 0.0 || f->infmass[1] > 0.0)
+    return INFINITY;
+  double e = 0.0;
+  for (size_t i = 0; i < f->n; i++) {
+    double a = f->p[i], b = f->q[i];
+    if (a == -INFINITY && b == -INFINITY)
+      continue;
+    if (a == -INFINITY || b == -INFINITY)
+      return INFINITY;
+    double l = fabs(a - b) + 8.0 * PLD_U * (fabs(a) + fabs(b) + 1.0);
+    if (l > e)
+      e = l;
+  }
+  return e;
+}
+
+static double finite_pure_eps(const struct pld_mech *m)
+{
+  if (m->label == 101) /* randomized response: losses -eps0, 0, eps0 */
+    return m->par[0];
+  if (m->label == 103)
+    return INFINITY; /* the discrete Gaussian is stored cut at 40 sigma;
+                        the mechanism itself has unbounded loss (with
+                        mass below 1e-340), so it is not claimed pure */
+  return finite_eps0(m->state);
+}
+
+const struct pld_mech_type pld_mech_type_finite = {.name = "finite",
+                                                   .copy = finite_copy,
+                                                   .equal = finite_equal,
+                                                   .free = finite_free,
+                                                   .pure_eps = finite_pure_eps};
+
 /* The pair is kept as LOG masses (lp, lq; -inf for 0): a huge sensitivity
  * (discrete Laplace with s/scale = 5e4 nats) gives masses like e^{-5e4}
  * that underflow as doubles, yet the loss of such an outcome is finite --
@@ -48,24 +131,25 @@ static int cmp_atom(const void *x, const void *y)
 int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
                          const double *lq, const double *lpq)
 {
-  m->kind = PLD_MECH_FINITE;
-  m->n = n;
-  m->p = pld_malloc(n * sizeof(double));
-  m->q = pld_malloc(n * sizeof(double));
-  if (lpq && !m->arr) {
-    m->arr = pld_malloc(n * sizeof(double));
-    if (m->arr) {
-      memcpy(m->arr, lpq, n * sizeof(double));
-      m->narr = n;
-    }
+  struct finite *fs = pld_calloc(1, sizeof *fs);
+  if (!fs)
+    return PLD_ENOMEM;
+  m->state = fs;
+  fs->n = n;
+  fs->p = pld_malloc(n * sizeof(double));
+  fs->q = pld_malloc(n * sizeof(double));
+  if (lpq) {
+    fs->lpq = pld_malloc(n * sizeof(double));
+    if (fs->lpq)
+      memcpy(fs->lpq, lpq, n * sizeof(double));
   }
   struct atom *at = pld_malloc(n * sizeof *at);
-  if (!m->p || !m->q || !at || (lpq && !m->arr)) {
+  if (!fs->p || !fs->q || !at || (lpq && !fs->lpq)) {
     pld_free(at);
     return PLD_ENOMEM;
   }
-  memcpy(m->p, lp, n * sizeof(double));
-  memcpy(m->q, lq, n * sizeof(double));
+  memcpy(fs->p, lp, n * sizeof(double));
+  memcpy(fs->q, lq, n * sizeof(double));
   double scale = 0.0, span = 0.0, lmax = 0.0;
   size_t kmax = 0;
   for (int d = 0; d < 2; d++) {
@@ -86,23 +170,23 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
       }
     }
     qsort(at, k, sizeof *at, cmp_atom);
-    m->nfin[d] = k;
-    m->infmass[d] = inf;
-    m->loss[d] = pld_malloc((k ? k : 1) * sizeof(double));
-    m->sp[d] = pld_malloc((k + 1) * sizeof(double));
-    m->sq[d] = pld_malloc(2 * (k + 1) * sizeof(double));
-    if (!m->loss[d] || !m->sp[d] || !m->sq[d]) {
+    fs->nfin[d] = k;
+    fs->infmass[d] = inf;
+    fs->loss[d] = pld_malloc((k ? k : 1) * sizeof(double));
+    fs->sp[d] = pld_malloc((k + 1) * sizeof(double));
+    fs->sq[d] = pld_malloc(2 * (k + 1) * sizeof(double));
+    if (!fs->loss[d] || !fs->sp[d] || !fs->sq[d]) {
       pld_free(at);
       return PLD_ENOMEM;
     }
     /* sq holds W (first k + 1) and V (next k + 1), see above */
-    double *W = m->sq[d], *V = m->sq[d] + k + 1;
-    m->sp[d][0] = 0.0;
+    double *W = fs->sq[d], *V = fs->sq[d] + k + 1;
+    fs->sp[d][0] = 0.0;
     W[0] = V[0] = 0.0;
     double reach = 0.0;
     for (size_t i = 0; i < k; i++) {
-      m->loss[d][i] = at[i].l;
-      m->sp[d][i + 1] = m->sp[d][i] + at[i].a;
+      fs->loss[d][i] = at[i].l;
+      fs->sp[d][i + 1] = fs->sp[d][i] + at[i].a;
       double step = i ? at[i].l - at[i - 1].l : 0.0; /* <= 0 */
       V[i + 1] = V[i] + W[i] * -expm1(step);
       W[i + 1] = at[i].a + W[i] * exp(step);
@@ -152,17 +236,18 @@ int pld_mech_finite_curve(void *ctx, int dir, size_t n, const double *eps,
                           double *delta)
 {
   const struct pld_mech *m = ctx;
-  const double *L = m->loss[dir];
-  size_t k = m->nfin[dir];
-  const double *W = m->sq[dir], *V = m->sq[dir] + k + 1;
+  const struct finite *f = m->state;
+  const double *L = f->loss[dir];
+  size_t k = f->nfin[dir];
+  const double *W = f->sq[dir], *V = f->sq[dir] + k + 1;
   for (size_t i = 0; i < n; i++) {
     double e = eps[i];
     if (e == INFINITY) {
-      delta[i] = m->infmass[dir];
+      delta[i] = f->infmass[dir];
       continue;
     }
     size_t c = count_above(L, k, e);
-    double v = m->infmass[dir];
+    double v = f->infmass[dir];
     if (c)
       v += V[c] + W[c] * -expm1(e - L[c - 1]);
     delta[i] = v > 1.0 ? 1.0 : v;
@@ -174,18 +259,19 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
                           double *p_gt, double *eq_gt)
 {
   const struct pld_mech *m = ctx;
-  const double *L = m->loss[dir];
-  size_t k = m->nfin[dir];
-  const double *W = m->sq[dir];
+  const struct finite *f = m->state;
+  const double *L = f->loss[dir];
+  size_t k = f->nfin[dir];
+  const double *W = f->sq[dir];
   for (size_t i = 0; i < n; i++) {
     double e = eps[i];
     if (e == INFINITY) {
-      p_gt[i] = m->infmass[dir];
+      p_gt[i] = f->infmass[dir];
       eq_gt[i] = 0.0;
       continue;
     }
     size_t c = count_above(L, k, e);
-    p_gt[i] = fmin(m->infmass[dir] + m->sp[dir][c], 1.0);
+    p_gt[i] = fmin(f->infmass[dir] + f->sp[dir][c], 1.0);
     /* e^eps Q[L > eps] = W[c] e^{eps - lambda_c}, with eps < lambda_c */
     eq_gt[i] = c ? W[c] * exp(e - L[c - 1]) : 0.0;
   }
@@ -198,7 +284,7 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
 static int finite_new_log(size_t n, const double *lp, const double *lq,
                           const double *lpq, int label, pld_mech **out)
 {
-  struct pld_mech *m = pld_mech_new(PLD_MECH_FINITE);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_finite);
   if (!m)
     return PLD_ENOMEM;
   m->label = label;
@@ -208,14 +294,15 @@ static int finite_new_log(size_t n, const double *lp, const double *lq,
     return st;
   }
   /* a pair swapped into itself is symmetric */
+  const struct finite *f = m->state;
   int sym = 1;
-  if (m->nfin[0] != m->nfin[1] || m->infmass[0] != m->infmass[1])
+  if (f->nfin[0] != f->nfin[1] || f->infmass[0] != f->infmass[1])
     sym = 0;
-  for (size_t i = 0; sym && i < m->nfin[0]; i++)
-    if (m->loss[0][i] != m->loss[1][i] || m->sp[0][i + 1] != m->sp[1][i + 1])
+  for (size_t i = 0; sym && i < f->nfin[0]; i++)
+    if (f->loss[0][i] != f->loss[1][i] || f->sp[0][i + 1] != f->sp[1][i + 1])
       sym = 0;
-  for (size_t i = 0; sym && i < 2 * (m->nfin[0] + 1); i++)
-    if (m->sq[0][i] != m->sq[1][i])
+  for (size_t i = 0; sym && i < 2 * (f->nfin[0] + 1); i++)
+    if (f->sq[0][i] != f->sq[1][i])
       sym = 0;
   m->curve.symmetric = sym;
   *out = m;

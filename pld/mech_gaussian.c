@@ -287,6 +287,9 @@ double pld_gaussian_mu_sens(double mu)
   return sens;
 }
 
+/* The kind: all in par[0] = mu; no pure eps (the loss is unbounded). */
+const struct pld_mech_type pld_mech_type_gaussian = {.name = "gaussian"};
+
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta)
 {
@@ -332,7 +335,7 @@ int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
     return pld_fail(PLD_EINVAL,
                     "sensitivity/sigma = %g must be in [1e-12, 1e6] (sigma = %g, sensitivity = %g)",
                     mu, sigma, sensitivity);
-  struct pld_mech *m = pld_mech_new(PLD_MECH_GAUSSIAN);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_gaussian);
   if (!m)
     return PLD_ENOMEM;
   m->par[0] = mu;

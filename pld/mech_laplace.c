@@ -10,6 +10,16 @@
 
 #include "internal.h"
 #include "detail.h"
+#include "numerics.h"
+
+/* The loss lies in [-a, a], a = s/b (par[0]); a itself was rounded. */
+static double laplace_pure_eps(const struct pld_mech *m)
+{
+  return m->par[0] * (1.0 + 4.0 * PLD_U);
+}
+
+const struct pld_mech_type pld_mech_type_laplace = {
+    .name = "laplace", .pure_eps = laplace_pure_eps};
 
 int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta)
@@ -68,7 +78,7 @@ int pld_mech_laplace(double b, double sensitivity, pld_mech **out)
     return pld_fail(PLD_EINVAL,
                     "sensitivity/b = %g must be in [1e-12, 1e6] (b = %g, sensitivity = %g)",
                     a, b, sensitivity);
-  struct pld_mech *m = pld_mech_new(PLD_MECH_LAPLACE);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_laplace);
   if (!m)
     return PLD_ENOMEM;
   m->par[0] = a;

@@ -389,13 +389,22 @@ static void mixture_tails(const struct side *F, const struct side *G, double eps
   *eq_gt = exp(fmin(eps + lq, 700.0));
 }
 
-/* arr layout: [np, nq, p means (scaled), p log weights, q means, q log w] */
+/* The kind: its parameters as one array (struct pld_mech_arr).
+ * arr layout: [np, nq, p means (scaled), p log weights, q means, q log w,
+ * sigma (for equality only)] */
+static const struct pld_mech_type mixture_type = {
+    .name = "mixture",
+    .copy = pld_mech_arr_copy,
+    .equal = pld_mech_arr_equal,
+    .free = pld_mech_arr_free};
+
 static void sides(const struct pld_mech *m, int dir, struct side *F,
                   struct side *G)
 {
-  size_t np = (size_t)m->arr[0], nq = (size_t)m->arr[1];
-  struct side P = {np, m->arr + 2, m->arr + 2 + np};
-  struct side Q = {nq, m->arr + 2 + 2 * np, m->arr + 2 + 2 * np + nq};
+  const double *arr = pld_mech_arr(m);
+  size_t np = (size_t)arr[0], nq = (size_t)arr[1];
+  struct side P = {np, arr + 2, arr + 2 + np};
+  struct side Q = {nq, arr + 2 + 2 * np, arr + 2 + 2 * np + nq};
   *F = dir == PLD_DIR_PQ ? P : Q;
   *G = dir == PLD_DIR_PQ ? Q : P;
 }
@@ -449,26 +458,26 @@ int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_weights,
     lo = fmin(lo, m / sigma);
     hi = fmax(hi, m / sigma);
   }
-  struct pld_mech *m = pld_mech_new(PLD_MECH_MIXTURE);
+  struct pld_mech *m = pld_mech_new(&mixture_type);
   if (!m)
     return PLD_ENOMEM;
-  m->narr = 2 + 2 * (np + nq) + 1;
-  m->arr = pld_malloc(m->narr * sizeof(double));
-  if (!m->arr) {
+  size_t narr = 2 + 2 * (np + nq) + 1;
+  double *arr = pld_mech_arr_init(m, narr);
+  if (!arr) {
     pld_mech_free(m);
     return PLD_ENOMEM;
   }
-  m->arr[0] = (double)np;
-  m->arr[1] = (double)nq;
+  arr[0] = (double)np;
+  arr[1] = (double)nq;
   for (size_t i = 0; i < np; i++) {
-    m->arr[2 + i] = p_means[i] / sigma;
-    m->arr[2 + np + i] = log(p_weights[i]);
+    arr[2 + i] = p_means[i] / sigma;
+    arr[2 + np + i] = log(p_weights[i]);
   }
   for (size_t j = 0; j < nq; j++) {
-    m->arr[2 + 2 * np + j] = q_means[j] / sigma;
-    m->arr[2 + 2 * np + nq + j] = log(q_weights[j]);
+    arr[2 + 2 * np + j] = q_means[j] / sigma;
+    arr[2 + 2 * np + nq + j] = log(q_weights[j]);
   }
-  m->arr[m->narr - 1] = sigma; /* for equality only */
+  arr[narr - 1] = sigma; /* for equality only */
   m->curve.delta = mixture_curve_cb;
   m->curve.tails = mixture_tails_cb;
   m->curve.rel_err = 1e-10;
@@ -490,6 +499,14 @@ static int base_pq(const struct pld_mech *b, double e, double *d, double *p,
   return 0;
 }
 
+/* The kind: the Poisson pair as the one child (struct pld_mech_kids),
+ * gamma in par[0]. */
+static const struct pld_mech_type wor_type = {
+    .name = "wor",
+    .copy = pld_mech_kids_copy,
+    .equal = pld_mech_kids_equal,
+    .free = pld_mech_kids_free};
+
 static int wor_tails_cb(void *ctx, int dir, size_t n, const double *eps,
                         double *p_gt, double *eq_gt)
 {
@@ -499,12 +516,12 @@ static int wor_tails_cb(void *ctx, int dir, size_t n, const double *eps,
   for (size_t i = 0; i < n; i++) {
     double e = eps[i], p, eq;
     if (e >= 0.0) { /* the Poisson pair's tails */
-      if ((rc = base_pq(m->base, e, NULL, &p, &eq)))
+      if ((rc = base_pq(pld_mech_kids(m)->m[0], e, NULL, &p, &eq)))
         return rc;
       p_gt[i] = p;
       eq_gt[i] = eq;
     } else { /* mirrored through H_x = 1 - x + x H_{1/x} */
-      if ((rc = base_pq(m->base, -e, NULL, &p, &eq)))
+      if ((rc = base_pq(pld_mech_kids(m)->m[0], -e, NULL, &p, &eq)))
         return rc;
       double ex = exp(e);
       p_gt[i] = 1.0 - ex * eq; /* 1 - Q[L > -eps] */
@@ -522,7 +539,7 @@ static int wor_curve_cb(void *ctx, int dir, size_t n, const double *eps,
   (void)dir;
   for (size_t i = 0; i < n; i++) {
     double e = eps[i], d, p, eq;
-    if ((rc = base_pq(m->base, e >= 0.0 ? e : -e, &d, &p, &eq)))
+    if ((rc = base_pq(pld_mech_kids(m)->m[0], e >= 0.0 ? e : -e, &d, &p, &eq)))
       return rc;
     delta[i] = e >= 0.0 ? d : fmin(1.0, -expm1(e) + exp(e) * d);
   }
@@ -554,12 +571,14 @@ int pld_mech_wor_gaussian_rate(double gamma, double sigma, double sensitivity,
   int st = pld_mech_poisson_gaussian(gamma, sigma, sensitivity, &pois);
   if (st)
     return st;
-  struct pld_mech *m = pld_mech_new(PLD_MECH_WOR);
-  if (!m) {
+  struct pld_mech *m = pld_mech_new(&wor_type);
+  st = m ? pld_mech_kids_init(m, 1, 0) : PLD_ENOMEM;
+  if (st) {
     pld_mech_free(pois);
-    return PLD_ENOMEM;
+    pld_mech_free(m);
+    return st;
   }
-  m->base = pois;
+  ((struct pld_mech_kids *)m->state)->m[0] = pois;
   m->par[0] = gamma;
   m->curve.delta = wor_curve_cb;
   m->curve.tails = wor_tails_cb;
@@ -572,6 +591,28 @@ int pld_mech_wor_gaussian_rate(double gamma, double sigma, double sensitivity,
 
 /* ---- random selection among mechanisms ---- */
 
+/* The kind: the members and their weights (struct pld_mech_kids). */
+
+/* the choice is visible: the loss is the chosen member's */
+static double select_pure_eps(const struct pld_mech *m)
+{
+  const struct pld_mech_kids *kids = pld_mech_kids(m);
+  double e = 0.0;
+  for (size_t i = 0; i < kids->n; i++) {
+    double f = pld_mech_pure_eps(kids->m[i]);
+    if (!(f <= e))
+      e = f; /* also +inf */
+  }
+  return e;
+}
+
+static const struct pld_mech_type select_type = {
+    .name = "select",
+    .copy = pld_mech_kids_copy,
+    .equal = pld_mech_kids_equal,
+    .free = pld_mech_kids_free,
+    .pure_eps = select_pure_eps};
+
 static int select_curve_cb(void *ctx, int dir, size_t n, const double *eps,
                            double *delta)
 {
@@ -581,15 +622,16 @@ static int select_curve_cb(void *ctx, int dir, size_t n, const double *eps,
     return PLD_ENOMEM;
   for (size_t i = 0; i < n; i++)
     delta[i] = 0.0;
-  for (size_t k = 0; k < m->nmembers; k++) {
-    const pld_curve *c = &m->members[k]->curve;
+  const struct pld_mech_kids *kids = pld_mech_kids(m);
+  for (size_t k = 0; k < kids->n; k++) {
+    const pld_curve *c = &kids->m[k]->curve;
     int r = c->delta(c->ctx, dir, n, eps, tmp);
     if (r) {
       pld_free(tmp);
       return r;
     }
     for (size_t i = 0; i < n; i++)
-      delta[i] += m->arr[k] * tmp[i];
+      delta[i] += kids->w[k] * tmp[i];
   }
   pld_free(tmp);
   for (size_t i = 0; i < n; i++)
@@ -606,16 +648,17 @@ static int select_tails_cb(void *ctx, int dir, size_t n, const double *eps,
     return PLD_ENOMEM;
   for (size_t i = 0; i < n; i++)
     p_gt[i] = eq_gt[i] = 0.0;
-  for (size_t k = 0; k < m->nmembers; k++) {
-    const pld_curve *c = &m->members[k]->curve;
+  const struct pld_mech_kids *kids = pld_mech_kids(m);
+  for (size_t k = 0; k < kids->n; k++) {
+    const pld_curve *c = &kids->m[k]->curve;
     int r = c->tails(c->ctx, dir, n, eps, tp, tp + n);
     if (r) {
       pld_free(tp);
       return r;
     }
     for (size_t i = 0; i < n; i++) {
-      p_gt[i] += m->arr[k] * tp[i];
-      eq_gt[i] += m->arr[k] * tp[n + i];
+      p_gt[i] += kids->w[k] * tp[i];
+      eq_gt[i] += kids->w[k] * tp[n + i];
     }
   }
   pld_free(tp);
@@ -638,7 +681,7 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
   for (size_t i = 0; i < n; i++) {
     if (!members[i])
       return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);
-    nbr += members[i]->kind == PLD_MECH_BRACKET;
+    nbr += pld_mech_is_bracket(members[i]);
   }
   if (nbr) {
     /* A selection keeps domination member by member (the choice is
@@ -661,26 +704,24 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
     pld_mech_free(sm[1]);
     return st;
   }
-  struct pld_mech *m = pld_mech_new(PLD_MECH_SELECT);
+  struct pld_mech *m = pld_mech_new(&select_type);
   if (!m)
     return PLD_ENOMEM;
-  m->arr = pld_malloc(n * sizeof(double));
-  m->members = pld_calloc(n, sizeof *m->members);
-  if (!m->arr || !m->members) {
+  int st = pld_mech_kids_init(m, n, 1);
+  if (st) {
     pld_mech_free(m);
-    return PLD_ENOMEM;
+    return st;
   }
-  m->narr = n;
-  memcpy(m->arr, weights, n * sizeof(double));
+  struct pld_mech_kids *kids = m->state;
+  memcpy(kids->w, weights, n * sizeof(double));
   int sym = 1, tails = 1;
   double scale = 0.0, rel = 0.0, lattice = -1.0;
   for (size_t i = 0; i < n; i++) {
-    int st = pld_mech_copy(members[i], &m->members[i]);
+    st = pld_mech_copy(members[i], &kids->m[i]);
     if (st) {
       pld_mech_free(m);
       return st;
     }
-    m->nmembers = i + 1;
     const pld_curve *c = &members[i]->curve;
     sym &= c->symmetric != 0;
     tails &= c->tails != NULL;

@@ -3,8 +3,8 @@
  * estimation case study ("DP model merging", Sec. 4.1):
  *   P = pi N(0, s1^2) + (1-pi) N(0, s2^2),  Q = pi N(D, s1^2) + (1-pi) N(D, s2^2).
  *
- * Kind.  PLD_MECH_MIXTURE_GENERAL; pld/mech.c copies, compares and frees it
- * generically through m->arr / m->narr.  arr layout: [np, nq, then np
+ * Kind.  mg_type: its parameters as one array (struct pld_mech_arr, copied,
+ * compared and freed by the shared entries of pld/mech.c).  arr layout: [np, nq, then np
  * triples (mean, sd, log weight) of P, then nq triples of Q].
  *
  * Curve.  With unequal variances log f - log g - eps is not an exponential
@@ -33,8 +33,11 @@
 #include "numerics.h"
 #include "detail.h"
 
-#define KIND_MG PLD_MECH_MIXTURE_GENERAL
-#define LABEL_MG PLD_MECH_MIXTURE_GENERAL
+static const struct pld_mech_type mg_type = {
+    .name = "mixture-general",
+    .copy = pld_mech_arr_copy,
+    .equal = pld_mech_arr_equal,
+    .free = pld_mech_arr_free};
 #define MG_MAX 64
 
 typedef struct mside {
@@ -86,8 +89,9 @@ static double hfun(double x, void *vp)
 
 static void sides_of(const struct pld_mech *m, int dir, mside *F, mside *G)
 {
-  size_t np = (size_t)m->arr[0], nq = (size_t)m->arr[1];
-  mside P = {np, m->arr + 2}, Q = {nq, m->arr + 2 + 3 * np};
+  const double *arr = pld_mech_arr(m);
+  size_t np = (size_t)arr[0], nq = (size_t)arr[1];
+  mside P = {np, arr + 2}, Q = {nq, arr + 2 + 3 * np};
   *F = dir == PLD_DIR_PQ ? P : Q;
   *G = dir == PLD_DIR_PQ ? Q : P;
 }
@@ -225,17 +229,15 @@ int pld_mech_mixture_gaussian_general(size_t np, const double *pw,
     kp += pw[i] > 0.0;
   for (size_t i = 0; i < nq; i++)
     kq += qw[i] > 0.0;
-  struct pld_mech *m = pld_mech_new(KIND_MG);
+  struct pld_mech *m = pld_mech_new(&mg_type);
   if (!m) return PLD_ENOMEM;
-  m->label = LABEL_MG;
-  m->narr = 2 + 3 * (kp + kq);
-  m->arr = pld_malloc(m->narr * sizeof(double));
-  if (!m->arr) {
+  double *arr = pld_mech_arr_init(m, 2 + 3 * (kp + kq));
+  if (!arr) {
     pld_mech_free(m);
     return PLD_ENOMEM;
   }
-  m->arr[0] = (double)kp;
-  m->arr[1] = (double)kq;
+  arr[0] = (double)kp;
+  arr[1] = (double)kq;
   double lo = INFINITY, hi = -INFINITY, smin = INFINITY, smax = 0.0;
   size_t j = 0;
   for (size_t i = 0; i < np + nq; i++) {
@@ -244,9 +246,9 @@ int pld_mech_mixture_gaussian_general(size_t np, const double *pw,
     size_t k = i < np ? i : i - np;
     if (!(w[k] > 0.0))
       continue;
-    m->arr[2 + 3 * j] = mu[k];
-    m->arr[3 + 3 * j] = sd[k];
-    m->arr[4 + 3 * j] = log(w[k]);
+    arr[2 + 3 * j] = mu[k];
+    arr[3 + 3 * j] = sd[k];
+    arr[4 + 3 * j] = log(w[k]);
     j++;
     lo = fmin(lo, mu[k]);
     hi = fmax(hi, mu[k]);

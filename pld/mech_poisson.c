@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "numerics.h"
 #include "detail.h"
 
 /* The base loss e1 = log x' = log(1 + (x - 1)/q) behind eps = log x in
@@ -38,12 +39,37 @@ static int base_eval(const struct pld_mech *b, int dir, double e, double *v)
   return b->curve.delta(b->curve.ctx, dir, 1, &e, v);
 }
 
+/* The kind: the base mechanism as the one child (struct pld_mech_kids),
+ * q in par[0]. */
+
+/* P = (1-q) B0 + q B1 vs Q = B0: the loss log(1 - q + q e^{L_B}) lies in
+ * [log(1 - q + q e^{-e}), log(1 + q (e^e - 1))], and the upper end is the
+ * larger in modulus (their product exceeds 1 by q (1-q) (e^e - 1)^2 >= 0);
+ * the other direction is the mirror.  The 1e-300 is absolute slack on a
+ * value that may have underflowed. */
+static double poisson_pure_eps(const struct pld_mech *m)
+{
+  double e = pld_mech_pure_eps(pld_mech_kids(m)->m[0]);
+  if (!isfinite(e))
+    return INFINITY;
+  double q = m->par[0];
+  double r = log1p(q * expm1(e));
+  return r * (1.0 + 16.0 * PLD_U) + 1e-300;
+}
+
+const struct pld_mech_type pld_mech_type_poisson = {
+    .name = "poisson",
+    .copy = pld_mech_kids_copy,
+    .equal = pld_mech_kids_equal,
+    .free = pld_mech_kids_free,
+    .pure_eps = poisson_pure_eps};
+
 int pld_mech_poisson_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta)
 {
   int rc;
   const struct pld_mech *m = ctx;
-  const struct pld_mech *b = m->base;
+  const struct pld_mech *b = pld_mech_kids(m)->m[0];
   double q = m->par[0], l1q = log1p(-q);
   for (size_t i = 0; i < n; i++) {
     double e = eps[i], v;
@@ -98,7 +124,7 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
 {
   int rc;
   const struct pld_mech *m = ctx;
-  const struct pld_mech *b = m->base;
+  const struct pld_mech *b = pld_mech_kids(m)->m[0];
   double q = m->par[0], l1q = log1p(-q);
   for (size_t i = 0; i < n; i++) {
     double e = eps[i], pb, eqb;
@@ -153,25 +179,27 @@ int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
     return pld_fail(PLD_EINVAL, "%s is NULL", !base ? "base" : "out");
   if (!isfinite(q) || !(q > 0.0) || !(q <= 1.0))
     return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", q);
-  if (base->kind == PLD_MECH_BRACKET) {
+  if (pld_mech_is_bracket(base)) {
     /* Subsampling keeps domination: if a kernel K maps the upper pair (P_u,
      * Q_u) onto the true (P, Q), it maps ((1-q) Q_u + q P_u, Q_u) onto ((1-q)
      * Q + q P, Q); likewise from the true pair onto the lower one
      * (docs/design.md, "Bracketed mechanisms"). */
     pld_mech *u = NULL, *l = NULL;
-    int st = pld_mech_poisson(base->members[0], q, &u);
+    int st = pld_mech_poisson(pld_mech_upper(base), q, &u);
     if (!st)
-      st = pld_mech_poisson(base->members[1], q, &l);
+      st = pld_mech_poisson(pld_mech_lower(base), q, &l);
     if (!st)
       st = pld_mech_bracket(u, l, out);
     pld_mech_free(u);
     pld_mech_free(l);
     return st;
   }
-  struct pld_mech *m = pld_mech_new(PLD_MECH_POISSON);
+  struct pld_mech *m = pld_mech_new(&pld_mech_type_poisson);
   if (!m)
     return PLD_ENOMEM;
-  int st = pld_mech_copy(base, &m->base);
+  int st = pld_mech_kids_init(m, 1, 0);
+  if (!st)
+    st = pld_mech_copy(base, &((struct pld_mech_kids *)m->state)->m[0]);
   if (st) {
     pld_mech_free(m);
     return st;

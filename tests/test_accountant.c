@@ -209,6 +209,96 @@ static void test_grouping(void **state) {
   EXPECT_DONE();
 }
 
+/* Equality through the kinds' type entries (pld/internal.h, docs/design.md
+ * §0.1): two separately made instances of each kind are equal, and so is a
+ * copy; one changed parameter, another kind, or the other bounded pair
+ * with the same parameters (rectified and truncated were one kind before
+ * and compared equal) is not; and the accountant groups accordingly. */
+#define NKIND 16
+static int make_kind(int k, int variant, pld_mech **out) {
+  double v = variant ? 0.25 : 0.0;
+  double pw[2] = {0.5, 0.5}, pm[2] = {-1.0, 1.0 + v}, qw[1] = {1.0},
+         qm[1] = {0.0}, ps[2] = {1.0, 2.0 + v}, qs[1] = {1.5};
+  double fp[3] = {0.5, 0.3, 0.2}, fq[3] = {0.2, 0.3 - v, 0.5 + v};
+  pld_mech *a = NULL, *b = NULL;
+  int st;
+  switch (k) {
+  case 0: return pld_mech_gaussian(2.0 + v, 1.0, out);
+  case 1: return pld_mech_laplace(1.5 + v, 1.0, out);
+  case 2: return pld_mech_discrete_laplace(1.5 + v, 2, out);
+  case 3: return pld_mech_discrete_gaussian(3.0 + v, 1, out);
+  case 4: return pld_mech_randomized_response(1.0 + v, 4, out);
+  case 5: return pld_mech_finite(3, fp, fq, out);
+  case 6: return pld_mech_poisson_gaussian(0.1 + v, 1.0, 1.0, out);
+  case 7: return pld_mech_mixture_gaussian(1.0, 2, pw, pm, 1, qw, qm, out);
+  case 8: return pld_mech_wor_gaussian(10 + (uint64_t)(4 * v), 100, 1.0, 1.0,
+                                       out);
+  case 9: return pld_mech_mixture_gaussian_general(2, pw, pm, ps, 1, qw, qm,
+                                                   qs, out);
+  case 10: return pld_mech_rectified_gaussian(0.0, 2.0 + v, 1.0, 1.0, out);
+  case 11: return pld_mech_truncated_gaussian(0.0, 2.0 + v, 1.0, 1.0, out);
+  case 12: return pld_mech_random_allocation(4, 1.0 + v, 1.0, out);
+  default:
+    break;
+  }
+  st = pld_mech_gaussian(2.0, 1.0, &a);
+  if (!st)
+    st = pld_mech_laplace(1.5, 1.0, &b);
+  if (!st && k == 13) { /* selection: the weights vary */
+    const pld_mech *mem[2] = {a, b};
+    double w[2] = {0.4 + v, 0.6 - v};
+    st = pld_mech_select(2, mem, w, out);
+  } else if (!st && k == 14) { /* bracket: the members swap */
+    st = variant ? pld_mech_bracket(b, a, out) : pld_mech_bracket(a, b, out);
+  } else if (!st) { /* Poisson of a bracket, the base varies */
+    pld_mech *br = NULL;
+    st = pld_mech_bracket(a, variant ? a : b, &br);
+    if (!st)
+      st = pld_mech_poisson(br, 0.3, out);
+    pld_mech_free(br);
+  }
+  pld_mech_free(a);
+  pld_mech_free(b);
+  return st;
+}
+
+static void test_kind_equality(void **state) {
+  pld_mech *m[NKIND], *m2[NKIND], *var[NKIND];
+  for (int k = 0; k < NKIND; k++) {
+    REQUIRE_OK(make_kind(k, 0, &m[k]));
+    REQUIRE_OK(make_kind(k, 1, &var[k]));
+    REQUIRE_OK(pld_mech_copy(m[k], &m2[k]));
+  }
+  for (int k = 0; k < NKIND; k++) {
+    pld_mech *again = NULL;
+    REQUIRE_OK(make_kind(k, 0, &again));
+    EXPECT(pld_mech_equal(m[k], again), "kind %d: two makings differ", k);
+    EXPECT(pld_mech_equal(again, m2[k]), "kind %d: copy differs", k);
+    EXPECT(!pld_mech_equal(m[k], var[k]) && !pld_mech_equal(var[k], m[k]),
+           "kind %d: a changed parameter compares equal", k);
+    for (int j = 0; j < NKIND; j++)
+      EXPECT(j == k || !pld_mech_equal(m[k], m[j]),
+             "kinds %d and %d compare equal", k, j);
+    pld_mech_free(again);
+  }
+  /* the accountant's groups follow equality: rectified and truncated with
+   * the same parameters are two groups, the copies join theirs */
+  pld_accountant *a = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(a, m[10], 1));
+  REQUIRE_OK(pld_accountant_add(a, m[11], 1));
+  REQUIRE_OK(pld_accountant_add(a, m2[10], 2));
+  REQUIRE_OK(pld_accountant_add(a, m2[11], 2));
+  EXPECT(pld_accountant_size(a) == 2, "size %zu, expected 2",
+         pld_accountant_size(a));
+  pld_accountant_free(a);
+  for (int k = 0; k < NKIND; k++) {
+    pld_mech_free(m[k]);
+    pld_mech_free(m2[k]);
+    pld_mech_free(var[k]);
+  }
+  EXPECT_DONE();
+}
+
 static void test_mixed(void **state) {
   pld_mech *g = NULL, *l = NULL, *pg = NULL;
   REQUIRE_OK(pld_mech_gaussian(2.0, 1.0, &g));
@@ -488,6 +578,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dpsgd, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_grouping, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_kind_equality, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_mixed, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_tiny_delta, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_delta_at_zero_and_infinity, start_timer, stop_timer),

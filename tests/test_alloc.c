@@ -318,6 +318,70 @@ out:
   return st;
 }
 
+/* Every kind's state through its type entries (docs/design.md §0.1):
+ * construction, copy and equality of the general mixture, brackets, the
+ * Poisson subsampling and selection of a bracket, the bounded pairs and a
+ * bracket of finite pairs (as the random allocation makes). */
+static int sc_kinds(void)
+{
+  int st;
+  double pw[2] = {0.5, 0.5}, pm[2] = {-1, 1}, ps[2] = {1, 2}, qw[1] = {1},
+         qm[1] = {0}, qs[1] = {1.5};
+  pld_mech *g = SENT, *l = SENT, *mg = SENT, *br = SENT, *pb = SENT,
+           *sb = SENT, *rc = SENT, *tr = SENT, *al = SENT, *c = SENT,
+           *c2 = SENT;
+  TRY(pld_mech_gaussian(1.0, 1.0, &g));
+  TRY(pld_mech_laplace(1.0, 1.0, &l));
+  TRY(pld_mech_mixture_gaussian_general(2, pw, pm, ps, 1, qw, qm, qs, &mg));
+  TRY(pld_mech_bracket(g, l, &br));
+  TRY(pld_mech_poisson(br, 0.3, &pb));
+  const pld_mech *mem[3] = {br, mg, l};
+  double w[3] = {0.2, 0.3, 0.5};
+  TRY(pld_mech_select(3, mem, w, &sb));
+  TRY(pld_mech_rectified_gaussian(0.0, 2.0, 1.0, 1.0, &rc));
+  TRY(pld_mech_truncated_gaussian(0.0, 2.0, 1.0, 1.0, &tr));
+  {
+    pld_mech *rr = NULL, *dl = NULL;
+    st = pld_mech_randomized_response(1.0, 3, &rr);
+    if (!st)
+      st = pld_mech_discrete_laplace(1.0, 1, &dl);
+    if (!st)
+      st = pld_mech_bracket(rr, dl, &al);
+    pld_mech_free(rr);
+    pld_mech_free(dl);
+    if (st)
+      goto out;
+  }
+  const pld_mech *all[8] = {mg, br, pb, sb, rc, tr, al, l};
+  for (int i = 0; i < 8; i++) {
+    TRY(pld_mech_copy(all[i], &c));
+    int eq = pld_mech_equal(all[i], c);
+    double v;
+    st = pld_mech_delta(c, 0, 0.5, &v);
+    if (st != PLD_ENOMEM) /* the selection's curve may allocate */
+      assert_int_equal(st, PLD_SUCCESS);
+    pld_mech_free(c);
+    c = SENT;
+    if (st)
+      goto out;
+    assert_true(eq);
+  }
+  TRY(pld_mech_copy(sb, &c2));
+out:
+  if (g != SENT) pld_mech_free(g);
+  if (l != SENT) pld_mech_free(l);
+  if (mg != SENT) pld_mech_free(mg);
+  if (br != SENT) pld_mech_free(br);
+  if (pb != SENT) pld_mech_free(pb);
+  if (sb != SENT) pld_mech_free(sb);
+  if (rc != SENT) pld_mech_free(rc);
+  if (tr != SENT) pld_mech_free(tr);
+  if (al != SENT) pld_mech_free(al);
+  if (c != SENT) pld_mech_free(c);
+  if (c2 != SENT) pld_mech_free(c2);
+  return st;
+}
+
 static void sweep(const char *name, scenario fn)
 {
   long i;
@@ -349,6 +413,7 @@ static void test_sweep(void **state)
   sweep("auto grid", sc_auto_grid);
   sweep("mixtures", sc_mixtures);
   sweep("selection", sc_selection);
+  sweep("kinds", sc_kinds);
   sweep("calibrate", sc_calibrate);
   sweep("files", sc_files);
   sweep("workspace", sc_workspace);
