@@ -20,6 +20,7 @@
 #include "alloc.h"
 #include "numerics.h"
 #include "detail.h"
+#include "merge_eval.h"
 
 #define RS_MAX 64
 
@@ -661,21 +662,25 @@ int pld_merge_epsilon(size_t n, const pld_merge_run *runs,
 }
 
 /* weight w on run 0: (w, 1 - w); exact endpoints avoid rounding off the
- * simplex. */
-static int eps_at(const pld_merge_run *runs, int method, double w,
-                  double delta, const pld_params *params, double *e)
+ * simplex.  Evaluated through the planner's evaluator (merge_eval.c), so
+ * the weight-free work is done once for the whole search: for RS under
+ * PLD the two runs' composed PLDs are built once and each weight only
+ * mixes them (a certified bracket on that grid, handed to the accountant
+ * whenever it misses the accuracy -- as pld_merge_epsilon would answer up
+ * to the bracket width); it used to rebuild and recompose both runs at
+ * every one of the ~20 evaluations. */
+static int eps_at(pld_merge_eval *ev, int method, double w, double *e)
 {
-  double wt[2] = {w, 1.0 - w};
-  return pld_merge_epsilon(2, runs, wt, method, delta, params, e);
+  double wt[2] = {w, 1.0 - w}, lo;
+  int met;
+  return pld_merge_eval_point(ev, method, wt, e, &lo, &met);
 }
 
 /* pld_merge_max_weight's question at weight w on run 0: is the certified
  * eps above the target (w infeasible)? */
 struct weight_pred {
-  const pld_merge_run *runs;
+  pld_merge_eval *ev;
   int method;
-  double delta;
-  const pld_params *params;
   double eps;
 };
 
@@ -683,7 +688,7 @@ static int weight_above(double w, void *ctx, int *above)
 {
   const struct weight_pred *q = ctx;
   double e;
-  int st = eps_at(q->runs, q->method, w, q->delta, q->params, &e);
+  int st = eps_at(q->ev, q->method, w, &e);
   if (st == PLD_SUCCESS)
     *above = !(e <= q->eps);
   return st;
@@ -696,21 +701,36 @@ int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
   if (!w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 ||
       method > PLD_MERGE_LC_RDP)
     return pld_fail_if_silent(PLD_EINVAL, "pld_merge_max_weight: an argument is out of its domain (rejected by: !w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 || method > PLD_MERGE_LC_RDP)");
+  /* the domain checks and codes of pld_merge_epsilon, once, at w0 = 1 */
   double e;
-  int st = eps_at(runs, method, 1.0, delta, params, &e);
+  int st = pld_merge_epsilon(2, runs, (const double[2]){1.0, 0.0}, method,
+                             delta, params, &e);
   if (st != PLD_SUCCESS) return st;
   if (e <= eps) {
     *w0 = 1.0;
     return PLD_SUCCESS;
   }
-  st = eps_at(runs, method, 0.0, delta, params, &e);
+  pld_params p;
+  if (params) {
+    p = *params;
+    if (pld_params_validate(&p) != PLD_SUCCESS) return PLD_EINVAL;
+  } else {
+    pld_params_default(&p);
+  }
+  pld_merge_eval *ev = NULL;
+  st = pld_merge_eval_new(runs, 2, delta, &p, &ev);
   if (st != PLD_SUCCESS) return st;
-  if (!(e <= eps)) {
-    *w0 = -1.0;
-    return PLD_SUCCESS;
+  st = eps_at(ev, method, 0.0, &e);
+  if (st != PLD_SUCCESS || !(e <= eps)) {
+    pld_merge_eval_free(ev);
+    if (st == PLD_SUCCESS)
+      *w0 = -1.0;
+    return st;
   }
   /* lo = 0 feasible (verified), hi = 1 infeasible; relative tolerance: RS
    * frontiers often sit at tiny weights */
-  struct weight_pred q = {runs, method, delta, params, eps};
-  return pld_bisect(weight_above, &q, 0.0, 1.0, 1e-12, 1e-4, INT_MAX, -1, w0);
+  struct weight_pred q = {ev, method, eps};
+  st = pld_bisect(weight_above, &q, 0.0, 1.0, 1e-12, 1e-4, INT_MAX, -1, w0);
+  pld_merge_eval_free(ev);
+  return st;
 }

@@ -97,6 +97,19 @@ static void report_progress(const struct prog *p, double lo, double hi,
   p->fn(p->ctx, f, stage);
 }
 
+/* The first index j <= i whose run has the same q, sigma and steps as run
+ * i: a run's own PLD (pld_merge_joint_accountant of it alone) is
+ * pld_mech_poisson_gaussian(q, sigma, 1) composed steps times, so clip and
+ * lr do not enter it, and equal inputs give bit-equal answers. */
+static size_t same_privacy(const pld_merge_run *runs, size_t i)
+{
+  size_t j = 0;
+  while (j < i && !(runs[j].q == runs[i].q && runs[j].sigma == runs[i].sigma &&
+                    runs[j].steps == runs[i].steps))
+    j++;
+  return j;
+}
+
 /* Own eps of one run at delta (PLD, given params). */
 static int own_epsilon(const pld_merge_run *r, double delta,
                        const pld_params *params, pld_result *out)
@@ -148,6 +161,13 @@ static int baselines(pld_merge_report *R, const pld_params *dparams)
   R->adv_delta0 = R->delta / 2.0;
   for (size_t i = 0; i < n; i++) {
     di[i] = R->adv_delta_i;
+    size_t j = same_privacy(R->runs, i);
+    if (j < i) {
+      /* the same PLD as run j (clip and lr do not enter a run's own
+       * privacy): the same deterministic answer, not recomputed */
+      R->adv_eps_i[i] = R->adv_eps_i[j];
+      continue;
+    }
     st = own_epsilon(&R->runs[i], di[i], dparams, &r);
     if (st != PLD_SUCCESS)
       return st;
@@ -276,7 +296,11 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   pld_result own[PLD_MERGE_MAX_RUNS];
   for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
     report_progress(&pr, 0.0, 0.05, i, n, "runs");
-    st = own_epsilon(&plan->runs[i], R->delta, &dparams, &own[i]);
+    size_t j = same_privacy(plan->runs, i);
+    if (j < i)
+      own[i] = own[j];
+    else
+      st = own_epsilon(&plan->runs[i], R->delta, &dparams, &own[i]);
     R->order[i] = i;
   }
   if (st != PLD_SUCCESS)

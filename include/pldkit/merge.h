@@ -294,7 +294,11 @@ PLD_API PLD_NODISCARD int pld_merge_epsilon(size_t n,
  *  absolute floor 1e-12: RS frontiers often sit at tiny weights); *w0 = 1
  *  if w0 = 1 is feasible (checked first), -1 if w0 = 0 is not.  eps >= 0
  *  finite (nats), delta in (0, 1).  Cost ~15-40 evaluations of
- *  pld_merge_epsilon.
+ *  pld_merge_epsilon; for RS under PLD the two runs are composed once and
+ *  each evaluation only mixes their PLDs (a certified bracket on that grid;
+ *  where it misses params' accuracy, the accountant answers, as in
+ *  pld_merge_epsilon), so its upper ends may differ from
+ *  pld_merge_epsilon's within that accuracy.
  *  @return PLD_SUCCESS, PLD_EINVAL, and the codes of pld_merge_epsilon. */
 PLD_API PLD_NODISCARD int pld_merge_max_weight(const pld_merge_run *runs,
                                                int method, double eps,
