@@ -525,6 +525,23 @@ class TestDpAccounting(unittest.TestCase):
                          math.inf)
         self.assertEqual(dpa.RdpAccountant().get_delta(1.0), 0.0)
 
+    def test_step_loop_keeps_one_text(self):
+        # compose(event) once per step: the texts fold into one count (as
+        # the C accountant's groups), with the numbers of one compose(ev, n)
+        ev = PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0))
+        for cls in (dpa.PLDAccountant, dpa.RdpAccountant):
+            acc = cls()
+            for _ in range(200):
+                acc.compose(ev)
+            self.assertEqual(acc.events, [
+                "poisson-gaussian:q=0.01,sigma=1,sensitivity=1,count=200"])
+            self.assertEqual(acc.get_epsilon(1e-5),
+                             cls().compose(ev, 200).get_epsilon(1e-5))
+            self.assertEqual(len(acc.ledger), 200)
+        acc = dpa.PLDAccountant().compose(ev).compose(GaussianDpEvent(9.0))
+        acc.compose(ev)
+        self.assertEqual(len(acc.events), 3)
+
     def test_accountant_property_from_texts(self):
         q, sigma, n, d = 0.01, 1.0, 500, 1e-5
         ev = SelfComposedDpEvent(PoissonSampledDpEvent(
