@@ -1,7 +1,7 @@
 /* pldkit catalogue: dp_accounting's DpEvent trees -> EVENT texts (see
- * <pldkit/dpevent.h>).  The same translation as python/pldkit/
- * dp_accounting.py (plan/_leaf), so that the CLI's --events-json and
- * Python's PLDAccountant build the same mechanisms in the same order. */
+ * <pldkit/dpevent.h>).  The one translation: the CLI's --events-json and
+ * Python's pldkit.dp_accounting both call pld_dpevent_to_events, so they
+ * build the same mechanisms in the same order. */
 #include <pldkit/dpevent.h>
 #include <pldkit/event.h>
 
@@ -561,8 +561,8 @@ static int leaf(struct tr *t, const pld_dpevent *ev, const char *where,
     else
       return USAGE(t, "%s: PoissonSampledDpEvent of %s is not supported by "
                    "the EVENT catalogue (only of GaussianDpEvent or "
-                   "LaplaceDpEvent; Python's pldkit.dp_accounting accounts "
-                   "it)", where, field(ev, "event")->events->class_name);
+                   "LaplaceDpEvent)",
+                   where, field(ev, "event")->events->class_name);
     return PLD_EVENT_OK;
   }
   if (strcmp(name, "SampledWithoutReplacementDpEvent") == 0) {

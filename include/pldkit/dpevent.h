@@ -39,8 +39,10 @@
  *   SelfComposedDpEvent(event, count), ComposedDpEvent(events).
  * Everything else is refused with a message naming the class and its place
  * in the tree (e.g. "event.events[1].event: ZCDpEvent is not supported").
- * This is the translation of python/pldkit/dp_accounting.py; the tests
- * check that both give the same numbers to the last bit.
+ * This is the only translation: python/pldkit/dp_accounting.py builds a
+ * pld_dpevent tree (ctypes) and calls pld_dpevent_to_events, then answers
+ * the texts through the catalogue as the CLI does; the tests check that
+ * Python and `pldkit epsilon --events-json` agree to the last bit.
  */
 #ifndef PLDKIT_DPEVENT_H
 #define PLDKIT_DPEVENT_H

@@ -263,7 +263,12 @@ def _replay(acc, log):
 
 
 def _rebuild_accountant(params, log):
-    """Unpickle: a new Accountant with the same parameters and events."""
+    """Unpickle: a new Accountant with the same parameters and events.  An
+    accountant built from EVENT texts (pldkit.events.accountant) starts
+    with ("events", texts): it is rebuilt from them by the library."""
+    if log and log[0][0] == "events":
+        from .events import accountant as from_events
+        return _replay(from_events(*log[0][1], **params), log[1:])
     return _replay(Accountant(**params), log)
 
 

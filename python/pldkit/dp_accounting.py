@@ -20,9 +20,19 @@ field values in declared order]``), nested.  ``from_json`` reads that JSON;
 ``pldkit epsilon --events-json FILE`` reads the same JSON with the same
 numbers.
 
-The events and how pldkit accounts them (``relation`` is the accountant's
-neighboring_relation: ADD_OR_REMOVE_ONE, the default, REPLACE_ONE or
-REPLACE_SPECIAL):
+This module only reads the events (``canonical``: the tree as
+``(class_name, {field: value})``).  The translation into mechanisms is the
+library's one (``pld_dpevent_to_events``, <pldkit/dpevent.h>), the one the
+CLI's ``--events-json`` uses: the canonical tree is handed to it as a
+``pld_dpevent`` tree and it gives EVENT texts (``plan(event)`` shows them,
+``acc.events`` those of the ledger), which PLDAccountant answers through
+the catalogue (``pldkit.epsilon`` / ``pldkit.delta``) and RdpAccountant
+through the library's RDP curve of those texts.  So Python and the CLI give
+the same numbers to the last bit by construction.
+
+The events and how the library accounts them (``relation`` is the
+accountant's neighboring_relation: ADD_OR_REMOVE_ONE, the default,
+REPLACE_ONE or REPLACE_SPECIAL):
 
 * NoOpDpEvent: nothing.  NonPrivateDpEvent: epsilon = inf, delta = 1.
 * GaussianDpEvent(noise_multiplier): Gaussian with sigma = noise_multiplier
@@ -47,8 +57,9 @@ REPLACE_SPECIAL):
   pair of every (epsilon, delta)-DP mechanism, epsilon and delta rounded up
   by a relative 1e-12.
 * PoissonSampledDpEvent(sampling_probability, event): Poisson subsampling
-  of any one mechanism above except randomized response (add/remove
-  adjacency: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL).
+  of a GaussianDpEvent or a LaplaceDpEvent (add/remove adjacency:
+  ADD_OR_REMOVE_ONE or REPLACE_SPECIAL); of any other mechanism it is
+  refused (the EVENT catalogue has no generic Poisson-sampled event).
 * SampledWithoutReplacementDpEvent(source_dataset_size, sample_size,
   event): of a GaussianDpEvent under REPLACE_ONE (Balle et al. 2018).
 * SelfComposedDpEvent(event, count), ComposedDpEvent(events).
@@ -56,23 +67,38 @@ REPLACE_SPECIAL):
 Everything else (UnsupportedDpEvent, SampledWithReplacementDpEvent, ZCDp,
 tree aggregation, repeat-and-select, truncated subsampling, ...) makes
 ``supports`` False and ``compose`` raise UnsupportedEventError naming the
-event and where it sits in the tree.
+event and where it sits in the tree.  The library returns one code
+(PLD_EVENT_EUSAGE) for "cannot account this" and for "bad value"; its
+message tells them apart ("... is not supported ...", "... is not a
+dp_accounting DpEvent ...", "has no field", "expected an event": the
+former, raised as UnsupportedEventError; "... must be ..." and the like: a
+plain ValueError with the library's message).  A value the translation
+passes on but the mechanism refuses (GaussianDpEvent(-1)) is caught at
+compose time too: the texts are checked by the library there
+(pldkit.InvalidArgument, a ValueError).  RdpAccountant refuses at compose
+time, with UnsupportedEventError naming the EVENT text, an event whose
+text has no RDP formula in the library (no PLD bridge).
 
 Every answer is pldkit's certified upper end (never below the truth);
 ``epsilon(delta)`` / ``delta(epsilon)`` give the whole bracket.
 """
 
+import ctypes
 import json
 import math
 import numbers
+from ctypes import (POINTER, c_char_p, c_double, c_int, c_size_t,
+                    c_ulonglong)
 
+from . import _lib
+from . import events
+from ._util import make_params
 from .accountant import Accountant
 from .errors import PldkitError
-from . import mechanisms as M
 
 __all__ = ["PLDAccountant", "RdpAccountant", "UnsupportedEventError",
            "NeighboringRelation", "from_json", "canonical", "plan",
-           "EVENT_FIELDS"]
+           "EVENT_FIELDS", "NONPRIVATE"]
 
 
 class UnsupportedEventError(ValueError):
@@ -221,244 +247,185 @@ def from_json(text):
 
 
 # --------------------------------------------------------------------------
-# The plan: the leaves (mechanism specs) with their counts.
+# The translation: the library's one (pld_dpevent_to_events,
+# <pldkit/dpevent.h>, catalogue/dpevent.c), the same the CLI's --events-json
+# uses.  The canonical tree becomes a pld_dpevent tree of ctypes structs
+# (layouts mirror include/pldkit/dpevent.h) and the library gives the EVENT
+# texts, which the catalogue answers (pldkit.events).
 
-def _num(v, where, name):
+class _DpEvent(ctypes.Structure):
+    pass
+
+
+class _DpField(ctypes.Structure):
+    _fields_ = [("name", c_char_p),
+                ("kind", c_int),
+                ("number", c_double),
+                ("string", c_char_p),
+                ("numbers", POINTER(c_double)),
+                ("events", POINTER(_DpEvent)),
+                ("n", c_size_t)]
+
+
+_DpEvent._fields_ = [("class_name", c_char_p),
+                     ("n_fields", c_size_t),
+                     ("fields", POINTER(_DpField))]
+
+
+class _DpTexts(ctypes.Structure):
+    _fields_ = [("n", c_size_t),
+                ("texts", POINTER(c_char_p)),
+                ("nonprivate", c_int)]
+
+
+# enum pld_dpevent_kind
+_NULL, _NUMBER, _STRING, _NUMBERS, _EVENT, _EVENTS, _OTHER = range(7)
+_EVENT_OK, _EVENT_EFAIL, _EVENT_EUSAGE = 0, 1, 2   # enum pld_event_rc
+_ERRLEN = 1024
+
+_lib.lib.pld_dpevent_to_events.restype = c_int
+_lib.lib.pld_dpevent_to_events.argtypes = [
+    POINTER(_DpEvent), c_int, c_ulonglong, POINTER(_DpTexts), c_char_p,
+    c_size_t]
+_lib.lib.pld_dpevent_texts_free.restype = None
+_lib.lib.pld_dpevent_texts_free.argtypes = [POINTER(_DpTexts)]
+_lib.lib.pld_dpevent_relation_parse.restype = c_int
+_lib.lib.pld_dpevent_relation_parse.argtypes = [c_char_p, POINTER(c_int)]
+
+#: the text the library gives a non-private event (PLD_DPEVENT_NONPRIVATE)
+NONPRIVATE = "finite:p=1;0,q=0;1"
+
+
+def _is_canonical(ev):
+    return (isinstance(ev, tuple) and len(ev) == 2
+            and isinstance(ev[0], str) and isinstance(ev[1], dict))
+
+
+def _number(v):
+    """v as a double, or None if it is no number (a bool is none: the
+    library then says "must be a number"); an integer a double cannot hold
+    exactly is none either, so no count is silently rounded."""
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise ValueError("%s: %s=%r must be a number" % (where, name, v))
-    x = float(v)
-    if math.isnan(x):
-        raise ValueError("%s: %s=%r must be a number" % (where, name, v))
-    return x
-
-
-def _int(v, where, name, lo=0):
-    if isinstance(v, bool):
-        raise ValueError("%s: %s=%r must be an integer" % (where, name, v))
-    if isinstance(v, numbers.Integral):
-        n = int(v)
-    elif isinstance(v, numbers.Real) and float(v).is_integer():
-        n = int(v)
-    else:
-        raise ValueError("%s: %s=%r must be an integer" % (where, name, v))
-    if n < lo:
-        raise ValueError("%s: %s=%r must be >= %d" % (where, name, v, lo))
-    return n
-
-
-def _up(x, ulps):
-    for _ in range(ulps):
-        x = math.nextafter(x, math.inf)
-    return x
-
-
-_NONPRIVATE = ("nonprivate",)
-
-
-def _need(relation, allowed, name, where):
-    if relation not in allowed:
-        raise UnsupportedEventError(
-            "%s: %s is not supported under neighboring_relation %s (only %s)"
-            % (where, name, relation, " or ".join(allowed)))
-
-
-def _leaf(ev, relation, where):
-    """The spec of one mechanism: a tuple, _NONPRIVATE, or None (no-op)."""
-    name, f = ev
-    aor = ("ADD_OR_REMOVE_ONE", "REPLACE_SPECIAL")
-    if name == "GaussianDpEvent":
-        s = _num(f["noise_multiplier"], where, "noise_multiplier")
-        if s == 0:
-            return _NONPRIVATE
-        return ("gaussian", s, 2.0 if relation == "REPLACE_ONE" else 1.0)
-    if name == "LaplaceDpEvent":
-        _need(relation, aor, name, where)
-        b = _num(f["noise_multiplier"], where, "noise_multiplier")
-        return _NONPRIVATE if b == 0 else ("laplace", b, 1.0)
-    if name == "DiscreteLaplaceDpEvent":
-        _need(relation, aor, name, where)
-        a = _num(f["noise_parameter"], where, "noise_parameter")
-        s = _int(f["sensitivity"], where, "sensitivity", 1)
-        if a == 0:
-            return _NONPRIVATE
-        if not (a > 0 and math.isfinite(a)):
-            raise ValueError("%s: noise_parameter=%r must be a finite number "
-                             ">= 0" % (where, f["noise_parameter"]))
-        # P(k) ~ exp(-a |k|) is pldkit's scale 1/a; round the scale down (the
-        # less private side) so no rounding can make it more private.
-        return ("discrete_laplace", math.nextafter(1.0 / a, 0.0), s)
-    if name == "DiscreteGaussianDpEvent":
-        _need(relation, aor, name, where)
-        if f["dimension"] != 1:
-            raise UnsupportedEventError(
-                "%s: DiscreteGaussianDpEvent with dimension=%r: pldkit has the "
-                "univariate discrete Gaussian only (dimension=1)"
-                % (where, f["dimension"]))
-        sig = _num(f["sigma"], where, "sigma")
-        s = _int(f["sensitivity"], where, "sensitivity", 0)
-        if s == 0:
-            return None
-        return _NONPRIVATE if sig == 0 else ("discrete_gaussian", sig, s)
-    if name == "RandomizedResponseDpEvent":
-        _need(relation, ("REPLACE_ONE", "REPLACE_SPECIAL"), name, where)
-        p = _num(f["noise_parameter"], where, "noise_parameter")
-        k = _int(f["num_buckets"], where, "num_buckets", 1)
-        if not 0 <= p <= 1:
-            raise ValueError("%s: noise_parameter=%r must be in [0, 1]"
-                             % (where, f["noise_parameter"]))
-        if k == 1:
-            return None
-        if p == 0:
-            return _NONPRIVATE
-        # e^eps0 = P(true bucket) / P(another) = 1 + k (1 - p) / p; two ulps
-        # up cover the rounding of the quotient and of log1p (a larger eps0
-        # is the less private mechanism).
-        return ("randomized_response", _up(math.log1p(k * (1.0 - p) / p), 2), k)
-    if name == "MixtureOfGaussiansDpEvent":
-        _need(relation, aor, name, where)
-        sd = _num(f["standard_deviation"], where, "standard_deviation")
-        c = [_num(x, where, "sensitivities") for x in f["sensitivities"]]
-        w = [_num(x, where, "sampling_probs") for x in f["sampling_probs"]]
-        if len(c) != len(w):
-            raise ValueError("%s: %d sensitivities but %d sampling_probs"
-                             % (where, len(c), len(w)))
-        if all(x == 0 for x in c):
-            return None
-        return _NONPRIVATE if sd == 0 else ("mixture", sd, c, w)
-    if name in ("EpsilonDeltaDpEvent", "ExponentialMechanismDpEvent",
-                "PermuteAndFlipDpEvent"):
-        e = _num(f["epsilon"], where, "epsilon")
-        d = _num(f["delta"], where, "delta") if "delta" in f else 0.0
-        if not (e >= 0 and 0 <= d <= 1):
-            raise ValueError("%s: epsilon=%r must be >= 0 and delta=%r in "
-                             "[0, 1]" % (where, f["epsilon"], d))
-        if math.isinf(e) or d == 1:
-            return _NONPRIVATE
-        return ("pair", e, d)
-    if name == "PoissonSampledDpEvent":
-        _need(relation, aor, name, where)
-        q = _num(f["sampling_probability"], where, "sampling_probability")
-        if not 0 <= q <= 1:
-            raise ValueError("%s: sampling_probability=%r must be in [0, 1]"
-                             % (where, f["sampling_probability"]))
-        here = where + ".event"
-        inner = _single(f["event"], relation, here, name)
-        if q == 0 or inner is None:
-            return None
-        if inner is _NONPRIVATE:
-            return _NONPRIVATE
-        if inner[0] == "randomized_response":
-            raise UnsupportedEventError(
-                "%s: PoissonSampledDpEvent of RandomizedResponseDpEvent (a "
-                "replace-one mechanism) is not supported" % where)
-        return ("poisson", q, inner)
-    if name == "SampledWithoutReplacementDpEvent":
-        _need(relation, ("REPLACE_ONE",), name, where)
-        n = _int(f["source_dataset_size"], where, "source_dataset_size", 1)
-        m = _int(f["sample_size"], where, "sample_size", 0)
-        inner = f["event"]
-        if inner[0] != "GaussianDpEvent":
-            raise UnsupportedEventError(
-                "%s: SampledWithoutReplacementDpEvent of %s is not supported "
-                "(only of GaussianDpEvent)" % (where, inner[0]))
-        s = _num(inner[1]["noise_multiplier"], where + ".event",
-                 "noise_multiplier")
-        if m == 0:
-            return None
-        return _NONPRIVATE if s == 0 else ("wor_gaussian", m, n, s, 2.0)
-    if name in ("NoOpDpEvent",):
         return None
-    if name == "NonPrivateDpEvent":
-        return _NONPRIVATE
-    raise UnsupportedEventError("%s: %s is not supported by pldkit"
-                                % (where, name))
+    try:
+        x = float(v)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    if isinstance(v, numbers.Integral) and x != int(v):
+        return None
+    return x
 
 
-def _single(ev, relation, where, parent):
-    """The one mechanism of an event that must be a single mechanism (the
-    argument of a sampling event)."""
-    name, f = ev
-    if name in ("ComposedDpEvent", "SelfComposedDpEvent"):
-        leaves = plan(ev, relation, where=where)
-        if not leaves:
-            return None
-        if len(leaves) == 1 and leaves[0][1] == 1:
-            return leaves[0][0]
-        raise UnsupportedEventError(
-            "%s: a %s of a %s of several mechanisms is not supported "
-            "(sample each mechanism on its own)" % (where, parent, name))
-    return _leaf(ev, relation, where)
-
-
-def plan(event, relation="ADD_OR_REMOVE_ONE", count=1, where="event"):
-    """The list of (mechanism spec, count) an event tree composes, in
-    order; a spec is a tuple ('gaussian', sigma, sensitivity), ... or
-    ('nonprivate',).  `event` may be in any accepted form."""
-    if not (isinstance(event, tuple) and len(event) == 2
-            and isinstance(event[0], str) and isinstance(event[1], dict)):
-        event = canonical(event, where)
-    out = []
-
-    def walk(ev, c, here):
-        name, f = ev
-        if name == "SelfComposedDpEvent":
-            n = _int(f["count"], here, "count", 0)
-            if n:
-                walk(f["event"], c * n, here + ".event")
-        elif name == "ComposedDpEvent":
-            for i, e in enumerate(f["events"]):
-                walk(e, c, "%s.events[%d]" % (here, i))
+def _fill_event(ev, out, keep):
+    """Fill the _DpEvent `out` from the canonical event `ev`; every buffer
+    the C side points into is appended to `keep`."""
+    name, fields = ev
+    b = name.encode()
+    keep.append(b)
+    out.class_name = b
+    arr = (_DpField * max(len(fields), 1))()
+    keep.append(arr)
+    out.fields = ctypes.cast(arr, POINTER(_DpField))
+    out.n_fields = len(fields)
+    for f, (fname, v) in zip(arr, fields.items()):
+        nb = fname.encode()
+        keep.append(nb)
+        f.name = nb
+        if fname in _EVENT_VALUED:
+            one = (_DpEvent * 1)()
+            keep.append(one)
+            _fill_event(v, one[0], keep)
+            f.kind, f.events, f.n = _EVENT, ctypes.cast(one, POINTER(
+                _DpEvent)), 1
+        elif fname in _EVENT_LIST:
+            lst = (_DpEvent * max(len(v), 1))()
+            keep.append(lst)
+            for i, e in enumerate(v):
+                _fill_event(e, lst[i], keep)
+            f.kind, f.events, f.n = _EVENTS, ctypes.cast(lst, POINTER(
+                _DpEvent)), len(v)
+        elif v is None:
+            f.kind = _NULL
+        elif isinstance(v, (str, bytes)):
+            sb = v.encode() if isinstance(v, str) else v
+            keep.append(sb)
+            f.kind, f.string = _STRING, sb
+        elif _number(v) is not None:
+            f.kind, f.number = _NUMBER, _number(v)
+        elif isinstance(v, (list, tuple)) or (
+                hasattr(v, "__iter__") and not isinstance(v, dict)):
+            xs = [_number(x) for x in v]
+            if any(x is None for x in xs):
+                f.kind = _OTHER
+            else:
+                buf = (c_double * max(len(xs), 1))(*xs)
+                keep.append(buf)
+                f.kind, f.numbers, f.n = _NUMBERS, ctypes.cast(
+                    buf, POINTER(c_double)), len(xs)
         else:
-            spec = _leaf(ev, relation, here)
-            if spec is not None and c:
-                out.append((spec, c))
-    walk(event, _int(count, where, "count", 0), where)
-    return out
+            f.kind = _OTHER
 
 
-def mechanism(spec):
-    """A pldkit Mechanism for a spec of plan() (not 'nonprivate')."""
-    kind = spec[0]
-    if kind == "gaussian":
-        return M.Gaussian(spec[1], spec[2])
-    if kind == "laplace":
-        return M.Laplace(spec[1], spec[2])
-    if kind == "discrete_laplace":
-        return M.DiscreteLaplace(spec[1], spec[2])
-    if kind == "discrete_gaussian":
-        return M.DiscreteGaussian(spec[1], spec[2])
-    if kind == "randomized_response":
-        return M.RandomizedResponse(spec[1], spec[2])
-    if kind == "mixture":
-        return M.GaussianMixture(spec[1], p_weights=spec[3], p_means=spec[2],
-                                 q_weights=[1.0], q_means=[0.0])
-    if kind == "wor_gaussian":
-        return M.WorGaussian(spec[1], spec[2], spec[3], spec[4])
-    if kind == "pair":
-        return M.FinitePair(*_pair(spec[1], spec[2]))
-    if kind == "poisson":
-        inner = spec[2]
-        if inner[0] == "gaussian":
-            return M.PoissonGaussian(spec[1], inner[1], inner[2])
-        if inner[0] == "laplace":
-            return M.PoissonLaplace(spec[1], inner[1], inner[2])
-        with mechanism(inner) as base:
-            return M.PoissonSampled(base, spec[1])
-    raise ValueError("no mechanism for spec %r" % (spec,))
+# The library's messages that say "pldkit cannot account this" (rather than
+# "this value is out of range"): pld_dpevent_to_events returns
+# PLD_EVENT_EUSAGE for both, so the message tells them apart.
+_UNSUPPORTED = ("is not supported", "is not a dp_accounting DpEvent",
+                "has no field", "expected an event", "expected a list of",
+                "nested more than", "takes fewer than")
 
 
-def _pair(eps, delta):
-    """The dominating pair of (eps, delta)-DP: P = (delta, (1-delta) a,
-    (1-delta) b, 0), Q = (0, (1-delta) b, (1-delta) a, delta), a = e^eps /
-    (1 + e^eps), b = 1 - a.  eps and delta go up by a relative 1e-12 first,
-    so that the rounding of a, b and pldkit's normalisation cannot leave a
-    pair below (eps, delta)."""
-    e = eps * (1 + 1e-12)
-    d = min(delta * (1 + 1e-12), 1.0)
-    a = 1.0 / (1.0 + math.exp(-e))
-    b = 1.0 / (1.0 + math.exp(e))
-    r = 1.0 - d
-    return [d, r * a, r * b, 0.0], [0.0, r * b, r * a, d]
+def _relation_code(relation):
+    code = c_int()
+    if _lib.lib.pld_dpevent_relation_parse(relation.encode(),
+                                           ctypes.byref(code)) != 0:
+        raise ValueError("neighboring_relation=%r must be one of %s"
+                         % (relation, ", ".join(_RELATIONS)))
+    return code.value
+
+
+def _translate(event, relation, count):
+    """(EVENT texts, nonprivate) of `count` runs of the tree under the
+    relation, by pld_dpevent_to_events.  Raises UnsupportedEventError for
+    what pldkit cannot account and ValueError for bad values, each with
+    the library's message (naming the event and its place in the tree)."""
+    ev = event if _is_canonical(event) else canonical(event)
+    if isinstance(count, bool) or _number(count) is None or \
+            not float(count).is_integer() or not 0 <= count <= 2 ** 53:
+        raise ValueError("count=%r must be an integer in [0, 2^53]"
+                         % (count,))
+    root = _DpEvent()
+    keep = []
+    _fill_event(ev, root, keep)
+    out = _DpTexts()
+    err = ctypes.create_string_buffer(_ERRLEN)
+    rc = _lib.lib.pld_dpevent_to_events(ctypes.byref(root),
+                                        _relation_code(relation),
+                                        int(count), ctypes.byref(out), err,
+                                        _ERRLEN)
+    if rc != _EVENT_OK:
+        msg = err.value.decode(errors="replace")
+        if rc == _EVENT_EUSAGE:
+            if any(k in msg for k in _UNSUPPORTED):
+                raise UnsupportedEventError(msg)
+            raise ValueError(msg)
+        raise PldkitError(msg)
+    try:
+        texts = [out.texts[i].decode() for i in range(out.n)]
+        nonprivate = bool(out.nonprivate)
+    finally:
+        _lib.lib.pld_dpevent_texts_free(ctypes.byref(out))
+    return texts, nonprivate
+
+
+def plan(event, relation="ADD_OR_REMOVE_ONE", count=1):
+    """The EVENT texts (the CLI's grammar, ``pldkit events``) that `count`
+    runs of the event tree compose, in the order of the tree, as the
+    library translates it (pld_dpevent_to_events; the CLI's --events-json
+    gives the same).  A non-private event gives NONPRIVATE.  `event` may be
+    in any accepted form; `relation` a NeighboringRelation name or
+    member.  (Before there was one translation in the library, plan()
+    returned Python mechanism specs; it now returns these texts.)"""
+    return _translate(event, _relation(relation), count)[0]
 
 
 # --------------------------------------------------------------------------
@@ -473,42 +440,44 @@ def _relation(rel):
 
 
 class _Base(object):
-    """What both accountants share: the ledger, supports, compose."""
+    """What both accountants share: the ledger, the EVENT texts, supports,
+    compose."""
 
     def __init__(self, neighboring_relation="ADD_OR_REMOVE_ONE"):
         self.neighboring_relation = _relation(neighboring_relation)
         self._ledger = []      # (canonical event, count)
+        self._texts = []       # the EVENT texts of the ledger, in order
         self._nonprivate = False
 
     def supports(self, event):
         """True if compose(event) can account this event (under this
         neighboring relation)."""
         try:
-            for spec, _ in plan(event, self.neighboring_relation):
-                if spec is not _NONPRIVATE:
-                    self._check_spec(spec)
+            texts, _ = _translate(event, self.neighboring_relation, 1)
+            self._commit(self._prepare(texts), dry=True)
         except UnsupportedEventError:
             return False
         except (ValueError, TypeError, PldkitError):
             return True  # a supported event with bad numbers: compose says
         return True
 
-    def _check_spec(self, spec):
-        pass
+    def _prepare(self, texts):
+        """What composing `texts` needs built (raises if it cannot)."""
+        return None
+
+    def _commit(self, prepared, dry=False):
+        """Keep what _prepare built (dry: release it)."""
 
     def compose(self, event, count=1):
         """Add `count` runs of the event tree.  Returns self.  Raises
-        UnsupportedEventError (naming the event) for what pldkit cannot
-        account, ValueError for bad parameters; nothing is added then."""
-        ev = event
-        if not (isinstance(ev, tuple) and len(ev) == 2
-                and isinstance(ev[0], str) and isinstance(ev[1], dict)):
-            ev = canonical(event)
-        steps = plan(ev, self.neighboring_relation, count)
-        for spec, _ in steps:
-            if spec is not _NONPRIVATE:
-                self._check_spec(spec)
-        self._add(steps)
+        UnsupportedEventError (naming the event and its place in the tree)
+        for what pldkit cannot account, ValueError for bad parameters (the
+        library's message); nothing is added then."""
+        ev = event if _is_canonical(event) else canonical(event)
+        texts, nonprivate = _translate(ev, self.neighboring_relation, count)
+        self._commit(self._prepare(texts))
+        self._texts = _merged(self._texts, texts)
+        self._nonprivate = self._nonprivate or nonprivate
         self._ledger.append((ev, count))
         return self
 
@@ -517,8 +486,32 @@ class _Base(object):
         """The composed events as (canonical event, count) pairs."""
         return list(self._ledger)
 
+    @property
+    def events(self):
+        """The EVENT texts the library translated the ledger into (what
+        `pldkit epsilon EVENT...` would be given)."""
+        return list(self._texts)
+
     def __reduce__(self):
         return (_rebuild, (type(self), self._init_args(), self._ledger))
+
+
+def _merged(old, new):
+    """old + new, the first of new folded into the last of old when they
+    are the same EVENT but for the count (the library writes
+    "...,count=N" last): a loop calling compose(event) once per step keeps
+    one text, as pldkit.Accountant keeps one group (same numbers: count=N
+    is N runs; the tests check it)."""
+    out = list(old)
+    if out and new:
+        a, sep_a, na = out[-1].rpartition(",count=")
+        b, sep_b, nb = new[0].rpartition(",count=")
+        if sep_a and sep_b and a == b and na.isdigit() and nb.isdigit() \
+                and int(na) + int(nb) <= 2 ** 53:
+            out[-1] = "%s,count=%d" % (a, int(na) + int(nb))
+            new = new[1:]
+    out.extend(new)
+    return out
 
 
 def _rebuild(cls, kwargs, ledger):
@@ -529,21 +522,45 @@ def _rebuild(cls, kwargs, ledger):
 
 
 class PLDAccountant(_Base):
-    """dp_accounting's PLDAccountant on pldkit's certified PLD accountant.
+    """dp_accounting's PLDAccountant on pldkit's certified PLD accounting.
 
+    The events are translated by the library (pld_dpevent_to_events) into
+    EVENT texts and answered by the catalogue (pldkit.epsilon /
+    pldkit.delta), the code path of ``pldkit epsilon --events-json``, so
+    both give the same numbers to the last bit.
     ``neighboring_relation``: ADD_OR_REMOVE_ONE (default), REPLACE_ONE or
     REPLACE_SPECIAL (dp_accounting's enum members or their names).
     ``value_discretization_interval`` is accepted for dp_accounting's
     signature and ignored: pldkit chooses its grid to meet ``accuracy``
     (default 2e-3 relative width of the bracket); pass ``discretization``
-    to fix one.  Other keywords are pldkit.Accountant parameters."""
+    to fix one.  Other keywords: ``accuracy``, ``abs_accuracy``,
+    ``discretization``, ``tail_mass``, ``max_grid`` (None: the default)."""
+
+    _OPTIONS = ("accuracy", "abs_accuracy", "discretization", "tail_mass",
+                "max_grid")
 
     def __init__(self, neighboring_relation="ADD_OR_REMOVE_ONE",
                  value_discretization_interval=None, **params):
         super().__init__(neighboring_relation)
+        bad = sorted(set(params) - set(self._OPTIONS))
+        if bad:
+            raise TypeError("PLDAccountant: unknown keyword(s) %s (%s)"
+                            % (", ".join(bad), ", ".join(self._OPTIONS)))
         self._vdi = value_discretization_interval
         self._params = dict(params)
-        self._acc = Accountant(**params)
+        # validated now (as pldkit.Accountant did), not at the first query
+        make_params("PLDAccountant", **params)
+
+    def _prepare(self, texts):
+        """Every EVENT text is checked by the library now (its parameters'
+        domains: a throwaway pld_event_accountant builds the mechanisms
+        without composing them), so that compose refuses a bad value and
+        adds nothing, as pldkit.Accountant.compose does.  InvalidArgument
+        is a ValueError."""
+        real = [t for t in texts if t != NONPRIVATE]
+        if real:
+            events.accountant(*real, **self._params).close()
+        return None
 
     def _init_args(self):
         kw = dict(self._params)
@@ -551,39 +568,28 @@ class PLDAccountant(_Base):
         kw["value_discretization_interval"] = self._vdi
         return kw
 
-    def _add(self, steps):
-        made = []
-        try:
-            for spec, c in steps:
-                if spec is _NONPRIVATE:
-                    continue
-                made.append((mechanism(spec), c))
-            for m, c in made:
-                self._acc.compose(m, c)
-        finally:
-            for m, _ in made:
-                m.close()
-        if any(spec is _NONPRIVATE for spec, _ in steps):
-            self._nonprivate = True
-
     @property
     def accountant(self):
-        """The underlying pldkit.Accountant (a copy)."""
-        return self._acc.copy()
+        """A new pldkit.Accountant holding the composed events (built by the
+        library from the EVENT texts, pld_event_accountant); it composes
+        further and pickles."""
+        if not self._texts:
+            return Accountant(**self._params)
+        return events.accountant(*self._texts, **self._params)
 
     def epsilon(self, delta):
         """The pldkit Result (bracket) for epsilon(delta), or None when the
         answer is exact without one (no events: 0; non-private: inf)."""
-        if self._nonprivate or self._acc.num_groups == 0:
+        if self._nonprivate or not self._texts:
             return None
-        return self._acc.epsilon(delta)
+        return events.epsilon(delta, *self._texts, **self._params)
 
     def delta(self, epsilon):
         """The pldkit Result (bracket) for delta(epsilon), or None as in
         epsilon()."""
-        if self._nonprivate or self._acc.num_groups == 0:
+        if self._nonprivate or not self._texts:
             return None
-        return self._acc.delta(epsilon)
+        return events.delta(epsilon, *self._texts, **self._params)
 
     def get_epsilon(self, target_delta):
         """The certified epsilon (nats) at target_delta; inf if a
@@ -610,52 +616,70 @@ class PLDAccountant(_Base):
 
 class RdpAccountant(_Base):
     """dp_accounting's RdpAccountant on pldkit's RDP backend: the events
-    with an RDP formula in pldkit (Gaussian, Laplace, randomized response,
-    Poisson-sampled Gaussian, Gaussian sampled without replacement, and
-    their compositions).  ``orders``: None for pldkit's default grid."""
+    whose EVENT texts have an RDP formula in the library (Gaussian,
+    Laplace, randomized response, Poisson-sampled Gaussian, Gaussian
+    sampled without replacement, ..., and their compositions); an event
+    without one is refused at compose time (no PLD bridge: that is
+    PLDAccountant's job).  ``orders``: None for pldkit's default grid."""
 
     def __init__(self, orders=None, neighboring_relation="ADD_OR_REMOVE_ONE"):
-        from .rdp import RdpCurve
         super().__init__(neighboring_relation)
         self._orders = None if orders is None else [float(a) for a in orders]
-        self._curve = RdpCurve(self._orders)
+        self._curve = None
 
     def _init_args(self):
         return {"orders": self._orders,
                 "neighboring_relation": self.neighboring_relation}
 
-    _RDP_KINDS = ("gaussian", "laplace", "randomized_response",
-                  "wor_gaussian")
+    def _rdp_texts(self, texts):
+        return [t for t in texts if t != NONPRIVATE]
 
-    def _check_spec(self, spec):
-        if spec[0] in self._RDP_KINDS or (spec[0] == "poisson"
-                                          and spec[2][0] == "gaussian"):
-            return
-        raise UnsupportedEventError(
-            "the event giving %s has no RDP formula in pldkit; use "
-            "pldkit.dp_accounting.PLDAccountant" % (spec[0],))
-
-    def _add(self, steps):
-        trial = self._curve.copy()
+    def _prepare(self, texts):
+        """The curve of the ledger's texts and these (the library's
+        pld_event_rdp_curve, no PLD bridge), or None when these add no RDP.
+        An EVENT without an RDP formula: UnsupportedEventError naming
+        it."""
+        new = self._rdp_texts(texts)
+        if not new:
+            return None
         try:
-            for spec, c in steps:
-                if spec is _NONPRIVATE:
-                    continue
-                with mechanism(spec) as m:
-                    trial.compose(m, c)
-        except BaseException:
-            trial.close()
-            raise
-        self._curve.close()
-        self._curve = trial
-        if any(spec is _NONPRIVATE for spec, _ in steps):
-            self._nonprivate = True
+            return events._rdp_curve(
+                self._rdp_texts(_merged(self._texts, texts)), self._orders,
+                no_bridge=True)
+        except PldkitError as e:
+            # the library refuses an EVENT without an RDP formula with
+            # PLD_EUNSUPPORTED ("...not supported...", rc EUSAGE); anything
+            # else is a bad value (InvalidArgument, a ValueError) or the
+            # machine's failure, raised as the library reports it
+            if "not supported" not in str(e):
+                raise
+            bad = new[0]
+            for t in new:   # which one: each alone
+                try:
+                    events._rdp_curve([t], self._orders).close()
+                except PldkitError:
+                    bad = t
+                    break
+            raise UnsupportedEventError(
+                "the event gives the EVENT %r, which pldkit cannot account "
+                "in RDP (%s); use pldkit.dp_accounting.PLDAccountant"
+                % (bad, e)) from None
+
+    def _commit(self, curve, dry=False):
+        if curve is None:
+            return
+        if dry:
+            curve.close()
+            return
+        if self._curve is not None:
+            self._curve.close()
+        self._curve = curve
 
     def get_epsilon(self, target_delta):
         _check_delta(target_delta)
         if self._nonprivate:
             return math.inf
-        if not self._ledger:
+        if self._curve is None:
             return 0.0
         return self._curve.get_epsilon(target_delta)
 
@@ -663,9 +687,16 @@ class RdpAccountant(_Base):
         _check_epsilon(target_epsilon)
         if self._nonprivate:
             return 1.0
-        if not self._ledger:
+        if self._curve is None:
             return 0.0
         return self._curve.get_delta(target_epsilon)
+
+
+def _num(v, where, name):
+    x = _number(v)
+    if x is None or math.isnan(x):
+        raise ValueError("%s: %s=%r must be a number" % (where, name, v))
+    return x
 
 
 def _check_delta(d):

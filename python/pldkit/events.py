@@ -10,9 +10,10 @@
 lists them; ``NAME:key=value,...``, ``count=``, random-selection brackets,
 ``pld:file=``) and call the library's answer functions (<pldkit/event.h>),
 the same code path as the CLI, so both give the same numbers to the last
-digit.  Options: ``accuracy``, ``discretization``, ``tail_mass``,
-``max_grid`` (the CLI's --accuracy, --discretization, --tail-mass,
---max-grid), ``rdp_conversion`` ('best', 'classic', 'improved') and
+digit.  Options: ``accuracy``, ``abs_accuracy``, ``discretization``,
+``tail_mass``, ``max_grid`` (the CLI's --accuracy, --abs-accuracy,
+--discretization, --tail-mass, --max-grid; None keeps the default),
+``rdp_conversion`` ('best', 'classic', 'improved') and
 ``orders`` (RDP orders).
 
 ``backend``: 'pld' (default; the tightest certified bound the library has)
@@ -31,7 +32,8 @@ from .errors import InvalidArgument, PldkitError, error_class
 from .results import CurveResult, Result
 from .rdp import RdpResult
 
-__all__ = ["epsilon", "delta", "curve", "catalogue", "EventAnswer"]
+__all__ = ["epsilon", "delta", "curve", "accountant", "catalogue",
+           "EventAnswer"]
 
 BACKEND_PLD = 1
 BACKEND_RDP = 2
@@ -114,6 +116,16 @@ _lib.lib.pld_event_curve.argtypes = [
     POINTER(_Query), c_size_t, POINTER(c_char_p), c_size_t,
     POINTER(c_double), POINTER(_lib.Bound), POINTER(_Answer), c_char_p,
     c_size_t]
+_lib.lib.pld_event_accountant.restype = c_int
+_lib.lib.pld_event_accountant.argtypes = [
+    POINTER(_Query), c_size_t, POINTER(c_char_p), c_char_p,
+    POINTER(_lib.AccPtr), POINTER(ctypes.c_void_p), c_char_p, c_size_t]
+_lib.lib.pld_event_owned_free.restype = None
+_lib.lib.pld_event_owned_free.argtypes = [ctypes.c_void_p]
+_lib.lib.pld_event_rdp_curve.restype = c_int
+_lib.lib.pld_event_rdp_curve.argtypes = [
+    POINTER(_Query), c_size_t, POINTER(c_char_p), c_char_p, c_int,
+    POINTER(_lib.RdpPtr), POINTER(c_uint), c_char_p, c_size_t]
 
 
 class EventAnswer(object):
@@ -136,7 +148,12 @@ def _query(backend, options):
     q.backend = _BACKENDS[backend]
     keep = []
     for key, value in options.items():
-        if key in ("accuracy", "discretization", "tail_mass"):
+        if value is None and key in ("accuracy", "abs_accuracy",
+                                     "discretization", "tail_mass",
+                                     "max_grid", "orders"):
+            continue  # the default, as pldkit.Accountant(accuracy=None)
+        if key in ("accuracy", "abs_accuracy", "discretization",
+                   "tail_mass"):
             setattr(q.params, key, float(value))
         elif key == "max_grid":
             q.params.max_grid = int(value)
@@ -154,9 +171,9 @@ def _query(backend, options):
             q.orders = ctypes.cast(arr, POINTER(c_double))
             q.n_orders = len(value)
         else:
-            raise TypeError("unknown option %r (accuracy, discretization, "
-                            "tail_mass, max_grid, rdp_conversion, orders)"
-                            % key)
+            raise TypeError("unknown option %r (accuracy, abs_accuracy, "
+                            "discretization, tail_mass, max_grid, "
+                            "rdp_conversion, orders)" % key)
     return q, keep
 
 
@@ -266,6 +283,54 @@ def curve(epsilons, *events, **options):
                        float(r.discretization), int(r.grid_size),
                        int(r.fft_size), int(r.refinements),
                        bool(r.closed_form), bool(r.met_accuracy))
+
+
+def accountant(*events, **options):
+    """A new pldkit.Accountant holding the EVENT texts (pld_event_accountant;
+    options as epsilon()'s grid options), which composes further.  It
+    pickles by rebuilding from the same texts.  Events whose mechanisms need
+    objects the accountant does not own (random-participation analyses)
+    are refused here."""
+    from .accountant import Accountant
+    q, keep = _query("pld", options)
+    texts = _texts(events, "pldkit.events.accountant")
+    out = _lib.AccPtr()
+    owned = ctypes.c_void_p()
+    err = ctypes.create_string_buffer(_ERRLEN)
+    rc = _lib.lib.pld_event_accountant(ctypes.byref(q), len(events), texts,
+                                       None, ctypes.byref(out),
+                                       ctypes.byref(owned), err, _ERRLEN)
+    if rc != _OK:
+        _lib.lib.pld_event_owned_free(owned)
+        _raise(rc, err, "pldkit.events.accountant", 0)
+    if owned.value:
+        _lib.lib.pld_accountant_free(out)
+        _lib.lib.pld_event_owned_free(owned)
+        raise InvalidArgument(
+            "An argument is invalid", code=1,
+            function="pldkit.events.accountant",
+            detail="these EVENTs need objects an Accountant does not own "
+            "(ask pldkit.epsilon / pldkit.delta instead)")
+    params = _lib.Params.from_buffer_copy(q.params)
+    return Accountant._adopt(out, params,
+                             [("events", tuple(events))])
+
+
+def _rdp_curve(events, orders=None, no_bridge=True):
+    """The library's RDP curve of the EVENT texts (pld_event_rdp_curve) as
+    a pldkit.RdpCurve; with no_bridge an event without an RDP formula is
+    refused (InvalidArgument / PldkitError with the library's message)."""
+    from .rdp import RdpCurve
+    q, keep = _query("rdp", {"orders": orders})
+    texts = _texts(events, "pldkit.events.rdp_curve")
+    out = _lib.RdpPtr()
+    err = ctypes.create_string_buffer(_ERRLEN)
+    rc = _lib.lib.pld_event_rdp_curve(ctypes.byref(q), len(events), texts,
+                                      None, 1 if no_bridge else 0,
+                                      ctypes.byref(out), None, err, _ERRLEN)
+    if rc != _OK:
+        _raise(rc, err, "pldkit.events.rdp_curve", 0)
+    return RdpCurve._adopt(out)
 
 
 def catalogue():

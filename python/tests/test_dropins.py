@@ -358,11 +358,12 @@ class TestDpAccounting(unittest.TestCase):
         self.assertEqual(got["epsilon_upper"], want.upper)
 
     def test_cli_events_json_every_event(self):
-        # The CLI's --events-json goes through the library's translation
-        # (catalogue/dpevent.c), Python's PLDAccountant through
-        # dp_accounting.py: the same mechanisms in the same order, so the
-        # same certified upper ends to the last bit, on every supported
-        # event type and relation, in both JSON forms.
+        # Both go through the library's one translation
+        # (pld_dpevent_to_events) and the catalogue's answer; what differs
+        # is how the tree reaches it (the CLI's jansson reader vs Python's
+        # canonical() and ctypes tree): the same certified upper ends to
+        # the last bit, on every supported event type and relation, in
+        # both JSON forms.
         cli = os.environ.get("PLDKIT_CLI") or os.path.join(
             os.path.dirname(pldkit.library_path), "pldkit")
         probe = subprocess.run([cli, "epsilon", "--help"],
@@ -428,6 +429,135 @@ class TestDpAccounting(unittest.TestCase):
                 want = dpa.PLDAccountant(
                     neighboring_relation=rel).compose(ev).get_epsilon(1e-5)
                 self.assertEqual(float(got), want)
+
+    def test_library_translation_texts(self):
+        # plan() gives the library's EVENT texts; every accepted form of
+        # the same tree gives the same texts, and the numbers in them are
+        # the documented mapping, recomputed here.
+        mod = "dp_accounting.dp_event"
+        as_dict = {"class_name": "SelfComposedDpEvent", "count": 300,
+                   "event": {"class_name": "PoissonSampledDpEvent",
+                             "sampling_probability": 0.02,
+                             "event": {"class_name": "GaussianDpEvent",
+                                       "noise_multiplier": 1.2}}}
+        as_nt = SelfComposedDpEvent(PoissonSampledDpEvent(
+            0.02, GaussianDpEvent(1.2)), 300)
+        as_list = [mod, "SelfComposedDpEvent",
+                   [mod, "PoissonSampledDpEvent", 0.02,
+                    [mod, "GaussianDpEvent", 1.2]], 300]
+        want = ["poisson-gaussian:q=0.02,sigma=1.2,sensitivity=1,count=300"]
+        for form in (as_dict, as_nt, as_list, dpa.canonical(as_nt)):
+            self.assertEqual(dpa.plan(form), want)
+        self.assertEqual(dpa.plan(as_nt, count=2),
+                         [want[0].replace("300", "600")])
+        acc = dpa.PLDAccountant().compose(as_nt)
+        self.assertEqual(acc.events, want)
+        self.assertEqual(dpa.plan(GaussianDpEvent(2.0), REPLACE_ONE),
+                         ["gaussian:sigma=2,sensitivity=2,count=1"])
+        # randomized response: eps0 = log1p(k (1-p)/p) two ulps up
+        p, k = 0.3, 4
+        e0 = math.log1p(k * (1 - p) / p)
+        e0 = math.nextafter(math.nextafter(e0, math.inf), math.inf)
+        (txt,) = dpa.plan(RandomizedResponseDpEvent(p, k), "REPLACE_ONE")
+        got = float(txt.split("epsilon=")[1].split(",")[0])
+        self.assertEqual(got, e0)
+        self.assertEqual(dpa.plan(ComposedDpEvent(
+            [NoOpDpEvent(), NonPrivateDpEvent()])), [dpa.NONPRIVATE])
+        self.assertEqual(dpa.plan(GaussianDpEvent(1.0), count=0), [])
+
+    def test_refusals_add_nothing(self):
+        acc = dpa.PLDAccountant()
+        # no generic Poisson-sampled EVENT: refused, naming the inner class
+        ev = PoissonSampledDpEvent(0.1, DiscreteLaplaceDpEvent(0.5, 1))
+        self.assertFalse(acc.supports(ev))
+        with self.assertRaisesRegex(dpa.UnsupportedEventError,
+                                    "PoissonSampledDpEvent of "
+                                    "DiscreteLaplaceDpEvent"):
+            acc.compose(ev)
+        # a value the translation passes on but the mechanism refuses
+        self.assertTrue(acc.supports(GaussianDpEvent(-1.0)))
+        with self.assertRaisesRegex(ValueError, "sigma"):
+            acc.compose(GaussianDpEvent(-1.0))
+        with self.assertRaisesRegex(ValueError, "must be a number"):
+            acc.compose(GaussianDpEvent(True))
+        for c in (-1, 1.5, 2 ** 53 + 1, True):
+            with self.assertRaisesRegex(ValueError, "count"):
+                acc.compose(GaussianDpEvent(1.0), c)
+        with self.assertRaises(dpa.UnsupportedEventError):
+            dpa.PLDAccountant(REPLACE_ONE).compose(LaplaceDpEvent(1.0))
+        self.assertEqual((acc.ledger, acc.events), ([], []))
+        self.assertEqual(acc.get_delta(0.5), 0.0)
+        with self.assertRaises(TypeError):
+            dpa.PLDAccountant(no_such_option=1)
+        with self.assertRaises(ValueError):
+            dpa.PLDAccountant(accuracy=-1.0)
+
+    def test_rdp_accountant_through_the_library(self):
+        # 5 x Gaussian(sigma=2) on explicit orders: RDP(a) = 5 a / (2 s^2);
+        # the certified epsilon is above the exact one (mu = sqrt(5)/2) and
+        # at most the classic conversion min_a RDP(a) + log(1/d)/(a-1)
+        # computed here (the library's conversion is at least as tight).
+        orders = [1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 32.0, 64.0]
+        s, n, d = 2.0, 5, 1e-5
+        acc = dpa.RdpAccountant(orders=orders).compose(GaussianDpEvent(s), n)
+        eps = acc.get_epsilon(d)
+        classic = min(a * n / (2 * s * s) + math.log(1 / d) / (a - 1)
+                      for a in orders)
+        self.assertGreaterEqual(eps, gauss_epsilon(math.sqrt(n) / s, d)
+                                * (1 - REF))
+        self.assertLessEqual(eps, classic * (1 + REF))
+        # an EVENT without an RDP formula is refused at compose time,
+        # naming it; nothing is added
+        for ev in (EpsilonDeltaDpEvent(1.0, 1e-6),
+                   DiscreteLaplaceDpEvent(0.5, 1)):
+            self.assertFalse(acc.supports(ev))
+            with self.assertRaisesRegex(dpa.UnsupportedEventError,
+                                        "finite|discrete-laplace"):
+                acc.compose(ComposedDpEvent([GaussianDpEvent(3.0), ev]))
+        self.assertEqual(len(acc.ledger), 1)
+        self.assertEqual(acc.get_epsilon(d), eps)
+        with self.assertRaisesRegex(ValueError, "sigma"):
+            acc.compose(GaussianDpEvent(-2.0))
+        self.assertEqual(acc.get_epsilon(d), eps)
+        again = pickle.loads(pickle.dumps(acc))
+        self.assertEqual(again.get_epsilon(d), eps)
+        self.assertEqual(acc.compose(NonPrivateDpEvent()).get_epsilon(d),
+                         math.inf)
+        self.assertEqual(dpa.RdpAccountant().get_delta(1.0), 0.0)
+
+    def test_step_loop_keeps_one_text(self):
+        # compose(event) once per step: the texts fold into one count (as
+        # the C accountant's groups), with the numbers of one compose(ev, n)
+        ev = PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0))
+        for cls in (dpa.PLDAccountant, dpa.RdpAccountant):
+            acc = cls()
+            for _ in range(200):
+                acc.compose(ev)
+            self.assertEqual(acc.events, [
+                "poisson-gaussian:q=0.01,sigma=1,sensitivity=1,count=200"])
+            self.assertEqual(acc.get_epsilon(1e-5),
+                             cls().compose(ev, 200).get_epsilon(1e-5))
+            self.assertEqual(len(acc.ledger), 200)
+        acc = dpa.PLDAccountant().compose(ev).compose(GaussianDpEvent(9.0))
+        acc.compose(ev)
+        self.assertEqual(len(acc.events), 3)
+
+    def test_accountant_property_from_texts(self):
+        q, sigma, n, d = 0.01, 1.0, 500, 1e-5
+        ev = SelfComposedDpEvent(PoissonSampledDpEvent(
+            q, GaussianDpEvent(sigma)), n)
+        acc = dpa.PLDAccountant(abs_accuracy=1e-4).compose(ev)
+        inner = acc.accountant
+        want = native((pldkit.PoissonGaussian(q, sigma), n)).epsilon(d)
+        self.assertEqual(inner.epsilon(d).upper, want.upper)
+        again = pickle.loads(pickle.dumps(inner))
+        self.assertEqual(again.epsilon(d).upper, want.upper)
+        # it composes further, and its pickle keeps that too
+        inner.compose(pldkit.Gaussian(50.0))
+        self.assertGreater(inner.epsilon(d).upper, want.upper)
+        self.assertEqual(pickle.loads(pickle.dumps(inner)).epsilon(d).upper,
+                         inner.epsilon(d).upper)
+        self.assertEqual(dpa.PLDAccountant().accountant.num_groups, 0)
 
 
 class FakeOptimizer:
