@@ -711,6 +711,14 @@ void cli_collect_warnings(const struct cli *c, struct answer *a)
                    "composition; save the first ledger on a finer grid "
                    "(e.g. pldkit save --accuracy 0.0005, or a smaller "
                    "--discretization)", c->params.accuracy);
+    else if (a->res.width_limit == PLD_WIDTH_MECHANISM)
+      pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
+                   "than --accuracy %g (its upper end is still certified) "
+                   "because an event's own bounds are that far apart (its "
+                   "certified upper and lower analyses differ, e.g. "
+                   "balanced-iteration with k > 1); the grid resolved the "
+                   "upper end, and a finer one would not narrow it",
+                   c->params.accuracy);
     else if (a->res.refinements > 0)
       pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
                    "than --accuracy %g (its upper end is still certified); "

@@ -43,6 +43,8 @@ static void lower_upper(pld_result *r, double v, const pld_params *p,
   if (r->bound.lower > v) /* cannot happen: both are certified */
     r->bound.lower = v;
   r->met_accuracy = r->met_accuracy || meets(p, r->bound, is_eps);
+  if (r->met_accuracy)
+    r->width_limit = PLD_WIDTH_GRID;
 }
 
 int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,

@@ -473,8 +473,8 @@ done:
 }
 
 /* G(m) = (m-1) F(d, k', m) for integer m >= 2 and 1 <= k' <= d/2. */
-static int forward_G(int m, double d, double kp, double t, double *G,
-                     double work_cap)
+static int forward_G_compute(int m, double d, double kp, double t, double *G,
+                             double work_cap)
 {
   double err = 0.0;
   if (kp == 1.0) {
@@ -490,6 +490,44 @@ static int forward_G(int m, double d, double kp, double t, double *G,
   int st = dp_forward(m, d, (int)kp, t, G, &err, work_cap);
   if (!st)
     *G += err;
+  return st;
+}
+
+/* The same, remembering the last successful values of this thread: a
+ * curve asks for G(m) and G(m + 1) at every fractional order between m
+ * and m + 1 (ten of them on the default grid), and the block bound for
+ * equal blocks; the program is a deterministic function of its arguments,
+ * so a remembered value is the value (T = 10, k = 4: the default RDP curve
+ * ran the same exact program up to 20 times per m). */
+#define G_MEMO 16
+static _Thread_local struct {
+  int m;
+  double d, kp, t, cap, G;
+} g_memo[G_MEMO];
+static _Thread_local unsigned g_memo_n, g_memo_next;
+
+static int forward_G(int m, double d, double kp, double t, double *G,
+                     double work_cap)
+{
+  for (unsigned i = 0; i < g_memo_n; i++)
+    if (g_memo[i].m == m && g_memo[i].d == d && g_memo[i].kp == kp &&
+        g_memo[i].t == t && g_memo[i].cap == work_cap) {
+      *G = g_memo[i].G;
+      return PLD_SUCCESS;
+    }
+  int st = forward_G_compute(m, d, kp, t, G, work_cap);
+  if (!st) {
+    unsigned i = g_memo_next;
+    g_memo[i].m = m;
+    g_memo[i].d = d;
+    g_memo[i].kp = kp;
+    g_memo[i].t = t;
+    g_memo[i].cap = work_cap;
+    g_memo[i].G = *G;
+    g_memo_next = (i + 1) % G_MEMO;
+    if (g_memo_n < G_MEMO)
+      g_memo_n++;
+  }
   return st;
 }
 

@@ -318,6 +318,63 @@ static void test_partial_split(void **state)
   assert_ptr_equal(m, (pld_mech *)&r1);
 }
 
+/* k = 4 of T = 10, sigma = 2: the bracket's members (the group reduction
+ * above, the summed output's Gaussian below) are far apart, so the query
+ * must stop once the grid has resolved the upper end, say why, and keep an
+ * upper end within the target of the reduction's own value.  Against: the
+ * Monte Carlo value of the issue (2.685: below the upper end, above the
+ * lower), RA_PLD's 2.807 (above the upper end), and the reduction's
+ * epsilon computed here from its upper pairs alone (two one-of-3 and two
+ * one-of-2 allocations, pld_allocation_groups) on a finer target: the
+ * upper end is not below that bracket's lower end, and not more than the
+ * stop's half target (plus that bracket's width) above it. */
+static void test_k4_stops_at_the_gap(void **state)
+{
+  (void)state;
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add_allocation(acc, 10, 4, 2.0, 1.0, 1), 0);
+  pld_result r;
+  assert_int_equal(pld_accountant_epsilon(acc, 1e-5, &r), 0);
+  pld_accountant_free(acc);
+  assert_false(r.met_accuracy);
+  assert_int_equal(r.width_limit, PLD_WIDTH_MECHANISM);
+  assert_true(r.refinements <= 3);
+  assert_true(r.bound.upper >= 2.685 && r.bound.upper <= 2.807);
+  assert_true(r.bound.lower <= 2.685 && r.bound.lower > 2.0);
+
+  uint64_t n[2], mult[2];
+  assert_int_equal(pld_allocation_groups(10, 4, n, mult), 0);
+  assert_true(n[0] == 2 && mult[0] == 2 && n[1] == 3 && mult[1] == 2);
+  pld_params pp;
+  pld_params_default(&pp);
+  pp.accuracy = 2e-4;
+  assert_int_equal(pld_accountant_alloc(&pp, &acc), 0);
+  for (int i = 0; i < 2; i++) {
+    pld_mech *u = NULL, *l = NULL;
+    assert_int_equal(
+        pld_mech_random_allocation_bounds(n[i], 2.0, 1.0, 0.0, &u, &l), 0);
+    assert_int_equal(pld_accountant_add(acc, u, mult[i]), 0);
+    pld_mech_free(u);
+    pld_mech_free(l);
+  }
+  pld_result ref;
+  assert_int_equal(pld_accountant_epsilon(acc, 1e-5, &ref), 0);
+  pld_accountant_free(acc);
+  assert_true(ref.met_accuracy);
+  assert_true(r.bound.upper >= ref.bound.lower);
+  assert_true(r.bound.upper <= ref.bound.lower + 0.5 * 2e-3 * r.bound.upper +
+                                   (ref.bound.upper - ref.bound.lower));
+
+  /* k = 1: one-of-T's own bracket is narrow; the target is met */
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add_allocation(acc, 10, 1, 1.0, 1.0, 1), 0);
+  assert_int_equal(pld_accountant_epsilon(acc, 1e-5, &r), 0);
+  pld_accountant_free(acc);
+  assert_true(r.met_accuracy);
+  assert_int_equal(r.width_limit, PLD_WIDTH_GRID);
+}
+
 static void test_groups_and_bad_input(void **state)
 {
   (void)state;
@@ -344,6 +401,7 @@ int main(void)
       cmocka_unit_test(test_T2_quadrature),
       cmocka_unit_test(test_regime),
       cmocka_unit_test(test_T10_monte_carlo),
+      cmocka_unit_test(test_k4_stops_at_the_gap),
       cmocka_unit_test(test_groups_and_bad_input),
       cmocka_unit_test(test_poisson_split),
       cmocka_unit_test(test_partial_split),

@@ -41,11 +41,15 @@
  *     bis_epochs_paper, bis_epochs_sound (Remark 3.10: T/10 epochs of BIS
  *     with (10, 4), composed in RDP), poisson_rdp (Thm 3.11 composed),
  *     poisson_pld_lo/_hi (pldkit's PLD accountant, the paper's "Google PLD"
- *     curve; certified bracket).
+ *     curve; certified bracket), bis_pld_lo/_hi (one BIS run by PLD,
+ *     pld_accountant_add_allocation: certified bracket, upper end from the
+ *     group reduction), bis_epochs_pld_lo/_hi (the T/10 epochs of (10, 4)
+ *     by PLD).
  * splitting_fig8a.csv (paper Fig. 8a): epsilon(delta = 1e-6) against sigma,
  *   BIS T = 10, k = 5 vs Poisson gamma = 0.5, sigma = 0.6..6 (20 points,
  *   geometric).  Columns: sigma, bis_paper, bis_sound, poisson_rdp,
- *   poisson_pld_lo, poisson_pld_hi.
+ *   poisson_pld_lo, poisson_pld_hi, bis_pld_lo, bis_pld_hi (BIS by PLD as
+ *   in Fig. 4).
  * splitting_fig8b.csv (paper Fig. 8b): same, T = 1500, k = 120 (gamma =
  *   0.08), delta = 1e-4, sigma = 0.8..4.
  *
@@ -62,7 +66,9 @@
  * upper end only above the PLD's ~1e-11 error floor); RDP-converted
  * epsilon non-increasing in sigma and delta non-decreasing in T for the
  * Poisson curves; eq. (2) <= eq. (3) where both exist; the hand-assembled
- * paper recipe equals pld_rdp_bis's epsilon_paper; the curve routine equals
+ * paper recipe equals pld_rdp_bis's epsilon_paper; the BIS PLD lower end
+ * never above the sound BIS RDP value, and its bracket either met the
+ * accuracy or stopped at the mechanism's own gap; the curve routine equals
  * the scalar one; the sound BIS never above the no-amplification Gaussian
  * value; the optimal order is not the last of the grid (the grid is wide
  * enough).
@@ -180,6 +186,35 @@ static pld_bound pld_delta(struct fig *f, double gamma, double sigma,
   pld_result r;
   fig_status(f, pld_accountant_delta(acc, eps, &r), "pld_accountant_delta");
   pld_accountant_free(acc);
+  return r.bound;
+}
+
+/* BIS (k-out-of-T random allocation), `epochs` epochs, by PLD
+ * (pld_accountant_add_allocation): a certified bracket.  For 1 < k < T its
+ * upper end is the group reduction's (k one-of-floor/ceil(T/k)
+ * allocations), its lower end the summed output's Gaussian: far apart, and
+ * the accountant stops refining at that gap (width_limit). */
+static pld_bound bis_pld(struct fig *f, int64_t T, int64_t k, double sigma,
+                         uint64_t epochs, int want_delta, double x)
+{
+  pld_accountant *acc = NULL;
+  pld_result r;
+  fig_status(f, pld_accountant_alloc(NULL, &acc), "pld_accountant_alloc");
+  fig_status(f, pld_accountant_add_allocation(acc, (uint64_t)T, (uint64_t)k,
+                                              sigma, C_NORM, epochs),
+             "pld_accountant_add_allocation");
+  if (want_delta)
+    fig_status(f, pld_accountant_delta(acc, x, &r), "pld_accountant_delta");
+  else
+    fig_status(f, pld_accountant_epsilon(acc, x, &r),
+               "pld_accountant_epsilon");
+  pld_accountant_free(acc);
+  fig_check(f, r.bound.lower <= r.bound.upper &&
+                   (r.met_accuracy || r.width_limit == PLD_WIDTH_MECHANISM ||
+                    !(r.bound.upper > 1e-9)),
+            "BIS(%lld, %lld) sigma %g: PLD [%g, %g], met %d, limit %d",
+            (long long)T, (long long)k, sigma, r.bound.lower, r.bound.upper,
+            r.met_accuracy, r.width_limit);
   return r.bound;
 }
 
@@ -363,7 +398,8 @@ static void fig4(struct fig *f)
   FILE *csv = fig_csv(f, "splitting_fig4",
                       "T,k,bis_paper,bis_sound,bis_epochs_paper,"
                       "bis_epochs_sound,poisson_rdp,poisson_pld_lo,"
-                      "poisson_pld_hi");
+                      "poisson_pld_hi,bis_pld_lo,bis_pld_hi,"
+                      "bis_epochs_pld_lo,bis_epochs_pld_hi");
   for (int i = 1; i <= nT; i++) {
     fig_progress(f, "fig4", (size_t)i - 1, (size_t)nT);
     int64_t T = T_epoch * i, k = k_epoch * i;
@@ -394,9 +430,19 @@ static void fig4(struct fig *f)
               "fig4 T %lld: Poisson delta decreased with T", (long long)T);
     prev_rdp = d_rdp;
     prev_pld = pb.upper;
-    fprintf(csv, "%lld,%lld,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g\n",
+    /* BIS by PLD, one run and the composed epochs: a lower end is below
+     * every certified upper end, here the sound RDP deltas */
+    pld_bound bb = bis_pld(f, T, k, sigma, 1, 1, eps);
+    pld_bound be = bis_pld(f, T_epoch, k_epoch, sigma, epochs, 1, eps);
+    fig_check(f, bb.lower <= d_sound && be.lower <= d_ep_sound,
+              "fig4 T %lld: BIS PLD lower ends %g, %g above the sound RDP "
+              "deltas %g, %g", (long long)T, bb.lower, be.lower, d_sound,
+              d_ep_sound);
+    fprintf(csv, "%lld,%lld,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g,"
+            "%.8g,%.8g\n",
             (long long)T, (long long)k, d_paper, d_sound, d_ep_paper,
-            d_ep_sound, d_rdp, pb.lower, pb.upper);
+            d_ep_sound, d_rdp, pb.lower, pb.upper, bb.lower, bb.upper,
+            be.lower, be.upper);
   }
   fig_progress(f, "fig4", (size_t)nT, (size_t)nT);
   fig_close(f, csv);
@@ -416,7 +462,7 @@ static void fig8(struct fig *f, const char *file, int64_t T, int64_t k,
 
   FILE *csv = fig_csv(f, file,
                       "sigma,bis_paper,bis_sound,poisson_rdp,poisson_pld_lo,"
-                      "poisson_pld_hi");
+                      "poisson_pld_hi,bis_pld_lo,bis_pld_hi");
   for (size_t i = 0; i < ns; i++) {
     fig_progress(f, file, i, ns);
     double sigma = geom(slo, shi, i, ns);
@@ -436,8 +482,12 @@ static void fig8(struct fig *f, const char *file, int64_t T, int64_t k,
               file, sigma);
     prev_rdp = e_rdp;
     prev_pld = pb.upper;
-    fprintf(csv, "%.6g,%.8g,%.8g,%.8g,%.8g,%.8g\n", sigma, e_paper, e_sound,
-            e_rdp, pb.lower, pb.upper);
+    pld_bound bb = bis_pld(f, T, k, sigma, 1, 0, delta);
+    fig_check(f, bb.lower <= e_sound,
+              "%s sigma %g: BIS PLD lower end %g above the sound RDP %g",
+              file, sigma, bb.lower, e_sound);
+    fprintf(csv, "%.6g,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g,%.8g\n", sigma, e_paper,
+            e_sound, e_rdp, pb.lower, pb.upper, bb.lower, bb.upper);
   }
   fig_progress(f, file, ns, ns);
   fig_close(f, csv);

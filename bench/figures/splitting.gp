@@ -13,13 +13,16 @@ set key box opaque samplen 3 spacing 1.15
 set tmargin 4
 
 # Colours: Poisson RDP (paper's baseline) black, Poisson PLD (pldkit extra)
-# green, BIS paper's recipe red (dashed), BIS sound blue.
+# green, BIS paper's recipe red (dashed), BIS sound blue, BIS PLD (pldkit
+# extra: certified bracket, upper end from the group reduction) teal.
 set style line 1 lc rgb '#000000' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#1a9850' lw 2.5 dt 2 pt 5 ps 0.7
 set style line 3 lc rgb '#d73027' lw 2 dt 4 pt 9 ps 0.8
 set style line 4 lc rgb '#2166ac' lw 2 pt 13 ps 0.8
 set style line 5 lc rgb '#7b3294' lw 2 pt 6 ps 1.0
 set style line 6 lc rgb '#fdae61' lw 2 pt 7 ps 0.7
+set style line 7 lc rgb '#01665e' lw 2.5 pt 11 ps 0.9
+set style line 8 lc rgb '#35978f' lw 2 dt 2 pt 10 ps 0.9
 set style line 11 lc rgb '#fdb863' lw 2 pt 7 ps 0.7
 set style line 12 lc rgb '#e66101' lw 2 pt 7 ps 0.7
 set style line 13 lc rgb '#b2abd2' lw 2 pt 7 ps 0.7
@@ -117,6 +120,10 @@ plot f4 using 'T':'poisson_rdp' with linespoints ls 1 \
        title 'BIS composed epochs, paper''s recipe', \
      f4 using 'T':'bis_epochs_sound' with linespoints ls 6 \
        title 'BIS composed epochs, pldkit sound', \
+     f4 using 'T':'bis_pld_hi' with linespoints ls 7 \
+       title 'BIS one run, PLD upper end (pldkit; group reduction)', \
+     f4 using 'T':'bis_epochs_pld_hi' with linespoints ls 8 \
+       title 'BIS composed epochs, PLD upper end (pldkit)', \
      1e-5 with lines lc rgb '#555555' lw 1.5 dt 3 title '{/Symbol d} = 10^{-5}'
 unset logscale y
 set format y '% h'
@@ -127,12 +134,17 @@ set title "Fig. 8a: {/Symbol e} vs noise {/Symbol s}, BIS vs Poisson, T = 10, k 
 set xlabel 'noise multiplier {/Symbol s}'
 set ylabel '{/Symbol e} (nats)'
 set xrange [0.6:6]
-set yrange [1:40]
+set yrange [0.8:40]
 set logscale xy
 set xtics (0.6, 0.8, 1, 1.5, 2, 3, 4, 5, 6)
-set ytics (1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 40)
+set ytics (0.8, 1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 40)
 set key top right
-plot f8a using 'sigma':'poisson_rdp' with linespoints ls 1 \
+plot f8a using 'sigma':'bis_pld_lo':'bis_pld_hi' with filledcurves \
+       fs transparent solid 0.15 noborder lc rgb '#01665e' \
+       title 'BIS, PLD bracket (pldkit: lower end the summed output)', \
+     f8a using 'sigma':'bis_pld_hi' with linespoints ls 7 \
+       title 'BIS, PLD upper end (pldkit, certified; group reduction)', \
+     f8a using 'sigma':'poisson_rdp' with linespoints ls 1 \
        title 'Poisson, RDP (Thm 3.11)', \
      f8a using 'sigma':'poisson_pld_hi' with linespoints ls 2 \
        title 'Poisson, PLD (pldkit extra, tight)', \
@@ -144,10 +156,15 @@ plot f8a using 'sigma':'poisson_rdp' with linespoints ls 1 \
 set output out.'/splitting_fig8b.png'
 set title "Fig. 8b: {/Symbol e} vs noise {/Symbol s}, BIS vs Poisson, T = 1500, k = 120 (Poisson rate 0.08), {/Symbol d} = 10^{-4}\nRDP via Prop. 2.3 over integer {/Symbol a} = 2..64 ({/Symbol s} range chosen here)"
 set xrange [0.8:4]
-set yrange [3:60]
+set yrange [2:60]
 set xtics (0.8, 1, 1.2, 1.5, 2, 2.5, 3, 4)
-set ytics (3, 4, 5, 7, 10, 15, 20, 30, 40, 60)
-plot f8b using 'sigma':'poisson_rdp' with linespoints ls 1 \
+set ytics (2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 60)
+plot f8b using 'sigma':'bis_pld_lo':'bis_pld_hi' with filledcurves \
+       fs transparent solid 0.15 noborder lc rgb '#01665e' \
+       title 'BIS, PLD bracket (pldkit: lower end the summed output)', \
+     f8b using 'sigma':'bis_pld_hi' with linespoints ls 7 \
+       title 'BIS, PLD upper end (pldkit, certified; group reduction)', \
+     f8b using 'sigma':'poisson_rdp' with linespoints ls 1 \
        title 'Poisson, RDP (Thm 3.11)', \
      f8b using 'sigma':'poisson_pld_hi' with linespoints ls 2 \
        title 'Poisson, PLD (pldkit extra, tight)', \

@@ -94,6 +94,18 @@ enum pld_bound_kind {
  *  for other values).  Never NULL; static. */
 PLD_API const char *pld_bound_kind_name(int kind);
 
+/** Why an answer's bracket is wider than asked (pld_result.width_limit,
+ *  meaningful when met_accuracy is 0). */
+enum pld_width_limit {
+  /** the grid: its step, max_grid, a fixed discretization, or round-off */
+  PLD_WIDTH_GRID = 0,
+  /** an event's own bracket (pld_mech_bracket, e.g. balanced iteration
+   *  with k > 1): the grid resolved its upper member to the accuracy asked,
+   *  and what is left is the gap between its two members, which no finer
+   *  grid narrows; the refinement stopped there */
+  PLD_WIDTH_MECHANISM = 1
+};
+
 /** The answer to one query, with how it was obtained. */
 typedef struct pld_result {
   pld_bound bound;       /**< epsilon (nats) or delta bracket */
@@ -106,6 +118,8 @@ typedef struct pld_result {
   int met_accuracy;      /**< non-zero if the requested bracket width was met */
   int bound_kind;        /**< enum pld_bound_kind of bound.upper */
   int lower_kind;        /**< enum pld_bound_kind of bound.lower */
+  int width_limit;       /**< enum pld_width_limit: why met_accuracy is 0
+                              (PLD_WIDTH_GRID when it is 1) */
 } pld_result;
 
 /** Allocate an empty accountant (params copied; NULL means defaults).  The

@@ -106,7 +106,8 @@ class Result(Structure):
                 ("closed_form", c_int),
                 ("met_accuracy", c_int),
                 ("bound_kind", c_int),
-                ("lower_kind", c_int)]
+                ("lower_kind", c_int),
+                ("width_limit", c_int)]
 
 
 class PmfView(Structure):

@@ -36,7 +36,10 @@ class Result(object):
     ``closed_form`` and ``met_accuracy`` (bools), ``bound_kind`` and
     ``lower_kind`` (which proven bound gave each end: 'grid',
     'closed-form', 'basic', 'advanced', 'single-run', 'moments', 'rdp' or
-    'none').
+    'none').  ``width_limit``: why a bracket is wider than asked, 'grid'
+    (or met) or 'mechanism' (an event's own bracket, pld_mech_bracket:
+    its certified upper and lower analyses differ by more than the
+    accuracy, which no finer grid narrows).
     ``certified`` is False only for a value that is no proven bound (a
     closed form such as Theorem 4.1, or the cs lower limit).
     ``float(result)`` is the certified upper end; ``lower, upper = result``
@@ -44,7 +47,8 @@ class Result(object):
 
     __slots__ = ("query", "at", "lower", "upper", "discretization",
                  "grid_size", "fft_size", "refinements", "closed_form",
-                 "met_accuracy", "bound_kind", "lower_kind", "certified")
+                 "met_accuracy", "bound_kind", "lower_kind", "width_limit",
+                 "certified")
 
     def __init__(self, query, at, c_result):
         self.query = query
@@ -59,6 +63,9 @@ class Result(object):
         self.met_accuracy = bool(c_result.met_accuracy)
         self.bound_kind = _lib.bound_kind_name(c_result.bound_kind)
         self.lower_kind = _lib.bound_kind_name(c_result.lower_kind)
+        self.width_limit = ("mechanism"
+                            if getattr(c_result, "width_limit", 0) == 1
+                            else "grid")
         # False for a value that is no proven bound (pldkit.epsilon with
         # random-participation analysis=thm41 or cs)
         self.certified = True
