@@ -54,7 +54,7 @@ int pld_best_epsilon(const pld_accountant *acc, const pld_rdp_curve *rdp,
   pld_result r;
   pld_params p;
   if (!out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_best_epsilon: an argument is out of its domain (rejected by: !out)");
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
   int st = pld_accountant_epsilon(acc, delta, &r);
   if (st)
     return st;
@@ -91,7 +91,7 @@ int pld_best_delta(const pld_accountant *acc, const pld_rdp_curve *rdp,
   pld_result r;
   pld_params p;
   if (!out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_best_delta: an argument is out of its domain (rejected by: !out)");
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
   int st = pld_accountant_delta(acc, epsilon, &r);
   if (st)
     return st;
@@ -111,8 +111,10 @@ int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
                    pld_result *info)
 {
   pld_detail_clear();
-  if (!acc || !eps || !out || n == 0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_best_curve: an argument is out of its domain (rejected by: !acc || !eps || !out || n == 0)");
+  if (!acc || !eps || !out)
+    return pld_fail(PLD_EINVAL, "acc, eps and out must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: at least one epsilon is needed");
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;

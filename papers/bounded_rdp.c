@@ -47,10 +47,52 @@
 #include "quad.h"
 
 
-static int bad_loc(double theta, double a, double sigma)
+/* Non-zero (PLD_EINVAL) when (theta, a, sigma) is outside the domain; the
+ * failed check is recorded (pld_error_detail), theta named `name` (with
+ * index `idx` when idx >= 0, for the vector entry points). */
+static int bad_loc(const char *name, long idx, double theta, double a,
+                   double sigma)
 {
-  return !isfinite(theta) || !isfinite(a) || !(a > 0.0) || !isfinite(sigma) ||
-         !(sigma > 0.0) || !isfinite(a / sigma) || !isfinite(theta / sigma);
+  if (!isfinite(theta)) {
+    if (idx >= 0)
+      return pld_fail(PLD_EINVAL, "%s[%ld] = %g must be finite", name, idx,
+                      theta);
+    return pld_fail(PLD_EINVAL, "%s = %g must be finite", name, theta);
+  }
+  if (!isfinite(a) || !(a > 0.0))
+    return pld_fail(PLD_EINVAL, "a = %g (the bound) must be finite and > 0",
+                    a);
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (!isfinite(a / sigma))
+    return pld_fail(PLD_EINVAL, "a / sigma = %g / %g overflows a double", a,
+                    sigma);
+  if (!isfinite(theta / sigma)) {
+    if (idx >= 0)
+      return pld_fail(PLD_EINVAL, "%s[%ld] / sigma = %g / %g overflows a double",
+                      name, idx, theta, sigma);
+    return pld_fail(PLD_EINVAL, "%s / sigma = %g / %g overflows a double",
+                    name, theta, sigma);
+  }
+  return 0;
+}
+
+/* Non-zero (PLD_EINVAL) unless kind is one of the two families; recorded. */
+static int bad_kind(int kind)
+{
+  if (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED)
+    return pld_fail(PLD_EINVAL,
+                    "kind = %d must be PLD_BOUNDED_RECTIFIED (%d) or "
+                    "PLD_BOUNDED_TRUNCATED (%d)",
+                    kind, PLD_BOUNDED_RECTIFIED, PLD_BOUNDED_TRUNCATED);
+  return 0;
+}
+
+static int bad_alpha(double alpha)
+{
+  if (!isfinite(alpha) || !(alpha > 1.0))
+    return pld_fail(PLD_EINVAL, "alpha = %g must be finite and > 1", alpha);
+  return 0;
 }
 
 /* log(Phi(u) - Phi(l)) for l < u, without cancellation in either tail. */
@@ -105,35 +147,49 @@ int pld_rdp_bounded_gaussian_div(int kind, double alpha, double theta1,
                                  double *div)
 {
   pld_detail_clear();
-  if (!div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
-      !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) ||
-      bad_loc(theta2, a, sigma))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_div: an argument is out of its domain (rejected by: !div || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta1, a, sigma) || bad_loc(theta2, a, sigma))");
+  if (!div)
+    return pld_fail(PLD_EINVAL, "div (the output) must not be NULL");
+  /* each check below records its own detail */
+  if (bad_kind(kind) || bad_alpha(alpha) ||
+      bad_loc("theta1", -1, theta1, a, sigma) ||
+      bad_loc("theta2", -1, theta2, a, sigma))
+    return PLD_EINVAL;
   double r = bounded_div(kind, alpha, theta1, theta2, a, sigma);
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_div: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the divergence is NaN at alpha = %g, theta1 = "
+                              "%g, theta2 = %g, a = %g, sigma = %g",
+                              alpha, theta1, theta2, a, sigma);
   *div = r;
   return PLD_SUCCESS;
 }
 
 static int bad_kind_alpha(int kind, double alpha)
 {
-  return (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
-         !isfinite(alpha) || !(alpha > 1.0);
+  return bad_kind(kind) || bad_alpha(alpha); /* both record the detail */
 }
 
 int pld_rdp_bounded_gaussian(int kind, double alpha, double theta, double a,
                              double sigma, double c, double *eps)
 {
   pld_detail_clear();
-  if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
-      !isfinite(c) || c == 0.0 || !isfinite(theta + c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian: an argument is out of its domain (rejected by: !eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) || !isfinite(c) || c == 0.0 || !isfinite(theta + c))");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (bad_kind_alpha(kind, alpha) || bad_loc("theta", -1, theta, a, sigma))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(c) || c == 0.0)
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and non-zero", c);
+  if (!isfinite(theta + c))
+    return pld_fail(PLD_EINVAL, "theta + c = %g + %g overflows a double",
+                    theta, c);
   double f = bounded_div(kind, alpha, theta, theta + c, a, sigma);
   double b = bounded_div(kind, alpha, theta + c, theta, a, sigma);
   double r = fmax(f, b);
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the divergence is NaN at alpha = %g, theta = "
+                              "%g, c = %g, a = %g, sigma = %g",
+                              alpha, theta, c, a, sigma);
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -152,15 +208,23 @@ int pld_rdp_bounded_gaussian_sup(int kind, double alpha, double theta,
                                  double a, double sigma, double C, double *eps)
 {
   pld_detail_clear();
-  if (!eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) ||
-      !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) ||
-      !isfinite(theta - C))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_sup: an argument is out of its domain (rejected by: !eps || bad_kind_alpha(kind, alpha) || bad_loc(theta, a, sigma) || !isfinite(C) || !(C > 0.0) || !isfinite(theta + C) || !isfinite(theta - C))");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (bad_kind_alpha(kind, alpha) || bad_loc("theta", -1, theta, a, sigma))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(C) || !(C > 0.0))
+    return pld_fail(PLD_EINVAL, "C = %g must be finite and > 0", C);
+  if (!isfinite(theta + C) || !isfinite(theta - C))
+    return pld_fail(PLD_EINVAL, "theta +- C = %g +- %g overflows a double",
+                    theta, C);
   double f, b;
   sup_dirs(kind, alpha, theta, a, sigma, C, &f, &b);
   double r = fmax(f, b);
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_sup: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the divergence is NaN at alpha = %g, theta = "
+                              "%g, C = %g, a = %g, sigma = %g",
+                              alpha, theta, C, a, sigma);
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -169,16 +233,22 @@ int pld_rdp_truncated_gaussian_eq6_paper(double alpha, double theta, double a,
                                          double sigma, double c, double *val)
 {
   pld_detail_clear();
-  if (!val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) ||
-      !isfinite(c) || c == 0.0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_truncated_gaussian_eq6_paper: an argument is out of its domain (rejected by: !val || !isfinite(alpha) || !(alpha > 1.0) || bad_loc(theta, a, sigma) || !isfinite(c) || c == 0.0)");
+  if (!val)
+    return pld_fail(PLD_EINVAL, "val (the output) must not be NULL");
+  if (bad_alpha(alpha) || bad_loc("theta", -1, theta, a, sigma))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(c) || c == 0.0)
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and non-zero", c);
   double l0 = log_inside(theta, a, sigma);
   double r = alpha * c * c / (2.0 * sigma * sigma) +
              log_inside(theta + c, a, sigma) - l0 +
              (1.0 - alpha) *
                  (log_inside((1.0 - alpha) * (c + theta), a, sigma) - l0);
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_truncated_gaussian_eq6_paper: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "eq. (6) as printed is NaN at alpha = %g, theta "
+                              "= %g, c = %g, a = %g, sigma = %g",
+                              alpha, theta, c, a, sigma);
   *val = r;
   return PLD_SUCCESS;
 }
@@ -188,13 +258,22 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
                                  double C, double *eps)
 {
   pld_detail_clear();
-  if (!eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) ||
-      !isfinite(C) || !(C > 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: !eps || !theta || n == 0 || bad_kind_alpha(kind, alpha) || !isfinite(C) || !(C > 0.0))");
-  for (size_t j = 0; j < n; j++)
-    if (bad_loc(theta[j], a, sigma) || !isfinite(theta[j] + C) ||
-        !isfinite(theta[j] - C))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: bad_loc(theta[j], a, sigma) || !isfinite(theta[j] + C) || !isfinite(theta[j] - C))");
+  if (!eps || !theta)
+    return pld_fail(PLD_EINVAL, "eps and theta must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: at least one coordinate is needed");
+  if (bad_kind_alpha(kind, alpha))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(C) || !(C > 0.0))
+    return pld_fail(PLD_EINVAL, "C = %g must be finite and > 0", C);
+  for (size_t j = 0; j < n; j++) {
+    if (bad_loc("theta", (long)j, theta[j], a, sigma))
+      return PLD_EINVAL; /* detail recorded by the check */
+    if (!isfinite(theta[j] + C) || !isfinite(theta[j] - C))
+      return pld_fail(PLD_EINVAL,
+                      "theta[%zu] +- C = %g +- %g overflows a double", j,
+                      theta[j], C);
+  }
   double sf = 0.0, sb = 0.0;
   for (size_t j = 0; j < n; j++) {
     double f, b;
@@ -204,7 +283,10 @@ int pld_rdp_bounded_gaussian_vec(int kind, double alpha, size_t n,
   }
   double r = fmax(sf, sb) * (1.0 + 2.0 * PLD_U * (double)n);
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_vec: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the summed divergence is NaN at alpha = %g, n = "
+                              "%zu, C = %g, a = %g, sigma = %g",
+                              alpha, n, C, a, sigma);
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -302,9 +384,10 @@ int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
                              double *eta)
 {
   pld_detail_clear();
-  if (!eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) ||
-      bad_loc(theta, a, sigma))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_bounded_gaussian: an argument is out of its domain (rejected by: !eta || (kind != PLD_BOUNDED_RECTIFIED && kind != PLD_BOUNDED_TRUNCATED) || bad_loc(theta, a, sigma))");
+  if (!eta)
+    return pld_fail(PLD_EINVAL, "eta (the output) must not be NULL");
+  if (bad_kind(kind) || bad_loc("theta", -1, theta, a, sigma))
+    return PLD_EINVAL; /* detail recorded by the check */
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
   double I;
   if (kind == PLD_BOUNDED_RECTIFIED) {
@@ -318,7 +401,10 @@ int pld_fil_bounded_gaussian(int kind, double theta, double a, double sigma,
     I = 1.0;
   double r = sqrt(I) / sigma;
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_bounded_gaussian: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the Fisher information is NaN at theta = %g, "
+                              "a = %g, sigma = %g",
+                              theta, a, sigma);
   *eta = r;
   return PLD_SUCCESS;
 }
@@ -327,8 +413,10 @@ int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
                                          double *eta2)
 {
   pld_detail_clear();
-  if (!eta2 || bad_loc(theta, a, sigma))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_rectified_gaussian_eq4_paper: an argument is out of its domain (rejected by: !eta2 || bad_loc(theta, a, sigma))");
+  if (!eta2)
+    return pld_fail(PLD_EINVAL, "eta2 (the output) must not be NULL");
+  if (bad_loc("theta", -1, theta, a, sigma))
+    return PLD_EINVAL; /* detail recorded by the check */
   double A = (-a - theta) / sigma, B = (a - theta) / sigma;
   double atoms = exp(2.0 * log_npdf(A) - pld_log_ndtr(A)) +
                  exp(2.0 * log_npdf(B) - pld_log_ndtr(-B));
@@ -337,7 +425,10 @@ int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
               B * exp(log_npdf(B))) /
              (sigma * sigma);
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_rectified_gaussian_eq4_paper: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "eq. (4) as printed is NaN at theta = %g, a = %g, "
+                              "sigma = %g",
+                              theta, a, sigma);
   *eta2 = r;
   return PLD_SUCCESS;
 }
@@ -345,14 +436,23 @@ int pld_fil_rectified_gaussian_eq4_paper(double theta, double a, double sigma,
 int pld_fil_stochastic_sign(double theta, double sigma, double *eta)
 {
   pld_detail_clear();
-  if (!eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) ||
-      !isfinite(theta / sigma))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_stochastic_sign: an argument is out of its domain (rejected by: !eta || !isfinite(theta) || !isfinite(sigma) || !(sigma > 0.0) || !isfinite(theta / sigma))");
+  if (!eta)
+    return pld_fail(PLD_EINVAL, "eta (the output) must not be NULL");
+  if (!isfinite(theta))
+    return pld_fail(PLD_EINVAL, "theta = %g must be finite", theta);
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (!isfinite(theta / sigma))
+    return pld_fail(PLD_EINVAL, "theta / sigma = %g / %g overflows a double",
+                    theta, sigma);
   double x = theta / sigma;
   double r = exp(log_npdf(x) - 0.5 * (pld_log_ndtr(x) + pld_log_ndtr(-x))) /
              sigma;
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_fil_stochastic_sign: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the Fisher information is NaN at theta = %g, "
+                              "sigma = %g",
+                              theta, sigma);
   *eta = r;
   return PLD_SUCCESS;
 }
@@ -363,13 +463,25 @@ int pld_rdp_bounded_gaussian_alg1(int kind, unsigned flags, double alpha,
                                   double *eta_coord, double *eps_total)
 {
   pld_detail_clear();
-  if (!eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) ||
-      !isfinite(C) || !(C > 0.0) || (flags & ~1u))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_alg1: an argument is out of its domain (rejected by: !eps_total || !g_sum || n == 0 || bad_kind_alpha(kind, alpha) || !isfinite(C) || !(C > 0.0) || (flags & ~1u))");
-  for (size_t j = 0; j < n; j++)
-    if (bad_loc(g_sum[j], a, sigma) || !isfinite(g_sum[j] + C) ||
-        !isfinite(g_sum[j] - C))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bounded_gaussian_alg1: an argument is out of its domain (rejected by: bad_loc(g_sum[j], a, sigma) || !isfinite(g_sum[j] + C) || !isfinite(g_sum[j] - C))");
+  if (!eps_total || !g_sum)
+    return pld_fail(PLD_EINVAL, "eps_total and g_sum must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: at least one coordinate is needed");
+  if (bad_kind_alpha(kind, alpha))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(C) || !(C > 0.0))
+    return pld_fail(PLD_EINVAL, "C = %g must be finite and > 0", C);
+  if (flags & ~1u)
+    return pld_fail(PLD_EINVAL, "flags = %#x has bits other than 0x1 set",
+                    flags);
+  for (size_t j = 0; j < n; j++) {
+    if (bad_loc("g_sum", (long)j, g_sum[j], a, sigma))
+      return PLD_EINVAL; /* detail recorded by the check */
+    if (!isfinite(g_sum[j] + C) || !isfinite(g_sum[j] - C))
+      return pld_fail(PLD_EINVAL,
+                      "g_sum[%zu] +- C = %g +- %g overflows a double", j,
+                      g_sum[j], C);
+  }
   /* validate everything before writing any output */
   double sf = 0.0, sb = 0.0, sp = 0.0;
   for (size_t j = 0; j < n; j++) {

@@ -183,20 +183,30 @@ static void lower_member(const pld_pmf_view *v, double grid,
 static int of_pld(const pld_dist *d, pld_rdp_curve *out, int rounding)
 {
   if (!d || !out)
-    return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: !d || !out)");
+    return pld_fail(PLD_EINVAL, "the PLD and the output curve must not be NULL");
   pld_pmf_view view[2];
   for (int dir = 0; dir < 2; dir++)
     if (pld_dist_view(d, dir, rounding, &view[dir]) != PLD_SUCCESS)
-      return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: pld_dist_view(d, dir, rounding, &view[dir]) != PLD_SUCCESS)");
+      return pld_fail_if_silent(PLD_EINVAL,
+                                "the PLD has no view in direction %d with "
+                                "rounding %d",
+                                dir, rounding);
   double grid = pld_dist_discretization(d);
   if (!(grid > 0.0) || !isfinite(grid))
-    return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: !(grid > 0.0) || !isfinite(grid))");
+    return pld_fail(PLD_EINVAL,
+                    "the PLD's discretization = %g must be finite and > 0",
+                    grid);
   size_t no = pld_rdp_curve_size(out);
   const double *orders = pld_rdp_curve_orders(out);
   size_t kmax = view[0].size > view[1].size ? view[0].size : view[1].size;
   size_t bytes;
-  if (kmax == 0 || pld_mul_size(kmax + 2 * no, sizeof(double), &bytes))
-    return pld_fail_if_silent(PLD_EINVAL, "of_pld: an argument is out of its domain (rejected by: kmax == 0 || pld_mul_size(kmax + 2 * no, sizeof(double), &bytes))");
+  if (kmax == 0)
+    return pld_fail(PLD_EINVAL, "the PLD has no finite loss points (size 0)");
+  if (pld_mul_size(kmax + 2 * no, sizeof(double), &bytes))
+    return pld_fail(PLD_EINVAL,
+                    "a PLD of %zu points with %zu orders overflows size_t "
+                    "bytes",
+                    kmax, no);
   double *buf = pld_malloc(bytes);
   if (!buf)
     return PLD_ENOMEM;

@@ -35,12 +35,21 @@ int pld_mspafl_lemma1_sigma(double eps, double delta, double s, double *sigma,
                             int *certified)
 {
   pld_detail_clear();
-  if (!sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) ||
-      !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !sigma || !isfinite(eps) || !(eps > 0.0) || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0) || !isfinite(s) || !(s > 0.0))");
+  if (!sigma)
+    return pld_fail(PLD_EINVAL, "sigma (the output) must not be NULL");
+  if (!isfinite(eps) || !(eps > 0.0))
+    return pld_fail(PLD_EINVAL, "eps = %g must be finite and > 0", eps);
+  if (!isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  if (!isfinite(s) || !(s > 0.0))
+    return pld_fail(PLD_EINVAL, "s = %g (the sensitivity) must be finite and > 0",
+                    s);
   double r = s * sqrt(2.0 * log(1.25 / delta)) / eps;
   if (!isfinite(r) || !(r > 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_lemma1_sigma: an argument is out of its domain (rejected by: !isfinite(r) || !(r > 0.0))");
+    return pld_fail(PLD_EINVAL,
+                    "sigma = s sqrt(2 log(1.25 / delta)) / eps = %g is not a "
+                    "finite positive double at eps = %g, delta = %g, s = %g",
+                    r, eps, delta, s);
   if (certified)
     *certified = pld_gaussian_delta(s / r, eps) <= delta;
   *sigma = r;
@@ -51,8 +60,16 @@ int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n, int with_replacement,
                               double *q)
 {
   pld_detail_clear();
-  if (!q || n == 0 || draws == 0 || (!with_replacement && draws > n))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_sampling_ratio: an argument is out of its domain (rejected by: !q || n == 0 || draws == 0 || (!with_replacement && draws > n))");
+  if (!q)
+    return pld_fail(PLD_EINVAL, "q (the output) must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: the population must not be empty");
+  if (draws == 0)
+    return pld_fail(PLD_EINVAL, "draws = 0 must be >= 1");
+  if (!with_replacement && draws > n)
+    return pld_fail(PLD_EINVAL,
+                    "draws = %llu must be <= n = %llu without replacement",
+                    (unsigned long long)draws, (unsigned long long)n);
   double r;
   if (with_replacement)
     r = -expm1((double)draws * log1p(-1.0 / (double)n));
@@ -62,19 +79,32 @@ int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n, int with_replacement,
   return PLD_SUCCESS;
 }
 
+/* Non-zero (PLD_EINVAL) outside the local guarantee's domain; recorded. */
 static int bad_local(double eps_l, double delta_l)
 {
-  return !isfinite(eps_l) || !(eps_l > 0.0) || !(eps_l <= 1.0) ||
-         !isfinite(delta_l) || !(delta_l >= 0.0) || !(delta_l < 1.0);
+  if (!isfinite(eps_l) || !(eps_l > 0.0) || !(eps_l <= 1.0))
+    return pld_fail(PLD_EINVAL, "eps_l = %g must be in (0, 1]", eps_l);
+  if (!isfinite(delta_l) || !(delta_l >= 0.0) || !(delta_l < 1.0))
+    return pld_fail(PLD_EINVAL, "delta_l = %g must be in [0, 1)", delta_l);
+  return 0;
+}
+
+/* Non-zero (PLD_EINVAL) unless x is in (0, 1]; recorded under `name`. */
+static int bad_rate(const char *name, double x)
+{
+  if (!isfinite(x) || !(x > 0.0) || !(x <= 1.0))
+    return pld_fail(PLD_EINVAL, "%s = %g must be in (0, 1]", name, x);
+  return 0;
 }
 
 int pld_mspafl_thm1(double eps_l, double delta_l, double q,
                     int with_replacement, pld_mspafl_bound *out)
 {
   pld_detail_clear();
-  if (!out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) ||
-      !(q <= 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm1: an argument is out of its domain (rejected by: !out || bad_local(eps_l, delta_l) || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (bad_local(eps_l, delta_l) || bad_rate("q", q))
+    return PLD_EINVAL; /* detail recorded by the check */
   out->epsilon = 2.0 * q * eps_l;
   out->delta = q * delta_l;
   out->certified = !with_replacement;
@@ -85,13 +115,20 @@ int pld_mspafl_thm2(size_t N, const double *p, const double *q, double eps_l,
                     double delta_l, double beta, pld_mspafl_bound *out)
 {
   pld_detail_clear();
-  if (!out || !p || !q || N == 0 || bad_local(eps_l, delta_l) ||
-      !isfinite(beta) || !(beta > 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm2: an argument is out of its domain (rejected by: !out || !p || !q || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) || !(beta > 0.0))");
-  for (size_t i = 0; i < N; i++)
-    if (!isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) ||
-        !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm2: an argument is out of its domain (rejected by: !isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0) || !isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))");
+  if (!out || !p || !q)
+    return pld_fail(PLD_EINVAL, "out, p and q must not be NULL");
+  if (N == 0)
+    return pld_fail(PLD_EINVAL, "N = 0: at least one client is needed");
+  if (bad_local(eps_l, delta_l))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(beta) || !(beta > 0.0))
+    return pld_fail(PLD_EINVAL, "beta = %g must be finite and > 0", beta);
+  for (size_t i = 0; i < N; i++) {
+    if (!isfinite(p[i]) || !(p[i] > 0.0) || !(p[i] <= 1.0))
+      return pld_fail(PLD_EINVAL, "p[%zu] = %g must be in (0, 1]", i, p[i]);
+    if (!isfinite(q[i]) || !(q[i] > 0.0) || !(q[i] <= 1.0))
+      return pld_fail(PLD_EINVAL, "q[%zu] = %g must be in (0, 1]", i, q[i]);
+  }
   double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
   if (!(dp < 1.0)) {
     out->epsilon = INFINITY;
@@ -114,10 +151,16 @@ int pld_mspafl_cor1(uint64_t N, double p, double q, double eps_l,
                     double delta_l, double beta, pld_mspafl_bound *out)
 {
   pld_detail_clear();
-  if (!out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) ||
-      !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) ||
-      !isfinite(q) || !(q > 0.0) || !(q <= 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_cor1: an argument is out of its domain (rejected by: !out || N == 0 || bad_local(eps_l, delta_l) || !isfinite(beta) || !(beta > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) || !isfinite(q) || !(q > 0.0) || !(q <= 1.0))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (N == 0)
+    return pld_fail(PLD_EINVAL, "N = 0: at least one client is needed");
+  if (bad_local(eps_l, delta_l))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (!isfinite(beta) || !(beta > 0.0))
+    return pld_fail(PLD_EINVAL, "beta = %g must be finite and > 0", beta);
+  if (bad_rate("p", p) || bad_rate("q", q))
+    return PLD_EINVAL; /* detail recorded by the check */
   double dp = 2.0 * exp(-2.0 * beta * beta * (double)N);
   if (!(dp < 1.0)) {
     out->epsilon = INFINITY;
@@ -136,10 +179,18 @@ int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
                     pld_mspafl_bound *out)
 {
   pld_detail_clear();
-  if (!out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) ||
-      !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) ||
-      !(p > 0.0) || !(p <= 1.0) || T == 0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm3: an argument is out of its domain (rejected by: !out || !isfinite(c0) || !(c0 > 0.0) || !isfinite(q) || !(q > 0.0) || !(q < 1.0) || !isfinite(eps_l) || !(eps_l > 0.0) || !isfinite(p) || !(p > 0.0) || !(p <= 1.0) || T == 0)");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!isfinite(c0) || !(c0 > 0.0))
+    return pld_fail(PLD_EINVAL, "c0 = %g must be finite and > 0", c0);
+  if (!isfinite(q) || !(q > 0.0) || !(q < 1.0))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1)", q);
+  if (!isfinite(eps_l) || !(eps_l > 0.0))
+    return pld_fail(PLD_EINVAL, "eps_l = %g must be finite and > 0", eps_l);
+  if (bad_rate("p", p))
+    return PLD_EINVAL; /* detail recorded by the check */
+  if (T == 0)
+    return pld_fail(PLD_EINVAL, "T = 0: at least one round is needed");
   out->epsilon = c0 * q * eps_l * sqrt(p * (double)T / (1.0 - q));
   out->delta = NAN;
   out->certified = 0;
@@ -149,9 +200,12 @@ int pld_mspafl_thm3(double c0, double q, double eps_l, double p, uint64_t T,
 int pld_mspafl_thm3_c0_appendix(double delta_l, double clip, double *c0)
 {
   pld_detail_clear();
-  if (!c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) ||
-      !isfinite(clip) || !(clip > 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm3_c0_appendix: an argument is out of its domain (rejected by: !c0 || !isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8) || !isfinite(clip) || !(clip > 0.0))");
+  if (!c0)
+    return pld_fail(PLD_EINVAL, "c0 (the output) must not be NULL");
+  if (!isfinite(delta_l) || !(delta_l > 0.0) || !(delta_l < 0.8))
+    return pld_fail(PLD_EINVAL, "delta_l = %g must be in (0, 0.8)", delta_l);
+  if (!isfinite(clip) || !(clip > 0.0))
+    return pld_fail(PLD_EINVAL, "clip = %g must be finite and > 0", clip);
   *c0 = sqrt(log(1.0 / delta_l) / log(1.25 / delta_l)) / (2.0 * clip);
   return PLD_SUCCESS;
 }
@@ -160,10 +214,16 @@ int pld_mspafl_thm4(double eps_r, double delta_r, uint64_t T,
                     double delta_tilde, pld_mspafl_bound *out)
 {
   pld_detail_clear();
-  if (!out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) ||
-      !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 ||
-      !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mspafl_thm4: an argument is out of its domain (rejected by: !out || !isfinite(eps_r) || !(eps_r >= 0.0) || !isfinite(delta_r) || !(delta_r >= 0.0) || !(delta_r <= 1.0) || T == 0 || !isfinite(delta_tilde) || !(delta_tilde > 0.0) || !(delta_tilde <= 1.0))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!isfinite(eps_r) || !(eps_r >= 0.0))
+    return pld_fail(PLD_EINVAL, "eps_r = %g must be finite and >= 0", eps_r);
+  if (!isfinite(delta_r) || !(delta_r >= 0.0) || !(delta_r <= 1.0))
+    return pld_fail(PLD_EINVAL, "delta_r = %g must be in [0, 1]", delta_r);
+  if (T == 0)
+    return pld_fail(PLD_EINVAL, "T = 0: at least one round is needed");
+  if (bad_rate("delta_tilde", delta_tilde))
+    return PLD_EINVAL; /* detail recorded by the check */
   double Td = (double)T;
   double e = sqrt(2.0 * Td * log(1.0 / delta_tilde)) * eps_r +
              Td * eps_r * expm1(eps_r);

@@ -187,7 +187,10 @@ int part_binwin_make(int64_t d, double q, double cut, binwin *w)
     return pld_fail(PLD_ERANGE, "the Binomial(d = %lld, q = %g) window exceeds %d terms (smaller d or q)", (long long)d, q, (int)PLD_PARTICIPATION_MAX_WINDOW);
   size_t n = (size_t)(hi - lo + 1), nb;
   if (pld_mul_size(n, sizeof(double), &nb))
-    return pld_fail_if_silent(PLD_ERANGE, "part_binwin_make: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(double), &nb))");
+    return pld_fail(PLD_ERANGE,
+                    "the Binomial(d = %lld, q = %g) window of %zu terms "
+                    "overflows size_t bytes",
+                    (long long)d, q, n);
   double *lw = pld_malloc(nb);
   if (!lw)
     return PLD_ENOMEM;
@@ -212,8 +215,13 @@ int pld_participation_epsilon_prime(double epsilon, double gamma,
                                     double *eps_prime)
 {
   pld_detail_clear();
-  if (!eps_prime || !part_eps_ok(epsilon) || !rate_ok(gamma))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon_prime: an argument is out of its domain (rejected by: !eps_prime || !part_eps_ok(epsilon) || !rate_ok(gamma))");
+  if (!eps_prime)
+    return pld_fail(PLD_EINVAL, "eps_prime (the output) must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
+  if (!rate_ok(gamma))
+    return pld_fail(PLD_EINVAL, "gamma = %g must be in (0, 1]", gamma);
   /* eq. (5) inverted: e^eps' = 1 + (e^eps - 1)/gamma */
   double t = expm1(epsilon) / gamma;
   *eps_prime = isfinite(t) ? log1p(t)
@@ -253,7 +261,8 @@ int pld_participation_mwcs_mixture(const pld_participation_params *par,
 {
   pld_detail_clear();
   if (!weight_q || !rate_other)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_mwcs_mixture: an argument is out of its domain (rejected by: !weight_q || !rate_other)");
+    return pld_fail(PLD_EINVAL,
+                    "weight_q and rate_other (the outputs) must not be NULL");
   int st = part_check_params(par, 0);
   if (st)
     return st;
@@ -270,12 +279,17 @@ int pld_participation_delta(const pld_participation_params *par, int analysis,
                             double epsilon, pld_bound *out)
 {
   pld_detail_clear();
-  if (!out || !part_eps_ok(epsilon))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_delta: an argument is out of its domain (rejected by: !out || !part_eps_ok(epsilon))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_delta: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
+    return pld_fail(PLD_EINVAL, "analysis = %d is not one of "
+                    "PLD_PARTICIPATION_WCS, _CS, _THM41, _OLS, _MWCS",
+                    analysis);
   int st = part_check_params(par, 1);
   if (st)
     return st;
@@ -331,12 +345,16 @@ int pld_participation_epsilon(const pld_participation_params *par,
                               int analysis, double delta, pld_bound *out)
 {
   pld_detail_clear();
-  if (!out || !(delta > 0.0 && delta < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon: an argument is out of its domain (rejected by: !out || !(delta > 0.0 && delta < 1.0))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_epsilon: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
+    return pld_fail(PLD_EINVAL, "analysis = %d is not one of "
+                    "PLD_PARTICIPATION_WCS, _CS, _THM41, _OLS, _MWCS",
+                    analysis);
   int st = part_check_params(par, 1);
   if (st)
     return st;
@@ -391,12 +409,19 @@ int pld_participation_calibrate(const pld_participation_params *par,
                                 pld_participation_calibration *out)
 {
   pld_detail_clear();
-  if (!out || !part_eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_calibrate: an argument is out of its domain (rejected by: !out || !part_eps_ok(epsilon) || !(delta > 0.0 && delta < 1.0))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   if (analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS &&
       analysis != PLD_PARTICIPATION_THM41 &&
       analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_calibrate: an argument is out of its domain (rejected by: analysis != PLD_PARTICIPATION_WCS && analysis != PLD_PARTICIPATION_CS && analysis != PLD_PARTICIPATION_THM41 && analysis != PLD_PARTICIPATION_OLS && analysis != PLD_PARTICIPATION_MWCS)");
+    return pld_fail(PLD_EINVAL, "analysis = %d is not one of "
+                    "PLD_PARTICIPATION_WCS, _CS, _THM41, _OLS, _MWCS",
+                    analysis);
   int st = part_check_params(par, 0);
   if (st)
     return st;

@@ -95,7 +95,8 @@ static int mix_alloc(size_t n, mix *M)
   M->n = 0;
   M->win = 0.0;
   if (pld_mul_size(n, sizeof(comp), &b1) || pld_mul_size(2 * n, sizeof(double), &b2))
-    return pld_fail_if_silent(PLD_ERANGE, "mix_alloc: an argument exceeds a size cap (rejected by: pld_mul_size(n, sizeof(comp), &b1) || pld_mul_size(2 * n, sizeof(double), &b2))");
+    return pld_fail(PLD_ERANGE,
+                    "a mixture of %zu components overflows size_t bytes", n);
   M->c = pld_malloc(b1 ? b1 : 1);
   M->scratch = pld_malloc(b2 ? b2 : 1);
   if (!M->c || !M->scratch) {
@@ -438,9 +439,17 @@ int pld_participation_instance_delta(const pld_participation_params *par,
                                      int direction, double *delta)
 {
   pld_detail_clear();
-  if (!delta || !part_eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) ||
-      (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_instance_delta: an argument is out of its domain (rejected by: !delta || !part_eps_ok(epsilon) || !isfinite(shift) || !(fabs(shift) <= 1.0) || (direction != PLD_DIR_PQ && direction != PLD_DIR_QP))");
+  if (!delta)
+    return pld_fail(PLD_EINVAL, "delta (the output) must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
+  if (!isfinite(shift) || !(fabs(shift) <= 1.0))
+    return pld_fail(PLD_EINVAL, "shift = %g must be in [-1, 1]", shift);
+  if (direction != PLD_DIR_PQ && direction != PLD_DIR_QP)
+    return pld_fail(PLD_EINVAL,
+                    "direction = %d must be PLD_DIR_PQ (%d) or PLD_DIR_QP (%d)",
+                    direction, PLD_DIR_PQ, PLD_DIR_QP);
   int st = part_check_params(par, 1);
   if (st)
     return st;
@@ -462,8 +471,11 @@ int pld_participation_lower_limit(const pld_participation_params *par,
                                   double epsilon, pld_participation_limit *out)
 {
   pld_detail_clear();
-  if (!out || !part_eps_ok(epsilon))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_lower_limit: an argument is out of its domain (rejected by: !out || !part_eps_ok(epsilon))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
   int st = part_check_params(par, 1);
   if (st)
     return st;
@@ -505,8 +517,11 @@ int pld_participation_thm41_delta(const pld_participation_params *par,
                                   pld_participation_thm41 *out)
 {
   pld_detail_clear();
-  if (!out || !part_eps_ok(epsilon))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_thm41_delta: an argument is out of its domain (rejected by: !out || !part_eps_ok(epsilon))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
   int st = part_check_params(par, 1);
   if (st)
     return st;
@@ -612,8 +627,11 @@ int pld_participation_thm41_quadrature(const pld_participation_params *par,
                                        double *abserr)
 {
   pld_detail_clear();
-  if (!delta || !abserr || !part_eps_ok(epsilon))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_participation_thm41_quadrature: an argument is out of its domain (rejected by: !delta || !abserr || !part_eps_ok(epsilon))");
+  if (!delta || !abserr)
+    return pld_fail(PLD_EINVAL, "delta and abserr (the outputs) must not be NULL");
+  if (!part_eps_ok(epsilon))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
   int st = part_check_params(par, 1);
   if (st)
     return st;

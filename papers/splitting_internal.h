@@ -10,7 +10,8 @@
 /* c/sigma beyond which no reverse quadrature is tried */
 #define S_QUAD_MAX 8.0
 
-/* Non-zero when (alpha, d, k, sigma, c) is outside the splitting domain. */
+/* Non-zero (PLD_EINVAL) when (alpha, d, k, sigma, c) is outside the
+ * splitting domain; the failed check is recorded (pld_error_detail). */
 int split_bad_args(double alpha, int64_t d, int64_t k, double sigma,
                    double c);
 

@@ -83,9 +83,23 @@
 int split_bad_args(double alpha, int64_t d, int64_t k, double sigma,
                      double c)
 {
-  return !isfinite(alpha) || !(alpha > 1.0) || d < 1 || k < 1 || k > d ||
-         !isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || !(c > 0.0) ||
-         !isfinite(c / sigma) || !(c / sigma > 0.0);
+  /* Each failed check records which argument and why (pld_error_detail). */
+  if (!isfinite(alpha) || !(alpha > 1.0))
+    return pld_fail(PLD_EINVAL, "alpha = %g must be finite and > 1", alpha);
+  if (d < 1)
+    return pld_fail(PLD_EINVAL, "d = %lld must be >= 1", (long long)d);
+  if (k < 1 || k > d)
+    return pld_fail(PLD_EINVAL, "k = %lld must be in [1, d = %lld]",
+                    (long long)k, (long long)d);
+  if (!isfinite(sigma) || !(sigma > 0.0))
+    return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+  if (!isfinite(c) || !(c > 0.0))
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
+  if (!isfinite(c / sigma) || !(c / sigma > 0.0))
+    return pld_fail(PLD_EINVAL,
+                    "c / sigma = %g / %g = %g must be finite and > 0", c,
+                    sigma, c / sigma);
+  return 0;
 }
 
 /* log C(n, k), exact sums of logs for small k (lgamma loses ~n log n * u). */
@@ -185,16 +199,23 @@ int pld_rdp_split_forward_eq3(double alpha, int64_t d, int64_t k, double sigma,
                               double c, double *eps)
 {
   pld_detail_clear();
-  if (!eps || split_bad_args(alpha, d, k, sigma, c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !eps || split_bad_args(alpha, d, k, sigma, c))");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (split_bad_args(alpha, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
   double t = (c / sigma) * (c / sigma), m = floor(alpha);
   if (!isfinite(t))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: !isfinite(t))");
+    return pld_fail(PLD_EINVAL,
+                    "(c / sigma)^2 = (%g / %g)^2 overflows a double; c / sigma "
+                    "must be below about 1e154", c, sigma);
   double Bm = m >= 2.0 ? eq3_int(m, (double)d, (double)k, t) : 0.0;
   double Bm1 = alpha > m ? eq3_int(m + 1.0, (double)d, (double)k, t) : 0.0;
   double v = interp_order(alpha, Bm, Bm1);
   if (isnan(v))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_eq3: an argument is out of its domain (rejected by: isnan(v))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the Eq. (3) bound is NaN at alpha = %g, d = %lld, "
+                              "k = %lld, c / sigma = %g",
+                              alpha, (long long)d, (long long)k, c / sigma);
   *eps = v;
   return PLD_SUCCESS;
 }
@@ -206,8 +227,10 @@ int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
   pld_detail_clear();
-  if (!eps || split_bad_args(alpha, d, k, sigma, c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: !eps || split_bad_args(alpha, d, k, sigma, c))");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (split_bad_args(alpha, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
   double t = (c / sigma) * (c / sigma), dd = (double)d, kk = (double)k;
   double v = t * kk * (dd - kk) / (dd * dd);
   /* alpha e^v + 1 - alpha = 1 + alpha expm1(v): >= 1 since v >= 0, so the
@@ -221,7 +244,10 @@ int pld_rdp_split_reverse_paper(double alpha, int64_t d, int64_t k,
         (alpha * t * kk * (dd - kk) / dd - dd * log1p(arg)) /
             (2.0 * (alpha - 1.0));
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_paper: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the paper's reverse bound is NaN at alpha = %g, "
+                              "d = %lld, k = %lld, c / sigma = %g",
+                              alpha, (long long)d, (long long)k, c / sigma);
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -357,7 +383,11 @@ static int dp_forward(int m, double d, int K, double t, double *G,
   uint64_t radix = (uint64_t)m + 1;
   /* codes must fit: (m+1)^(K+1) < 2^63 */
   if ((double)(K + 1) * log2((double)radix) > 62.0)
-    return pld_fail_if_silent(PLD_ERANGE, "dp_forward: an argument exceeds a size cap (rejected by: (double)(K + 1) * log2((double)radix) > 62.0)");
+    return pld_fail_if_silent(PLD_ERANGE,
+                              "the exact forward program at order %d with "
+                              "k' = %d groups needs (order + 1)^(k' + 1) state "
+                              "codes, above 2^62",
+                              m, K);
   double nst = exp(lbinom((double)(m + K), (double)K));
   double ntr = exp(lbinom((double)(m + 2 * K), (double)(2 * K)));
   double steps = fmin(d, (double)m * K);
@@ -536,10 +566,16 @@ static int forward_exact_capped(double alpha, int64_t d, int64_t k,
                                 double work_cap)
 {
   pld_detail_clear();
-  if (!eps || split_bad_args(alpha, d, k, sigma, c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_forward_exact: an argument is out of its domain (rejected by: !eps || split_bad_args(alpha, d, k, sigma, c))");
-  if (alpha > MAX_ORDER || d > (int64_t)1 << 52)
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > (int64_t)1 << 52)");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (split_bad_args(alpha, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
+  if (alpha > MAX_ORDER)
+    return pld_fail(PLD_ERANGE, "alpha = %g is above the exact forward cap %d",
+                    alpha, MAX_ORDER);
+  if (d > (int64_t)1 << 52)
+    return pld_fail(PLD_ERANGE, "d = %lld is above the exact forward cap 2^52",
+                    (long long)d);
   double t = (c / sigma) * (c / sigma), dd = (double)d;
   double kp = (double)(k < d - k ? k : d - k), kk = (double)k;
   double shift_per_alpha = t * (kk * kk - kp * kp) / (2.0 * dd);
@@ -557,7 +593,10 @@ static int forward_exact_capped(double alpha, int64_t d, int64_t k,
     r = interp_order(alpha, Bm, Bm1) + alpha * shift_per_alpha;
   }
   if (!isfinite(r))
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_split_forward_exact: an argument exceeds a size cap (rejected by: !isfinite(r))");
+    return pld_fail_if_silent(PLD_ERANGE,
+                              "the exact forward bound overflows a double at "
+                              "alpha = %g, d = %lld, k = %lld, c / sigma = %g",
+                              alpha, (long long)d, (long long)k, c / sigma);
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -565,8 +604,10 @@ static int forward_exact_capped(double alpha, int64_t d, int64_t k,
 int pld_rdp_split_forward_exact(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
-  if (!eps || split_bad_args(alpha, d, k, sigma, c))
-    return PLD_EINVAL;
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (split_bad_args(alpha, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
   return forward_exact_capped(alpha, d, k, sigma, c, eps, DP_WORK_CAP);
 }
 
@@ -786,8 +827,10 @@ int pld_rdp_model_splitting(double alpha, int64_t d, int64_t k, double sigma,
                             double c, pld_rdp_split_terms *out)
 {
   pld_detail_clear();
-  if (!out || split_bad_args(alpha, d, k, sigma, c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting: an argument is out of its domain (rejected by: !out || split_bad_args(alpha, d, k, sigma, c))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (split_bad_args(alpha, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
   pld_rdp_split_terms T;
   int st = split_batch(1, &alpha, d, k, sigma, c, &T, NULL);
   if (!st)
@@ -800,11 +843,16 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
                                   double *eps)
 {
   pld_detail_clear();
-  if (!orders || !eps || n == 0 || split_bad_args(2.0, d, k, sigma, c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !orders || !eps || n == 0 || split_bad_args(2.0, d, k, sigma, c))");
+  if (!orders || !eps)
+    return pld_fail(PLD_EINVAL, "orders and eps must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: at least one order is needed");
+  if (split_bad_args(2.0, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
   for (size_t i = 0; i < n; i++)
     if (!isfinite(orders[i]) || !(orders[i] > 1.0))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_model_splitting_curve: an argument is out of its domain (rejected by: !isfinite(orders[i]) || !(orders[i] > 1.0))");
+      return pld_fail(PLD_EINVAL, "orders[%zu] = %g must be finite and > 1", i,
+                      orders[i]);
   /* Batches that share tables: every order up to SHARED_MAX_ORDER in one,
    * and above it one per octave.  The shared tables (eq. (2)'s moments and
    * the reverse quadrature) follow a batch's largest order, and an order
@@ -844,7 +892,7 @@ int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)
 {
   pld_detail_clear();
   if (!eps)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_dropout: an argument is out of its domain (rejected by: !eps)");
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, 2, 1, sigma, c, &T);
   if (!st)
@@ -856,15 +904,21 @@ int pld_rdp_partial_splitting(double alpha, int64_t d, int64_t k, double sigma,
                               double c_split, double c_shared, double *eps)
 {
   pld_detail_clear();
-  if (!eps || !isfinite(c_shared) || !(c_shared >= 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: !eps || !isfinite(c_shared) || !(c_shared >= 0.0))");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (!isfinite(c_shared) || !(c_shared >= 0.0))
+    return pld_fail(PLD_EINVAL, "c_shared = %g must be finite and >= 0",
+                    c_shared);
   pld_rdp_split_terms T;
   int st = pld_rdp_model_splitting(alpha, d, k, sigma, c_split, &T);
   if (st)
     return st;
   double r = T.epsilon + alpha * (c_shared / sigma) * (c_shared / sigma) / 2.0;
   if (isnan(r))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_partial_splitting: an argument is out of its domain (rejected by: isnan(r))");
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the partial-splitting bound is NaN at alpha = "
+                              "%g, sigma = %g, c_shared = %g",
+                              alpha, sigma, c_shared);
   *eps = r;
   return PLD_SUCCESS;
 }
@@ -880,8 +934,11 @@ int pld_rdp_bis_epochs(double alpha, int64_t T, int64_t k, int64_t epochs,
                        double sigma, double c, double *eps)
 {
   pld_detail_clear();
-  if (!eps || epochs < 1)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_bis_epochs: an argument is out of its domain (rejected by: !eps || epochs < 1)");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (epochs < 1)
+    return pld_fail(PLD_EINVAL, "epochs = %lld must be >= 1",
+                    (long long)epochs);
   pld_rdp_split_terms R;
   int st = pld_rdp_bis(alpha, T, k, sigma, c, &R);
   if (st)
@@ -913,11 +970,18 @@ int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
                           double c, pld_rdp_pair_terms *out)
 {
   pld_detail_clear();
-  if (!out || split_bad_args(alpha, d, 1, sigma, c) || !isfinite(gamma) ||
-      !(gamma > 0.0) || !(gamma <= 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_poisson_split: an argument is out of its domain (rejected by: !out || split_bad_args(alpha, d, 1, sigma, c) || !isfinite(gamma) || !(gamma > 0.0) || !(gamma <= 1.0))");
-  if (alpha > MAX_ORDER || d > ((int64_t)1 << 52))
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: alpha > MAX_ORDER || d > ((int64_t)1 << 52))");
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (split_bad_args(alpha, d, 1, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
+  if (!isfinite(gamma) || !(gamma > 0.0) || !(gamma <= 1.0))
+    return pld_fail(PLD_EINVAL, "gamma = %g must be in (0, 1]", gamma);
+  if (alpha > MAX_ORDER)
+    return pld_fail(PLD_ERANGE, "alpha = %g is above the Poisson-split cap %d",
+                    alpha, MAX_ORDER);
+  if (d > ((int64_t)1 << 52))
+    return pld_fail(PLD_ERANGE, "d = %lld is above the Poisson-split cap 2^52",
+                    (long long)d);
   double s = c / sigma, t = s * s, dd = (double)d;
   double m = floor(alpha);
   size_t mm = (size_t)m + 1;
@@ -936,12 +1000,18 @@ int pld_rdp_poisson_split(double alpha, double gamma, int64_t d, double sigma,
   double fwd = interp_order(alpha, m >= 2.0 ? Gm / (m - 1.0) : 0.0, Gm1 / m);
   double rev;
   if (s > S_QUAD_MAX)
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: s > S_QUAD_MAX)");
+    return pld_fail(PLD_ERANGE,
+                    "c / sigma = %g / %g = %g is above the reverse quadrature "
+                    "cap %g",
+                    c, sigma, s, S_QUAD_MAX);
   st = split_reverse_k1_batch(1, &alpha, dd, s, gamma, &rev);
   if (st)
     return st;
   if (!isfinite(fwd))
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_poisson_split: an argument exceeds a size cap (rejected by: !isfinite(fwd))");
+    return pld_fail_if_silent(PLD_ERANGE,
+                              "the forward bound overflows a double at alpha = "
+                              "%g, gamma = %g, d = %lld, c / sigma = %g",
+                              alpha, gamma, (long long)d, s);
   out->forward = fwd;
   out->reverse = rev;
   out->epsilon = fmax(fwd, rev);

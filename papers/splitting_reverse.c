@@ -300,8 +300,10 @@ int pld_rdp_split_reverse_exact(double alpha, int64_t d, int64_t k,
                                 double sigma, double c, double *eps)
 {
   pld_detail_clear();
-  if (!eps || split_bad_args(alpha, d, k, sigma, c))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_split_reverse_exact: an argument is out of its domain (rejected by: !eps || split_bad_args(alpha, d, k, sigma, c))");
+  if (!eps)
+    return pld_fail(PLD_EINVAL, "eps (the output) must not be NULL");
+  if (split_bad_args(alpha, d, k, sigma, c))
+    return PLD_EINVAL; /* split_bad_args recorded the detail */
   double s = c / sigma, t = s * s, dd = (double)d, kk = (double)k;
   double kp = (double)(k < d - k ? k : d - k);
   if (kp > 1.0 || s > S_QUAD_MAX)

@@ -399,22 +399,40 @@ static int search_step(struct search *s, int *done)
 
 static int opts_ok(const pld_search_opts *o)
 {
+  /* 0 with the failed check recorded (pld_error_detail), 1 when valid */
   if (!(o->direction == 1 || o->direction == -1))
-    return 0;
-  if (!isfinite(o->lo) || !isfinite(o->hi) || !isfinite(o->start) ||
-      !(o->lo >= 0.0) || !(o->lo < o->hi) || !(o->start >= o->lo) ||
-      !(o->start <= o->hi) || !(o->start > 0.0))
-    return 0;
+    return !pld_fail(PLD_EINVAL, "opts->direction = %d must be 1 or -1",
+                     o->direction);
+  if (!isfinite(o->lo) || !isfinite(o->hi) || !(o->lo >= 0.0) ||
+      !(o->lo < o->hi))
+    return !pld_fail(PLD_EINVAL,
+                     "opts->lo = %g, opts->hi = %g must be finite with "
+                     "0 <= lo < hi",
+                     o->lo, o->hi);
+  if (!isfinite(o->start) || !(o->start >= o->lo) || !(o->start <= o->hi) ||
+      !(o->start > 0.0))
+    return !pld_fail(PLD_EINVAL,
+                     "opts->start = %g must be > 0 and in [lo, hi] = "
+                     "[%g, %g]",
+                     o->start, o->lo, o->hi);
   if (!(o->rel_tol > 0.0 && o->rel_tol < 1.0))
-    return 0;
+    return !pld_fail(PLD_EINVAL, "opts->rel_tol = %g must be in (0, 1)",
+                     o->rel_tol);
   if (!(o->accuracy >= 0.0 && o->accuracy < 1.0))
-    return 0;
+    return !pld_fail(PLD_EINVAL, "opts->accuracy = %g must be in [0, 1)",
+                     o->accuracy);
   if (o->integer) {
     if (o->lo != floor(o->lo) || o->hi != floor(o->hi) ||
         o->start != floor(o->start) || o->hi > INT_MAX_EXACT)
-      return 0;
+      return !pld_fail(PLD_EINVAL,
+                       "integer search: opts->lo = %g, hi = %g, start = %g "
+                       "must be integers with hi <= 2^53",
+                       o->lo, o->hi, o->start);
   } else if (!(o->lo > 0.0)) {
-    return 0; /* halving would never reach 0 */
+    /* halving would never reach 0 */
+    return !pld_fail(PLD_EINVAL,
+                     "opts->lo = %g must be > 0 for a non-integer search",
+                     o->lo);
   }
   return 1;
 }
@@ -424,9 +442,13 @@ int pld_calibrate_search(pld_eval_fn eval, void *ctx, double epsilon,
                          void *progress_ctx, pld_search_result *out)
 {
   pld_detail_clear();
-  if (!eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) ||
-      !opts_ok(opts))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate_search: an argument is out of its domain (rejected by: !eval || !opts || !out || !isfinite(epsilon) || !(epsilon >= 0.0) || !opts_ok(opts))");
+  if (!eval || !opts || !out)
+    return pld_fail(PLD_EINVAL, "eval, opts and out must not be NULL");
+  if (!isfinite(epsilon) || !(epsilon >= 0.0))
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
+  if (!opts_ok(opts))
+    return PLD_EINVAL; /* opts_ok recorded the detail */
   struct search s;
   memset(&s, 0, sizeof s);
   s.eval = eval;
@@ -596,8 +618,10 @@ int pld_calibrate_accountant(pld_build_fn build, void *ctx, double epsilon,
                              pld_search_result *out)
 {
   pld_detail_clear();
-  if (!build || !(delta > 0.0 && delta < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate_accountant: an argument is out of its domain (rejected by: !build || !(delta > 0.0 && delta < 1.0))");
+  if (!build)
+    return pld_fail(PLD_EINVAL, "build must not be NULL");
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   pld_params dp;
   pld_params_default(&dp);
   struct acc_ctx a;
@@ -616,10 +640,17 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
                   void *progress_ctx, pld_calibration *out)
 {
   pld_detail_clear();
-  if (!build || !out || !isfinite(epsilon) || epsilon < 0.0 ||
-      !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) ||
-      !(rel_tol > 0.0 && rel_tol < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate: an argument is out of its domain (rejected by: !build || !out || !isfinite(epsilon) || epsilon < 0.0 || !(delta > 0.0 && delta < 1.0) || !isfinite(start) || !(start > 0.0) || !(rel_tol > 0.0 && rel_tol < 1.0))");
+  if (!build || !out)
+    return pld_fail(PLD_EINVAL, "build and out must not be NULL");
+  if (!isfinite(epsilon) || epsilon < 0.0)
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be finite and >= 0",
+                    epsilon);
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  if (!isfinite(start) || !(start > 0.0))
+    return pld_fail(PLD_EINVAL, "start = %g must be finite and > 0", start);
+  if (!(rel_tol > 0.0 && rel_tol < 1.0))
+    return pld_fail(PLD_EINVAL, "rel_tol = %g must be in (0, 1)", rel_tol);
   pld_search_opts o;
   pld_search_result r;
   pld_search_opts_default(&o);
@@ -627,7 +658,9 @@ int pld_calibrate(pld_build_fn build, void *ctx, double epsilon, double delta,
   o.lo = fmin(fmax(1e-12 * start, DBL_MIN), start);
   o.hi = fmax(fmin(1e12 * start, DBL_MAX), start);
   if (!(o.lo < o.hi))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_calibrate: an argument is out of its domain (rejected by: !(o.lo < o.hi))");
+    return pld_fail(PLD_EINVAL,
+                    "start = %g leaves no search bracket: [%g, %g] is empty",
+                    start, o.lo, o.hi);
   o.rel_tol = rel_tol;
   int st = pld_calibrate_accountant(build, ctx, epsilon, delta, &o, progress,
                                     progress_ctx, &r);

@@ -360,7 +360,11 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
   if (__builtin_mul_overflow(a->offset, (int64_t)T, &full_lo) ||
       __builtin_mul_overflow(a->offset + (int64_t)a->n - 1, (int64_t)T,
                              &full_hi))
-    return pld_fail_if_silent(PLD_ERANGE, "self_window: an argument exceeds a size cap (rejected by: __builtin_mul_overflow(a->offset, (int64_t)T, &full_lo) || __builtin_mul_overflow(a->offset + (int64_t)a->n - 1, (int64_t)T, &full_hi))");
+    return pld_fail(PLD_ERANGE,
+                    "T = %llu times the loss index range [%lld, %lld] "
+                    "overflows int64",
+                    (unsigned long long)T, (long long)a->offset,
+                    (long long)(a->offset + (int64_t)a->n - 1));
   int64_t wlo = full_lo, whi = full_hi;
   double tau_lo = 0.0, tau_hi = 0.0;
   if (M > 0.0 && a->n > 1 && (double)(full_hi - full_lo) + 1.0 > 4096.0) {
@@ -685,7 +689,7 @@ int pld_dist_compose(const pld_dist *a, const pld_dist *b, pld_workspace *ws,
 {
   pld_detail_clear();
   if (!a || !b || !out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_compose: an argument is out of its domain (rejected by: !a || !b || !out)");
+    return pld_fail(PLD_EINVAL, "a, b and out must not be NULL");
   if (a->delta != b->delta)
     return PLD_EINCOMPAT;
   return compose_common(a, b, 0, ws, out);
@@ -695,7 +699,10 @@ int pld_dist_self_compose(const pld_dist *a, uint64_t T, pld_workspace *ws,
                           pld_dist **out)
 {
   pld_detail_clear();
-  if (!a || !out || T < 1 || T > ((uint64_t)1 << 53))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_self_compose: an argument is out of its domain (rejected by: !a || !out || T < 1 || T > ((uint64_t)1 << 53))");
+  if (!a || !out)
+    return pld_fail(PLD_EINVAL, "a and out must not be NULL");
+  if (T < 1 || T > ((uint64_t)1 << 53))
+    return pld_fail(PLD_EINVAL, "T = %llu must be in [1, 2^53]",
+                    (unsigned long long)T);
   return compose_common(a, NULL, T, ws, out);
 }

@@ -180,8 +180,14 @@ static double logmgf_exact(const struct pld_pmf *p, double grid,
 int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
                  struct pld_pmf *dst)
 {
-  if (!(lambda > 0.0) || src->tilt != 0.0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_pmf_tilt: an argument is out of its domain (rejected by: !(lambda > 0.0) || src->tilt != 0.0)");
+  if (!(lambda > 0.0))
+    return pld_fail_if_silent(PLD_EINVAL, "tilt lambda = %g must be > 0",
+                              lambda);
+  if (src->tilt != 0.0)
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the PMF is already tilted (tilt = %g); tilts "
+                              "do not stack",
+                              src->tilt);
   int st = pld_pmf_copy(src, dst);
   if (st)
     return st;
@@ -340,9 +346,12 @@ int pld_dist_identity(double discretization, pld_dist **out)
   pld_detail_clear();
   /* the grid range of pld_dist_from_curve and of the file format, so that
    * every PLD can be saved and loaded */
-  if (!out || !isfinite(discretization) || !(discretization >= 1e-9) ||
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  if (!isfinite(discretization) || !(discretization >= 1e-9) ||
       !(discretization <= 1000.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_identity: an argument is out of its domain (rejected by: !out || !isfinite(discretization) || !(discretization >= 1e-9) || !(discretization <= 1000.0))");
+    return pld_fail(PLD_EINVAL, "discretization = %g must be in [1e-9, 1000]",
+                    discretization);
   struct pld_dist *d;
   int st = pld_dist_new(discretization, &d);
   if (st)
@@ -365,7 +374,7 @@ int pld_dist_copy(const pld_dist *src, pld_dist **out)
 {
   pld_detail_clear();
   if (!src || !out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_copy: an argument is out of its domain (rejected by: !src || !out)");
+    return pld_fail(PLD_EINVAL, "src and out must not be NULL");
   struct pld_dist *d;
   int st = pld_dist_new(src->delta, &d);
   if (st)
@@ -411,9 +420,16 @@ int pld_dist_view(const pld_dist *d, int direction, int rounding,
                   pld_pmf_view *out)
 {
   pld_detail_clear();
-  if (!d || !out || (direction != 0 && direction != 1) ||
-      (rounding != 0 && rounding != 1))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_view: an argument is out of its domain (rejected by: !d || !out || (direction != 0 && direction != 1) || (rounding != 0 && rounding != 1))");
+  if (!d || !out)
+    return pld_fail(PLD_EINVAL, "d and out must not be NULL");
+  if (direction != 0 && direction != 1)
+    return pld_fail(PLD_EINVAL,
+                    "direction = %d must be PLD_DIR_PQ (0) or PLD_DIR_QP (1)",
+                    direction);
+  if (rounding != 0 && rounding != 1)
+    return pld_fail(PLD_EINVAL, "rounding = %d must be 0 (pessimistic) or 1 "
+                                "(optimistic)",
+                    rounding);
   const struct pld_pmf *p = &d->p[direction][rounding];
   out->offset = p->offset;
   out->size = p->n;

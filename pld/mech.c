@@ -35,7 +35,7 @@ int pld_mech_copy(const pld_mech *m, pld_mech **out)
 {
   pld_detail_clear();
   if (!m || !out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_copy: an argument is out of its domain (rejected by: !m || !out)");
+    return pld_fail(PLD_EINVAL, "m and out must not be NULL");
   struct pld_mech *c = pld_mech_new(m->type);
   if (!c)
     return PLD_ENOMEM;
@@ -149,8 +149,13 @@ void pld_mech_arr_free(struct pld_mech *m)
 int pld_mech_delta(const pld_mech *m, int dir, double eps, double *delta)
 {
   pld_detail_clear();
-  if (!m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_delta: an argument is out of its domain (rejected by: !m || !delta || (dir != 0 && dir != 1) || isnan(eps) || eps == -INFINITY)");
+  if (!m || !delta)
+    return pld_fail(PLD_EINVAL, "m and delta must not be NULL");
+  if (dir != 0 && dir != 1)
+    return pld_fail(PLD_EINVAL,
+                    "dir = %d must be PLD_DIR_PQ (0) or PLD_DIR_QP (1)", dir);
+  if (isnan(eps) || eps == -INFINITY)
+    return pld_fail(PLD_EINVAL, "eps = %g must be a real number or +inf", eps);
   double v;
   int r = m->curve.delta(m->curve.ctx, dir, 1, &eps, &v);
   if (r) /* as the builder: out of memory stays what it is */
@@ -163,7 +168,7 @@ int pld_mech_gaussian_mu(const pld_mech *m, double *mu)
 {
   pld_detail_clear();
   if (!m || !mu)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_gaussian_mu: an argument is out of its domain (rejected by: !m || !mu)");
+    return pld_fail(PLD_EINVAL, "m and mu must not be NULL");
   if (m->type != &pld_mech_type_gaussian)
     return PLD_EUNSUPPORTED;
   *mu = m->par[0];
@@ -209,11 +214,22 @@ const struct pld_mech_type pld_mech_type_user = {
 int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
 {
   pld_detail_clear();
-  if (!curve || !out || !curve->delta || !(curve->rel_err >= 0.0) ||
-      !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) ||
-      !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) ||
-      !(curve->loss_scale > 0.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_from_curve: an argument is out of its domain (rejected by: !curve || !out || !curve->delta || !(curve->rel_err >= 0.0) || !(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice) || !(curve->rel_err < 1e-3) || !isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0))");
+  if (!curve || !out)
+    return pld_fail(PLD_EINVAL, "curve and out must not be NULL");
+  if (!curve->delta)
+    return pld_fail(PLD_EINVAL, "curve->delta (the hockey-stick function) "
+                                "must not be NULL");
+  if (!(curve->rel_err >= 0.0) || !(curve->rel_err < 1e-3))
+    return pld_fail(PLD_EINVAL, "curve->rel_err = %g must be in [0, 1e-3)",
+                    curve->rel_err);
+  if (!(curve->loss_lattice >= 0.0) || !isfinite(curve->loss_lattice))
+    return pld_fail(PLD_EINVAL,
+                    "curve->loss_lattice = %g must be finite and >= 0",
+                    curve->loss_lattice);
+  if (!isfinite(curve->loss_scale) || !(curve->loss_scale > 0.0))
+    return pld_fail(PLD_EINVAL,
+                    "curve->loss_scale = %g must be finite and > 0",
+                    curve->loss_scale);
   struct pld_mech *m = pld_mech_new(&pld_mech_type_user);
   if (!m)
     return PLD_ENOMEM;

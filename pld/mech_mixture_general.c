@@ -220,8 +220,15 @@ int pld_mech_mixture_gaussian_general(size_t np, const double *pw,
     return pld_fail(PLD_EINVAL, "out is NULL");
   if (np + nq > MG_MAX)
     return pld_fail(PLD_EINVAL, "%zu + %zu components exceed the cap of %d", np, nq, MG_MAX);
-  if (!check_mix(np, pw, pm, ps) || !check_mix(nq, qw, qm, qs))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_mech_mixture_gaussian_general: an argument is out of its domain (rejected by: !check_mix(np, pw, pm, ps) || !check_mix(nq, qw, qm, qs))");
+  /* check_mix records which component failed; the fallback names the side */
+  if (!check_mix(np, pw, pm, ps))
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the P mixture (np = %zu components) is invalid",
+                              np);
+  if (!check_mix(nq, qw, qm, qs))
+    return pld_fail_if_silent(PLD_EINVAL,
+                              "the Q mixture (nq = %zu components) is invalid",
+                              nq);
   /* Components of weight 0 are dropped: they add nothing, and log 0 = -inf
    * would meet -inf - (-inf) = NaN in the log-space sums. */
   size_t kp = 0, kq = 0;

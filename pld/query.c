@@ -259,8 +259,10 @@ static int ndir_of(const pld_dist *d) { return d->symmetric ? 1 : 2; }
 int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
 {
   pld_detail_clear();
-  if (!d || !out || isnan(eps) || eps < 0.0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_delta: an argument is out of its domain (rejected by: !d || !out || isnan(eps) || eps < 0.0)");
+  if (!d || !out)
+    return pld_fail(PLD_EINVAL, "d and out must not be NULL");
+  if (isnan(eps) || eps < 0.0)
+    return pld_fail(PLD_EINVAL, "eps = %g must be >= 0 (+inf allowed)", eps);
   double up = 0.0, lo = 0.0;
   for (int dir = 0; dir < ndir_of(d); dir++) {
     up = fmax(up, upper_at(&d->p[dir][PLD_PESSIMISTIC], d->delta, eps));
@@ -439,8 +441,10 @@ static double confirm_lower(const struct pld_pmf *p, double grid, double delta,
 int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
 {
   pld_detail_clear();
-  if (!d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_epsilon: an argument is out of its domain (rejected by: !d || !out || isnan(delta) || !(delta > 0.0 && delta < 1.0))");
+  if (!d || !out)
+    return pld_fail(PLD_EINVAL, "d and out must not be NULL");
+  if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   double up = 0.0, lo = 0.0;
   for (int dir = 0; dir < ndir_of(d); dir++) {
     const struct pld_pmf *pp = &d->p[dir][PLD_PESSIMISTIC];
@@ -565,11 +569,14 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
                    pld_bound *out)
 {
   pld_detail_clear();
-  if (!d || !eps || !out || n == 0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_curve: an argument is out of its domain (rejected by: !d || !eps || !out || n == 0)");
+  if (!d || !eps || !out)
+    return pld_fail(PLD_EINVAL, "d, eps and out must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: at least one epsilon is needed");
   for (size_t i = 0; i < n; i++)
     if (isnan(eps[i]) || eps[i] < 0.0)
-      return pld_fail_if_silent(PLD_EINVAL, "pld_dist_curve: an argument is out of its domain (rejected by: isnan(eps[i]) || eps[i] < 0.0)");
+      return pld_fail(PLD_EINVAL, "eps[%zu] = %g must be >= 0 (+inf allowed)",
+                      i, eps[i]);
   struct idx_eps *e = pld_malloc(n * sizeof *e);
   double *v = pld_malloc(n * sizeof(double));
   double *hi = pld_malloc(n * sizeof(double));

@@ -27,7 +27,7 @@ int pld_dist_mix(size_t n, const pld_dist *const *members,
     return PLD_EINVAL;
   for (size_t i = 0; i < n; i++)
     if (!members[i])
-      return pld_fail_if_silent(PLD_EINVAL, "pld_dist_mix: an argument is out of its domain (rejected by: !members[i])");
+      return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);
   double grid = members[0]->delta;
   int sym = 1;
   for (size_t i = 0; i < n; i++) {
@@ -86,13 +86,22 @@ int pld_select_feasible(size_t n, const double *md, double delta,
                         size_t *n_out)
 {
   pld_detail_clear();
-  if (!md || !n_out || n < 1 || n > 4 || resolution < 1 ||
-      resolution > 100000 ||
-      !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !md || !n_out || n < 1 || n > 4 || resolution < 1 || resolution > 100000 || !(delta > 0.0 && delta < 1.0) || (cap && !out_weights))");
+  if (!md || !n_out)
+    return pld_fail(PLD_EINVAL, "md and n_out must not be NULL");
+  if (n < 1 || n > 4)
+    return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4]", n);
+  if (resolution < 1 || resolution > 100000)
+    return pld_fail(PLD_EINVAL, "resolution = %u must be in [1, 100000]",
+                    resolution);
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  if (cap && !out_weights)
+    return pld_fail(PLD_EINVAL,
+                    "out_weights must not be NULL when cap = %zu > 0", cap);
   for (size_t i = 0; i < 2 * n; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_select_feasible: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
+      return pld_fail(PLD_EINVAL, "md[%zu] = %g must be in [0, 1]", (size_t)i,
+                      md[i]);
   /* The enumeration visits (resolution + 1)^(n-1) tuples: 1e15 at n = 4 and
    * the largest resolution is a hang, not an answer.  Cap the work (~0.3 s).
    */
@@ -142,11 +151,14 @@ int pld_select_feasible(size_t n, const double *md, double delta,
 int pld_select_max_weight(const double *md, double delta, double *pi0)
 {
   pld_detail_clear();
-  if (!md || !pi0 || !(delta > 0.0 && delta < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_select_max_weight: an argument is out of its domain (rejected by: !md || !pi0 || !(delta > 0.0 && delta < 1.0))");
+  if (!md || !pi0)
+    return pld_fail(PLD_EINVAL, "md and pi0 must not be NULL");
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   for (int i = 0; i < 4; i++)
     if (!(md[i] >= 0.0 && md[i] <= 1.0))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_select_max_weight: an argument is out of its domain (rejected by: !(md[i] >= 0.0 && md[i] <= 1.0))");
+      return pld_fail(PLD_EINVAL, "md[%zu] = %g must be in [0, 1]", (size_t)i,
+                      md[i]);
   /* per direction: pi u0 + (1 - pi) u1 <= delta, linear in pi */
   double lo = 0.0, hi = 1.0;
   for (int dir = 0; dir < 2; dir++) {

@@ -91,7 +91,7 @@ int pld_rdp_curve_alloc_default(pld_rdp_curve **out)
 {
   pld_detail_clear();
   if (!out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_alloc_default: an argument is out of its domain (rejected by: !out)");
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
   pld_rdp_curve *c;
   int st = curve_new(PLD_RDP_DEFAULT_ORDERS, &c);
   if (st)
@@ -122,7 +122,7 @@ int pld_rdp_curve_copy(const pld_rdp_curve *src, pld_rdp_curve **out)
 {
   pld_detail_clear();
   if (!src || !out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_copy: an argument is out of its domain (rejected by: !src || !out)");
+    return pld_fail(PLD_EINVAL, "src and out must not be NULL");
   pld_rdp_curve *c;
   int st = curve_new(src->n, &c);
   if (st)
@@ -156,10 +156,12 @@ int pld_rdp_curve_set(pld_rdp_curve *c, const double *values)
 {
   pld_detail_clear();
   if (!c || !values)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_set: an argument is out of its domain (rejected by: !c || !values)");
+    return pld_fail(PLD_EINVAL, "c and values must not be NULL");
   for (size_t i = 0; i < c->n; i++)
     if (!valid_value(values[i]))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_set: an argument is out of its domain (rejected by: !valid_value(values[i]))");
+      return pld_fail(PLD_EINVAL,
+                      "values[%zu] = %g (at order %g) must be >= 0 or +inf", i,
+                      values[i], c->orders[i]);
   memmove(c->values, values, c->n * sizeof(double));
   return PLD_SUCCESS;
 }
@@ -168,11 +170,15 @@ int pld_rdp_curve_add_values(pld_rdp_curve *c, const double *values,
                              uint64_t count)
 {
   pld_detail_clear();
-  if (!c || !values || count == 0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_add_values: an argument is out of its domain (rejected by: !c || !values || count == 0)");
+  if (!c || !values)
+    return pld_fail(PLD_EINVAL, "c and values must not be NULL");
+  if (count == 0)
+    return pld_fail(PLD_EINVAL, "count = 0 must be >= 1");
   for (size_t i = 0; i < c->n; i++)
     if (!valid_value(values[i]))
-      return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_add_values: an argument is out of its domain (rejected by: !valid_value(values[i]))");
+      return pld_fail(PLD_EINVAL,
+                      "values[%zu] = %g (at order %g) must be >= 0 or +inf", i,
+                      values[i], c->orders[i]);
   double cu = count_up(count);
   for (size_t i = 0; i < c->n; i++)
     c->values[i] = pld_add_up(c->values[i], pld_mul_up(values[i], cu));
@@ -183,8 +189,10 @@ int pld_rdp_curve_compose(pld_rdp_curve *acc, const pld_rdp_curve *other,
                           uint64_t count)
 {
   pld_detail_clear();
-  if (!acc || !other || count == 0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_curve_compose: an argument is out of its domain (rejected by: !acc || !other || count == 0)");
+  if (!acc || !other)
+    return pld_fail(PLD_EINVAL, "acc and other must not be NULL");
+  if (count == 0)
+    return pld_fail(PLD_EINVAL, "count = 0 must be >= 1");
   if (!pld_rdp_curve_same_orders(acc, other))
     return PLD_EINCOMPAT;
   /* acc == other is fine: each element is read before it is written. */

@@ -385,9 +385,18 @@ int pld_rdp_add_mixture_gaussian(pld_rdp_curve *c, double s, size_t n,
                                  uint64_t count)
 {
   pld_detail_clear();
-  if (!c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 ||
-      n > MAX_COMP || !weights || !means)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_add_mixture_gaussian: an argument is out of its domain (rejected by: !c || count < 1 || !isfinite(s) || !(s > 0.0) || n < 1 || n > MAX_COMP || !weights || !means)");
+  if (!c)
+    return pld_fail(PLD_EINVAL, "c must not be NULL");
+  if (count < 1)
+    return pld_fail(PLD_EINVAL, "count = 0 must be >= 1");
+  if (!isfinite(s) || !(s > 0.0))
+    return pld_fail(PLD_EINVAL, "s = %g (the noise scale) must be finite and > 0",
+                    s);
+  if (n < 1 || n > MAX_COMP)
+    return pld_fail(PLD_EINVAL, "n = %zu components must be in [1, %d]", n,
+                    MAX_COMP);
+  if (!weights || !means)
+    return pld_fail(PLD_EINVAL, "weights and means must not be NULL");
   double *sd = pld_malloc(sizeof(double) * n);
   if (!sd) return PLD_ENOMEM;
   for (size_t k = 0; k < n; k++) sd[k] = s;

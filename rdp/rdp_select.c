@@ -82,7 +82,7 @@ static int check_members(const pld_rdp_curve *const *members, size_t N,
 {
   for (size_t i = 0; i < N; i++)
     if (!members[i])
-      return pld_fail_if_silent(PLD_EINVAL, "check_members: an argument is out of its domain (rejected by: !members[i])");
+      return pld_fail(PLD_EINVAL, "members[%zu] is NULL", i);
   for (size_t i = 0; i < N; i++)
     if (!pld_rdp_curve_same_orders(members[i], ref))
       return PLD_EINCOMPAT;
@@ -99,8 +99,10 @@ int pld_rdp_random_selection(size_t n, const pld_rdp_curve *const *members,
                              pld_rdp_curve *out)
 {
   pld_detail_clear();
-  if (!members || !weights || !out || n == 0)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_random_selection: an argument is out of its domain (rejected by: !members || !weights || !out || n == 0)");
+  if (!members || !weights || !out)
+    return pld_fail(PLD_EINVAL, "members, weights and out must not be NULL");
+  if (n == 0)
+    return pld_fail(PLD_EINVAL, "n = 0: at least one member is needed");
   int st = check_members(members, n, out);
   if (st)
     return st;
@@ -134,11 +136,21 @@ static int rs_eps(const pld_rdp_curve *const *members, const double *w,
   return st;
 }
 
+/* 1 when the query is in its domain; 0 with the failed check recorded. */
 static int valid_query(double target, double delta, int method)
 {
-  return isfinite(target) && target >= 0.0 && delta > 0.0 && delta < 1.0 &&
-         (method == PLD_RDP_BEST || method == PLD_RDP_CLASSIC ||
-          method == PLD_RDP_IMPROVED);
+  if (!(isfinite(target) && target >= 0.0))
+    return !pld_fail(PLD_EINVAL, "target_epsilon = %g must be finite and >= 0",
+                     target);
+  if (!(delta > 0.0 && delta < 1.0))
+    return !pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  if (!(method == PLD_RDP_BEST || method == PLD_RDP_CLASSIC ||
+        method == PLD_RDP_IMPROVED))
+    return !pld_fail(PLD_EINVAL,
+                     "method = %d must be PLD_RDP_BEST, PLD_RDP_CLASSIC or "
+                     "PLD_RDP_IMPROVED",
+                     method);
+  return 1;
 }
 
 /* pld_rdp_rs_max_weight's question at weight x on a (held second): is the
@@ -170,8 +182,10 @@ int pld_rdp_rs_max_weight(const pld_rdp_curve *a, const pld_rdp_curve *b,
                           double *w0)
 {
   pld_detail_clear();
-  if (!a || !b || !w0 || !valid_query(target_epsilon, delta, method))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_max_weight: an argument is out of its domain (rejected by: !a || !b || !w0 || !valid_query(target_epsilon, delta, method))");
+  if (!a || !b || !w0)
+    return pld_fail(PLD_EINVAL, "a, b and w0 must not be NULL");
+  if (!valid_query(target_epsilon, delta, method))
+    return PLD_EINVAL; /* valid_query recorded the detail */
   if (!pld_rdp_curve_same_orders(a, b))
     return PLD_EINCOMPAT;
   const pld_rdp_curve *m[2] = {b, a};
@@ -216,12 +230,19 @@ done:
 int pld_rdp_rs_grid_size(size_t n, unsigned resolution, size_t *size)
 {
   pld_detail_clear();
-  if (!size || n < 1 || n > 4 || resolution < 1)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_grid_size: an argument is out of its domain (rejected by: !size || n < 1 || n > 4 || resolution < 1)");
+  if (!size)
+    return pld_fail(PLD_EINVAL, "size (the output) must not be NULL");
+  if (n < 1 || n > 4)
+    return pld_fail(PLD_EINVAL, "n = %zu members must be in [1, 4]", n);
+  if (resolution < 1)
+    return pld_fail(PLD_EINVAL, "resolution = %u must be >= 1", resolution);
   /* C(res + n - 1, n - 1), built as a product of exact binomials */
   double c = pld_simplex_grid_count(n, resolution);
   if (c > (double)MAX_GRID)
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_rs_grid_size: an argument exceeds a size cap (rejected by: c > (double)MAX_GRID)");
+    return pld_fail(PLD_ERANGE,
+                    "the grid of n = %zu members at resolution = %u has %.0f "
+                    "points, above the cap %zu",
+                    n, resolution, c, MAX_GRID);
   *size = (size_t)(c + 0.5);
   return PLD_SUCCESS;
 }
@@ -232,19 +253,22 @@ int pld_rdp_rs_feasible_grid(size_t n, const pld_rdp_curve *const *members,
                              size_t capacity, size_t *count)
 {
   pld_detail_clear();
-  if (!members || !weights_out || !count ||
-      !valid_query(target_epsilon, delta, method))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_feasible_grid: an argument is out of its domain (rejected by: !members || !weights_out || !count || !valid_query(target_epsilon, delta, method))");
+  if (!members || !weights_out || !count)
+    return pld_fail(PLD_EINVAL, "members, weights_out and count must not be NULL");
+  if (!valid_query(target_epsilon, delta, method))
+    return PLD_EINVAL; /* valid_query recorded the detail */
   size_t total;
   int st = pld_rdp_rs_grid_size(n, resolution, &total);
   if (st)
     return st;
   if (!members[0])
-    return pld_fail_if_silent(PLD_EINVAL, "pld_rdp_rs_feasible_grid: an argument is out of its domain (rejected by: !members[0])");
+    return pld_fail(PLD_EINVAL, "members[0] is NULL");
   if ((st = check_members(members, n, members[0])))
     return st;
   if (capacity < total)
-    return pld_fail_if_silent(PLD_ERANGE, "pld_rdp_rs_feasible_grid: an argument exceeds a size cap (rejected by: capacity < total)");
+    return pld_fail(PLD_ERANGE,
+                    "capacity = %zu weight vectors is below the grid's %zu",
+                    capacity, total);
   size_t no = pld_rdp_curve_size(members[0]);
   pld_rdp_curve *scratch = NULL;
   double *vals = pld_malloc(no * sizeof(double));

@@ -230,10 +230,189 @@ static void test_eq3_window(void **state)
   EXPECT_DONE();
 }
 
+/* ---- issue 14: the former "rejected by:" sites name what and why ---- */
+
+static int never_build(double param, void *ctx, pld_accountant **out)
+{
+  (void)param;
+  (void)ctx;
+  (void)out;
+  return PLD_EINVAL; /* never reached: every call below is rejected first */
+}
+
+/* Each bad input returns the status it returned before issue 14 (the same
+ * checks, now split one per condition), leaves the output untouched (a
+ * sentinel), and the detail names the parameter, its value and the range. */
+static void test_detail_validators(void **state)
+{
+  (void)state;
+  const double S = 42.0; /* output sentinel */
+  double v = S;
+
+  /* papers/splitting_rdp.c */
+  EXPECT_DETAIL(pld_rdp_split_forward_eq3(2.0, 10, 1, -1.0, 1.0, &v),
+                PLD_EINVAL, "sigma = -1", "> 0");
+  EXPECT_DETAIL(pld_rdp_split_reverse_paper(0.5, 10, 1, 1.0, 1.0, &v),
+                PLD_EINVAL, "alpha = 0.5", "> 1");
+  EXPECT_DETAIL(pld_rdp_split_forward_exact(3.0, 10, 11, 1.0, 1.0, &v),
+                PLD_EINVAL, "k = 11", "[1, d = 10]");
+  EXPECT_DETAIL(pld_rdp_split_forward_exact(4096.0, 10, 1, 1.0, 1.0, &v),
+                PLD_ERANGE, "alpha = 4096", "2048");
+  EXPECT_DETAIL(pld_rdp_split_reverse_exact(3.0, 0, 1, 1.0, 1.0, &v),
+                PLD_EINVAL, "d = 0", ">= 1");
+  pld_rdp_split_terms T;
+  EXPECT_DETAIL(pld_rdp_model_splitting(2.0, 10, 2, 1.0, INFINITY, &T),
+                PLD_EINVAL, "c = inf", "> 0");
+  double orders[3] = {2.0, 1.0, 8.0}, ev[3] = {S, S, S};
+  EXPECT_DETAIL(pld_rdp_model_splitting_curve(3, orders, 10, 2, 1.0, 1.0, ev),
+                PLD_EINVAL, "orders[1] = 1", "> 1");
+  EXPECT_DETAIL(pld_rdp_partial_splitting(2.0, 10, 2, 1.0, 1.0, -0.5, &v),
+                PLD_EINVAL, "c_shared = -0.5", ">= 0");
+  EXPECT_DETAIL(pld_rdp_bis_epochs(2.0, 10, 2, 0, 1.0, 1.0, &v), PLD_EINVAL,
+                "epochs = 0", ">= 1");
+  pld_rdp_pair_terms pt;
+  EXPECT_DETAIL(pld_rdp_poisson_split(2.0, 1.5, 10, 1.0, 1.0, &pt),
+                PLD_EINVAL, "gamma = 1.5", "(0, 1]");
+  EXPECT_DETAIL(pld_rdp_poisson_split(2.0, 0.5, 10, 1.0, 9.0, &pt),
+                PLD_ERANGE, "c / sigma = 9", "cap 8");
+
+  /* papers/bounded_rdp.c */
+  EXPECT_DETAIL(pld_rdp_bounded_gaussian_div(7, 2.0, 0.0, 0.1, 1.0, 1.0, &v),
+                PLD_EINVAL, "kind = 7", "PLD_BOUNDED_TRUNCATED");
+  EXPECT_DETAIL(pld_rdp_bounded_gaussian(PLD_BOUNDED_RECTIFIED, 2.0, 0.0,
+                                         -1.0, 1.0, 0.1, &v),
+                PLD_EINVAL, "a = -1", "> 0");
+  EXPECT_DETAIL(pld_rdp_bounded_gaussian_sup(PLD_BOUNDED_TRUNCATED, 2.0, 0.0,
+                                             1.0, 1.0, 0.0, &v),
+                PLD_EINVAL, "C = 0", "> 0");
+  double th[3] = {0.0, NAN, 0.0};
+  EXPECT_DETAIL(pld_rdp_bounded_gaussian_vec(PLD_BOUNDED_RECTIFIED, 2.0, 3, th,
+                                             1.0, 1.0, 0.5, &v),
+                PLD_EINVAL, "theta[1] = nan", "finite");
+  EXPECT_DETAIL(pld_fil_stochastic_sign(0.0, 0.0, &v), PLD_EINVAL,
+                "sigma = 0", "> 0");
+  double g[2] = {0.0, 0.0};
+  EXPECT_DETAIL(pld_rdp_bounded_gaussian_alg1(PLD_BOUNDED_RECTIFIED, 6u, 2.0,
+                                              2, g, 1.0, 1.0, 0.5, NULL, NULL,
+                                              &v),
+                PLD_EINVAL, "flags = 0x6");
+
+  /* papers/mspafl.c */
+  EXPECT_DETAIL(pld_mspafl_lemma1_sigma(1.0, 1.0, 1.0, &v, NULL), PLD_EINVAL,
+                "delta = 1", "(0, 1)");
+  EXPECT_DETAIL(pld_mspafl_sampling_ratio(11, 10, 0, &v), PLD_EINVAL,
+                "draws = 11", "n = 10");
+  pld_mspafl_bound mb = {S, S, 7};
+  double pp[2] = {0.5, 0.5}, qq[2] = {0.5, 1.25};
+  EXPECT_DETAIL(pld_mspafl_thm2(2, pp, qq, 0.5, 0.0, 0.1, &mb), PLD_EINVAL,
+                "q[1] = 1.25", "(0, 1]");
+  EXPECT_DETAIL(pld_mspafl_thm1(1.5, 0.0, 0.5, 0, &mb), PLD_EINVAL,
+                "eps_l = 1.5", "(0, 1]");
+  EXPECT_DETAIL(pld_mspafl_thm4(1.0, 0.0, 10, 0.0, &mb), PLD_EINVAL,
+                "delta_tilde = 0", "(0, 1]");
+  EXPECT(mb.epsilon == S && mb.delta == S && mb.certified == 7,
+         "mspafl bound written on failure");
+
+  /* papers/participation.c, participation_thm41.c */
+  EXPECT_DETAIL(pld_participation_epsilon_prime(1.0, 0.0, &v), PLD_EINVAL,
+                "gamma = 0", "(0, 1]");
+  pld_participation_params par = {0.5, 0.1, 10, 1.0, 1.0};
+  pld_bound b = {S, S};
+  EXPECT_DETAIL(pld_participation_delta(&par, 99, 1.0, &b), PLD_EINVAL,
+                "analysis = 99");
+  pld_participation_calibration pc;
+  EXPECT_DETAIL(pld_participation_calibrate(&par, PLD_PARTICIPATION_WCS, -1.0,
+                                            1e-5, &pc),
+                PLD_EINVAL, "epsilon = -1", ">= 0");
+  EXPECT_DETAIL(pld_participation_epsilon(&par, PLD_PARTICIPATION_WCS, 0.0,
+                                          &b),
+                PLD_EINVAL, "delta = 0", "(0, 1)");
+  EXPECT_DETAIL(pld_participation_instance_delta(&par, 1.0, 1.5, PLD_DIR_PQ,
+                                                 &v),
+                PLD_EINVAL, "shift = 1.5", "[-1, 1]");
+  EXPECT(b.lower == S && b.upper == S, "participation bound written");
+
+  /* rdp/ */
+  pld_rdp_curve *c = NULL;
+  REQUIRE_OK(pld_rdp_curve_alloc_default(&c));
+  size_t no = pld_rdp_curve_size(c);
+  double *vals = calloc(no, sizeof *vals);
+  assert_non_null(vals);
+  vals[3] = -0.25;
+  EXPECT_DETAIL(pld_rdp_curve_set(c, vals), PLD_EINVAL, "values[3] = -0.25",
+                ">= 0");
+  vals[3] = 0.0;
+  EXPECT_DETAIL(pld_rdp_curve_add_values(c, vals, 0), PLD_EINVAL,
+                "count = 0", ">= 1");
+  EXPECT(pld_rdp_curve_values(c)[3] == 0.0, "curve changed on failure");
+  free(vals);
+  double w1[1] = {1.0}, m1[1] = {0.0};
+  EXPECT_DETAIL(pld_rdp_add_mixture_gaussian(c, -3.0, 1, w1, m1, 1),
+                PLD_EINVAL, "s = -3", "> 0");
+  size_t sz = 77;
+  EXPECT_DETAIL(pld_rdp_rs_grid_size(5, 10, &sz), PLD_EINVAL, "n = 5",
+                "[1, 4]");
+  EXPECT_DETAIL(pld_rdp_rs_grid_size(4, 100000, &sz), PLD_ERANGE,
+                "resolution = 100000", "cap");
+  EXPECT(sz == 77, "grid size written on failure");
+  double w0 = S;
+  EXPECT_DETAIL(pld_rdp_rs_max_weight(c, c, 1.0, 2.0, PLD_RDP_BEST, &w0),
+                PLD_EINVAL, "delta = 2", "(0, 1)");
+  EXPECT(w0 == S, "w0 written on failure");
+  pld_rdp_curve_free(c);
+
+  /* pld/ */
+  double md[4] = {0.1, 0.2, 1.5, 0.0};
+  EXPECT_DETAIL(pld_select_max_weight(md, 1e-5, &v), PLD_EINVAL,
+                "md[2] = 1.5", "[0, 1]");
+  size_t nf = 5;
+  EXPECT_DETAIL(pld_select_feasible(2, md, 1e-5, 0, NULL, 0, &nf), PLD_EINVAL,
+                "resolution = 0", "[1, 100000]");
+  EXPECT(nf == 5, "n_out written on failure");
+  pld_dist *d = NULL;
+  EXPECT_DETAIL(pld_dist_identity(5000.0, &d), PLD_EINVAL,
+                "discretization = 5000", "[1e-9, 1000]");
+  EXPECT(d == NULL, "dist written on failure");
+  REQUIRE_OK(pld_dist_identity(1e-3, &d));
+  pld_dist *d2 = NULL;
+  EXPECT_DETAIL(pld_dist_self_compose(d, 0, NULL, &d2), PLD_EINVAL, "T = 0",
+                "[1, 2^53]");
+  EXPECT(d2 == NULL, "composed dist written on failure");
+  pld_pmf_view view;
+  EXPECT_DETAIL(pld_dist_view(d, 0, 2, &view), PLD_EINVAL, "rounding = 2");
+  pld_bound db = {S, S};
+  EXPECT_DETAIL(pld_dist_delta(d, NAN, &db), PLD_EINVAL, "eps = nan", ">= 0");
+  EXPECT_DETAIL(pld_dist_epsilon(d, 1.0, &db), PLD_EINVAL, "delta = 1",
+                "(0, 1)");
+  double ce[2] = {0.5, -1.0};
+  pld_bound cb[2] = {{S, S}, {S, S}};
+  EXPECT_DETAIL(pld_dist_curve(d, 2, ce, cb), PLD_EINVAL, "eps[1] = -1",
+                ">= 0");
+  EXPECT(db.lower == S && db.upper == S && cb[0].lower == S,
+         "dist bound written on failure");
+  pld_dist_free(d);
+  pld_mech *m = NULL;
+  REQUIRE_OK(pld_mech_laplace(1.0, 1.0, &m));
+  EXPECT_DETAIL(pld_mech_delta(m, 2, 1.0, &v), PLD_EINVAL, "dir = 2");
+  EXPECT_DETAIL(pld_mech_delta(m, 0, -INFINITY, &v), PLD_EINVAL,
+                "eps = -inf");
+  pld_mech_free(m);
+  pld_calibration cal;
+  EXPECT_DETAIL(pld_calibrate(never_build, NULL, 1.0, 1e-5, 1.0, 1.0, NULL,
+                              NULL, &cal),
+                PLD_EINVAL, "rel_tol = 1", "(0, 1)");
+  EXPECT_DETAIL(pld_calibrate(never_build, NULL, -0.5, 1e-5, 1.0, 0.01, NULL,
+                              NULL, &cal),
+                PLD_EINVAL, "epsilon = -0.5", ">= 0");
+  EXPECT(v == S, "an output was written on failure");
+  EXPECT_DONE();
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_detail_names_parameter),
+      cmocka_unit_test(test_detail_validators),
       cmocka_unit_test(test_thm41_value),
       cmocka_unit_test(test_eq3_window),
   };
