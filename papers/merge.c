@@ -531,13 +531,18 @@ int pld_merge_advanced_composition(size_t n, const double *eps_i,
                                    double *delta_out)
 {
   pld_detail_clear();
-  if (!eps_i || !delta_i || n < 1 || !eps_out || !delta_out ||
-      !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_advanced_composition: an argument is out of its domain (rejected by: !eps_i || !delta_i || n < 1 || !eps_out || !delta_out || !isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))");
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) ||
-        delta_i[i] < 0.0 || delta_i[i] > 1.0)
-      return pld_fail_if_silent(PLD_EINVAL, "pld_merge_advanced_composition: an argument is out of its domain (rejected by: !isfinite(eps_i[i]) || eps_i[i] < 0.0 || !isfinite(delta_i[i]) || delta_i[i] < 0.0 || delta_i[i] > 1.0)");
+  if (!eps_i || !delta_i || !eps_out || !delta_out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !eps_i ? "eps_i" : !delta_i ? "delta_i" : !eps_out ? "eps_out" : "delta_out");
+  if (n < 1)
+    return pld_fail(PLD_EINVAL, "n = 0: an empty composition has no epsilon");
+  if (!isfinite(delta0) || !(delta0 > 0.0) || !(delta0 < 1.0))
+    return pld_fail(PLD_EINVAL, "delta0 = %g must be in (0, 1)", delta0);
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(eps_i[i]) || eps_i[i] < 0.0)
+      return pld_fail(PLD_EINVAL, "eps_i[%zu] = %g must be finite and >= 0", i, eps_i[i]);
+    if (!isfinite(delta_i[i]) || delta_i[i] < 0.0 || delta_i[i] > 1.0)
+      return pld_fail(PLD_EINVAL, "delta_i[%zu] = %g must be in [0, 1]", i, delta_i[i]);
+  }
   /* eps = sqrt(2 log(1/delta0) sum eps_i^2) + sum eps_i (e^{eps_i} - 1);
    * every operation rounded up (log and expm1 by a relative 4u pad). */
   double s2 = 0.0, lin = 0.0, ds = 0.0;
@@ -628,8 +633,10 @@ int pld_merge_epsilon(size_t n, const pld_merge_run *runs,
                       const pld_params *params, double *eps_upper)
 {
   pld_detail_clear();
-  if (!eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_epsilon: an argument is out of its domain (rejected by: !eps_upper || !isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))");
+  if (!eps_upper)
+    return pld_fail(PLD_EINVAL, "eps_upper is NULL");
+  if (!isfinite(delta) || !(delta > 0.0) || !(delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
   int st;
   double e = 0.0;
   if (method == PLD_MERGE_RS_PLD || method == PLD_MERGE_LC_PLD) {
@@ -698,9 +705,12 @@ int pld_merge_max_weight(const pld_merge_run *runs, int method, double eps,
                          double delta, const pld_params *params, double *w0)
 {
   pld_detail_clear();
-  if (!w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 ||
-      method > PLD_MERGE_LC_RDP)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_merge_max_weight: an argument is out of its domain (rejected by: !w0 || !runs || !isfinite(eps) || eps < 0.0 || method < 0 || method > PLD_MERGE_LC_RDP)");
+  if (!w0 || !runs)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !w0 ? "w0" : "runs");
+  if (!isfinite(eps) || eps < 0.0)
+    return pld_fail(PLD_EINVAL, "eps = %g must be finite and >= 0", eps);
+  if (method < 0 || method > PLD_MERGE_LC_RDP)
+    return pld_fail(PLD_EINVAL, "method = %d must be one of the PLD_MERGE_* methods (0..%d)", method, (int)PLD_MERGE_LC_RDP);
   /* the domain checks and codes of pld_merge_epsilon, once, at w0 = 1 */
   double e;
   int st = pld_merge_epsilon(2, runs, (const double[2]){1.0, 0.0}, method,

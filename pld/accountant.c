@@ -47,7 +47,7 @@ int pld_accountant_alloc(const pld_params *params, pld_accountant **out)
     params = &def;
   }
   if (pld_params_validate(params))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_accountant_alloc: an argument is out of its domain (rejected by: pld_params_validate(params))");
+    return pld_fail_if_silent(PLD_EINVAL, "pld_accountant_alloc: params rejected by pld_params_validate");
   struct pld_accountant *a = pld_calloc(1, sizeof *a);
   if (!a)
     return PLD_ENOMEM;
@@ -249,7 +249,7 @@ int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
 {
   pld_detail_clear();
   if (!acc || !out)
-    return pld_fail_if_silent(PLD_EINVAL, "pld_accountant_copy: an argument is out of its domain (rejected by: !acc || !out)");
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   pld_accountant *c;
   int st = pld_accountant_alloc(&acc->params, &c);
   if (st)
@@ -820,7 +820,7 @@ static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
   while (gauss_minus(hi, &g) > 0.0) {
     hi *= 2.0;
     if (hi > 1e300)
-      return pld_fail_if_silent(PLD_ERANGE, "gauss_epsilon: an argument exceeds a size cap (rejected by: hi > 1e300)");
+      return pld_fail_if_silent(PLD_ERANGE, "the Gaussian composition's epsilon exceeds 1e300 (mu = %g)", mu);
   }
   double lo_, hi_;
   if (pld_root_bracket(gauss_minus, &g, 0.0, hi, 1e-14 * hi, 400, &lo_, &hi_))

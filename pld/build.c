@@ -732,7 +732,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     return pld_fail(PLD_EINVAL, "curve loss_scale = %g must be finite and > 0",
                     curve->loss_scale);
   if (pld_params_validate(params))
-    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_from_curve: an argument is out of its domain (rejected by: pld_params_validate(params))");
+    return pld_fail_if_silent(PLD_EINVAL, "pld_dist_from_curve: params rejected by pld_params_validate");
   if (grid < 1e-9)
     return pld_fail(PLD_ERANGE, "discretization = %g is below the least grid step 1e-9", grid);
   if (grid > PLD_GRID_MAX)
