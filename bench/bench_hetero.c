@@ -11,6 +11,12 @@
  * constants below.  If Python's dp_accounting is importable, its PLD
  * accountant is timed on the same schedules (100 steps only: it needs
  * about a minute there); otherwise that is reported as skipped.
+ * Measured (CPU s, old and new binaries back to back; docs/design.md 5b):
+ * after the tree/tilt round 1.07 (n = 100) and 13.15 (n = 1000, brackets
+ * [0.9896685, 0.9897848] and [2.0927372, 2.0941432]); after the refinement
+ * step, the Gaussian double-path bound and the Poisson chunking 0.85 and
+ * 9.34 (the same n = 100 bracket; [2.0918780, 2.0941931] at n = 1000, one
+ * coarser second grid, still within the 0.2% target).
  * usage: bench_hetero [--quick]   (--quick: n = 100 only) */
 #define _DEFAULT_SOURCE
 #include <math.h>

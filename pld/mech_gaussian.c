@@ -38,6 +38,7 @@
 typedef long double ldbl;
 #define UL ((ldbl)LDBL_EPSILON)
 #define KLIB 8.0L /* assumed libm error, ulps */
+#define KLOG 2.0L /* assumed error of double log and log1p, ulps (glibc: 1) */
 #define SQRT1_2L 0.707106781186547524400844362104849039L
 #define LOGSQRT2PIL 0.918938533204672741780329736405617640L
 
@@ -117,12 +118,25 @@ static ldbl gauss_logdelta(double mu, double eps, ldbl want, ldbl *dlo,
     double em = eps / mu, a = 0.5 * mu - em, b = a - mu;
     double sa = (a < 0.0 ? -a : 0.0) + 1.0, sb = (b < 0.0 ? -b : 0.0) + 1.0;
     double la = pld_log_ndtr(a), lb0 = pld_log_ndtr(b);
-    double ea = 2.0 * (double)KLIB * u * (1.0 + fabs(la)) + 2.0 * u * sa * fabs(a) +
-                sa * u * (fabs(a) + fabs(em));
-    double eb = 2.0 * (double)KLIB * u * (1.0 + fabs(lb0)) + 2.0 * u * sb * fabs(b) +
-                sb * u * (fabs(b) + fabs(em) + mu);
+    /* libm errors of the two logs (docs/design.md 10.4): erfc's KLIB ulps
+     * relative are ~KLIB u in its log, the log itself KLOG ulps of its
+     * result (the asymptotic branch below -30 keeps the former KLIB on
+     * both), the factor 2 as slack; plus the rounding of erfc's argument
+     * t/sqrt(2) (slope of log Phi <= s) */
+    double ka = a > -30.0 ? (double)KLOG : (double)KLIB;
+    double kb = b > -30.0 ? (double)KLOG : (double)KLIB;
+    double ela = 2.0 * u * ((double)KLIB + ka * fabs(la)) + 2.0 * u * sa * fabs(a);
+    double elb = 2.0 * u * ((double)KLIB + kb * fabs(lb0)) + 2.0 * u * sb * fabs(b);
+    /* a's own rounding, |da| <= u (|a| + |em|), moves log Phi(a) by up to
+     * sa |da|, but D only by mu |da|: b = a - mu is computed from the
+     * rounded a, and d/da [log Phi(a) - log Phi(a - mu)] = r(a) - r(a - mu)
+     * lies in (-mu, 0) since r = phi/Phi has -1 < r' < 0 (r' = -r (t + r)
+     * and 1 - t r - r^2 is the variance of N(0,1) truncated above t); b's
+     * own rounding is u |b| / 2 */
+    double ea = ela + sa * u * (fabs(a) + fabs(em));
     double lb = eps + lb0, D = la - lb;
-    double eD = ea + eb + u * (fabs(lb) + fabs(D) + fabs(eps));
+    double eD = ela + elb + mu * u * (fabs(a) + fabs(em)) + sb * u * fabs(b) +
+                u * (fabs(lb) + fabs(D) + fabs(eps));
     if (eD <= 3e-12 * D) {
       double g = log(-expm1(-D));
       if (!dlo) /* the value only */
