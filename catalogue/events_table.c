@@ -126,8 +126,10 @@ static const struct event_spec events[] = {
               "poisson-sampled, not a closed-form analysis, and not "
               "randomized-response or wor-gaussian, whose pairs are for "
               "replace-one neighbours (Poisson subsampling is an "
-              "add/remove notion).  A gaussian member gives exactly "
-              "poisson-gaussian",
+              "add/remove notion).  The member's P is the output WITH the "
+              "record (a bounded-gaussian member's theta is the location "
+              "with it; poisson-bounded-gaussian's theta is the one "
+              "without).  A gaussian member gives exactly poisson-gaussian",
    .kind = KIND_SUBSAMPLE,
    .rdp_how = "a gaussian member: the exact Poisson-Gaussian RDP of "
               "poisson-gaussian (pld_rdp_add_poisson_gaussian); q = 1: the "

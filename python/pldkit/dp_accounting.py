@@ -57,9 +57,14 @@ REPLACE_ONE or REPLACE_SPECIAL):
   pair of every (epsilon, delta)-DP mechanism, epsilon and delta rounded up
   by a relative 1e-12.
 * PoissonSampledDpEvent(sampling_probability, event): Poisson subsampling
-  of a GaussianDpEvent or a LaplaceDpEvent (add/remove adjacency:
-  ADD_OR_REMOVE_ONE or REPLACE_SPECIAL); of any other mechanism it is
-  refused (the EVENT catalogue has no generic Poisson-sampled event).
+  (add/remove adjacency: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL) of a
+  GaussianDpEvent or a LaplaceDpEvent (poisson-gaussian, poisson-laplace),
+  or of a DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians,
+  EpsilonDelta, ExponentialMechanism or PermuteAndFlip DpEvent (the
+  catalogue's poisson-sampled:q=Q[MEMBER], the member's exact pair
+  subsampled; RdpAccountant refuses these, having no RDP formula for
+  them); of a replace-one mechanism (RandomizedResponse) or of another
+  PoissonSampledDpEvent it is refused.
 * SampledWithoutReplacementDpEvent(source_dataset_size, sample_size,
   event): of a GaussianDpEvent under REPLACE_ONE (Balle et al. 2018).
 * SelfComposedDpEvent(event, count), ComposedDpEvent(events).
