@@ -677,10 +677,14 @@ static int emit_text(struct tr *t, struct spec *s, double count, void *ctx)
   if (txt == NULL)
     return fail(t, PLD_EVENT_EFAIL, "%s", pld_strerror(PLD_ENOMEM));
   /* the non-private pair once is as non-private as many times */
+  /* count=N goes before a member list (poisson-sampled:q=Q[MEMBER]),
+   * which must end the EVENT */
+  size_t head = strcspn(base, "[");
   if (s->kind == SPEC_NONPRIVATE)
     snprintf(txt, len, "%s", base);
   else
-    snprintf(txt, len, "%s,count=%.0f", base, count);
+    snprintf(txt, len, "%.*s,count=%.0f%s", (int)head, base, count,
+             base + head);
   o->texts[o->n++] = txt;
   return PLD_EVENT_OK;
 }
