@@ -555,14 +555,26 @@ static int leaf(struct tr *t, const pld_dpevent *ev, const char *where,
     else if (strcmp(in.mech, "laplace") == 0)
       snprintf(s->text, sizeof s->text,
                "poisson-laplace:q=%s,b=%s,sensitivity=%g", a, b, in.b);
-    else if (strcmp(in.mech, "randomized_response") == 0)
-      return USAGE(t, "%s: PoissonSampledDpEvent of RandomizedResponseDpEvent "
-                   "(a replace-one mechanism) is not supported", where);
-    else
-      return USAGE(t, "%s: PoissonSampledDpEvent of %s is not supported by "
-                   "the EVENT catalogue (only of GaussianDpEvent or "
-                   "LaplaceDpEvent)",
-                   where, field(ev, "event")->events->class_name);
+    else if (strcmp(in.mech, "randomized_response") == 0 ||
+             strcmp(in.mech, "wor_gaussian") == 0)
+      return USAGE(t, "%s: PoissonSampledDpEvent of %s (a replace-one "
+                   "mechanism) is not supported: Poisson subsampling with "
+                   "add/remove neighbours is not defined for it", where,
+                   field(ev, "event")->events->class_name);
+    else if (strcmp(in.mech, "poisson") == 0)
+      return USAGE(t, "%s: PoissonSampledDpEvent of a PoissonSampledDpEvent "
+                   "is not supported (it is one PoissonSampledDpEvent at "
+                   "the product of the two sampling probabilities)", where);
+    else {
+      /* DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians and the
+       * (epsilon, delta) pair (EpsilonDelta, ExponentialMechanism,
+       * PermuteAndFlip): the catalogue's poisson-sampled event, Poisson
+       * subsampling of the member's exact pair (pld_mech_poisson). */
+      int w = snprintf(s->text, sizeof s->text, "poisson-sampled:q=%s[%s]",
+                       a, in.text);
+      if (w < 0 || (size_t)w >= sizeof s->text)
+        return USAGE(t, "%s: the sampled event's text is too long", where);
+    }
     return PLD_EVENT_OK;
   }
   if (strcmp(name, "SampledWithoutReplacementDpEvent") == 0) {
@@ -665,10 +677,14 @@ static int emit_text(struct tr *t, struct spec *s, double count, void *ctx)
   if (txt == NULL)
     return fail(t, PLD_EVENT_EFAIL, "%s", pld_strerror(PLD_ENOMEM));
   /* the non-private pair once is as non-private as many times */
+  /* count=N goes before a member list (poisson-sampled:q=Q[MEMBER]),
+   * which must end the EVENT */
+  size_t head = strcspn(base, "[");
   if (s->kind == SPEC_NONPRIVATE)
     snprintf(txt, len, "%s", base);
   else
-    snprintf(txt, len, "%s,count=%.0f", base, count);
+    snprintf(txt, len, "%.*s,count=%.0f%s", (int)head, base, count,
+             base + head);
   o->texts[o->n++] = txt;
   return PLD_EVENT_OK;
 }

@@ -104,7 +104,9 @@ typedef const char *(*no_solve_fn)(const struct value *v, size_t k);
 enum kind {
   KIND_MECH,     /* build() gives a mechanism, added with its count */
   KIND_SELECTION, /* takes a bracketed member list (random-selection) */
-  KIND_DIST       /* a saved PLD file (key 0 is its path), added as is */
+  KIND_DIST,      /* a saved PLD file (key 0 is its path), added as is */
+  KIND_SUBSAMPLE  /* Poisson subsampling (key 0 is the rate q) of the one
+                     mechanism event in its brackets (poisson-sampled) */
 };
 
 struct event_spec {
@@ -123,6 +125,8 @@ struct event_spec {
   const char *rdp_how; /* how --backend rdp handles it, for --help */
   const char *example; /* an EVENT text of this event that both backends
                           answer in about a second (help, parity tests) */
+  int replace_one;     /* the pair is for replace-one neighbours (so Poisson
+                          subsampling, an add/remove notion, is undefined) */
   struct key_spec keys[MAX_KEYS]; /* ends at the first name == NULL */
 };
 

@@ -775,12 +775,157 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
   return rc;
 }
 
+/* The keys of event e: its items (NULL: none), the defaults, calibrate's
+ * marker and the event's cross-key check.  Returns a pld_event_rc. */
+static int parse_keys(struct pstate *ps, const struct event_spec *e,
+                      char *items, struct value *vals, uint64_t *count,
+                      const char *qev)
+{
+  char why[240];
+  unsigned marks0 = ps->ctx->marks;
+  if (items) {
+    int rc = parse_items(ps, e, items, vals, count, qev);
+    if (rc != PLD_EVENT_OK)
+      return rc;
+  }
+  for (size_t k = 0; k < ev_n_keys(e); k++) {
+    const struct key_spec *ks = &e->keys[k];
+    char dom[96];
+    if (vals[k].present)
+      continue;
+    if (ks->required) {
+      ev_domain_phrase(ks, dom, sizeof dom);
+      snprintf(ps->err, ps->errlen, "event %s is missing the required key "
+               "'%s' (%s, %s)", qev, ks->name, ks->meaning, dom);
+      return PLD_EVENT_EUSAGE;
+    }
+    vals[k].real = ks->def;
+    vals[k].integer = (int64_t)ks->def;
+  }
+  if (ps->ctx->marks > marks0) {
+    int rc = solve_check(ps, e, vals, qev);
+    if (rc != PLD_EVENT_OK)
+      return rc;
+  }
+  if (e->check && e->check(vals, why, sizeof why)) {
+    snprintf(ps->err, ps->errlen, "event %s: %s", qev, why);
+    return PLD_EVENT_EUSAGE;
+  }
+  return PLD_EVENT_OK;
+}
+
+/* The member of poisson-sampled:q=Q[MEMBER] (`body`, the text inside the
+ * brackets): exactly one EVENT whose table entry builds one pld_mech, with
+ * count 1.  On success *out is its entry and mvals its values (the caller
+ * frees their lists).  Returns a pld_event_rc. */
+static int parse_subsample_member(struct pstate *ps, char *body,
+                                  const struct event_spec **out,
+                                  struct value *mvals, const char *qev)
+{
+  char qm[QUOTE_LEN], names[512];
+  char *err = ps->err;
+  size_t errlen = ps->errlen;
+  if (*body == '\0') {
+    snprintf(err, errlen, "event %s has an empty member '[]' (expected "
+             "poisson-sampled:q=Q[EVENT], one mechanism EVENT in brackets)",
+             qev);
+    return PLD_EVENT_EUSAGE;
+  }
+  pld_quote(qm, sizeof qm, body);
+  if (find_sep(body, '|')) {
+    snprintf(err, errlen, "event %s has several members: poisson-sampled "
+             "subsamples exactly one mechanism EVENT (no '|'; to subsample "
+             "a random selection, select among poisson-sampled events)",
+             qev);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (find_sep(body, '+')) {
+    snprintf(err, errlen, "the member %s of event %s is a list of EVENTs "
+             "joined by '+': poisson-sampled subsamples exactly one "
+             "mechanism EVENT (subsample each one, or use count=N before "
+             "'[')", qm, qev);
+    return PLD_EVENT_EUSAGE;
+  }
+  char *items = strchr(body, ':');
+  size_t name_len = items ? (size_t)(items - body) : strcspn(body, "[");
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)(name_len < 63 ? name_len : 63),
+           body);
+  const struct event_spec *me =
+      name_len < sizeof name ? ev_find_event(name) : NULL;
+  if (me == NULL) {
+    char qn[QUOTE_LEN];
+    ev_list_event_names(names, sizeof names);
+    snprintf(err, errlen, "unknown event %s as the member of %s (allowed: "
+             "%s)", pld_quote(qn, sizeof qn, name), qev, names);
+    return PLD_EVENT_EUSAGE;
+  }
+  const char *why = NULL;
+  if (me->kind == KIND_SELECTION)
+    why = "a random selection is not one mechanism (select among "
+          "poisson-sampled events instead)";
+  else if (me->kind == KIND_SUBSAMPLE)
+    why = "subsampling twice is subsampling once at the product of the "
+          "rates (write one poisson-sampled with q = q1 q2)";
+  else if (me->kind == KIND_DIST)
+    why = "a saved PLD is a distribution of losses, not a pair of output "
+          "distributions that could be subsampled";
+  else if (me->replace_one)
+    why = "its pair is for replace-one neighbours, and Poisson subsampling "
+          "with add/remove neighbours is not defined for it";
+  else if (me->add || me->build == NULL)
+    why = "it has no single PLD mechanism (pair) to subsample";
+  else if (strchr(body, '['))
+    why = "it takes no member list";
+  if (why) {
+    snprintf(err, errlen, "event %s cannot be the member of %s: %s", qm, qev,
+             why);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (items)
+    *items++ = '\0';
+  uint64_t count = 1;
+  unsigned marks0 = ps->ctx->marks;
+  int rc = parse_keys(ps, me, items, mvals, &count, qm);
+  if (rc != PLD_EVENT_OK)
+    return rc;
+  if (count != 1 || (ps->ctx->marks > marks0 &&
+                     strcmp(ps->ctx->mark_key, "count") == 0)) {
+    snprintf(err, errlen, "the member %s of event %s has a count: "
+             "poisson-sampled subsamples one run of one mechanism (count=N "
+             "before '[' composes N subsampled steps)", qm, qev);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (me->closed && me->closed(mvals)) {
+    snprintf(err, errlen, "the member %s of event %s is a closed-form "
+             "single-round answer, not a mechanism (use analysis=wcs or cs)",
+             qm, qev);
+    return PLD_EVENT_EUSAGE;
+  }
+  const char *no_pld = me->no_pld ? me->no_pld(mvals) : NULL;
+  if (no_pld) {
+    snprintf(err, errlen, "the member %s of event %s has no PLD mechanism "
+             "to subsample: %s", qm, qev, no_pld);
+    return PLD_EVENT_EUSAGE;
+  }
+  if (me->note && me->note(mvals))
+    ps->ctx->note = me->note(mvals);
+  /* as in parse_one: centralized sampling is a lower limit of the worst
+   * case, and so is its subsampling (issue 16) */
+  if (me->note == ev_note_participation && mvals[5].integer == AN_CS)
+    ps->ctx->not_bound = "lower_limit";
+  *out = me;
+  return PLD_EVENT_OK;
+}
+
 /* Parse one EVENT (brackets balanced) and add it to acc (NULL: validate). */
 static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
                      unsigned depth)
 {
-  char qev[QUOTE_LEN], names[320], why[240];
+  char qev[QUOTE_LEN], names[512];
   struct value vals[MAX_KEYS];
+  const struct event_spec *me = NULL; /* poisson-sampled: its member */
+  double sub_q = 1.0;                 /* and its rate */
   const struct event_spec *e = NULL;
   pld_mech *mech = NULL;
   pld_event_owned *own = NULL;
@@ -834,9 +979,9 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
              pld_quote(qn, sizeof qn, text), qev, names);
     goto done;
   }
-  if (body && e->kind != KIND_SELECTION) {
+  if (body && e->kind != KIND_SELECTION && e->kind != KIND_SUBSAMPLE) {
     snprintf(err, errlen, "event %s: %s takes no member list '[...]' (only "
-             "random-selection does)", qev, e->name);
+             "random-selection and poisson-sampled do)", qev, e->name);
     goto done;
   }
   if (!body && e->kind == KIND_SELECTION) {
@@ -845,37 +990,15 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
              qev, e->name);
     goto done;
   }
-  unsigned marks0 = ps->ctx->marks;
-  if (items) {
-    rc = parse_items(ps, e, items, vals, &count, qev);
-    if (rc != PLD_EVENT_OK)
-      goto done;
-  }
-  rc = PLD_EVENT_EUSAGE;
-  for (size_t k = 0; k < ev_n_keys(e); k++) {
-    const struct key_spec *ks = &e->keys[k];
-    char dom[96];
-    if (vals[k].present)
-      continue;
-    if (ks->required) {
-      ev_domain_phrase(ks, dom, sizeof dom);
-      snprintf(err, errlen, "event %s is missing the required key '%s' "
-               "(%s, %s)", qev, ks->name, ks->meaning, dom);
-      goto done;
-    }
-    vals[k].real = ks->def;
-    vals[k].integer = (int64_t)ks->def;
-  }
-  if (ps->ctx->marks > marks0) {
-    rc = solve_check(ps, e, vals, qev);
-    if (rc != PLD_EVENT_OK)
-      goto done;
-    rc = PLD_EVENT_EUSAGE;
-  }
-  if (e->check && e->check(vals, why, sizeof why)) {
-    snprintf(err, errlen, "event %s: %s", qev, why);
+  if (!body && e->kind == KIND_SUBSAMPLE) {
+    snprintf(err, errlen, "event %s has no member: write %s:q=Q[EVENT] (the "
+             "one mechanism EVENT to subsample, in brackets)", qev, e->name);
     goto done;
   }
+  rc = parse_keys(ps, e, items, vals, &count, qev);
+  if (rc != PLD_EVENT_OK)
+    goto done;
+  rc = PLD_EVENT_EUSAGE;
 
   unsigned backends = backends_of(ps->ctx);
   if (e->closed && e->closed(vals)) {
@@ -915,6 +1038,34 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     rc = parse_members(ps, e, vals, count, body, sk, depth, qev);
     goto done_counted;
   }
+  if (e->kind == KIND_SUBSAMPLE) {
+    /* From here on the event is its member's mechanism, Poisson-subsampled
+     * at sub_q after it is built (the outer event has no lists to free). */
+    sub_q = vals[0].real;
+    memset(vals, 0, sizeof vals);
+    rc = parse_subsample_member(ps, body, &me, vals, qev);
+    if (rc != PLD_EVENT_OK)
+      goto done;
+    rc = PLD_EVENT_EUSAGE;
+    e = me;
+  }
+  /* The RDP formula, if any: q = 1 is the member itself; a Gaussian member
+   * is exactly poisson-gaussian (same curve, Mironov, Talwar, Zhang 2019);
+   * other subsampled members go through the bridge. */
+  rdp_fn rdp = e->rdp;
+  const struct value *rdp_vals = vals;
+  struct value pg[3];
+  if (me && sub_q < 1.0) {
+    rdp = NULL;
+    if (me->build == ev_build_gaussian) {
+      memset(pg, 0, sizeof pg);
+      pg[0].real = sub_q;
+      pg[1] = vals[0];
+      pg[2] = vals[1];
+      rdp = ev_rdp_poisson_gaussian;
+      rdp_vals = pg;
+    }
+  }
   if (e->kind == KIND_DIST) {
     rc = add_dist(ps, vals[0].text, count, sk, qev);
     goto done_counted;
@@ -938,8 +1089,15 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     added = 1;
   }
-  if (!no_pld && e->build && !(sk && sk->rdp && e->rdp)) {
+  if (!no_pld && e->build && !(sk && sk->rdp && rdp)) {
     st = e->build(vals, &mech, &own);
+    if (st == PLD_SUCCESS && me && sub_q < 1.0) {
+      /* Zhu, Dong, Wang 2022, Prop. 30 (add/remove, both directions) */
+      pld_mech *sub = NULL;
+      st = pld_mech_poisson(mech, sub_q, &sub);
+      pld_mech_free(mech);
+      mech = sub;
+    }
     if (st != PLD_SUCCESS) {
       /* Our checks mirror the documented domains, so an EINVAL here means
        * the library knows a limit we do not: still the user's input,
@@ -978,8 +1136,8 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
       own = NULL;
     }
   } else if (sk && sk->rdp) {
-    if (e->rdp) {
-      st = e->rdp(vals, sk->rdp, count);
+    if (rdp) {
+      st = rdp(rdp_vals, sk->rdp, count);
     } else if (ps->ctx->no_bridge) {
       st = PLD_EUNSUPPORTED;
     } else {

@@ -88,6 +88,7 @@ static const struct event_spec events[] = {
               "another one uniformly",
    .build = ev_build_randomized_response,
    .rdp = ev_rdp_randomized_response,
+   .replace_one = 1,
    .rdp_how = "exact closed form",
    .keys = {{"epsilon", DOM_NONNEGATIVE, 1, 0,
              "epsilon0 of one response (nats)", .mono = MONO_LESS},
@@ -108,6 +109,35 @@ static const struct event_spec events[] = {
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"sensitivity", DOM_POSITIVE, 0, 1,
              "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
+  {.name = "poisson-sampled",
+   .title = "Poisson subsampling of any one mechanism event",
+   .example = "poisson-sampled:q=0.1,count=10[discrete-laplace:scale=2]",
+   .summary = "Poisson subsampling at rate q of ONE mechanism event given "
+              "in brackets, add/remove adjacency, both directions: each "
+              "step includes the record with probability q, and a step "
+              "that includes it runs the member, e.g. "
+              "poisson-sampled:q=0.01,count=1000[discrete-gaussian:sigma=3]."
+              "  PLD: P = (1-q) Q + q P_member, Q = Q_member, from the "
+              "member's exact pair (Zhu, Dong, Wang 2022, Prop. 30; "
+              "pld_mech_poisson); q = 1 is the member itself.  The member "
+              "is one EVENT with a PLD mechanism and count 1 (count=N "
+              "before '[' composes N subsampled steps): not a '+' list, "
+              "not a random-selection, a pld:file= or another "
+              "poisson-sampled, not a closed-form analysis, and not "
+              "randomized-response or wor-gaussian, whose pairs are for "
+              "replace-one neighbours (Poisson subsampling is an "
+              "add/remove notion).  The member's P is the output WITH the "
+              "record (a bounded-gaussian member's theta is the location "
+              "with it; poisson-bounded-gaussian's theta is the one "
+              "without).  A gaussian member gives exactly poisson-gaussian",
+   .kind = KIND_SUBSAMPLE,
+   .rdp_how = "a gaussian member: the exact Poisson-Gaussian RDP of "
+              "poisson-gaussian (pld_rdp_add_poisson_gaussian); q = 1: the "
+              "member's own RDP; otherwise through the PLD bridge applied "
+              "to the subsampled pair (conservative, see RDP BACKEND "
+              "below)",
+   .keys = {{"q", DOM_RATE, 1, 0, "sampling rate per step",
+             .mono = MONO_LESS}}},
   {.name = "poisson-laplace",
    .title = "Poisson-subsampled Laplace",
    .example = "poisson-laplace:q=0.05,b=2,count=100",
@@ -160,6 +190,7 @@ static const struct event_spec events[] = {
               "is replaced by another), both directions",
    .build = ev_build_wor_gaussian,
    .rdp = ev_rdp_wor_gaussian,
+   .replace_one = 1,
    .rdp_how = "Wang, Balle and Kasiviswanathan 2019, Thm 9 (a bound), "
               "replace-one",
    .check = ev_check_wor,

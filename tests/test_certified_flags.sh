@@ -26,6 +26,9 @@ discrete-gaussian@discrete-gaussian:sigma=3,sensitivity=2,count=5@proven
 randomized-response@randomized-response:epsilon=1,k=4@proven
 poisson-gaussian@poisson-gaussian:q=0.01,sigma=1,count=100@proven
 poisson-laplace@poisson-laplace:q=0.1,b=2,sensitivity=1@proven
+poisson-sampled@poisson-sampled:q=0.1,count=5[discrete-laplace:scale=3,sensitivity=2]@proven
+poisson-sampled@poisson-sampled:q=0.1[gaussian:sigma=1]@proven
+poisson-sampled@poisson-sampled:q=0.5[random-participation:p=0.5,q=0.1,d=10,C=1,sigma=1,analysis=cs]@lower_limit
 finite@finite:p=0.5;0.5,q=1;0@proven
 mixture-gaussian@mixture-gaussian:sigma=1,p-means=2,p-weights=1,q-means=0,q-weights=1,count=5@proven
 wor-gaussian@wor-gaussian:batch=10,n=100,sigma=1@proven

@@ -79,6 +79,44 @@ expect_ok "curve" curve --epsilon-range 0:2:3 --events-json "$J"
 expect_ok "save" save --out "$tmp/s.pld" --events-json "$J"
 expect_ok "saved file answers" epsilon --delta 1e-5 --json "pld:file=$tmp/s.pld"
 
+# 2b. PoissonSampled of the other mechanisms: the catalogue's
+# poisson-sampled:q=Q[MEMBER] (discrete Laplace: noise_parameter 0.5 is the
+# scale 2, rounded down to the double below, so the text holds that double)
+cat >"$J" <<'X'
+{"class_name": "SelfComposedDpEvent", "count": 10, "event":
+  {"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.1,
+   "event": {"class_name": "DiscreteLaplaceDpEvent", "noise_parameter": 0.5,
+             "sensitivity": 1}}}
+X
+expect_ok "poisson discrete-laplace tree" epsilon --delta 1e-5 --json --events-json "$J" &&
+  a=$(jnum epsilon_upper) &&
+  s=$(python3 -c 'import math; print(repr(math.nextafter(2.0, 0.0)))') &&
+  expect_ok "poisson discrete-laplace text" epsilon --delta 1e-5 --json "poisson-sampled:q=0.1,count=10[discrete-laplace:scale=$s,sensitivity=1]" &&
+  b=$(jnum epsilon_upper) &&
+  if [ "$a" = "$b" ]; then ok; else bad "poisson discrete-laplace tree $a != text $b"; fi
+echo '{"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.2, "event": {"class_name": "EpsilonDeltaDpEvent", "epsilon": 1, "delta": 0}}' >"$J"
+expect_ok "poisson epsilon-delta tree" delta --epsilon 0.1 --json --events-json "$J" &&
+  if python3 - "$(jnum delta_upper)" <<'X'; then ok; else bad "poisson (1, 0)-DP: delta_upper $(jnum delta_upper)"; fi
+# (1, 0)-DP subsampled at q: (log(1 + q (e - 1)), 0)-DP exactly, and its
+# pair (P, Q) = (a, b), (b, a) mixed: delta(eps) = max(0, P' - e^eps Q') on
+# the outcome where P' > Q', P' = (1-q) b + q a, Q' = b, a = e/(1+e)
+# (the other direction is smaller); the translation raises eps by 1e-12
+# relative, so the upper end is >= this and within 1e-9 relative.
+import math, sys
+got, q, e = float(sys.argv[1]), 0.2, 0.1
+a = math.e / (1 + math.e); b = 1 - a
+d1 = max(0.0, ((1 - q) * a + q * b) - math.exp(e) * a)  # outcome 1
+d2 = max(0.0, ((1 - q) * b + q * a) - math.exp(e) * b)  # outcome 2
+rev = max(0.0, a - math.exp(e) * ((1 - q) * a + q * b)) + \
+      max(0.0, b - math.exp(e) * ((1 - q) * b + q * a))
+true = max(d1 + d2, rev)
+sys.exit(0 if true <= got <= true * (1 + 1e-9) + 1e-15 else 1)
+X
+echo '{"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.1, "event": {"class_name": "RandomizedResponseDpEvent", "noise_parameter": 0.5, "num_buckets": 4}}' >"$J"
+expect_refused "poisson of randomized response" "replace-one" epsilon --delta 1e-5 --relation REPLACE_SPECIAL --events-json "$J"
+echo '{"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.1, "event": {"class_name": "PoissonSampledDpEvent", "sampling_probability": 0.5, "event": {"class_name": "DiscreteGaussianDpEvent", "sigma": 2, "sensitivity": 1, "dimension": 1}}}' >"$J"
+expect_refused "poisson of poisson" "product of the two sampling probabilities" epsilon --delta 1e-5 --events-json "$J"
+
 # 3. a non-private event: epsilon inf, delta 1 (as dp_accounting)
 echo '{"class_name": "ComposedDpEvent", "events": [{"class_name": "GaussianDpEvent", "noise_multiplier": 2}, {"class_name": "NonPrivateDpEvent"}]}' >"$J"
 expect_ok "non-private" delta --epsilon 1 --json --events-json "$J" &&

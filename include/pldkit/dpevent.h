@@ -32,8 +32,14 @@
  *   EpsilonDeltaDpEvent(epsilon, delta), ExponentialMechanismDpEvent and
  *     PermuteAndFlipDpEvent(epsilon) (delta 0): the finite dominating pair
  *     of (epsilon, delta)-DP, epsilon and delta raised by a relative 1e-12.
- *   PoissonSampledDpEvent(sampling_probability, event): of a Gaussian or a
- *     Laplace (poisson-gaussian, poisson-laplace), add/remove relations.
+ *   PoissonSampledDpEvent(sampling_probability, event), add/remove
+ *     relations: of a Gaussian or a Laplace, poisson-gaussian or
+ *     poisson-laplace; of a DiscreteLaplace, DiscreteGaussian,
+ *     MixtureOfGaussians, EpsilonDelta, ExponentialMechanism or
+ *     PermuteAndFlip, poisson-sampled:q=Q[MEMBER] with the member's text
+ *     above (Poisson subsampling of its exact pair, pld_mech_poisson); not
+ *     of a replace-one mechanism (RandomizedResponse) nor of another
+ *     PoissonSampled.
  *   SampledWithoutReplacementDpEvent(source_dataset_size, sample_size,
  *     event): of a Gaussian, REPLACE_ONE (wor-gaussian, sensitivity 2).
  *   SelfComposedDpEvent(event, count), ComposedDpEvent(events).

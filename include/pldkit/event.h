@@ -9,9 +9,11 @@
  * NAME and KEY come from one table in catalogue/events_table.c (the only place to touch when
  * an event is added); every event also takes `count=N` (self-composition).
  * List values (finite:p=0.5;0.5) are ';'-separated.  Only random-selection
- * takes the bracketed member list; each member is a LIST, composed on its
- * own, and members nest.  A '+' separates events only at bracket depth 0 of
- * its LIST and when a letter follows it, so that 1e+5 stays a number.
+ * and poisson-sampled take the bracketed member list: random-selection's
+ * members are LISTs, composed on their own, and nest; poisson-sampled has
+ * exactly one member, one mechanism EVENT with count 1.  A '+' separates
+ * events only at bracket depth 0 of its LIST and when a letter follows it,
+ * so that 1e+5 stays a number.
  */
 #ifndef PLDKIT_EVENT_H
 #define PLDKIT_EVENT_H

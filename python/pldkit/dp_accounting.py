@@ -57,9 +57,14 @@ REPLACE_ONE or REPLACE_SPECIAL):
   pair of every (epsilon, delta)-DP mechanism, epsilon and delta rounded up
   by a relative 1e-12.
 * PoissonSampledDpEvent(sampling_probability, event): Poisson subsampling
-  of a GaussianDpEvent or a LaplaceDpEvent (add/remove adjacency:
-  ADD_OR_REMOVE_ONE or REPLACE_SPECIAL); of any other mechanism it is
-  refused (the EVENT catalogue has no generic Poisson-sampled event).
+  (add/remove adjacency: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL) of a
+  GaussianDpEvent or a LaplaceDpEvent (poisson-gaussian, poisson-laplace),
+  or of a DiscreteLaplace, DiscreteGaussian, MixtureOfGaussians,
+  EpsilonDelta, ExponentialMechanism or PermuteAndFlip DpEvent (the
+  catalogue's poisson-sampled:q=Q[MEMBER], the member's exact pair
+  subsampled; RdpAccountant refuses these, having no RDP formula for
+  them); of a replace-one mechanism (RandomizedResponse) or of another
+  PoissonSampledDpEvent it is refused.
 * SampledWithoutReplacementDpEvent(source_dataset_size, sample_size,
   event): of a GaussianDpEvent under REPLACE_ONE (Balle et al. 2018).
 * SelfComposedDpEvent(event, count), ComposedDpEvent(events).
@@ -499,16 +504,21 @@ class _Base(object):
 def _merged(old, new):
     """old + new, the first of new folded into the last of old when they
     are the same EVENT but for the count (the library writes
-    "...,count=N" last): a loop calling compose(event) once per step keeps
-    one text, as pldkit.Accountant keeps one group (same numbers: count=N
-    is N runs; the tests check it)."""
+    "...,count=N" last, or just before a member list "[...]"): a loop
+    calling compose(event) once per step keeps one text, as
+    pldkit.Accountant keeps one group (same numbers: count=N is N runs;
+    the tests check it)."""
+    def split(text):
+        head, bracket, tail = text.partition("[")
+        h, sep, n = head.rpartition(",count=")
+        return h, sep, n, bracket + tail
     out = list(old)
     if out and new:
-        a, sep_a, na = out[-1].rpartition(",count=")
-        b, sep_b, nb = new[0].rpartition(",count=")
-        if sep_a and sep_b and a == b and na.isdigit() and nb.isdigit() \
-                and int(na) + int(nb) <= 2 ** 53:
-            out[-1] = "%s,count=%d" % (a, int(na) + int(nb))
+        a, sep_a, na, ta = split(out[-1])
+        b, sep_b, nb, tb = split(new[0])
+        if sep_a and sep_b and a == b and ta == tb and na.isdigit() \
+                and nb.isdigit() and int(na) + int(nb) <= 2 ** 53:
+            out[-1] = "%s,count=%d%s" % (a, int(na) + int(nb), ta)
             new = new[1:]
     out.extend(new)
     return out

@@ -402,6 +402,15 @@ class TestDpAccounting(unittest.TestCase):
                 E("PermuteAndFlipDpEvent", epsilon=0.2)])),
             (aor, SC(PS(0.02, G(1.1)), 300)),
             (rs, SC(PS(0.05, E("LaplaceDpEvent", noise_multiplier=2.0)), 20)),
+            (aor, SC(PS(0.1, E("DiscreteLaplaceDpEvent", noise_parameter=0.5,
+                               sensitivity=1)), 10)),
+            (aor, PS(0.2, E("DiscreteGaussianDpEvent", sigma=2.0,
+                            sensitivity=1, dimension=1))),
+            (aor, PS(0.3, E("MixtureOfGaussiansDpEvent",
+                            standard_deviation=1.5, sensitivities=[0.0, 1.0],
+                            sampling_probs=[0.5, 0.5]))),
+            (rs, SC(PS(0.05, E("EpsilonDeltaDpEvent", epsilon=1.0,
+                               delta=1e-7)), 5)),
             (ro, SC(E("SampledWithoutReplacementDpEvent",
                       source_dataset_size=1000, sample_size=10,
                       event=G(1.0)), 100)),
@@ -467,13 +476,16 @@ class TestDpAccounting(unittest.TestCase):
 
     def test_refusals_add_nothing(self):
         acc = dpa.PLDAccountant()
-        # no generic Poisson-sampled EVENT: refused, naming the inner class
-        ev = PoissonSampledDpEvent(0.1, DiscreteLaplaceDpEvent(0.5, 1))
-        self.assertFalse(acc.supports(ev))
+        # Poisson subsampling of a replace-one mechanism is not defined:
+        # refused, naming the inner class
+        ev = PoissonSampledDpEvent(0.1, RandomizedResponseDpEvent(0.5, 4))
+        rs = dpa.PLDAccountant("REPLACE_SPECIAL")
+        self.assertFalse(rs.supports(ev))
         with self.assertRaisesRegex(dpa.UnsupportedEventError,
                                     "PoissonSampledDpEvent of "
-                                    "DiscreteLaplaceDpEvent"):
-            acc.compose(ev)
+                                    "RandomizedResponseDpEvent.*replace-one"):
+            rs.compose(ev)
+        self.assertEqual(rs.events, [])
         # a value the translation passes on but the mechanism refuses
         self.assertTrue(acc.supports(GaussianDpEvent(-1.0)))
         with self.assertRaisesRegex(ValueError, "sigma"):
@@ -491,6 +503,68 @@ class TestDpAccounting(unittest.TestCase):
             dpa.PLDAccountant(no_such_option=1)
         with self.assertRaises(ValueError):
             dpa.PLDAccountant(accuracy=-1.0)
+
+    def test_poisson_sampled_discrete_laplace(self):
+        # PoissonSampled of a mechanism other than Gaussian and Laplace is
+        # the catalogue's poisson-sampled:q=Q[MEMBER] (as Python's old
+        # private translation accounted it): supported, the CLI's
+        # --events-json answer to the last bit, and against delta(eps)
+        # summed here over the integers: P = (1-q) DL(0) + q DL(2),
+        # Q = DL(0), P(k) ~ e^{-a|k|} (scale 1/a rounded down by the
+        # translation: the less private side, so the truth at a is below
+        # the upper end by at most the rounding, far below 1e-12).
+        q, a, sens = 0.1, 1.0, 2
+        ev = PoissonSampledDpEvent(q, DiscreteLaplaceDpEvent(a, sens))
+        acc = dpa.PLDAccountant()
+        self.assertTrue(acc.supports(ev))
+        acc.compose(ev)
+        scale = math.nextafter(1 / a, 0.0)
+        self.assertEqual(acc.events, [
+            "poisson-sampled:q=0.1,count=1[discrete-laplace:scale=%r,"
+            "sensitivity=2]" % scale])
+        c = (1 - math.exp(-a)) / (1 + math.exp(-a))
+        pm = [c * math.exp(-a * abs(k)) for k in range(-300, 303)]
+        P = [(1 - q) * pm[i] + q * (pm[i - sens] if i >= sens else 0.0)
+             for i in range(len(pm))]
+        for eps in (0.05, 0.2, 0.4):
+            hs = lambda A, B: math.fsum(max(0.0, x - math.exp(eps) * y)
+                                        for x, y in zip(A, B))
+            check_upper(self, acc.get_delta(eps), max(hs(P, pm), hs(pm, P)),
+                        slack=1e-6)
+        # one text per loop of compose(ev): the count goes before '['
+        loop = dpa.PLDAccountant()
+        for _ in range(3):
+            loop.compose(ev)
+        self.assertEqual(loop.events, [acc.events[0].replace(
+            "count=1", "count=3")])
+        self.assertEqual(loop.get_epsilon(1e-6),
+                         dpa.PLDAccountant().compose(ev, 3).get_epsilon(1e-6))
+        # the RDP accountant has no formula for it (no bridge): refused
+        self.assertFalse(dpa.RdpAccountant().supports(ev))
+        cli = os.environ.get("PLDKIT_CLI") or os.path.join(
+            os.path.dirname(pldkit.library_path), "pldkit")
+        if not os.access(cli, os.X_OK):
+            self.skipTest("no CLI")
+        tree = {"class_name": "PoissonSampledDpEvent",
+                "sampling_probability": q,
+                "event": {"class_name": "DiscreteLaplaceDpEvent",
+                          "noise_parameter": a, "sensitivity": sens}}
+        with tempfile.NamedTemporaryFile("w", suffix=".json",
+                                         delete=False) as fh:
+            json.dump(tree, fh)
+        try:
+            for query, arg, key, mine in (
+                    ("epsilon", "--delta", "epsilon_upper",
+                     acc.get_epsilon(1e-5)),
+                    ("delta", "--epsilon", "delta_upper", acc.get_delta(0.2))):
+                val = "1e-5" if query == "epsilon" else "0.2"
+                out = subprocess.run([cli, query, arg, val, "--json",
+                                      "--events-json", fh.name],
+                                     capture_output=True, text=True)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertEqual(float(json.loads(out.stdout)[key]), mine)
+        finally:
+            os.unlink(fh.name)
 
     def test_rdp_accountant_through_the_library(self):
         # 5 x Gaussian(sigma=2) on explicit orders: RDP(a) = 5 a / (2 s^2);
