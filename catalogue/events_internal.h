@@ -120,6 +120,9 @@ struct event_spec {
   closed_fn closed; /* may be NULL */
   note_fn note;     /* may be NULL */
   rdp_fn rdp;       /* KIND_MECH: the RDP formula; NULL: the PLD bridge */
+  rdp_fn rdp_lower; /* may be NULL: a cheap curve <= rdp at every order
+                       (not an RDP bound), used only to skip rdp where it
+                       cannot win (pld_event_ctx.rdp_lower, query.c) */
   no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
   no_solve_fn no_solve; /* may be NULL */
   const char *rdp_how; /* how --backend rdp handles it, for --help */
@@ -205,6 +208,8 @@ int ev_rdp_randomized_response(const struct value *v, pld_rdp_curve *c,
                                uint64_t count);
 int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
                      uint64_t count);
+int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
+                             uint64_t count);
 int ev_rdp_wor_gaussian(const struct value *v, pld_rdp_curve *c,
                         uint64_t count);
 int ev_rdp_zero_like(const pld_rdp_curve *c, pld_rdp_curve **out);

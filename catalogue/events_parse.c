@@ -1136,7 +1136,14 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
       own = NULL;
     }
   } else if (sk && sk->rdp) {
-    if (rdp) {
+    /* the lower curve only at the top level, where curves add (count-fold
+     * and across events, both monotone); a selection's combination of its
+     * members is not needed to be monotone */
+    if (rdp && rdp == e->rdp && e->rdp_lower && ps->ctx->rdp_lower &&
+        depth == 0) {
+      st = e->rdp_lower(rdp_vals, sk->rdp, count);
+      ps->ctx->lowered++;
+    } else if (rdp) {
       st = rdp(rdp_vals, sk->rdp, count);
     } else if (ps->ctx->no_bridge) {
       st = PLD_EUNSUPPORTED;

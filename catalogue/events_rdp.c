@@ -144,6 +144,25 @@ int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
   return st;
 }
 
+/* model-splitting, balanced-iteration: the forward terms alone, the
+ * event's rdp_lower (<= ev_rdp_splitting at every order, bit for bit:
+ * pld_rdp_model_splitting_forward_curve), without the reverse quadrature. */
+int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
+                             uint64_t count)
+{
+  size_t n = pld_rdp_curve_size(c);
+  double *eps = malloc(n * sizeof *eps);
+  if (eps == NULL)
+    return PLD_ENOMEM;
+  int st = pld_rdp_model_splitting_forward_curve(
+      n, pld_rdp_curve_orders(c), v[0].integer, v[1].integer, v[2].real,
+      v[3].real, eps);
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_add_values(c, eps, count);
+  free(eps);
+  return st;
+}
+
 /* poisson-splitting: pld_rdp_poisson_split at every order; where it has no
  * value (orders above 2048, c/sigma above 8, a quadrature over its cap or
  * failing its self-check) the Gaussian's alpha c^2/(2 sigma^2), which is

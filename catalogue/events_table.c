@@ -266,6 +266,7 @@ static const struct event_spec events[] = {
    .check = ev_check_split,
    .add = ev_add_split,
    .rdp = ev_rdp_splitting,
+   .rdp_lower = ev_rdp_splitting_forward,
    .no_pld = ev_no_pld_splitting,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
@@ -296,6 +297,7 @@ static const struct event_spec events[] = {
    .check = ev_check_bis,
    .add = ev_add_bis,
    .rdp = ev_rdp_splitting,
+   .rdp_lower = ev_rdp_splitting_forward,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
               "--orders",

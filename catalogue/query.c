@@ -97,10 +97,13 @@ int pld_event_accountant(const pld_event_query *q, size_t n,
   return PLD_EVENT_OK;
 }
 
-int pld_event_rdp_curve(const pld_event_query *q, size_t n,
-                        const char *const *events, const char *subst,
-                        int no_bridge, pld_rdp_curve **out,
-                        unsigned *bridged, char *err, size_t errlen)
+/* pld_event_rdp_curve with ctx.rdp_lower = lower (*lowered: the events
+ * that added their lower curve; may be NULL). */
+static int rdp_curve(const pld_event_query *q, size_t n,
+                     const char *const *events, const char *subst,
+                     int no_bridge, int lower, pld_rdp_curve **out,
+                     unsigned *bridged, unsigned *lowered, char *err,
+                     size_t errlen)
 {
   pld_event_ctx pc;
   pld_rdp_curve *cv = NULL;
@@ -119,6 +122,7 @@ int pld_event_rdp_curve(const pld_event_query *q, size_t n,
   pc.subst = subst;
   pc.backends = PLD_EVENT_BACKEND_RDP;
   pc.no_bridge = no_bridge;
+  pc.rdp_lower = lower;
   for (size_t i = 0; i < n; i++) {
     int rc = pld_event_parse_rdp(events[i], &pc, cv, err, errlen);
     if (rc != PLD_EVENT_OK) {
@@ -130,8 +134,19 @@ int pld_event_rdp_curve(const pld_event_query *q, size_t n,
   pld_event_ctx_release(&pc);
   if (bridged)
     *bridged = pc.bridged;
+  if (lowered)
+    *lowered = pc.lowered;
   *out = cv;
   return PLD_EVENT_OK;
+}
+
+int pld_event_rdp_curve(const pld_event_query *q, size_t n,
+                        const char *const *events, const char *subst,
+                        int no_bridge, pld_rdp_curve **out,
+                        unsigned *bridged, char *err, size_t errlen)
+{
+  return rdp_curve(q, n, events, subst, no_bridge, 0, out, bridged, NULL,
+                   err, errlen);
 }
 
 /* The optional RDP second opinion of the PLD backend: default orders, no
@@ -148,6 +163,43 @@ static pld_rdp_curve *optional_rdp(const pld_event_query *q, size_t n,
                           sizeof err) != PLD_EVENT_OK)
     return NULL;
   return cv;
+}
+
+/* The second opinion for an epsilon or delta r of the PLD backend, or NULL
+ * where it cannot lower r's upper end.  Events with a cheap lower curve
+ * (rdp_lower, e.g. model splitting's forward terms without the reverse
+ * quadrature) decide first: that curve L is <= the RDP curve R at every
+ * order (each event's, and count-fold and across events the curves add
+ * with pld_add_up, which is monotone), and pld_rdp_epsilon/pld_rdp_delta
+ * are non-decreasing in every value of the curve (a minimum over orders of
+ * roundings of sums and products with the value, exp; a +inf value is
+ * skipped, and L = +inf forces R = +inf), so conv(R) >= conv(L).  If
+ * conv(L) does not lower the upper end (pld_best_lower_upper changes r
+ * only where conv < upper), conv(R) does not either, and R is not
+ * computed: the answer is the same bit for bit.  When no event has a
+ * lower curve, L is R and is returned as is. */
+static pld_rdp_curve *optional_rdp_for(const pld_event_query *q, size_t n,
+                                       const char *const *events,
+                                       const pld_result *r, int is_delta,
+                                       double x, const pld_params *p)
+{
+  pld_event_query d = *q;
+  pld_rdp_curve *lo = NULL;
+  unsigned lowered = 0;
+  char err[256];
+  d.orders = NULL;
+  d.n_orders = 0;
+  if (rdp_curve(&d, n, events, NULL, 1, 1, &lo, NULL, &lowered, err,
+                sizeof err) != PLD_EVENT_OK)
+    return optional_rdp(q, n, events); /* undecided */
+  if (lowered == 0)
+    return lo;
+  pld_result t = *r;
+  int st = pld_best_lower_upper(&t, lo, is_delta, x, p);
+  pld_rdp_curve_free(lo);
+  if (st == PLD_SUCCESS && !(t.bound.upper < r->bound.upper))
+    return NULL;
+  return optional_rdp(q, n, events);
 }
 
 enum { WANT_EPSILON, WANT_DELTA, WANT_CURVE };
@@ -206,8 +258,9 @@ static int answer_pld(const pld_event_query *q, size_t n,
                             : pld_accountant_epsilon(acc, x, &a->pld);
     pld_params p;
     if (st == PLD_SUCCESS && second_opinion && !a->pld.met_accuracy &&
-        (rdp = optional_rdp(q, n, events)) != NULL &&
-        (st = pld_accountant_get_params(acc, &p)) == PLD_SUCCESS)
+        (st = pld_accountant_get_params(acc, &p)) == PLD_SUCCESS &&
+        (rdp = optional_rdp_for(q, n, events, &a->pld, want == WANT_DELTA,
+                                x, &p)) != NULL)
       st = pld_best_lower_upper(&a->pld, rdp, want == WANT_DELTA, x, &p);
   }
   pld_rdp_curve_free(rdp);

@@ -686,10 +686,55 @@ static int forward_blocks(double alpha, double d, double kp, double sigma,
 
 #define SHARED_MAX_ORDER 2048.0
 
-/* Everything at n orders.  terms may be NULL (then only eps is filled). */
+/* The forward terms of the last forward-only batch of this thread
+ * (pld_rdp_model_splitting_forward_curve): the catalogue asks for them to
+ * decide whether the sound curve can win, and then, where it may, for the
+ * sound curve at the same orders, whose forward terms are the same values
+ * (the forward code is a deterministic function of its arguments); fixed
+ * storage, so nothing to free.  A batch with more orders is not kept. */
+#define FWD_MEMO_N 512
+static _Thread_local struct {
+  int valid;
+  size_t n;
+  int64_t d, k;
+  double sigma, c;
+  double orders[FWD_MEMO_N], eps[FWD_MEMO_N];
+} fwd_memo;
+
+/* Start keeping a forward-only batch; 1 if it fits (valid when done). */
+static int fwd_memo_begin(size_t n, const double *orders, int64_t d,
+                          int64_t k, double sigma, double c)
+{
+  fwd_memo.valid = 0;
+  if (n > FWD_MEMO_N)
+    return 0;
+  fwd_memo.n = n;
+  fwd_memo.d = d;
+  fwd_memo.k = k;
+  fwd_memo.sigma = sigma;
+  fwd_memo.c = c;
+  memcpy(fwd_memo.orders, orders, n * sizeof *orders);
+  return 1;
+}
+
+static const double *fwd_memo_get(size_t n, const double *orders, int64_t d,
+                                  int64_t k, double sigma, double c)
+{
+  if (!fwd_memo.valid || fwd_memo.n != n || fwd_memo.d != d ||
+      fwd_memo.k != k || fwd_memo.sigma != sigma || fwd_memo.c != c ||
+      memcmp(fwd_memo.orders, orders, n * sizeof *orders) != 0)
+    return NULL;
+  return fwd_memo.eps;
+}
+
+/* Everything at n orders.  terms may be NULL (then only eps is filled).
+ * forward_only: eps gets T.forward alone and the reverse (its quadrature
+ * tables, most of the cost) is skipped; terms must then be NULL.  The
+ * forward is computed by the same code either way, so eps_forward_only[i]
+ * <= eps[i] = max(T.forward, T.reverse) holds bit for bit. */
 static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
                        double sigma, double c, pld_rdp_split_terms *terms,
-                       double *eps)
+                       double *eps, int forward_only)
 {
   double s = c / sigma, t = s * s, dd = (double)d, kk = (double)k;
   double kp = (double)(k < d - k ? k : d - k);
@@ -698,6 +743,12 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
   if (kp >= 1.0)
     groups(dd, kp, &g, &r);
   int st = PLD_SUCCESS;
+  const double *known = NULL;
+  int fwd_memo_put = 0;
+  if (forward_only)
+    fwd_memo_put = fwd_memo_begin(n, orders, d, k, sigma, c);
+  else if (!terms)
+    known = fwd_memo_get(n, orders, d, k, sigma, c);
   /* reverse tables: exact (k' = 1) or per group size */
   double *rev_a = pld_malloc(2 * (n ? n : 1) * sizeof(double));
   if (!rev_a)
@@ -707,7 +758,7 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
   /* k' = 1: one polynomial power serves every order (all moments at once) */
   double *lM = NULL, lM_err = 0.0;
   size_t lM_n = 0;
-  if (kp == 1.0 && n > 1 && d <= ((int64_t)1 << 52)) {
+  if (!known && kp == 1.0 && n > 1 && d <= ((int64_t)1 << 52)) {
     double amax = 0.0;
     for (size_t i = 0; i < n; i++)
       if (orders[i] <= MAX_ORDER)
@@ -721,7 +772,8 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
     if ((st = k1_moments(t, dd, lM_n, lM, &lM_err)))
       goto done;
   }
-  if (kp >= 1.0 && s <= S_QUAD_MAX && d <= ((int64_t)1 << 52)) {
+  if (!forward_only && kp >= 1.0 && s <= S_QUAD_MAX &&
+      d <= ((int64_t)1 << 52)) {
     st = split_reverse_k1_batch(n, orders, g, s, 1.0, rev_a);
     if (!st && r > 0.0)
       st = split_reverse_k1_batch(n, orders, g + 1.0, s, 1.0, rev_b);
@@ -737,55 +789,68 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
     pld_rdp_split_terms T;
     T.forward_exact = NAN;
     T.reverse_exact = NAN;
-    /* forward */
-    if (kp == 0.0) {
-      T.forward_exact = gauss;
-    } else if (lM && alpha <= MAX_ORDER) {
-      /* same as pld_rdp_split_forward_exact, from the shared moments */
-      double m = floor(alpha);
-      double Bm = m >= 2.0 ? (lM[(size_t)m] + lM_err) / (m - 1.0) : 0.0;
-      double Bm1 = alpha > m ? (lM[(size_t)m + 1] + lM_err) / m : 0.0;
-      T.forward_exact = interp_order(alpha, Bm, Bm1) + alpha * shift;
-    } else if (alpha <= MAX_ORDER && d <= ((int64_t)1 << 52)) {
-      double v;
-      int fs = pld_rdp_split_forward_exact(alpha, d, k, sigma, c, &v);
-      if (fs == PLD_ENOMEM) {
-        st = fs;
-        goto done;
-      }
-      if (!fs)
-        T.forward_exact = v;
-    }
-    if ((st = pld_rdp_split_forward_eq3(alpha, d, k, sigma, c, &T.forward_eq3)))
-      goto done;
-    double fwd_group = INFINITY;
-    if (isnan(T.forward_exact) && kp >= 2.0 && alpha <= MAX_ORDER) {
-      double Fg = 0.0, Fg1 = 0.0;
-      if ((st = forward_k1(alpha, g, t, &Fg)))
-        goto done;
-      if (r > 0.0 && (st = forward_k1(alpha, g + 1.0, t, &Fg1)))
-        goto done;
-      fwd_group = (kp - r) * Fg + r * Fg1 + alpha * shift;
-      double Fb;
-      if ((st = forward_blocks(alpha, dd, kp, sigma, c, &Fb)))
-        goto done;
-      if (Fb + alpha * shift < fwd_group)
-        fwd_group = Fb + alpha * shift;
-    }
-    if (!isnan(T.forward_exact)) {
-      T.forward = T.forward_exact;
-      T.forward_method = PLD_SPLIT_EXACT;
+    /* forward (a full curve after its forward-only call: the remembered
+     * values, which are what this code gives) */
+    T.forward_eq3 = NAN;
+    if (known) {
+      T.forward = known[i];
+      T.forward_method = PLD_SPLIT_EXACT; /* not reported: terms == NULL */
     } else {
-      T.forward = T.forward_eq3;
-      T.forward_method = PLD_SPLIT_EQ3;
-      if (fwd_group < T.forward) {
-        T.forward = fwd_group;
-        T.forward_method = PLD_SPLIT_GROUPS;
+      if (kp == 0.0) {
+        T.forward_exact = gauss;
+      } else if (lM && alpha <= MAX_ORDER) {
+        /* same as pld_rdp_split_forward_exact, from the shared moments */
+        double m = floor(alpha);
+        double Bm = m >= 2.0 ? (lM[(size_t)m] + lM_err) / (m - 1.0) : 0.0;
+        double Bm1 = alpha > m ? (lM[(size_t)m + 1] + lM_err) / m : 0.0;
+        T.forward_exact = interp_order(alpha, Bm, Bm1) + alpha * shift;
+      } else if (alpha <= MAX_ORDER && d <= ((int64_t)1 << 52)) {
+        double v;
+        int fs = pld_rdp_split_forward_exact(alpha, d, k, sigma, c, &v);
+        if (fs == PLD_ENOMEM) {
+          st = fs;
+          goto done;
+        }
+        if (!fs)
+          T.forward_exact = v;
+      }
+      if ((st = pld_rdp_split_forward_eq3(alpha, d, k, sigma, c, &T.forward_eq3)))
+        goto done;
+      double fwd_group = INFINITY;
+      if (isnan(T.forward_exact) && kp >= 2.0 && alpha <= MAX_ORDER) {
+        double Fg = 0.0, Fg1 = 0.0;
+        if ((st = forward_k1(alpha, g, t, &Fg)))
+          goto done;
+        if (r > 0.0 && (st = forward_k1(alpha, g + 1.0, t, &Fg1)))
+          goto done;
+        fwd_group = (kp - r) * Fg + r * Fg1 + alpha * shift;
+        double Fb;
+        if ((st = forward_blocks(alpha, dd, kp, sigma, c, &Fb)))
+          goto done;
+        if (Fb + alpha * shift < fwd_group)
+          fwd_group = Fb + alpha * shift;
+      }
+      if (!isnan(T.forward_exact)) {
+        T.forward = T.forward_exact;
+        T.forward_method = PLD_SPLIT_EXACT;
+      } else {
+        T.forward = T.forward_eq3;
+        T.forward_method = PLD_SPLIT_EQ3;
+        if (fwd_group < T.forward) {
+          T.forward = fwd_group;
+          T.forward_method = PLD_SPLIT_GROUPS;
+        }
+      }
+      if (gauss < T.forward) {
+        T.forward = gauss;
+        T.forward_method = PLD_SPLIT_GAUSSIAN;
       }
     }
-    if (gauss < T.forward) {
-      T.forward = gauss;
-      T.forward_method = PLD_SPLIT_GAUSSIAN;
+    if (forward_only) {
+      eps[i] = T.forward;
+      if (fwd_memo_put)
+        fwd_memo.eps[i] = T.forward;
+      continue;
     }
     /* reverse */
     if ((st = pld_rdp_split_reverse_paper(alpha, d, k, sigma, c,
@@ -818,6 +883,8 @@ static int split_batch(size_t n, const double *orders, int64_t d, int64_t k,
       eps[i] = T.epsilon;
   }
 done:
+  if (fwd_memo_put)
+    fwd_memo.valid = (st == PLD_SUCCESS);
   pld_free(lM);
   pld_free(rev_a);
   return st;
@@ -832,15 +899,14 @@ int pld_rdp_model_splitting(double alpha, int64_t d, int64_t k, double sigma,
   if (split_bad_args(alpha, d, k, sigma, c))
     return PLD_EINVAL; /* split_bad_args recorded the detail */
   pld_rdp_split_terms T;
-  int st = split_batch(1, &alpha, d, k, sigma, c, &T, NULL);
+  int st = split_batch(1, &alpha, d, k, sigma, c, &T, NULL, 0);
   if (!st)
     *out = T;
   return st;
 }
 
-int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
-                                  int64_t k, double sigma, double c,
-                                  double *eps)
+static int split_curve(size_t n, const double *orders, int64_t d, int64_t k,
+                       double sigma, double c, double *eps, int forward_only)
 {
   pld_detail_clear();
   if (!orders || !eps)
@@ -876,7 +942,7 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
       }
     if (m == 0)
       continue;
-    if (!(st = split_batch(m, bo, d, k, sigma, c, NULL, be)))
+    if (!(st = split_batch(m, bo, d, k, sigma, c, NULL, be, forward_only)))
       for (size_t j = 0; j < m; j++)
         tmp[idx[j]] = be[j];
     done += m;
@@ -886,6 +952,24 @@ int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
   pld_free(idx);
   pld_free(tmp);
   return st;
+}
+
+int pld_rdp_model_splitting_curve(size_t n, const double *orders, int64_t d,
+                                  int64_t k, double sigma, double c,
+                                  double *eps)
+{
+  return split_curve(n, orders, d, k, sigma, c, eps, 0);
+}
+
+/* The forward terms alone: epsilon = max(forward, reverse) >= forward at
+ * every order, and both curves take the same batches and the same forward
+ * code, so this is a pointwise lower bound on pld_rdp_model_splitting_curve
+ * (bit for bit), at the cost of the forward (no reverse quadrature). */
+int pld_rdp_model_splitting_forward_curve(size_t n, const double *orders,
+                                          int64_t d, int64_t k, double sigma,
+                                          double c, double *eps)
+{
+  return split_curve(n, orders, d, k, sigma, c, eps, 1);
 }
 
 int pld_rdp_dropout(double alpha, double sigma, double c, double *eps)

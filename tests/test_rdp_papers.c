@@ -312,6 +312,67 @@ static void test_split_curve_batches(void **state)
   assert_true(e5[0] < 0.99 * 1.0);
 }
 
+/* pld_rdp_model_splitting_forward_curve (the catalogue's cheap lower curve,
+ * catalogue/query.c): the forward terms alone, against brute-force
+ * enumeration (both sides), equal to the terms of the scalar call, never
+ * above the sound curve, and the sound curve is the same bit for bit
+ * whether or not a forward-only call came first (the thread's memo). */
+static void test_split_forward_curve(void **state)
+{
+  (void)state;
+  const double ord[6] = {2, 3, 4, 5, 6.5, 40};
+  double f[6], e[6];
+  REQUIRE_OK(pld_rdp_model_splitting_forward_curve(6, ord, 6, 2, 1.0, 1.0, f));
+  REQUIRE_OK(pld_rdp_model_splitting_curve(6, ord, 6, 2, 1.0, 1.0, e));
+  for (int i = 0; i < 6; i++) {
+    pld_rdp_split_terms T;
+    REQUIRE_OK(pld_rdp_model_splitting(ord[i], 6, 2, 1.0, 1.0, &T));
+    EXPECT(f[i] == T.forward, "alpha=%g: forward curve %.17g vs term %.17g",
+           ord[i], f[i], T.forward);
+    EXPECT(f[i] <= e[i] && e[i] == fmax(T.forward, T.reverse),
+           "alpha=%g: forward %.17g, sound %.17g", ord[i], f[i], e[i]);
+    if (ord[i] == floor(ord[i]) && ord[i] <= 5) {
+      long double ref = ref_forward(6, 2, (int)ord[i], 1.0L);
+      EXPECT(f[i] >= ref * (1 - 1e-12L) && f[i] <= ref * (1 + 1e-9L),
+             "alpha=%g: forward %.15g vs enumeration %.15Lg", ord[i], f[i],
+             ref);
+    }
+  }
+  /* memo: full, forward, full again, forward of another pair, full */
+  pld_rdp_curve *c = NULL;
+  REQUIRE_OK(pld_rdp_curve_alloc_default(&c));
+  size_t n = pld_rdp_curve_size(c);
+  const double *o = pld_rdp_curve_orders(c);
+  double *a = malloc(4 * n * sizeof *a);
+  assert_non_null(a);
+  double *fw = a + n, *b = fw + n, *b2 = b + n;
+  REQUIRE_OK(pld_rdp_model_splitting_curve(n, o, 20, 2, 1.0, 1.0, a));
+  REQUIRE_OK(pld_rdp_model_splitting_forward_curve(n, o, 20, 2, 1.0, 1.0, fw));
+  REQUIRE_OK(pld_rdp_model_splitting_curve(n, o, 20, 2, 1.0, 1.0, b));
+  REQUIRE_OK(pld_rdp_model_splitting_forward_curve(n, o, 20, 2, 1.5, 1.0, b2));
+  for (size_t i = 0; i < n; i++) {
+    EXPECT(a[i] == b[i], "order %g: sound %.17g, after the forward call %.17g",
+           o[i], a[i], b[i]);
+    EXPECT(fw[i] <= a[i], "order %g: forward %.17g above sound %.17g", o[i],
+           fw[i], a[i]);
+  }
+  REQUIRE_OK(pld_rdp_model_splitting_curve(n, o, 20, 2, 1.0, 1.0, b));
+  for (size_t i = 0; i < n; i++)
+    EXPECT(a[i] == b[i], "order %g: sound %.17g, after another pair %.17g",
+           o[i], a[i], b[i]);
+  free(a);
+  pld_rdp_curve_free(c);
+  /* bad input: as the sound curve, output untouched */
+  f[0] = -7;
+  assert_int_equal(pld_rdp_model_splitting_forward_curve(0, ord, 6, 2, 1.0,
+                                                         1.0, f), PLD_EINVAL);
+  assert_int_equal(pld_rdp_model_splitting_forward_curve(6, NULL, 6, 2, 1.0,
+                                                         1.0, f), PLD_EINVAL);
+  assert_int_equal(pld_rdp_model_splitting_forward_curve(6, ord, 6, 7, 1.0,
+                                                         1.0, f), PLD_EINVAL);
+  assert_true(f[0] == -7);
+}
+
 static void test_split_reverse_large_orders(void **state)
 {
   (void)state;
@@ -1596,6 +1657,7 @@ int main(void)
       cmocka_unit_test(test_split_reverse),
       cmocka_unit_test(test_split_reverse_large_orders),
       cmocka_unit_test(test_split_curve_batches),
+      cmocka_unit_test(test_split_forward_curve),
       cmocka_unit_test(test_split_forward_past_cap),
       cmocka_unit_test(test_split_fractional),
       cmocka_unit_test(test_remark32_grid),

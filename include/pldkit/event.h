@@ -89,6 +89,16 @@ typedef struct pld_event_ctx {
                                going through the PLD bridge (the default
                                backend's optional RDP bound, which must stay
                                cheap) */
+  int rdp_lower;            /* pld_event_parse_rdp: a top-level event with
+                               a cheap lower curve (model-splitting,
+                               balanced-iteration: the forward terms
+                               alone) adds that instead of its RDP; the
+                               curve is then NOT an RDP bound but <= the
+                               one without the flag at every order, so its
+                               epsilon/delta is <= the RDP's (a conversion
+                               is monotone in the curve): the default
+                               backend skips its optional RDP bound when
+                               even this cannot win (catalogue/query.c) */
   /* out, accumulated over calls (zero the struct to start) */
   unsigned marks;                     /* KEY=? markers seen */
   char mark_key[32];                  /* the key of the marker */
@@ -106,6 +116,8 @@ typedef struct pld_event_ctx {
   pld_event_closed closed;              /* a closed-form event, if any */
   unsigned bridged;                   /* events whose RDP went through the
                                          PLD bridge (pld_event_parse_rdp) */
+  unsigned lowered;                   /* events that added their lower
+                                         curve (rdp_lower) */
   pld_event_owned *owned;               /* see pld_event_owned */
 } pld_event_ctx;
 

@@ -192,6 +192,19 @@ PLD_API PLD_NODISCARD int pld_rdp_model_splitting_curve(size_t n,
                                                         double sigma, double c,
                                                         double *eps);
 
+/** The forward terms of pld_rdp_model_splitting_curve alone (the `forward`
+ *  of pld_rdp_split_terms: exact eq. (2) where affordable, else the smaller
+ *  of eq. (3) and the group/block bound, capped by the Gaussian value),
+ *  without the reverse quadrature.  NOT an RDP bound of the pair: it is a
+ *  pointwise LOWER bound on the sound curve (epsilon = max(forward, reverse)
+ *  >= forward, computed by the same code, so eps_forward[i] <= eps[i]
+ *  exactly), for deciding cheaply that the sound curve cannot beat another
+ *  bound (catalogue/query.c, docs/allocation.md).  Arguments, domain and
+ *  returns as pld_rdp_model_splitting_curve. */
+PLD_API PLD_NODISCARD int pld_rdp_model_splitting_forward_curve(
+    size_t n, const double *orders, int64_t d, int64_t k, double sigma,
+    double c, double *eps);
+
 /** Dropout with rate 1/2 (Cor. 3.7): the sound epsilon of d = 2, k = 1
  *  (alpha > 1, sigma, c > 0 finite).
  *  @return as pld_rdp_model_splitting. */
