@@ -129,13 +129,16 @@ static double esum_logdiff_d(const struct esum *e, double y, double *deriv)
  * pairs; this takes about 6.)  Returns 0, or 1 on NaN / no convergence
  * (the caller then bisects). */
 static int esum_root(const struct esum *e, double a, double b, double fa,
-                     double fb, double xtol, double *lo_out, double *hi_out)
+                     double fb, double xtol, double x0, double *lo_out,
+                     double *hi_out)
 {
   double lo = a, hi = b, flo = fa, fhi = fb;
   if (isnan(flo) || isnan(fhi) || (flo > 0.0) == (fhi > 0.0))
     return 1;
-  /* start from the secant point of the bracket */
-  double x = (lo * fhi - hi * flo) / (fhi - flo);
+  /* start from x0 if it is inside (the zero of the previous, nearby eps of
+   * a batch), else from the secant point of the bracket; the start only
+   * chooses where to look */
+  double x = (x0 > lo && x0 < hi) ? x0 : (lo * fhi - hi * flo) / (fhi - flo);
   if (!(x > lo && x < hi))
     x = 0.5 * (lo + hi);
   double dxold = hi - lo, dx = dxold;
@@ -206,9 +209,17 @@ static void esum_bounds(const struct esum *e, double *ylo, double *yhi)
   *yhi = hi + 1.0;
 }
 
+/* the cut points of a root isolation and the sign of the sum at each */
+struct cutsigns {
+  size_t n;
+  double y[MIX_MAX_TERMS + 2];
+  int sg[MIX_MAX_TERMS + 2];
+};
+
 static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
-                           const double *dz, size_t ndz, double *z,
-                           size_t *nz);
+                           const double *dz, size_t ndz, const double *hint,
+                           size_t nhint, double *z, size_t *nz,
+                           struct cutsigns *cs);
 
 /* Zeros of an exponential sum with distinct increasing exponents, sorted,
  * appended to z (at most K - 1 of them). */
@@ -237,15 +248,16 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
     d.sg[k - 1] = e->sg[k];
   }
   esum_zeros(&d, dz, &ndz);
-  esum_zeros_cut(e, ylo, yhi, dz, ndz, z, nz);
+  esum_zeros_cut(e, ylo, yhi, dz, ndz, NULL, 0, z, nz, NULL);
 }
 
 /* The zeros of e on [ylo, yhi] (outside which it has none, esum_bounds),
  * given sorted cut points (some may lie outside) between consecutive ones
  * of which e changes sign at most once. */
 static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
-                           const double *dz, size_t ndz, double *z,
-                           size_t *nz)
+                           const double *dz, size_t ndz, const double *hint,
+                           size_t nhint, double *z, size_t *nz,
+                           struct cutsigns *cs)
 {
   double cuts[MIX_MAX_TERMS + 2];
   size_t nc = 0;
@@ -257,12 +269,21 @@ static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
   /* the value at each cut, computed once (a cut ends one piece and starts
    * the next); its sign is esum_sign's */
   double fb = esum_logdiff(cuts[0], (void *)e);
+  if (cs) {
+    cs->n = nc;
+    cs->y[0] = cuts[0];
+    cs->sg[0] = fb > 0.0 ? 1 : fb == 0.0 ? 0 : -1;
+  }
   for (size_t i = 0; i + 1 < nc; i++) {
     double a = cuts[i], b = cuts[i + 1];
     double fa = fb;
     fb = esum_logdiff(b, (void *)e);
     int sa = fa > 0.0 ? 1 : fa == 0.0 ? 0 : -1; /* NaN -1, as esum_sign */
     int sb = fb > 0.0 ? 1 : fb == 0.0 ? 0 : -1;
+    if (cs) {
+      cs->y[i + 1] = b;
+      cs->sg[i + 1] = sb;
+    }
     if (sa == 0) {
       if (*nz == 0 || z[*nz - 1] != a)
         z[(*nz)++] = a;
@@ -273,9 +294,14 @@ static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
     /* log(positive part) - log(negative part) is continuous and monotone on
      * the piece: safeguarded Newton (esum_root) converges in a few steps to
      * a bracket of a few ulps (pure bisection needs about 60). */
-    double lo_, hi_;
+    double lo_, hi_, x0 = NAN;
+    for (size_t h = 0; h < nhint; h++)
+      if (hint[h] > a && hint[h] < b) {
+        x0 = hint[h];
+        break;
+      }
     if (esum_root(e, a, b, fa, fb,
-                  4.0 * PLD_U * fmax(fabs(a), fabs(b)) + 1e-300, &lo_,
+                  4.0 * PLD_U * fmax(fabs(a), fabs(b)) + 1e-300, x0, &lo_,
                   &hi_) == 0) {
       a = lo_;
       b = hi_;
@@ -305,9 +331,11 @@ static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
  * esum_zeros, found there anew for every eps by recursion (K - 1 levels),
  * here once per mechanism. */
 static void esum_zeros_crit(const struct esum *e, const double *crit,
-                            size_t ncrit, double *z, size_t *nz)
+                            size_t ncrit, const double *hint, size_t nhint,
+                            double *z, size_t *nz, struct cutsigns *cs)
 {
   *nz = 0;
+  cs->n = 0;
   if (e->K < 2)
     return;
   int allsame = 1;
@@ -318,7 +346,7 @@ static void esum_zeros_crit(const struct esum *e, const double *crit,
     return;
   double ylo, yhi;
   esum_bounds(e, &ylo, &yhi);
-  esum_zeros_cut(e, ylo, yhi, crit, ncrit, z, nz);
+  esum_zeros_cut(e, ylo, yhi, crit, ncrit, hint, nhint, z, nz, cs);
 }
 
 /* log of the N(m, 1) mass of (l, r), accurate in both tails */
@@ -352,10 +380,13 @@ struct side {
 struct crit {
   size_t ncrit;
   const double *c;
+  /* the zeros of the previous eps of the batch: Newton's starting points */
+  size_t nhint;
+  double hint[MIX_MAX_TERMS];
 };
 
 static void mixture_tails(const struct side *F, const struct side *G,
-                          const struct crit *cr, double eps, double *p_gt,
+                          struct crit *cr, double eps, double *p_gt,
                           double *eq_gt)
 {
   if (eps == INFINITY) {
@@ -414,10 +445,15 @@ static void mixture_tails(const struct side *F, const struct side *G,
   }
   double z[MIX_MAX_TERMS];
   size_t nz = 0;
-  if (cr && cr->ncrit != SIZE_MAX)
-    esum_zeros_crit(&s, cr->c, cr->ncrit, z, &nz);
-  else
+  struct cutsigns cs;
+  cs.n = 0;
+  if (cr && cr->ncrit != SIZE_MAX) {
+    esum_zeros_crit(&s, cr->c, cr->ncrit, cr->hint, cr->nhint, z, &nz, &cs);
+    memcpy(cr->hint, z, nz * sizeof(double));
+    cr->nhint = nz;
+  } else {
     esum_zeros(&s, z, &nz);
+  }
   /* intervals between consecutive zeros where the sum is positive */
   double lp = -INFINITY, lq = -INFINITY;
   for (size_t i = 0; i <= nz; i++) {
@@ -425,7 +461,20 @@ static void mixture_tails(const struct side *F, const struct side *G,
     double r = i == nz ? INFINITY : z[i];
     double mid = (l == -INFINITY) ? (r == INFINITY ? 0.0 : r - 1.0)
                                   : (r == INFINITY ? l + 1.0 : 0.5 * (l + r));
-    if (s.K == 0 || esum_sign(&s, mid) <= 0)
+    if (s.K == 0)
+      continue;
+    /* The sign on (l, r): that of the sum at a cut strictly inside, where
+     * the isolation already computed it (the same evaluation esum_sign
+     * makes; the sum has no zero in (l, r)), else at the midpoint. */
+    int sgn = 2;
+    for (size_t c = 0; c < cs.n; c++)
+      if (cs.y[c] > l && cs.y[c] < r && cs.sg[c] != 0) {
+        sgn = cs.sg[c];
+        break;
+      }
+    if (sgn == 2)
+      sgn = esum_sign(&s, mid);
+    if (sgn <= 0)
       continue;
     for (size_t j = 0; j < F->n; j++)
       if (F->lw[j] > -INFINITY)
@@ -539,6 +588,7 @@ static void sides(const struct pld_mech *m, int dir, struct side *F,
   double nc = arr[2 + 2 * (np + nq) + 1];
   cr->ncrit = nc < 0.0 ? SIZE_MAX : (size_t)nc;
   cr->c = arr + 2 + 2 * (np + nq) + 2;
+  cr->nhint = 0;
 }
 
 static int mixture_tails_cb(void *ctx, int dir, size_t n, const double *eps,
