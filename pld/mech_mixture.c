@@ -13,6 +13,11 @@
  * fewer, whose zeros (found recursively) cut the line into pieces on which E
  * has at most one zero; the outer pieces end where one term dominates the
  * others.  Every zero is then bracketed and bisected to machine precision.
+ * Where the pair allows it (at most MIX_MAX_TERMS distinct sums of means),
+ * the pieces come instead from the critical points of the loss, which do
+ * not depend on eps and are isolated once per mechanism the same way
+ * (mixture_crit): sign E = sign(L - eps) and L is strictly monotone
+ * between them, so each piece again holds at most one zero.
  * Everything is in log space: e^{-m^2/2} underflows for |m| > 38.
  */
 #include <float.h>
