@@ -607,7 +607,12 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
   int st = self_window(a, T, tau, max_grid, &win);
   if (st)
     return st;
-  size_t N = pld_fft_good_size((size_t)(win.whi - win.wlo + 1));
+  /* a ladder length (at most 25% padding) so that queries of nearby sizes
+   * share one process-wide plan (src/fft.c); any N >= the window is sound */
+  size_t nw0 = (size_t)(win.whi - win.wlo + 1);
+  size_t N = pld_fft_ladder_size(nw0);
+  if (N > max_grid)
+    N = pld_fft_good_size(nw0);
   if (N > max_grid)
     return pld_fail(PLD_ERANGE, "a grid of %zu points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", N, max_grid);
   return self_exec(a, T, rounding, tau, ws, &win, N, out, fft_n);
@@ -654,7 +659,9 @@ static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
           Ncommon = nw;
       }
   if (!st && Ncommon) {
-    Ncommon = pld_fft_good_size(Ncommon);
+    /* a ladder length, shared across queries (see pld_pmf_self_convolve) */
+    size_t Nl = pld_fft_ladder_size(Ncommon);
+    Ncommon = Nl <= pp->max_grid ? Nl : pld_fft_good_size(Ncommon);
     if (Ncommon > pp->max_grid)
       st = pld_fail(PLD_ERANGE, "a grid of %zu points exceeds max_grid = %zu (raise max_grid, or coarsen the discretization)", Ncommon, pp->max_grid);
   }

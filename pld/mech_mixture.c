@@ -13,6 +13,11 @@
  * fewer, whose zeros (found recursively) cut the line into pieces on which E
  * has at most one zero; the outer pieces end where one term dominates the
  * others.  Every zero is then bracketed and bisected to machine precision.
+ * Where the pair allows it (at most MIX_MAX_TERMS distinct sums of means),
+ * the pieces come instead from the critical points of the loss, which do
+ * not depend on eps and are isolated once per mechanism the same way
+ * (mixture_crit): sign E = sign(L - eps) and L is strictly monotone
+ * between them, so each piece again holds at most one zero.
  * Everything is in log space: e^{-m^2/2} underflows for |m| > 38.
  */
 #include <float.h>
@@ -129,13 +134,16 @@ static double esum_logdiff_d(const struct esum *e, double y, double *deriv)
  * pairs; this takes about 6.)  Returns 0, or 1 on NaN / no convergence
  * (the caller then bisects). */
 static int esum_root(const struct esum *e, double a, double b, double fa,
-                     double fb, double xtol, double *lo_out, double *hi_out)
+                     double fb, double xtol, double x0, double *lo_out,
+                     double *hi_out)
 {
   double lo = a, hi = b, flo = fa, fhi = fb;
   if (isnan(flo) || isnan(fhi) || (flo > 0.0) == (fhi > 0.0))
     return 1;
-  /* start from the secant point of the bracket */
-  double x = (lo * fhi - hi * flo) / (fhi - flo);
+  /* start from x0 if it is inside (the zero of the previous, nearby eps of
+   * a batch), else from the secant point of the bracket; the start only
+   * chooses where to look */
+  double x = (x0 > lo && x0 < hi) ? x0 : (lo * fhi - hi * flo) / (fhi - flo);
   if (!(x > lo && x < hi))
     x = 0.5 * (lo + hi);
   double dxold = hi - lo, dx = dxold;
@@ -206,6 +214,18 @@ static void esum_bounds(const struct esum *e, double *ylo, double *yhi)
   *yhi = hi + 1.0;
 }
 
+/* the cut points of a root isolation and the sign of the sum at each */
+struct cutsigns {
+  size_t n;
+  double y[MIX_MAX_TERMS + 2];
+  int sg[MIX_MAX_TERMS + 2];
+};
+
+static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
+                           const double *dz, size_t ndz, const double *hint,
+                           size_t nhint, double *z, size_t *nz,
+                           struct cutsigns *cs);
+
 /* Zeros of an exponential sum with distinct increasing exponents, sorted,
  * appended to z (at most K - 1 of them). */
 static void esum_zeros(const struct esum *e, double *z, size_t *nz)
@@ -233,6 +253,17 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
     d.sg[k - 1] = e->sg[k];
   }
   esum_zeros(&d, dz, &ndz);
+  esum_zeros_cut(e, ylo, yhi, dz, ndz, NULL, 0, z, nz, NULL);
+}
+
+/* The zeros of e on [ylo, yhi] (outside which it has none, esum_bounds),
+ * given sorted cut points (some may lie outside) between consecutive ones
+ * of which e changes sign at most once. */
+static void esum_zeros_cut(const struct esum *e, double ylo, double yhi,
+                           const double *dz, size_t ndz, const double *hint,
+                           size_t nhint, double *z, size_t *nz,
+                           struct cutsigns *cs)
+{
   double cuts[MIX_MAX_TERMS + 2];
   size_t nc = 0;
   cuts[nc++] = ylo;
@@ -243,12 +274,21 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
   /* the value at each cut, computed once (a cut ends one piece and starts
    * the next); its sign is esum_sign's */
   double fb = esum_logdiff(cuts[0], (void *)e);
+  if (cs) {
+    cs->n = nc;
+    cs->y[0] = cuts[0];
+    cs->sg[0] = fb > 0.0 ? 1 : fb == 0.0 ? 0 : -1;
+  }
   for (size_t i = 0; i + 1 < nc; i++) {
     double a = cuts[i], b = cuts[i + 1];
     double fa = fb;
     fb = esum_logdiff(b, (void *)e);
     int sa = fa > 0.0 ? 1 : fa == 0.0 ? 0 : -1; /* NaN -1, as esum_sign */
     int sb = fb > 0.0 ? 1 : fb == 0.0 ? 0 : -1;
+    if (cs) {
+      cs->y[i + 1] = b;
+      cs->sg[i + 1] = sb;
+    }
     if (sa == 0) {
       if (*nz == 0 || z[*nz - 1] != a)
         z[(*nz)++] = a;
@@ -259,9 +299,14 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
     /* log(positive part) - log(negative part) is continuous and monotone on
      * the piece: safeguarded Newton (esum_root) converges in a few steps to
      * a bracket of a few ulps (pure bisection needs about 60). */
-    double lo_, hi_;
+    double lo_, hi_, x0 = NAN;
+    for (size_t h = 0; h < nhint; h++)
+      if (hint[h] > a && hint[h] < b) {
+        x0 = hint[h];
+        break;
+      }
     if (esum_root(e, a, b, fa, fb,
-                  4.0 * PLD_U * fmax(fabs(a), fabs(b)) + 1e-300, &lo_,
+                  4.0 * PLD_U * fmax(fabs(a), fabs(b)) + 1e-300, x0, &lo_,
                   &hi_) == 0) {
       a = lo_;
       b = hi_;
@@ -282,6 +327,31 @@ static void esum_zeros(const struct esum *e, double *z, size_t *nz)
     }
     z[(*nz)++] = 0.5 * (a + b);
   }
+}
+
+/* The zeros of E, given the critical points crit[0..ncrit) of the loss
+ * L = log(A / B) (mixture_crit): sign E = sign(L - eps), L is strictly
+ * monotone between consecutive critical points, so each piece between
+ * them holds at most one zero -- the role the derivative's zeros play in
+ * esum_zeros, found there anew for every eps by recursion (K - 1 levels),
+ * here once per mechanism. */
+static void esum_zeros_crit(const struct esum *e, const double *crit,
+                            size_t ncrit, const double *hint, size_t nhint,
+                            double *z, size_t *nz, struct cutsigns *cs)
+{
+  *nz = 0;
+  cs->n = 0;
+  if (e->K < 2)
+    return;
+  int allsame = 1;
+  for (size_t k = 1; k < e->K; k++)
+    if (e->sg[k] != e->sg[0])
+      allsame = 0;
+  if (allsame)
+    return;
+  double ylo, yhi;
+  esum_bounds(e, &ylo, &yhi);
+  esum_zeros_cut(e, ylo, yhi, crit, ncrit, hint, nhint, z, nz, cs);
 }
 
 /* log of the N(m, 1) mass of (l, r), accurate in both tails */
@@ -309,8 +379,20 @@ struct side {
   const double *mean, *lw;
 };
 
-static void mixture_tails(const struct side *F, const struct side *G, double eps,
-                          double *p_gt, double *eq_gt)
+/* The critical points of the loss of a pair, where it has them in closed
+ * form (mixture_crit); ncrit = SIZE_MAX: not available (esum_zeros then
+ * finds the pieces for every eps by recursion). */
+struct crit {
+  size_t ncrit;
+  const double *c;
+  /* the zeros of the previous eps of the batch: Newton's starting points */
+  size_t nhint;
+  double hint[MIX_MAX_TERMS];
+};
+
+static void mixture_tails(const struct side *F, const struct side *G,
+                          struct crit *cr, double eps, double *p_gt,
+                          double *eq_gt)
 {
   if (eps == INFINITY) {
     *p_gt = *eq_gt = 0.0;
@@ -368,7 +450,15 @@ static void mixture_tails(const struct side *F, const struct side *G, double eps
   }
   double z[MIX_MAX_TERMS];
   size_t nz = 0;
-  esum_zeros(&s, z, &nz);
+  struct cutsigns cs;
+  cs.n = 0;
+  if (cr && cr->ncrit != SIZE_MAX) {
+    esum_zeros_crit(&s, cr->c, cr->ncrit, cr->hint, cr->nhint, z, &nz, &cs);
+    memcpy(cr->hint, z, nz * sizeof(double));
+    cr->nhint = nz;
+  } else {
+    esum_zeros(&s, z, &nz);
+  }
   /* intervals between consecutive zeros where the sum is positive */
   double lp = -INFINITY, lq = -INFINITY;
   for (size_t i = 0; i <= nz; i++) {
@@ -376,7 +466,20 @@ static void mixture_tails(const struct side *F, const struct side *G, double eps
     double r = i == nz ? INFINITY : z[i];
     double mid = (l == -INFINITY) ? (r == INFINITY ? 0.0 : r - 1.0)
                                   : (r == INFINITY ? l + 1.0 : 0.5 * (l + r));
-    if (s.K == 0 || esum_sign(&s, mid) <= 0)
+    if (s.K == 0)
+      continue;
+    /* The sign on (l, r): that of the sum at a cut strictly inside, where
+     * the isolation already computed it (the same evaluation esum_sign
+     * makes; the sum has no zero in (l, r)), else at the midpoint. */
+    int sgn = 2;
+    for (size_t c = 0; c < cs.n; c++)
+      if (cs.y[c] > l && cs.y[c] < r && cs.sg[c] != 0) {
+        sgn = cs.sg[c];
+        break;
+      }
+    if (sgn == 2)
+      sgn = esum_sign(&s, mid);
+    if (sgn <= 0)
       continue;
     for (size_t j = 0; j < F->n; j++)
       if (F->lw[j] > -INFINITY)
@@ -389,9 +492,87 @@ static void mixture_tails(const struct side *F, const struct side *G, double eps
   *eq_gt = exp(fmin(eps + lq, 700.0));
 }
 
+/* The critical points of the loss L = log(A / B), A = sum_i a_i
+ * e^{-m_i^2/2} e^{m_i y} and B likewise over Q (the densities over the
+ * common phi(y)): L' = (A'B - AB') / (AB), and
+ *     A'B - AB' = sum_{i,j} a_i b_j e^{-(m_i^2 + n_j^2)/2} (m_i - n_j)
+ *                 e^{(m_i + n_j) y},
+ * an exponential sum that does not depend on eps.  Its zeros (esum_zeros,
+ * the same root isolation to a few ulps as for E itself) cut the line into
+ * pieces on which L is strictly monotone.  Returns 1 if the sum has more
+ * than MIX_MAX_TERMS distinct exponents (the caller then keeps the
+ * per-eps recursion). */
+static int mixture_crit(const struct side *P, const struct side *Q,
+                        double *crit, size_t *ncrit)
+{
+  struct esum e;
+  double lpos[MIX_MAX_TERMS], lneg[MIX_MAX_TERMS];
+  size_t K = 0;
+  for (size_t i = 0; i < P->n; i++) {
+    if (P->lw[i] == -INFINITY)
+      continue;
+    for (size_t j = 0; j < Q->n; j++) {
+      double m = P->mean[i], n = Q->mean[j];
+      if (Q->lw[j] == -INFINITY || m == n)
+        continue;
+      double lam = m + n;
+      double t = P->lw[i] - 0.5 * m * m + Q->lw[j] - 0.5 * n * n +
+                 log(fabs(m - n));
+      size_t k = 0;
+      while (k < K && e.lam[k] != lam)
+        k++;
+      if (k == K) {
+        if (K == MIX_MAX_TERMS)
+          return 1;
+        e.lam[K] = lam;
+        lpos[K] = lneg[K] = -INFINITY;
+        K++;
+      }
+      if (m > n)
+        lpos[k] = pld_logaddexp(lpos[k], t);
+      else
+        lneg[k] = pld_logaddexp(lneg[k], t);
+    }
+  }
+  size_t idx[MIX_MAX_TERMS];
+  for (size_t k = 0; k < K; k++)
+    idx[k] = k;
+  for (size_t i = 1; i < K; i++)
+    for (size_t j = i; j > 0 && e.lam[idx[j]] < e.lam[idx[j - 1]]; j--) {
+      size_t t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  struct esum d;
+  d.K = 0;
+  for (size_t i = 0; i < K; i++) {
+    size_t k = idx[i];
+    if (lpos[k] == lneg[k])
+      continue;
+    d.lam[d.K] = e.lam[k];
+    if (lpos[k] > lneg[k]) {
+      d.sg[d.K] = 1;
+      d.la[d.K] = pld_logsubexp(lpos[k], lneg[k]);
+    } else {
+      d.sg[d.K] = -1;
+      d.la[d.K] = pld_logsubexp(lneg[k], lpos[k]);
+    }
+    d.K++;
+  }
+  for (size_t k = 0; k < d.K; k++)
+    if (!isfinite(d.la[k]) || !isfinite(d.lam[k]))
+      return 1;
+  esum_zeros(&d, crit, ncrit);
+  for (size_t k = 0; k < *ncrit; k++)
+    if (!isfinite(crit[k]))
+      return 1;
+  return 0;
+}
+
 /* The kind: its parameters as one array (struct pld_mech_arr).
  * arr layout: [np, nq, p means (scaled), p log weights, q means, q log w,
- * sigma (for equality only)] */
+ * sigma (for equality only), ncrit (-1: none), the loss's critical points
+ * (mixture_crit)] */
 static const struct pld_mech_type mixture_type = {
     .name = "mixture",
     .copy = pld_mech_arr_copy,
@@ -399,7 +580,7 @@ static const struct pld_mech_type mixture_type = {
     .free = pld_mech_arr_free};
 
 static void sides(const struct pld_mech *m, int dir, struct side *F,
-                  struct side *G)
+                  struct side *G, struct crit *cr)
 {
   const double *arr = pld_mech_arr(m);
   size_t np = (size_t)arr[0], nq = (size_t)arr[1];
@@ -407,15 +588,22 @@ static void sides(const struct pld_mech *m, int dir, struct side *F,
   struct side Q = {nq, arr + 2 + 2 * np, arr + 2 + 2 * np + nq};
   *F = dir == PLD_DIR_PQ ? P : Q;
   *G = dir == PLD_DIR_PQ ? Q : P;
+  /* after sigma: the number of critical points (-1: none computed), then
+   * the points, the same for both directions (L_QP = -L_PQ) */
+  double nc = arr[2 + 2 * (np + nq) + 1];
+  cr->ncrit = nc < 0.0 ? SIZE_MAX : (size_t)nc;
+  cr->c = arr + 2 + 2 * (np + nq) + 2;
+  cr->nhint = 0;
 }
 
 static int mixture_tails_cb(void *ctx, int dir, size_t n, const double *eps,
                             double *p_gt, double *eq_gt)
 {
   struct side F, G;
-  sides(ctx, dir, &F, &G);
+  struct crit cr;
+  sides(ctx, dir, &F, &G, &cr);
   for (size_t i = 0; i < n; i++)
-    mixture_tails(&F, &G, eps[i], &p_gt[i], &eq_gt[i]);
+    mixture_tails(&F, &G, &cr, eps[i], &p_gt[i], &eq_gt[i]);
   return 0;
 }
 
@@ -423,10 +611,11 @@ static int mixture_curve_cb(void *ctx, int dir, size_t n, const double *eps,
                             double *delta)
 {
   struct side F, G;
-  sides(ctx, dir, &F, &G);
+  struct crit cr;
+  sides(ctx, dir, &F, &G, &cr);
   for (size_t i = 0; i < n; i++) {
     double p, eq;
-    mixture_tails(&F, &G, eps[i], &p, &eq);
+    mixture_tails(&F, &G, &cr, eps[i], &p, &eq);
     double v = p - eq;
     delta[i] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
   }
@@ -458,10 +647,27 @@ int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_weights,
     lo = fmin(lo, m / sigma);
     hi = fmax(hi, m / sigma);
   }
+  double par[2 * MIX_MAX_TERMS], crit[MIX_MAX_TERMS];
+  for (size_t i = 0; i < np; i++) {
+    par[i] = p_means[i] / sigma;
+    par[np + i] = log(p_weights[i]);
+  }
+  for (size_t j = 0; j < nq; j++) {
+    par[2 * np + j] = q_means[j] / sigma;
+    par[2 * np + nq + j] = log(q_weights[j]);
+  }
+  size_t ncrit = 0;
+  {
+    struct side P = {np, par, par + np};
+    struct side Q = {nq, par + 2 * np, par + 2 * np + nq};
+    if (mixture_crit(&P, &Q, crit, &ncrit))
+      ncrit = SIZE_MAX;
+  }
   struct pld_mech *m = pld_mech_new(&mixture_type);
   if (!m)
     return PLD_ENOMEM;
-  size_t narr = 2 + 2 * (np + nq) + 1;
+  size_t npar = 2 + 2 * (np + nq) + 1;
+  size_t narr = npar + 1 + (ncrit == SIZE_MAX ? 0 : ncrit);
   double *arr = pld_mech_arr_init(m, narr);
   if (!arr) {
     pld_mech_free(m);
@@ -469,15 +675,11 @@ int pld_mech_mixture_gaussian(double sigma, size_t np, const double *p_weights,
   }
   arr[0] = (double)np;
   arr[1] = (double)nq;
-  for (size_t i = 0; i < np; i++) {
-    arr[2 + i] = p_means[i] / sigma;
-    arr[2 + np + i] = log(p_weights[i]);
-  }
-  for (size_t j = 0; j < nq; j++) {
-    arr[2 + 2 * np + j] = q_means[j] / sigma;
-    arr[2 + 2 * np + nq + j] = log(q_weights[j]);
-  }
-  arr[narr - 1] = sigma; /* for equality only */
+  memcpy(arr + 2, par, 2 * (np + nq) * sizeof(double));
+  arr[npar - 1] = sigma; /* for equality only */
+  arr[npar] = ncrit == SIZE_MAX ? -1.0 : (double)ncrit;
+  if (ncrit != SIZE_MAX)
+    memcpy(arr + npar + 1, crit, ncrit * sizeof(double));
   m->curve.delta = mixture_curve_cb;
   m->curve.tails = mixture_tails_cb;
   m->curve.rel_err = 1e-10;

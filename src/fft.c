@@ -48,12 +48,33 @@ size_t pld_fft_ladder_size(size_t n)
   return 2 * p;
 }
 
+/* Plans shared by every cache of the process (issue 16: a merge plan asks
+ * some 120 transforms of ~90 lengths, each cache planning afresh cost ~9%
+ * of its CPU time).  FFTW's new-array execute functions are thread-safe
+ * and accept any arrays aligned as the planning ones (all come from
+ * fftw_malloc), so one plan of a length serves every cache and thread;
+ * the table itself is guarded by plan_lock.  A cache slot holds a
+ * reference (refs); an entry is replaced only when no slot holds it, and
+ * when every entry is held the slot plans privately as before. */
+#define PLAN_TABLE 48
+static struct plan_entry {
+  size_t n;
+  unsigned flags;
+  fftw_plan fwd, inv;
+  unsigned long refs, last_use;
+} plan_table[PLAN_TABLE];
+static unsigned long plan_clock;
+
 static void fft_release(struct pld_fft *f)
 {
   if (f->fwd || f->inv) {
     pthread_mutex_lock(&plan_lock);
-    if (f->fwd) fftw_destroy_plan(f->fwd);
-    if (f->inv) fftw_destroy_plan(f->inv);
+    if (f->shared) {
+      plan_table[f->shared - 1].refs--;
+    } else {
+      if (f->fwd) fftw_destroy_plan(f->fwd);
+      if (f->inv) fftw_destroy_plan(f->inv);
+    }
     pthread_mutex_unlock(&plan_lock);
   }
   pld_fftw_free(f->x);
@@ -107,8 +128,47 @@ int pld_fft_cache_get(struct pld_fft_cache *c, size_t n, unsigned flags,
   /* FFTW_ESTIMATE (the default flag) does not touch the arrays and gives
    * reproducible plans; FFTW_DESTROY_INPUT lets c2r use its input as scratch. */
   pthread_mutex_lock(&plan_lock);
-  f->fwd = fftw_plan_dft_r2c_1d((int)n, f->x, f->X, flags);
-  f->inv = fftw_plan_dft_c2r_1d((int)n, f->X, f->x, flags | FFTW_DESTROY_INPUT);
+  int hit = -1, free_e = -1;
+  for (int i = 0; i < PLAN_TABLE; i++) {
+    struct plan_entry *e = &plan_table[i];
+    if (e->fwd && e->n == n && e->flags == flags) {
+      hit = i;
+      break;
+    }
+    if (e->refs == 0 &&
+        (free_e < 0 || !e->fwd ||
+         (plan_table[free_e].fwd && e->last_use < plan_table[free_e].last_use)))
+      free_e = i;
+  }
+  if (hit < 0 && free_e >= 0) {
+    /* plan into an unheld entry (the least recently used one) */
+    struct plan_entry *e = &plan_table[free_e];
+    if (e->fwd) fftw_destroy_plan(e->fwd);
+    if (e->inv) fftw_destroy_plan(e->inv);
+    e->fwd = fftw_plan_dft_r2c_1d((int)n, f->x, f->X, flags);
+    e->inv = fftw_plan_dft_c2r_1d((int)n, f->X, f->x, flags | FFTW_DESTROY_INPUT);
+    e->n = n;
+    e->flags = flags;
+    if (e->fwd && e->inv) {
+      hit = free_e;
+    } else {
+      if (e->fwd) fftw_destroy_plan(e->fwd);
+      if (e->inv) fftw_destroy_plan(e->inv);
+      e->fwd = e->inv = NULL;
+    }
+  }
+  if (hit >= 0) {
+    struct plan_entry *e = &plan_table[hit];
+    e->refs++;
+    e->last_use = ++plan_clock;
+    f->fwd = e->fwd;
+    f->inv = e->inv;
+    f->shared = hit + 1;
+  } else {
+    f->fwd = fftw_plan_dft_r2c_1d((int)n, f->x, f->X, flags);
+    f->inv = fftw_plan_dft_c2r_1d((int)n, f->X, f->x, flags | FFTW_DESTROY_INPUT);
+    f->shared = 0;
+  }
   pthread_mutex_unlock(&plan_lock);
   if (!f->fwd || !f->inv) {
     fft_release(f);

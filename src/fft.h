@@ -20,6 +20,7 @@ struct pld_fft {
   fftw_complex *Y;         /* second spectrum, n/2 + 1 */
   fftw_plan fwd, inv;
   unsigned long last_use;
+  int shared; /* 1 + index of the process-wide plan used, 0: own plans */
 };
 
 #define PLD_FFT_CACHE 8

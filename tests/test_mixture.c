@@ -120,6 +120,9 @@ static const struct mcase cases[] = {
   {0.8, 3, 2, {0, 2, -1.5}, {0.5, 0.3, 0.2}, {0.5, -0.3}, {0.6, 0.4}},
   /* the Poisson (remove) pair, as a one-sided mixture */
   {1.0, 2, 1, {0, 1}, {0.9, 0.1}, {0}, {1}},
+  /* several critical points of the loss (issue 16: they are found once per
+   * mechanism, mixture_crit), so {L > eps} is up to three intervals */
+  {1.0, 3, 2, {-3, 0, 3}, {0.3, 0.4, 0.3}, {-1.5, 1.5}, {0.5, 0.5}},
 };
 
 static void test_against_quadrature(void **state)
