@@ -1436,9 +1436,10 @@ fi
 if expect_ok "save pin: refined list" save --out "$L.p2" --json poisson-gaussian:q=0.01,sigma=1,count=1000; then
   # re-pinned when the accountant's first grid was aimed at 1.6 times the
   # target instead of 2 (issue 14): a finer first grid, the bracket inside
-  # the former [1.8252395312118253, 1.8285891406686052]
+  # the former [1.8252395312118253, 1.8285891406686052]; and when
+  # self-composition moved to the ladder's FFT lengths (rounding, 1e-8)
   jcheck "save pin: poisson-gaussian grid and bracket as the accountant chooses them" \
-    "j['discretization'] == 0.0006329271334393633 and j['grid_size'] == 25875 and j['refinements'] == 1 and j['epsilon_upper'] == 1.8285188803770203 and j['epsilon_lower'] == 1.8259286117488829"
+    "j['discretization'] == 0.0006329271334393633 and j['grid_size'] == 26615 and j['refinements'] == 1 and j['epsilon_upper'] == 1.828518897399898 and j['epsilon_lower'] == 1.8259285949030781"
 fi
 if expect_ok "save pin: --accuracy 1e-3" save --out "$L.p3" --json --accuracy 1e-3 gaussian:sigma=0.7,count=3; then
   jcheck "save pin: tighter accuracy halves the closed-form grid as before" \
