@@ -129,7 +129,8 @@ static const struct event_spec events[] = {
               "add/remove notion).  The member's P is the output WITH the "
               "record (a bounded-gaussian member's theta is the location "
               "with it; poisson-bounded-gaussian's theta is the one "
-              "without).  A gaussian member gives exactly poisson-gaussian",
+              "without).  A gaussian member gives exactly the numbers of "
+              "poisson-gaussian, a laplace member those of poisson-laplace.",
    .kind = KIND_SUBSAMPLE,
    .rdp_how = "a gaussian member: the exact Poisson-Gaussian RDP of "
               "poisson-gaussian (pld_rdp_add_poisson_gaussian); q = 1: the "
