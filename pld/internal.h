@@ -190,6 +190,11 @@ static inline const double *pld_mech_arr(const struct pld_mech *m)
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta);
 double pld_gaussian_delta(double mu, double eps);
+/* The Gaussian's tails at one point given x ~ e^eps (relative error a few
+ * u; x = INFINITY or NaN: not known), which saves the exp (Poisson
+ * subsampling knows it from its transform). */
+void pld_gaussian_tails_x(double mu, double eps, double x, double *p_gt,
+                          double *eq_gt);
 /* Certified bounds: *lo <= delta(eps) <= *hi (and *hi > 0 at finite eps,
  * where the exact value is positive); returns pld_gaussian_delta's value. */
 double pld_gaussian_delta_bounds(double mu, double eps, double *lo, double *hi);

@@ -304,13 +304,64 @@ double pld_gaussian_mu_sens(double mu)
 /* The kind: all in par[0] = mu; no pure eps (the loss is unbounded). */
 const struct pld_mech_type pld_mech_type_gaussian = {.name = "gaussian"};
 
+/* The builder's curve value in double by the ratio form
+ *     delta = Phi(a) (1 - e^{-D}),  D = log(Phi(a)/Phi(b)) - eps,
+ * two erfc, one log and one expm1 (the log-space form takes three logs and
+ * a final exp), with a proven relative error bound *rel (docs/design.md
+ * 10.4); returns 0 where it does not apply (b <= -37: Phi(b) near the
+ * subnormals; a non-finite or non-positive D).  u = DBL_EPSILON, libm
+ * errors as in gauss_logdelta (erfc, expm1 KLIB ulps relative, log KLOG
+ * ulps of its result, an ulp at most u relative).  Per step:
+ *   Pa = erfc(-a fl(1/sqrt2))/2 is within ra = KLIB u + 2u sa |a| of
+ *   Phi(a~) (a~ the computed a; the argument's rounding 1.01u|x| times the
+ *   slope of log Phi, <= s), Pb likewise within rb of Phi(b~);
+ *   L = log(Pa/Pb) within 1.01 (ra + rb + u) + KLOG u |L| of
+ *   log(Phi(a~)/Phi(b~)); D = L - eps adds u|D|; a's own rounding |da| <=
+ *   u (|a| + |eps/mu|) moves log Phi(a) - log Phi(a - mu) by at most
+ *   mu |da| and b's rounding log Phi(b) by sb u |b| (see gauss_logdelta):
+ *   eD bounds |D - D_true|.  1 - e^{-D} has slope 1/(e^D - 1) <= 1/D in log
+ *   space, so G = -expm1(-D) is within KLIB u + 1.01 eD/D relative (eD <=
+ *   1e-11 D where accepted), and Pa G within ra + sa |da| + u more.  The
+ *   sum, times 1.01 for the second-order terms, is *rel. */
+static int gauss_delta_ratio(double mu, double eps, double *out, double *rel)
+{
+  const double u = DBL_EPSILON;
+  double em = eps / mu, a = 0.5 * mu - em, b = a - mu;
+  if (!(b > -37.0) || !isfinite(a))
+    return 0;
+  double sa = (a < 0.0 ? -a : 0.0) + 1.0, sb = (b < 0.0 ? -b : 0.0) + 1.0;
+  double Pa = 0.5 * erfc(-a * PLD_SQRT1_2), Pb = 0.5 * erfc(-b * PLD_SQRT1_2);
+  double L = log(Pa / Pb), D = L - eps;
+  if (!(D > 0.0) || !isfinite(D))
+    return 0;
+  double ra = (double)KLIB * u + 2.0 * u * sa * fabs(a);
+  double rb = (double)KLIB * u + 2.0 * u * sb * fabs(b);
+  double da = u * (fabs(a) + fabs(em));
+  double eD = 1.01 * (ra + rb + u) + (double)KLOG * u * fabs(L) + u * fabs(D) +
+              mu * da + sb * u * fabs(b);
+  double G = -expm1(-D);
+  *out = Pa * G;
+  *rel = 1.01 * (ra + sa * da + (double)KLIB * u + 1.01 * eD / D + u);
+  return 1;
+}
+
+/* Where the ratio form's bound is at most GAUSS_FAST_REL, its value is
+ * taken; the mechanism books at least this much (pld_mech_gaussian). */
+#define GAUSS_FAST_REL 6e-12
+
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta)
 {
   const struct pld_mech *m = ctx;
+  double mu = m->par[0], v, r;
   (void)dir;
-  for (size_t i = 0; i < n; i++)
-    delta[i] = pld_gaussian_delta(m->par[0], eps[i]);
+  for (size_t i = 0; i < n; i++) {
+    if (isfinite(eps[i]) && gauss_delta_ratio(mu, eps[i], &v, &r) &&
+        r <= GAUSS_FAST_REL)
+      delta[i] = v > 1.0 ? 1.0 : v;
+    else
+      delta[i] = pld_gaussian_delta(mu, eps[i]);
+  }
   return 0;
 }
 
@@ -321,18 +372,25 @@ int pld_mech_gaussian_tails(void *ctx, int dir, size_t n, const double *eps,
   const struct pld_mech *m = ctx;
   double mu = m->par[0];
   (void)dir;
-  for (size_t i = 0; i < n; i++) {
-    if (eps[i] == INFINITY) {
-      p_gt[i] = eq_gt[i] = 0.0;
-      continue;
-    }
-    double b = -0.5 * mu - eps[i] / mu;
-    p_gt[i] = pld_ndtr(0.5 * mu - eps[i] / mu);
-    /* direct product where neither factor can over- or underflow */
-    eq_gt[i] = (eps[i] < 700.0 && b > -37.0) ? exp(eps[i]) * pld_ndtr(b)
-                                              : exp(eps[i] + pld_log_ndtr(b));
-  }
+  for (size_t i = 0; i < n; i++)
+    pld_gaussian_tails_x(mu, eps[i], NAN, &p_gt[i], &eq_gt[i]);
   return 0;
+}
+
+void pld_gaussian_tails_x(double mu, double eps, double x, double *p_gt,
+                          double *eq_gt)
+{
+  if (eps == INFINITY) {
+    *p_gt = *eq_gt = 0.0;
+    return;
+  }
+  double b = -0.5 * mu - eps / mu;
+  *p_gt = pld_ndtr(0.5 * mu - eps / mu);
+  /* direct product where neither factor can over- or underflow */
+  if (eps < 700.0 && b > -37.0)
+    *eq_gt = (x < INFINITY ? x : exp(eps)) * pld_ndtr(b);
+  else
+    *eq_gt = exp(eps + pld_log_ndtr(b));
 }
 
 int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
@@ -360,7 +418,10 @@ int pld_mech_gaussian(double sigma, double sensitivity, pld_mech **out)
   /* mu = sensitivity/sigma is rounded by u/2 */
   double rel, sens;
   gaussian_scan(mu, &rel, &sens);
-  m->curve.rel_err = fmax(PLD_BUILTIN_REL_ERR, rel + sens * DBL_EPSILON);
+  /* the curve's values carry the scan's enclosure or, where the ratio form
+   * is taken, at most GAUSS_FAST_REL */
+  m->curve.rel_err = fmax(PLD_BUILTIN_REL_ERR,
+                          fmax(rel, GAUSS_FAST_REL) + sens * DBL_EPSILON);
   *out = m;
   return PLD_SUCCESS;
 }

@@ -66,7 +66,8 @@ const struct pld_mech_type pld_mech_type_poisson = {
  * and the indices. */
 #define PCHUNK 256
 struct poisson_scratch {
-  double be[PCHUNK], aux[PCHUNK], v[PCHUNK], w[PCHUNK];
+  double be[PCHUNK], aux[PCHUNK], v[PCHUNK], w[PCHUNK], x[PCHUNK],
+      ee[PCHUNK];
   size_t idx[PCHUNK];
 };
 
@@ -136,6 +137,7 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
   double q = m->par[0], l1q = log1p(-q), lq = log(q);
   struct poisson_scratch s;
   int bdir = dir == PLD_DIR_PQ ? 0 : 1;
+  int gauss = b->type == &pld_mech_type_gaussian;
   for (size_t i0 = 0; i0 < n; i0 += PCHUNK) {
     size_t k = 0, i1 = n - i0 < PCHUNK ? n : i0 + PCHUNK;
     for (size_t i = i0; i < i1; i++) {
@@ -143,10 +145,11 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
       if (dir == PLD_DIR_PQ) {
         if (e == INFINITY) {
           s.be[k] = INFINITY;
+          s.x[k] = NAN;
           s.idx[k++] = i;
           continue;
         }
-        double t = expm1(e) / q;
+        double em1 = expm1(e), t = em1 / q;
         if (!(t > -1.0)) {
           p_gt[i] = 1.0;
           eq_gt[i] = exp(e);
@@ -156,10 +159,15 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
         s.be[k] = e1;
         /* Q_b[L_b > e1] = e^{-e1} eqb, and e^{-e1} = 1/(1+t) */
         s.aux[k] = t < 1e300 ? 1.0 / (1.0 + t) : exp(-e1);
+        s.x[k] = t < 1e300 ? 1.0 + t : NAN;
+        /* e^e = 1 + expm1(e) within (KLIB + 1) u relative where e^e >=
+         * 1/2 (|em1| <= e^e there) */
+        s.ee[k] = em1 >= -0.5 && em1 < 1e300 ? 1.0 + em1 : exp(e);
         s.idx[k++] = i;
       } else {
         if (q == 1.0) {
           s.be[k] = e;
+          s.x[k] = NAN;
           s.idx[k++] = i;
           continue;
         }
@@ -167,12 +175,24 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
           p_gt[i] = eq_gt[i] = 0.0;
           continue;
         }
-        double f = -expm1(e + l1q);
+        double f = -expm1(e + l1q), X = exp(e);
         s.be[k] = lq + e - log(f);
+        s.aux[k] = f;
+        s.ee[k] = X;
+        s.x[k] = q * X / f;
         s.idx[k++] = i;
       }
     }
-    if (k && (rc = b->curve.tails(b->curve.ctx, bdir, k, s.be, s.v, s.w)))
+    if (gauss) {
+      /* the Gaussian's e^{eps'} from the transform, one exp less per point:
+       * e^{e1} = 1 + t up to log1p's rounding (KLOG u |e1|) and the sum's,
+       * e^{e2} = q e^e / f up to the rounding of e2 = log q + e - log f
+       * (and e^{e - e2} q = f below),
+       * both far inside the tails' rel_err */
+      for (size_t j = 0; j < k; j++)
+        pld_gaussian_tails_x(b->par[0], s.be[j], s.x[j], &s.v[j], &s.w[j]);
+    } else if (k && (rc = b->curve.tails(b->curve.ctx, bdir, k, s.be, s.v,
+                                         s.w)))
       return rc;
     for (size_t j = 0; j < k; j++) {
       size_t i = s.idx[j];
@@ -185,14 +205,17 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
         }
         double e1 = s.be[j], inv1t = s.aux[j];
         p_gt[i] = q * pb + (1.0 - q) * inv1t * eqb;
-        eq_gt[i] = (e < 700.0 ? exp(e) * inv1t : exp(e - e1)) * eqb;
+        eq_gt[i] = (e < 700.0 ? s.ee[j] * inv1t : exp(e - e1)) * eqb;
       } else if (q == 1.0) {
         p_gt[i] = pb;
         eq_gt[i] = eqb;
       } else {
-        double e2 = s.be[j];
+        /* e^{e - e2} = f/q exactly for the exact e2 = log q + e - log f;
+         * the computed e2 differs by its rounding, ~u (|log q| + |e| +
+         * |e2|), as exp(e - e2) did */
+        double f = s.aux[j];
         p_gt[i] = pb;
-        eq_gt[i] = exp(e) * (1.0 - q) * pb + exp(e - e2) * q * eqb;
+        eq_gt[i] = s.ee[j] * (1.0 - q) * pb + f * eqb;
       }
     }
   }

@@ -1439,7 +1439,7 @@ if expect_ok "save pin: refined list" save --out "$L.p2" --json poisson-gaussian
   # the former [1.8252395312118253, 1.8285891406686052]; and when
   # self-composition moved to the ladder's FFT lengths (rounding, 1e-8)
   jcheck "save pin: poisson-gaussian grid and bracket as the accountant chooses them" \
-    "j['discretization'] == 0.0006329271334393633 and j['grid_size'] == 26615 and j['refinements'] == 1 and j['epsilon_upper'] == 1.828518897399898 and j['epsilon_lower'] == 1.8259285949030781"
+    "j['discretization'] == 0.0006329271334395089 and j['grid_size'] == 25525 and j['refinements'] == 1 and j['epsilon_upper'] == 1.8285188974128626 and j['epsilon_lower'] == 1.8259285948525252"
 fi
 if expect_ok "save pin: --accuracy 1e-3" save --out "$L.p3" --json --accuracy 1e-3 gaussian:sigma=0.7,count=3; then
   jcheck "save pin: tighter accuracy halves the closed-form grid as before" \
