@@ -382,6 +382,35 @@ struct side {
 /* The critical points of the loss of a pair, where it has them in closed
  * form (mixture_crit); ncrit = SIZE_MAX: not available (esum_zeros then
  * finds the pieces for every eps by recursion). */
+/* The exponential sum with exponents lam[0..K) and coefficients
+ * e^lpos[k] - e^lneg[k], sorted by exponent, vanishing coefficients
+ * dropped (the form esum_zeros and esum_sign take). */
+static void esum_collect(const double *lam, const double *lpos,
+                         const double *lneg, size_t K, struct esum *out)
+{
+  size_t idx[MIX_MAX_TERMS];
+  for (size_t k = 0; k < K; k++)
+    idx[k] = k;
+  for (size_t i = 1; i < K; i++)
+    for (size_t j = i; j > 0 && lam[idx[j]] < lam[idx[j - 1]]; j--) {
+      size_t t = idx[j];
+      idx[j] = idx[j - 1];
+      idx[j - 1] = t;
+    }
+  out->K = 0;
+  for (size_t i = 0; i < K; i++) {
+    size_t k = idx[i];
+    if (lpos[k] == lneg[k])
+      continue;
+    out->lam[out->K] = lam[k];
+    int pos = lpos[k] > lneg[k];
+    out->sg[out->K] = pos ? 1 : -1;
+    out->la[out->K] = pos ? pld_logsubexp(lpos[k], lneg[k])
+                          : pld_logsubexp(lneg[k], lpos[k]);
+    out->K++;
+  }
+}
+
 struct crit {
   size_t ncrit;
   const double *c;
@@ -422,32 +451,8 @@ static void mixture_tails(const struct side *F, const struct side *G,
         lpos[k] = pld_logaddexp(lpos[k], t);
     }
   }
-  /* sort by exponent, drop vanishing coefficients */
-  size_t idx[MIX_MAX_TERMS];
-  for (size_t k = 0; k < K; k++)
-    idx[k] = k;
-  for (size_t i = 1; i < K; i++)
-    for (size_t j = i; j > 0 && e.lam[idx[j]] < e.lam[idx[j - 1]]; j--) {
-      size_t t = idx[j];
-      idx[j] = idx[j - 1];
-      idx[j - 1] = t;
-    }
   struct esum s;
-  s.K = 0;
-  for (size_t i = 0; i < K; i++) {
-    size_t k = idx[i];
-    if (lpos[k] == lneg[k])
-      continue;
-    s.lam[s.K] = e.lam[k];
-    if (lpos[k] > lneg[k]) {
-      s.sg[s.K] = 1;
-      s.la[s.K] = pld_logsubexp(lpos[k], lneg[k]);
-    } else {
-      s.sg[s.K] = -1;
-      s.la[s.K] = pld_logsubexp(lneg[k], lpos[k]);
-    }
-    s.K++;
-  }
+  esum_collect(e.lam, lpos, lneg, K, &s);
   double z[MIX_MAX_TERMS];
   size_t nz = 0;
   struct cutsigns cs;
@@ -534,31 +539,8 @@ static int mixture_crit(const struct side *P, const struct side *Q,
         lneg[k] = pld_logaddexp(lneg[k], t);
     }
   }
-  size_t idx[MIX_MAX_TERMS];
-  for (size_t k = 0; k < K; k++)
-    idx[k] = k;
-  for (size_t i = 1; i < K; i++)
-    for (size_t j = i; j > 0 && e.lam[idx[j]] < e.lam[idx[j - 1]]; j--) {
-      size_t t = idx[j];
-      idx[j] = idx[j - 1];
-      idx[j - 1] = t;
-    }
   struct esum d;
-  d.K = 0;
-  for (size_t i = 0; i < K; i++) {
-    size_t k = idx[i];
-    if (lpos[k] == lneg[k])
-      continue;
-    d.lam[d.K] = e.lam[k];
-    if (lpos[k] > lneg[k]) {
-      d.sg[d.K] = 1;
-      d.la[d.K] = pld_logsubexp(lpos[k], lneg[k]);
-    } else {
-      d.sg[d.K] = -1;
-      d.la[d.K] = pld_logsubexp(lneg[k], lpos[k]);
-    }
-    d.K++;
-  }
+  esum_collect(e.lam, lpos, lneg, K, &d);
   for (size_t k = 0; k < d.K; k++)
     if (!isfinite(d.la[k]) || !isfinite(d.lam[k]))
       return 1;
