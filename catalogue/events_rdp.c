@@ -126,22 +126,31 @@ int ev_rdp_participation(const struct value *v, pld_rdp_curve *c,
  * pld_rdp_bis_epochs(..., epochs, ...) is epochs times it; the curve
  * function shares its quadrature tables between orders, so it is used for
  * both, and count = epochs multiplies). */
-int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
-                     uint64_t count)
+typedef int (*split_curve_fn)(size_t, const double *, int64_t, int64_t,
+                              double, double, double *);
+
+/* count times the values of a splitting curve function at c's orders (the
+ * library batches the orders so that none loses its amplification to a
+ * much larger one, papers/splitting_rdp.c) */
+static int add_split_curve(split_curve_fn f, const struct value *v,
+                           pld_rdp_curve *c, uint64_t count)
 {
   size_t n = pld_rdp_curve_size(c);
   double *eps = malloc(n * sizeof *eps);
   if (eps == NULL)
     return PLD_ENOMEM;
-  /* the library batches the orders so that none loses its amplification
-   * to a much larger one (papers/splitting_rdp.c) */
-  int st = pld_rdp_model_splitting_curve(n, pld_rdp_curve_orders(c),
-                                         v[0].integer, v[1].integer,
-                                         v[2].real, v[3].real, eps);
+  int st = f(n, pld_rdp_curve_orders(c), v[0].integer, v[1].integer,
+             v[2].real, v[3].real, eps);
   if (st == PLD_SUCCESS)
     st = pld_rdp_curve_add_values(c, eps, count);
   free(eps);
   return st;
+}
+
+int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
+                     uint64_t count)
+{
+  return add_split_curve(pld_rdp_model_splitting_curve, v, c, count);
 }
 
 /* model-splitting, balanced-iteration: the forward terms alone, the
@@ -150,17 +159,7 @@ int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
 int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
                              uint64_t count)
 {
-  size_t n = pld_rdp_curve_size(c);
-  double *eps = malloc(n * sizeof *eps);
-  if (eps == NULL)
-    return PLD_ENOMEM;
-  int st = pld_rdp_model_splitting_forward_curve(
-      n, pld_rdp_curve_orders(c), v[0].integer, v[1].integer, v[2].real,
-      v[3].real, eps);
-  if (st == PLD_SUCCESS)
-    st = pld_rdp_curve_add_values(c, eps, count);
-  free(eps);
-  return st;
+  return add_split_curve(pld_rdp_model_splitting_forward_curve, v, c, count);
 }
 
 /* poisson-splitting: pld_rdp_poisson_split at every order; where it has no
