@@ -434,6 +434,26 @@ static int inst_ws_alloc(const binwin *w, inst_ws *ws)
   return PLD_SUCCESS;
 }
 
+/* The binomial window of the one instance (CUT_LIMIT) and a workspace on
+ * it, for the one-instance value and the lower limit; inst_close frees
+ * both. */
+static int inst_open(const pld_participation_params *par, binwin *w,
+                     inst_ws *ws)
+{
+  int st = part_binwin_make(par->d, par->q, CUT_LIMIT, w);
+  if (st)
+    return st;
+  if ((st = inst_ws_alloc(w, ws)))
+    pld_free(w->lw);
+  return st;
+}
+
+static void inst_close(binwin *w, inst_ws *ws)
+{
+  inst_ws_free(ws);
+  pld_free(w->lw);
+}
+
 int pld_participation_instance_delta(const pld_participation_params *par,
                                      double epsilon, double shift,
                                      int direction, double *delta)
@@ -455,15 +475,10 @@ int pld_participation_instance_delta(const pld_participation_params *par,
     return st;
   binwin w;
   inst_ws ws;
-  if ((st = part_binwin_make(par->d, par->q, CUT_LIMIT, &w)))
+  if ((st = inst_open(par, &w, &ws)))
     return st;
-  if ((st = inst_ws_alloc(&w, &ws))) {
-    pld_free(w.lw);
-    return st;
-  }
   *delta = instance_lower(par, &w, epsilon, shift, direction, &ws);
-  inst_ws_free(&ws);
-  pld_free(w.lw);
+  inst_close(&w, &ws);
   return PLD_SUCCESS;
 }
 
@@ -481,12 +496,8 @@ int pld_participation_lower_limit(const pld_participation_params *par,
     return st;
   binwin w;
   inst_ws ws;
-  if ((st = part_binwin_make(par->d, par->q, CUT_LIMIT, &w)))
+  if ((st = inst_open(par, &w, &ws)))
     return st;
-  if ((st = inst_ws_alloc(&w, &ws))) {
-    pld_free(w.lw);
-    return st;
-  }
   pld_participation_limit r;
   r.cs_delta = part_cf_value(par, PLD_PARTICIPATION_CS, epsilon) * (1.0 - CF_REL);
   r.delta = r.cs_delta;
@@ -506,8 +517,7 @@ int pld_participation_lower_limit(const pld_participation_params *par,
         r.direction = dir;
       }
     }
-  inst_ws_free(&ws);
-  pld_free(w.lw);
+  inst_close(&w, &ws);
   *out = r;
   return PLD_SUCCESS;
 }
