@@ -43,6 +43,18 @@ static void test_T1_is_gaussian(void **state)
   assert_true(b.lower <= e && b.lower >= e * (1 - 1e-6));
 }
 
+/* Midpoint nodes z_i = lo + (i + 1/2) h of the standard normal: the
+ * log-normal values x_i = e^{z_i - 1/2} and the weights phi(z_i) h. */
+static void lognormal_nodes(int n, long double lo, long double h,
+                            long double *x, long double *w)
+{
+  for (int i = 0; i < n; i++) {
+    long double z = lo + (i + 0.5L) * h;
+    x[i] = expl(z - 0.5L);
+    w[i] = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
+  }
+}
+
 /* T = 2, sigma = c = 1: delta_PQ(eps) = E_Q (S - e^eps)_+ and delta_QP(eps)
  * = E_Q (1 - e^eps S)_+ with S = (X1 + X2)/2, X = e^{Z - 1/2}, by the
  * midpoint rule on [-12, 12]^2 in long double (the integrand is continuous
@@ -52,11 +64,7 @@ static void quad_T2(long double eps, long double *pq, long double *qp)
   const int n = 3000;
   const long double lo = -12.0L, h = 24.0L / n, t = expl(eps);
   static long double x[3000], w[3000];
-  for (int i = 0; i < n; i++) {
-    long double z = lo + (i + 0.5L) * h;
-    x[i] = expl(z - 0.5L);
-    w[i] = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
-  }
+  lognormal_nodes(n, lo, h, x, w);
   long double a = 0, b = 0;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
@@ -180,11 +188,7 @@ static long double quad_partial2(long double q, long double m, long double eps)
   const int n = 1200;
   const long double lo = -11.0L, h = 22.0L / n, t = expl(eps);
   static long double x[1200], w[1200];
-  for (int i = 0; i < n; i++) {
-    long double z = lo + (i + 0.5L) * h;
-    x[i] = expl(z - 0.5L);
-    w[i] = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
-  }
+  lognormal_nodes(n, lo, h, x, w);
   long double a = 0, b = 0;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
