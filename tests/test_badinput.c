@@ -727,6 +727,17 @@ static void test_best(void **state) {
   EXPECT_STATUS(pld_accountant_get_params(NULL, &p), PLD_EINVAL);
   EXPECT_STATUS(pld_accountant_get_params(acc, NULL), PLD_EINVAL);
   REQUIRE_OK(pld_accountant_get_params(acc, &p));
+  /* pld_best_lower_upper on the accountant's own answer gives
+   * pld_best_epsilon's; bad arguments leave the answer untouched */
+  pld_result c = a;
+  EXPECT_STATUS(pld_best_lower_upper(NULL, cv, 0, 1e-5, &p), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_lower_upper(&c, NULL, 0, 1e-5, &p), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_lower_upper(&c, cv, 0, 1e-5, NULL), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_lower_upper(&c, cv, 0, NAN, &p), PLD_EINVAL);
+  EXPECT_STATUS(pld_best_lower_upper(&c, cv, 1, -1.0, &p), PLD_EINVAL);
+  EXPECT(same_bytes(&c, &a, sizeof c), "lower_upper touched r on failure");
+  REQUIRE_OK(pld_best_lower_upper(&c, cv, 0, 1e-5, &p));
+  EXPECT(same_bytes(&c, &b, sizeof c), "lower_upper differs from best");
   pld_params d;
   pld_params_default(&d);
   EXPECT(p.discretization == d.discretization && p.accuracy == d.accuracy &&
