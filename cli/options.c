@@ -148,7 +148,7 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     snprintf(buf, n, "default %g", d->accuracy);
     break;
   case OPT_TAIL_MASS:
-    snprintf(buf, n, "default %g", d->tail_mass);
+    snprintf(buf, n, "default 0: automatic");
     break;
   case OPT_MAX_GRID:
     snprintf(buf, n, "default %zu", d->max_grid);
@@ -756,7 +756,8 @@ static int set_option(struct cli *c, const struct option_spec *o,
   case OPT_ACCURACY:
     return real_value(o, val, 0.0, 1, 1.0, 1, &c->params.accuracy);
   case OPT_TAIL_MASS:
-    return real_value(o, val, 0.0, 1, 1.0, 1, &c->params.tail_mass);
+    /* 0 is the library's automatic tail (pld.h) */
+    return real_value(o, val, 0.0, 0, 1.0, 1, &c->params.tail_mass);
   case OPT_MAX_GRID: {
     long long n = 0;
     long long hi = SIZE_MAX < (size_t)INT64_MAX ? (long long)SIZE_MAX

@@ -743,7 +743,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   double cut[2], infm[2];
   int capped[2];
   for (int dir = 0; dir < ndir; dir++)
-    if ((st = upper_cutoff(curve, dir, params->tail_mass, grid, &cut[dir],
+    if ((st = upper_cutoff(curve, dir, pld_params_tail(params), grid, &cut[dir],
                            &infm[dir], &capped[dir])))
       return st;
   if (ndir == 1) {

@@ -618,6 +618,16 @@ int pld_pmf_self_convolve(const struct pld_pmf *a, uint64_t T, int rounding,
   return self_exec(a, T, rounding, tau, ws, &win, N, out, fft_n);
 }
 
+/* What a composition may trim from each side of member m: the workspace's
+ * tilted tail for a tilted member where it is set (booked as tilted error,
+ * internal.h), else the params' tail. */
+static double tau_for(const pld_workspace *ws, const struct pld_pmf *m)
+{
+  if (m->tilt > 0.0 && ws->tilt_tail > 0.0)
+    return ws->tilt_tail;
+  return pld_params_tail(&ws->params);
+}
+
 /* Apply op to every (direction, rounding) member; symmetric inputs compute
  * direction PQ only. */
 static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
@@ -653,7 +663,7 @@ static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
         sparse[dir][r] = use_sparse(m, T, pp->max_grid);
         if (sparse[dir][r])
           continue;
-        st = self_window(m, T, pp->tail_mass, pp->max_grid, &win[dir][r]);
+        st = self_window(m, T, tau_for(ws, m), pp->max_grid, &win[dir][r]);
         size_t nw = st ? 0 : (size_t)(win[dir][r].whi - win[dir][r].wlo + 1);
         if (nw > Ncommon)
           Ncommon = nw;
@@ -668,15 +678,18 @@ static int compose_common(const pld_dist *a, const pld_dist *b, uint64_t T,
   for (int dir = 0; dir < ndir && !st; dir++)
     for (int r = 0; r < 2 && !st; r++) {
       if (b)
-        st = pld_pmf_convolve(&a->p[dir][r], &b->p[dir][r], r, pp->tail_mass,
+        st = pld_pmf_convolve(&a->p[dir][r], &b->p[dir][r], r,
+                              tau_for(ws, &a->p[dir][r]),
                               pp->max_grid, ws, &d->p[dir][r], &d->fft_size);
       else if (T == 1)
         st = pld_pmf_copy(&a->p[dir][r], &d->p[dir][r]);
       else if (sparse[dir][r])
-        st = sparse_power(&a->p[dir][r], T, r, pp->tail_mass, pp->max_grid, ws,
+        st = sparse_power(&a->p[dir][r], T, r, tau_for(ws, &a->p[dir][r]),
+                          pp->max_grid, ws,
                           &d->p[dir][r], &d->fft_size);
       else
-        st = self_exec(&a->p[dir][r], T, r, pp->tail_mass, ws, &win[dir][r],
+        st = self_exec(&a->p[dir][r], T, r, tau_for(ws, &a->p[dir][r]), ws,
+                       &win[dir][r],
                        Ncommon, &d->p[dir][r], &d->fft_size);
     }
   if (!st && ndir == 1)

@@ -108,8 +108,19 @@ void pld_pmf_moments(const struct pld_pmf *p, double delta_grid, double *mean,
 struct pld_workspace {
   pld_params params;
   struct pld_fft_cache fft;
+  /* What a composition may trim from each side of a TILTED member (0: the
+   * params' tail).  Tilted trims are booked as tilted error (tabs, §5a),
+   * whose effect on an answer is tabs W(eps), not the mass itself; the
+   * accountant sets it for its tilted passes when tail_mass is automatic
+   * (accountant.c, tilted_tail). */
+  double tilt_tail;
 };
 const pld_params *pld_workspace_params(const pld_workspace *ws);
+/* tail_mass = 0 is automatic (pld.h): the raw PLD functions then truncate
+ * at PLD_TAIL_MASS_FIXED each, the accountant derives its own (accountant.c,
+ * tail_for and tilted_tail).  The tail a raw function uses: */
+#define PLD_TAIL_MASS_FIXED 1e-20
+double pld_params_tail(const pld_params *p);
 /* Buffers and plans of length n from the workspace's cache. */
 int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
 

@@ -5,6 +5,7 @@
 
 #include <pldkit/pld.h>
 #include "detail.h"
+#include "internal.h"
 
 void pld_params_default(pld_params *params)
 {
@@ -13,7 +14,7 @@ void pld_params_default(pld_params *params)
   params->discretization = 0.0;
   params->accuracy = 2e-3;
   params->abs_accuracy = 1e-4;
-  params->tail_mass = 1e-20;
+  params->tail_mass = 0.0; /* automatic (pld.h) */
   params->max_grid = (size_t)1 << 23;
   params->fftw_flags = FFTW_ESTIMATE;
 }
@@ -31,9 +32,15 @@ int pld_params_validate(const pld_params *p)
   if (!(p->abs_accuracy >= 0.0) || !isfinite(p->abs_accuracy))
     return pld_fail(PLD_EINVAL, "abs_accuracy = %g must be finite and >= 0",
                     p->abs_accuracy);
-  if (!(p->tail_mass > 0.0 && p->tail_mass <= 1e-3))
-    return pld_fail(PLD_EINVAL, "tail_mass = %g must be in (0, 1e-3]", p->tail_mass);
+  if (!(p->tail_mass >= 0.0 && p->tail_mass <= 1e-3))
+    return pld_fail(PLD_EINVAL, "tail_mass = %g must be in [0, 1e-3] (0: automatic)",
+                    p->tail_mass);
   if (p->max_grid < 16 || p->max_grid > ((size_t)1 << 31))
     return pld_fail(PLD_EINVAL, "max_grid = %zu must be in [16, 2^31]", p->max_grid);
   return PLD_SUCCESS;
+}
+
+double pld_params_tail(const pld_params *p)
+{
+  return p->tail_mass > 0.0 ? p->tail_mass : PLD_TAIL_MASS_FIXED;
 }

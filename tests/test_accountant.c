@@ -574,6 +574,86 @@ static void test_accuracy_targets(void **state) {
   EXPECT_DONE();
 }
 
+/* Automatic tails (tail_mass = 0, pld.h; design.md 5a "Automatic tails")
+ * against a closed form: 200 distinct Gaussians entered through their
+ * curves (so nothing merges them into the closed form) compose to one
+ * Gaussian with mu^2 = sum mu_i^2.  The automatic answer and the one with
+ * every truncation at 1e-20 must both hold the exact epsilon, meet the
+ * default target, and agree to it; raw builds with tail_mass 0 are the
+ * 1e-20 builds, bit for bit. */
+static void test_auto_tails(void **state) {
+  enum { N = 200 };
+  pld_mech *g[N], *c[N];
+  long double mu2 = 0.0L;
+  for (int i = 0; i < N; i++) {
+    double sigma = 8.0 + 4.0 * (double)i / (N - 1);
+    REQUIRE_OK(pld_mech_gaussian(sigma, 1.0, &g[i]));
+    REQUIRE_OK(pld_mech_from_curve(pld_mech_curve(g[i]), &c[i]));
+    mu2 += 1.0L / ((long double)sigma * (long double)sigma);
+  }
+  const double deltas[2] = {1e-5, 1e-10};
+  for (int k = 0; k < 2; k++) {
+    long double ex = ref_gauss_epsilon(sqrtl(mu2), deltas[k]);
+    pld_bound b[2];
+    for (int fixed = 0; fixed < 2; fixed++) {
+      pld_params p;
+      pld_params_default(&p);
+      EXPECT(p.tail_mass == 0.0, "default tail_mass %g", p.tail_mass);
+      if (fixed)
+        p.tail_mass = 1e-20;
+      pld_accountant *acc = new_acc(&p);
+      for (int i = 0; i < N; i++)
+        REQUIRE_OK(pld_accountant_add(acc, c[i], 1));
+      pld_result r;
+      REQUIRE_OK(pld_accountant_epsilon(acc, deltas[k], &r));
+      pld_accountant_free(acc);
+      b[fixed] = r.bound;
+      EXPECT(ref_brackets(r.bound, ex),
+             "tail %s, delta %g: [%.17g, %.17g] misses exact %.17Lg",
+             fixed ? "1e-20" : "auto", deltas[k], r.bound.lower,
+             r.bound.upper, ex);
+      EXPECT(r.met_accuracy && r.bound.upper - r.bound.lower <=
+                                   2e-3 * r.bound.upper * (1 + 1e-12),
+             "tail %s, delta %g: width %.3g not met",
+             fixed ? "1e-20" : "auto", deltas[k],
+             (r.bound.upper - r.bound.lower) / r.bound.upper);
+    }
+    EXPECT(fabs(b[0].upper - b[1].upper) <= 2e-3 * b[1].upper &&
+               fabs(b[0].lower - b[1].lower) <= 2e-3 * b[1].upper,
+           "delta %g: auto [%.17g, %.17g] vs fixed [%.17g, %.17g]", deltas[k],
+           b[0].lower, b[0].upper, b[1].lower, b[1].upper);
+  }
+  /* raw builds: 0 means 1e-20 */
+  pld_params p0, p1;
+  pld_params_default(&p0);
+  p1 = p0;
+  p1.tail_mass = 1e-20;
+  pld_mech *pg = NULL;
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.01, 1.0, 1.0, &pg));
+  pld_dist *d0 = NULL, *d1 = NULL;
+  REQUIRE_OK(pld_dist_from_mech(pg, 1e-3, &p0, &d0));
+  REQUIRE_OK(pld_dist_from_mech(pg, 1e-3, &p1, &d1));
+  for (int dir = 0; dir < 2; dir++)
+    for (int r = 0; r < 2; r++) {
+      pld_pmf_view v0, v1;
+      REQUIRE_OK(pld_dist_view(d0, dir, r, &v0));
+      REQUIRE_OK(pld_dist_view(d1, dir, r, &v1));
+      EXPECT(v0.offset == v1.offset && v0.size == v1.size &&
+                 v0.inf_mass == v1.inf_mass &&
+                 memcmp(v0.masses, v1.masses, v0.size * sizeof(double)) == 0,
+             "raw build with tail_mass 0 differs from 1e-20 (dir %d, %d)", dir,
+             r);
+    }
+  pld_dist_free(d0);
+  pld_dist_free(d1);
+  pld_mech_free(pg);
+  for (int i = 0; i < N; i++) {
+    pld_mech_free(c[i]);
+    pld_mech_free(g[i]);
+  }
+  EXPECT_DONE();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dpsgd, start_timer, stop_timer),
@@ -581,6 +661,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_kind_equality, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_mixed, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_tiny_delta, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_auto_tails, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_delta_at_zero_and_infinity, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_accuracy_targets, start_timer, stop_timer),
   };

@@ -118,7 +118,14 @@ typedef struct pld_params {
                               delta queries use max(accuracy * delta, 1e-12) */
   double tail_mass;      /**< probability mass each truncation may move to
                               +infinity (pessimistic) or drop (optimistic);
-                              default 1e-20 */
+                              default 0 = automatic: pld_dist_* functions
+                              then use 1e-20; the accountant, for an epsilon
+                              query, cuts each build's tails at its share of
+                              a thousandth of the accuracy asked
+                              (1e-3 accuracy delta / runs) and trims tilted
+                              compositions at a share of 1e-4 of the
+                              accuracy (booked as tilted error), and for
+                              delta and curve queries uses at most 1e-20 */
   size_t max_grid;       /**< cap on grid points of any one array (memory),
                               default 1 << 23 (8M points, 64 MiB per array);
                               larger needs give PLD_ERANGE */
@@ -130,7 +137,7 @@ typedef struct pld_params {
 PLD_API void pld_params_default(pld_params *params);
 
 /** Check a parameter set.  Valid: discretization finite and >= 0, accuracy
- *  in (0, 1), abs_accuracy finite and >= 0, tail_mass in (0, 1e-3],
+ *  in (0, 1), abs_accuracy finite and >= 0, tail_mass in [0, 1e-3],
  *  max_grid in [16, 2^31]; fftw_flags is not checked.
  *  @return PLD_SUCCESS or PLD_EINVAL (out of domain, or NULL). */
 PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);

@@ -27,7 +27,8 @@ class Accountant(Handle):
     * discretization: fixed grid step in nats; None/0 = automatic;
     * accuracy: automatic grid target (upper - lower) / upper (default 2e-3);
     * abs_accuracy: absolute floor of that target for epsilon (1e-4);
-    * tail_mass: mass each truncation may move (default 1e-20);
+    * tail_mass: mass each truncation may move (default 0: automatic, see
+      pld.h);
     * max_grid: cap on the grid points of any one array (default 2^23).
 
     ``compose(mech, count)`` and ``add_selection(...)`` return the

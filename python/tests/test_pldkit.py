@@ -167,7 +167,7 @@ class TestLoading(unittest.TestCase):
         # so the field offsets agree with the header.
         p = pldkit.Accountant().params
         self.assertEqual(p, {"discretization": 0.0, "accuracy": 2e-3,
-                             "abs_accuracy": 1e-4, "tail_mass": 1e-20,
+                             "abs_accuracy": 1e-4, "tail_mass": 0.0,
                              "max_grid": 1 << 23})
         if ctypes.sizeof(ctypes.c_void_p) == 8:
             self.assertEqual(ctypes.sizeof(_lib.Params), 48)
