@@ -235,7 +235,7 @@ static double diff_err(const struct vals *v, long i, long j, long k, double f0,
  * each |D_j| cu, at most 2 cu in all (the values vary by at most 2), which
  * is below 2 DBL_MIN. */
 static void masses_from_values(const struct vals *v, double f0, double *m,
-                               double *clip_rel, double *clip_abs)
+                               double *a, double *clip_rel, double *clip_abs)
 {
   double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
   double cr = 0.0, ca = cu >= DBL_MIN ? 0.0 : 4.0 * DBL_MIN;
@@ -251,6 +251,9 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
     if (dl != 0.0 && fabs(left) < DBL_MIN)
       ca += ETA_;
     double mj = right - left;
+    /* the rounding book_mass_rounding needs (its a_j), from the same
+     * slopes */
+    a[j] = 4.0 * PLD_U * (fabs(right) + fabs(left)) + (mj < 0.0 ? -mj : 0.0);
     if (mj < 0.0) {
       double dj = val_d(v, j, f0);
       if (dj > 0.0)
@@ -283,22 +286,14 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
  * 1/(1 - e^-Delta), dropped the factor (1 - x/x_j), which is what makes
  * a mass's rounding harmless at the losses next to it: 1.8e-6 relative at
  * Delta = 1e-9 for randomized response, whose exact bracket is ~1e-15.) */
-static void book_mass_rounding(const struct vals *v, double f0, double *a,
+static void book_mass_rounding(const struct vals *v, double f0, const double *a,
                                double *rel, double *abs, double *l1,
                                long *l1top)
 {
-  double cu = 1.0 / expm1(v->grid), cl = -1.0 / expm1(-v->grid);
+  /* a[j] = 4u (|r_j| + |l_j|) plus the clipped amount, filled in by
+   * masses_from_values from the very slopes of the masses */
   double c = -expm1(-v->grid) * (1.0 + 4.0 * PLD_U);
   long n = (long)v->n;
-  for (long j = 0; j < n; j++) {
-    long k = j + 1 < n ? j + 1 : j;
-    double right = (j + 1 < n) ? (val(v, j + 1, k, f0) - val(v, j, k, f0)) * cu
-                               : (gform(v, k) ? xj(v, j) : 0.0);
-    double left = (j == 0) ? (val(v, 0, k, f0) - val(v, -1, k, f0))
-                           : (val(v, j, k, f0) - val(v, j - 1, k, f0)) * cl;
-    double mj = right - left;
-    a[j] = 4.0 * PLD_U * (fabs(right) + fabs(left)) + (mj < 0.0 ? -mj : 0.0);
-  }
   double A = 0.0, U = 0.0, r = 0.0, ab = 0.0;
   *l1 = 0.0;
   *l1top = -1; /* the highest index with a mass error */
@@ -475,7 +470,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   /* Pessimistic: connect the dots through (0, 1). */
   double crel, cabs, mrel, mabs, ml1;
   long ml1top;
-  masses_from_values(&v, 1.0, pess->m, &crel, &cabs);
+  masses_from_values(&v, 1.0, pess->m, merr, &crel, &cabs);
   book_mass_rounding(&v, 1.0, merr, &mrel, &mabs, &ml1, &ml1top); /* clipping included */
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
@@ -571,7 +566,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   if (val_d(&v, N - 1, f0) > vmin)
     work[N - 1] = (N - 1 <= jz) ? vmin + xm1(&v, N - 1) : vmin;
   lower_hull(&v, f0, stack);
-  masses_from_values(&v, f0, opt->m, &crel, &cabs);
+  masses_from_values(&v, f0, opt->m, merr, &crel, &cabs);
   book_mass_rounding(&v, f0, merr, &mrel, &mabs, &ml1, &ml1top);
   pld_free(merr);
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
@@ -796,7 +791,16 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     if (ghi[dir] < glo[dir])
       ghi[dir] = glo[dir];
     size_t n = (size_t)(ghi[dir] - glo[dir] + 1);
-    for (size_t j = 0; j < n; j++)
+    /* Only the points at eps >= 0 are asked for: below 0 the masses use
+     * the g-form, which comes from the other direction's values at -eps
+     * (below), and the d-values there are needed only for the tails'
+     * booking (R2 in build_optimistic_tails), filled in from the g-form.
+     * Asking the curve there too doubled the evaluations of a Poisson-
+     * subsampled mechanism, whose add direction lies almost all below 0. */
+    size_t j0 = (size_t)(-glo[dir]) < n ? (size_t)(-glo[dir]) : n - 1;
+    for (size_t j = 0; j < j0; j++)
+      vals[dir][j] = 0.0; /* filled in below */
+    for (size_t j = j0; j < n; j++)
       eps[j] = grid_down((double)(glo[dir] + (int64_t)j) * grid);
     /* The grid values come from the curve, whose contract is a relative
      * error of rel_err.  (They used to come from p_gt - eq_gt wherever that
@@ -804,13 +808,13 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
      * difference accurate only to rel_err (p_gt + eq_gt)/delta, up to 2e6
      * times what was booked.) */
     {
-      int r = curve->delta(curve->ctx, dir, n, eps, vals[dir]);
+      int r = curve->delta(curve->ctx, dir, n - j0, eps + j0, vals[dir] + j0);
       if (r) {
         st = cb_status(r);
         goto fail;
       }
     }
-    for (size_t j = 0; j < n; j++) {
+    for (size_t j = j0; j < n; j++) {
       if (!(vals[dir][j] >= -1e-12 && vals[dir][j] <= 1.0 + 1e-12)) {
         st = PLD_ECALLBACK;
         goto fail;
@@ -838,6 +842,11 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
                          : 0.0;
       gbuf[j] = exp(grid_up((double)(lo + j) * grid)) * other;
     }
+    /* d = g + (1 - x) below 0, a sum of non-negative terms: within the
+     * g-form's error and a few ulps, which is all the tails' booking (R2)
+     * needs of it (vals[dir] is not read below 0 otherwise) */
+    for (long j = 0; j < jz; j++)
+      vals[dir][j] = fmin(gbuf[j] - expm1((double)(lo + j) * grid), 1.0);
     if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, infm[dir],
                               curve->rel_err, !use_tails,
                               &d->p[dir][PLD_PESSIMISTIC],

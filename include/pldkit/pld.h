@@ -121,8 +121,8 @@ typedef struct pld_params {
                               default 0 = automatic: pld_dist_* functions
                               then use 1e-20; the accountant, for an epsilon
                               query, cuts each build's tails at its share of
-                              a thousandth of the accuracy asked
-                              (1e-3 accuracy delta / runs) and trims tilted
+                              a hundredth of the accuracy asked
+                              (1e-2 accuracy delta / runs) and trims tilted
                               compositions at a share of 1e-4 of the
                               accuracy (booked as tilted error), and for
                               delta and curve queries uses at most 1e-20 */
