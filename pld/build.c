@@ -844,7 +844,10 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
     }
     /* d = g + (1 - x) below 0, a sum of non-negative terms: within the
      * g-form's error and a few ulps, which is all the tails' booking (R2)
-     * needs of it (vals[dir] is not read below 0 otherwise) */
+     * needs of it (vals[dir] is not read below 0 otherwise).  (A cheaper
+     * lower bound of 1 - x, -e/(1 - e), raised R2 enough to widen the
+     * bracket of 100 Poisson-Gaussian steps by 1.5e-5: R2 multiplies the
+     * tails' error, and its largest ratio lies where that bound is loose.) */
     for (long j = 0; j < jz; j++)
       vals[dir][j] = fmin(gbuf[j] - expm1((double)(lo + j) * grid), 1.0);
     if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, infm[dir],

@@ -175,7 +175,12 @@ int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
           p_gt[i] = eq_gt[i] = 0.0;
           continue;
         }
-        double f = -expm1(e + l1q), X = exp(e);
+        /* f = 1 - (1-q) e^e: below e = -1 the product is at most e^-1,
+         * so forming it from X costs no precision (f >= 0.63: the
+         * rounding of X, the product and the difference, ~(KLIB + 2) u
+         * relative, as expm1's own) and saves a call per point of the add
+         * direction's long lower range */
+        double X = exp(e), f = e <= -1.0 ? 1.0 - (1.0 - q) * X : -expm1(e + l1q);
         s.be[k] = lq + e - log(f);
         s.aux[k] = f;
         s.ee[k] = X;
