@@ -80,6 +80,12 @@ static void json_grid_fields(pld_cli_json *j, const struct cli *c,
   pld_cli_json_string(j, "bound_kind", pld_bound_kind_name(r->bound_kind));
   pld_cli_json_string(j, "lower_kind", pld_bound_kind_name(r->lower_kind));
   pld_cli_json_bool(j, "met_accuracy", r->met_accuracy);
+  /* why the bracket is wider than asked (Python's Result.width_limit):
+   * "mechanism" where an event's own bounds are that far apart, which no
+   * finer grid narrows; "grid" otherwise (and whenever it was met) */
+  pld_cli_json_string(j, "width_limit", r->width_limit == PLD_WIDTH_MECHANISM
+                                            ? "mechanism"
+                                            : "grid");
   pld_cli_json_number(j, "accuracy", c->params.accuracy);
   pld_cli_json_number(j, "tail_mass", c->params.tail_mass);
   pld_cli_json_uint(j, "max_grid", c->params.max_grid);
