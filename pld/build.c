@@ -169,6 +169,10 @@ struct vals {
   long jz;      /* last index with eps_j <= 0 (-1 if none) */
   int64_t lo;   /* grid index of w[0] */
   double grid;
+  /* expm1(eps_j) for j <= min(jz + 1, n - 1), or NULL: the conversions
+   * between the forms take it once per point instead of once per use (the
+   * same values) */
+  const double *xm1t;
 };
 
 static double xj(const struct vals *v, long j) { return exp((double)(v->lo + j) * v->grid); }
@@ -177,7 +181,12 @@ static double xj(const struct vals *v, long j) { return exp((double)(v->lo + j) 
  * randomized response at eps0 = 1e-9; with k = 2^40 on its lattice grid the
  * top mass came out 7e-6 low, below the truth), unbooked (docs/design.md
  * §10). */
-static double xm1(const struct vals *v, long j) { return expm1((double)(v->lo + j) * v->grid); }
+static double xm1(const struct vals *v, long j)
+{
+  if (v->xm1t && j >= 0 && j <= v->jz + 1 && j < (long)v->n)
+    return v->xm1t[j];
+  return expm1((double)(v->lo + j) * v->grid);
+}
 /* value of index j (-1 is x = 0 with value f0) in d-form or g-form */
 static double val_d(const struct vals *v, long j, double f0)
 {
@@ -442,8 +451,8 @@ static void lower_hull(struct vals *v, double f0, long *stack)
  * curve at eps_j = (lo + j) grid, g[j] = d[j] - 1 + x_j computed without
  * cancellation for j <= jz, and d(inf). */
 static int build_direction(const double *d, const double *g, long jz, size_t n,
-                           int64_t lo, double grid, double infm,
-                           double curve_rel, int want_opt,
+                           int64_t lo, double grid, const double *xm1t,
+                           double infm, double curve_rel, int want_opt,
                            struct pld_pmf *pess, struct pld_pmf *opt,
                            double *work, long *stack)
 {
@@ -463,7 +472,7 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double *merr = pld_malloc(n * sizeof(double));
   if (!merr)
     return PLD_ENOMEM;
-  struct vals v = {work, n, jz, lo, grid};
+  struct vals v = {work, n, jz, lo, grid, xm1t};
   for (size_t j = 0; j < n; j++)
     work[j] = (long)j <= jz ? g[j] : d[j];
 
@@ -765,6 +774,7 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
 
   struct pld_dist *d = NULL;
   double *eps = NULL, *vals[2] = {NULL, NULL}, *work = NULL, *gbuf = NULL;
+  double *xm1t = NULL;
   double *obuf = NULL;
   long *stack = NULL;
   if ((st = pld_dist_new(grid, &d)))
@@ -778,7 +788,8 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
   gbuf = pld_malloc(nmax * sizeof(double));
   stack = pld_malloc((nmax + 1) * sizeof(long));
   obuf = curve->tails ? pld_malloc(4 * nmax * sizeof(double)) : NULL;
-  if ((curve->tails && !obuf) || !eps || !vals[0] || (ndir == 2 && !vals[1]) || !work || !gbuf || !stack) {
+  xm1t = pld_malloc(nmax * sizeof(double));
+  if ((curve->tails && !obuf) || !eps || !vals[0] || (ndir == 2 && !vals[1]) || !work || !gbuf || !stack || !xm1t) {
     st = PLD_ENOMEM;
     goto fail;
   }
@@ -848,9 +859,11 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
      * lower bound of 1 - x, -e/(1 - e), raised R2 enough to widen the
      * bracket of 100 Poisson-Gaussian steps by 1.5e-5: R2 multiplies the
      * tails' error, and its largest ratio lies where that bound is loose.) */
+    for (long j = 0; j <= jz + 1 && j < (long)n; j++)
+      xm1t[j] = expm1((double)(lo + j) * grid);
     for (long j = 0; j < jz; j++)
-      vals[dir][j] = fmin(gbuf[j] - expm1((double)(lo + j) * grid), 1.0);
-    if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, infm[dir],
+      vals[dir][j] = fmin(gbuf[j] - xm1t[j], 1.0);
+    if ((st = build_direction(vals[dir], gbuf, jz, n, lo, grid, xm1t, infm[dir],
                               curve->rel_err, !use_tails,
                               &d->p[dir][PLD_PESSIMISTIC],
                               &d->p[dir][PLD_OPTIMISTIC], work, stack)))
@@ -928,6 +941,7 @@ fail:
   pld_free(ndir == 2 ? vals[1] : NULL);
   pld_free(gbuf);
   pld_free(obuf);
+  pld_free(xm1t);
   pld_free(work);
   pld_free(stack);
   if (st) {
