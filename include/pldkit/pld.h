@@ -128,7 +128,11 @@ typedef struct pld_params {
                               delta and curve queries uses at most 1e-20 */
   size_t max_grid;       /**< cap on grid points of any one array (memory),
                               default 1 << 23 (8M points, 64 MiB per array);
-                              larger needs give PLD_ERANGE */
+                              larger needs give PLD_ERANGE; the accountant
+                              also holds every distinct group's PLD at
+                              once, at most max(2^28, 32 max_grid) points
+                              in all (2 GiB at the default), past which a
+                              grid does not fit either */
   unsigned fftw_flags;   /**< FFTW planner flags, default FFTW_ESTIMATE (0x40),
                               which keeps results bit-reproducible */
 } pld_params;
