@@ -17,12 +17,13 @@
  * orders were pruned and the runs' own epsilons shared, 5.1 s before the
  * builder asked curves only at eps >= 0 and epsilon queries took automatic
  * tails (4.0 s), and before a near miss after a stalled refinement stepped
- * by 0.5 instead of 0.25 (3.0 s): the target is not met).  Where the ~3 s
- * go (perf, CLI): building the one-step mixture PLDs of LC PLD ~30% (the
- * mixture's tails isolate the roots of an exponential sum per grid point,
- * ~0.9 us a call), composing ~27% (FFTW planning 6% of it), the tilted
- * epsilon queries ~20% (a walk over the composed support with three exps
- * per atom), LC RDP's quadratures ~15%.  Tried and not kept (a helper's
+ * by 0.5 instead of 0.25 (3.0 s), and before the tilted epsilon walk
+ * decided most atoms by a cheap bound (2.66 s): the target is not met).
+ * Where the ~2.7 s go (perf, CLI): building the one-step mixture PLDs of
+ * LC PLD ~33% (the mixture's curve and tails each isolate the roots of an
+ * exponential sum per grid point, ~0.9 us a call), composing ~29% (the
+ * 705-fold powers; FFTW planning 6.5%: ~90 lengths against a 48-plan
+ * table), LC RDP's quadratures ~15%, the epsilon queries ~15%.  Tried and not kept (a helper's
  * measurements, at 5.2 s): a start grid taken from the nearest answered
  * weight point (5% on the planner, but the two-run max-weight bisection
  * went from 1.6 to 3.0 s), and a cache of equal mixtures (no hits: the
