@@ -809,8 +809,6 @@ int pld_dist_from_curve(const pld_curve *curve, double grid,
      * Asking the curve there too doubled the evaluations of a Poisson-
      * subsampled mechanism, whose add direction lies almost all below 0. */
     size_t j0 = (size_t)(-glo[dir]) < n ? (size_t)(-glo[dir]) : n - 1;
-    for (size_t j = 0; j < j0; j++)
-      vals[dir][j] = 0.0; /* filled in below */
     for (size_t j = j0; j < n; j++)
       eps[j] = grid_down((double)(glo[dir] + (int64_t)j) * grid);
     /* The grid values come from the curve, whose contract is a relative

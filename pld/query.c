@@ -320,6 +320,18 @@ struct piece {
   double S, W, lk;
 };
 
+/* The booked error of a piece's value v, with the sum S, the weighted part
+ * w and the tilted error weight Wt = tilted_W(eps); it grows with each of
+ * them, so bounds of them give a bound of it. */
+static double piece_err(const struct tilted *t, double v, double S, double w,
+                        double Wt)
+{
+  const struct pld_pmf *p = t->p;
+  return p->abs + p->tabs * Wt +
+         ((4.0 * (double)p->n + 8.0) * PLD_U + t->rho) * v +
+         4.0 * PLD_U * (S + w);
+}
+
 static double piece_bound(const struct tilted *t, const struct piece *pc,
                           double eps)
 {
@@ -327,9 +339,7 @@ static double piece_bound(const struct tilted *t, const struct piece *pc,
   /* (no atom yet: nothing to weigh, and exp(eps - 0) may overflow) */
   double w = pc->W > 0.0 ? exp(eps - pc->lk) * pc->W : 0.0;
   double v = p->inf + fmax(pc->S - w, 0.0);
-  double err = p->abs + p->tabs * tilted_W(t, eps) +
-               ((4.0 * (double)p->n + 8.0) * PLD_U + t->rho) * v +
-               4.0 * PLD_U * (pc->S + w);
+  double err = piece_err(t, v, pc->S, w, tilted_W(t, eps));
   return t->sgn > 0 ? upper_err(p, v, err) : lower_err(p, v, err);
 }
 
@@ -406,13 +416,8 @@ static double tilted_eps(const struct pld_pmf *p, double grid, double delta,
     else
       Wb *= cW;
     double vb = p->inf + pc.S;
-    double fub = sgn > 0
-                     ? upper_err(p, vb,
-                                 p->abs + p->tabs * Wb +
-                                     ((4.0 * (double)p->n + 8.0) * PLD_U +
-                                      t.rho) * vb +
-                                     4.0 * PLD_U * (pc.S + pc.W))
-                     : vb; /* lower_err(v, err) <= v <= vb */
+    double fub = sgn > 0 ? upper_err(p, vb, piece_err(&t, vb, pc.S, pc.W, Wb))
+                         : vb; /* lower_err(v, err) <= v <= vb */
     if (fub <= delta && isfinite(Wb)) {
       if (eb <= 0.0)
         return 0.0;
