@@ -197,6 +197,105 @@ static void test_wor(void **state)
   pld_mech_free(w);
 }
 
+/* A monotone loss (every P mean on one side of Q's single mean: the LC
+ * merging surrogate, a Poisson-subsampled Gaussian) takes the fast path:
+ * the zero of each grid point found from the two before it, the masses
+ * summed in linear space, the log-space path where a mass is below 1e-280
+ * or e^eps could overflow.  Its tails, asked in one ascending batch as the
+ * builder asks them, against an independent value: the loss in long
+ * double, its one crossing of eps by bisection, the half-line's masses by
+ * erfcl.  Relative 1e-11 (the curve's rel_err is 1e-10); and every batched
+ * value equals the single-point call's to 1e-12 (the start only chooses
+ * where Newton looks). */
+static long double mono_loss(long double y, const double *pm, const double *pw,
+                             int np, double qm)
+{
+  /* log(sum_i w_i e^{m_i y - m_i^2/2}) - (qm y - qm^2/2), in units of sigma */
+  long double mx = -1e4000L, t[8];
+  for (int i = 0; i < np; i++) {
+    t[i] = logl(pw[i]) + pm[i] * y - 0.5L * pm[i] * pm[i];
+    if (t[i] > mx) mx = t[i];
+  }
+  long double s = 0;
+  for (int i = 0; i < np; i++) s += expl(t[i] - mx);
+  return mx + logl(s) - (qm * y - 0.5L * qm * qm);
+}
+
+static void test_monotone_batch(void **state)
+{
+  (void)state;
+  /* three runs' LC surrogate at lambda = (0.3, 0.3, 0.4) (means over sigma,
+   * the 2^3 subset weights at q = 0.01), and a two-point Poisson pair */
+  const double q = 0.01;
+  double pm[8], pw[8];
+  const double shift[3] = {0.9, 1.7, 0.4};
+  for (int J = 0; J < 8; J++) {
+    pm[J] = 0.0;
+    pw[J] = 1.0;
+    for (int b = 0; b < 3; b++) {
+      pm[J] += (J >> b & 1) ? shift[b] : 0.0;
+      pw[J] *= (J >> b & 1) ? q : 1.0 - q;
+    }
+  }
+  struct { int np; const double *m, *w; } cs[2] = {{8, pm, pw}, {2, NULL, NULL}};
+  double m2[2] = {0.0, 2.0}, w2[2] = {0.97, 0.03};
+  cs[1].m = m2;
+  cs[1].w = w2;
+  enum { N = 420 };
+  double eps[N], pb[N], eb[N];
+  for (int i = 0; i < N; i++)
+    eps[i] = -5.0 + 0.37 * i; /* up to 150: masses below 1e-280 as well */
+  for (int c = 0; c < 2; c++) {
+    double zero = 0.0, one = 1.0, sigma = 0.7;
+    double ms[8];
+    for (int i = 0; i < cs[c].np; i++) ms[i] = cs[c].m[i] * sigma;
+    pld_mech *m;
+    assert_int_equal(pld_mech_mixture_gaussian(sigma, (size_t)cs[c].np, cs[c].w,
+                                               ms, 1, &one, &zero, &m), 0);
+    const pld_curve *cv = pld_mech_curve(m);
+    for (int dir = 0; dir < 2; dir++) {
+      assert_int_equal(cv->tails(cv->ctx, dir, N, eps, pb, eb), 0);
+      int checked_tiny = 0;
+      for (int i = 0; i < N; i++) {
+        /* the loss of this direction: L_PQ increasing in y, L_QP = -L_PQ */
+        long double lo = -80, hi = 80;
+        for (int it = 0; it < 200; it++) {
+          long double mid = 0.5L * (lo + hi);
+          long double L = mono_loss(mid, cs[c].m, cs[c].w, cs[c].np, 0.0);
+          if (dir) L = -L;
+          /* L_PQ increasing: {L > eps} is y > z; L_QP: y < z */
+          int above = L > eps[i];
+          if ((dir == 0) == above) hi = mid; else lo = mid;
+        }
+        long double z = 0.5L * (lo + hi), pmass = 0, qmass;
+        for (int k = 0; k < cs[c].np; k++) {
+          long double a = (z - cs[c].m[k]) / sqrtl(2.0L);
+          pmass += cs[c].w[k] * 0.5L * erfcl(dir == 0 ? a : -a);
+        }
+        long double a0 = z / sqrtl(2.0L);
+        qmass = 0.5L * erfcl(dir == 0 ? a0 : -a0);
+        /* PQ: P is the mixture; QP: the roles swap */
+        long double pt = dir == 0 ? pmass : qmass, gt = dir == 0 ? qmass : pmass;
+        long double et = expl((long double)eps[i]) * gt;
+        double p1, e1;
+        assert_int_equal(cv->tails(cv->ctx, dir, 1, &eps[i], &p1, &e1), 0);
+        int ok = fabsl(pb[i] - pt) <= 1e-11L * pt + 1e-300L &&
+                 fabsl(eb[i] - et) <= 1e-11L * et + 1e-300L &&
+                 fabs(pb[i] - p1) <= 1e-12 * p1 + 1e-300 &&
+                 fabs(eb[i] - e1) <= 1e-12 * e1 + 1e-300;
+        if (!ok)
+          print_message("case %d dir %d eps %g: P %.15g vs %.15Lg (single %.15g), "
+                        "eQ %.15g vs %.15Lg (single %.15g)\n", c, dir, eps[i],
+                        pb[i], pt, p1, eb[i], et, e1);
+        assert_true(ok);
+        if (pt > 0 && pt < 1e-280L) checked_tiny = 1;
+      }
+      if (dir == 0) assert_true(checked_tiny); /* the log path was reached */
+    }
+    pld_mech_free(m);
+  }
+}
+
 static void test_bad_input(void **state)
 {
   (void)state;
@@ -223,6 +322,7 @@ int main(void)
     cmocka_unit_test(test_single_component_is_gaussian),
     cmocka_unit_test(test_against_quadrature),
     cmocka_unit_test(test_wor),
+    cmocka_unit_test(test_monotone_batch),
     cmocka_unit_test(test_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
