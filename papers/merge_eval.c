@@ -193,20 +193,24 @@ static int rs_pld(pld_merge_eval *ev, const double *w, pld_result *r)
 /* LC RDP: eps(delta) = min over the default orders alpha of r(alpha) +
  * c(alpha) (pld_rdp_epsilon, PLD_RDP_BEST), r the composed LC RDP (one
  * mixture quadrature per order and direction: the cost) and c the
- * conversion term, at most the improved one log1p(-1/alpha) - (log delta +
- * log alpha)/(alpha - 1) plus a nonnegative slack.  The Renyi divergence is
- * nondecreasing in its order (van Erven and Harremoes 2014, Thm 3), in both
- * directions, so for alpha1 < alpha: r(alpha) >= r(alpha1).  First every
- * LC_RDP_STRIDE-th order (and the last) is evaluated; a skipped order alpha
- * whose lower bound r(alpha1) (1 - 1e-3) + (improved term), alpha1 the
- * evaluated order just below it (0 below the first), is already above that
- * phase's best cannot win and is never computed; the others are computed
- * and the answer is the minimum over everything computed.  Each order's
- * value is computed alone (rdp_mixture.c's pair_values), so the answer is
- * the full grid's bit for bit; the 1e-3 margin covers the quadrature's
- * overestimate (booked margins of ~1e-13, checked to 1e-6 in test_merge)
- * many times over.  Whatever is skipped, the answer is some order's
- * certified bound: skipping can only cost tightness, never soundness. */
+ * conversion term, the improved one log1p(-1/alpha) - (log delta + log
+ * alpha)/(alpha - 1) plus a nonnegative slack (rdp_curve.c: the improved
+ * conversion wins at equal order).  The Renyi divergence is nondecreasing
+ * in its order (van Erven and Harremoes 2014, Thm 3), in both directions,
+ * so for alpha1 < alpha: r(alpha) >= r(alpha1), and r(alpha1) (1 - 1e-3)
+ * + (improved term at alpha) is a lower bound of order alpha's answer (the
+ * 1e-3 margin covers the quadrature's overestimate, booked margins of
+ * ~1e-13 checked to 1e-6 in test_merge, many times over).  The orders are
+ * visited ascending, first every LC_RDP_STRIDE-th one (and the last), then
+ * the rest; an order whose lower bound from the orders computed below it
+ * is already above the best answer so far cannot win and is never
+ * computed.  Each order's value is computed alone (rdp_mixture.c's
+ * pair_values), so the answer is the full grid's minimum bit for bit.
+ * (The first pass used to compute all 14 of its orders: the large ones,
+ * never the minimum on the merging cases and the costliest quadratures,
+ * are now pruned by the one below them.)  Whatever is skipped, the answer
+ * is some order's certified bound: skipping can only cost tightness, never
+ * soundness. */
 #define LC_RDP_STRIDE 12
 
 static int lc_rdp_on(pld_merge_eval *ev, const double *w, size_t k,
@@ -232,40 +236,36 @@ static int lc_rdp(pld_merge_eval *ev, const double *w, double *eps)
     return st;
   const double *all = pld_rdp_curve_orders(d);
   size_t n = pld_rdp_curve_size(d);
-  double o1[PLD_RDP_DEFAULT_ORDERS], v1[PLD_RDP_DEFAULT_ORDERS];
-  double o2[PLD_RDP_DEFAULT_ORDERS];
-  size_t k1 = 0, k2 = 0;
   if (n > PLD_RDP_DEFAULT_ORDERS) { /* cannot happen: the whole grid */
     st = lc_rdp_on(ev, w, n, all, eps, NULL);
     pld_rdp_curve_free(d);
     return st;
   }
-  for (size_t i = 0; i < n; i++)
-    if (i % LC_RDP_STRIDE == 0 || i + 1 == n)
-      o1[k1++] = all[i];
+  double v[PLD_RDP_DEFAULT_ORDERS];
+  unsigned char done[PLD_RDP_DEFAULT_ORDERS];
+  memset(done, 0, sizeof done);
+  const double L = log(ev->delta);
   double best = INFINITY;
-  st = lc_rdp_on(ev, w, k1, o1, &best, v1);
-  if (st == PLD_SUCCESS && best > 0.0) {
-    const double L = log(ev->delta);
-    double rlo = 0.0; /* lower bound of r at the current order */
-    for (size_t i = 0, j = 0; i < n; i++) {
-      if (j < k1 && all[i] == o1[j]) {
-        rlo = isinf(v1[j]) ? INFINITY : v1[j] * (1.0 - 1e-3);
-        j++;
+  for (int pass = 0; pass < 2 && st == PLD_SUCCESS; pass++)
+    for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
+      int stride = i % LC_RDP_STRIDE == 0 || i + 1 == n;
+      if (done[i] || (pass == 0 && !stride))
         continue;
-      }
+      /* the lower bound of order i from the computed orders below it */
+      double rlo = 0.0;
+      for (size_t j = 0; j < i; j++)
+        if (done[j])
+          rlo = fmax(rlo, isinf(v[j]) ? INFINITY : v[j] * (1.0 - 1e-3));
       double a = all[i];
       double lb = rlo + log1p(-1.0 / a) - (L + log(a)) / (a - 1.0);
-      if (!(lb > best))
-        o2[k2++] = a;
+      if (lb > best)
+        continue;
+      double e = INFINITY;
+      st = lc_rdp_on(ev, w, 1, &all[i], &e, &v[i]);
+      done[i] = 1;
+      if (st == PLD_SUCCESS && e < best)
+        best = e;
     }
-    if (k2 > 0) {
-      double e2 = INFINITY;
-      st = lc_rdp_on(ev, w, k2, o2, &e2, NULL);
-      if (st == PLD_SUCCESS && e2 < best)
-        best = e2;
-    }
-  }
   pld_rdp_curve_free(d);
   if (st == PLD_SUCCESS)
     *eps = best;
