@@ -247,6 +247,15 @@ static void test_three_runs_pinned(void **state)
   assert_true(fabs(R->adv_eps - 27947.071261345332) <= 0.01 * 27947.071261345332); /* from the PLD per-step eps: see bracket_near */
   for (size_t g = 0; g < 6; g++)
     check_point(R, g, &pin3[g]);
+  /* the planner's LC RDP prunes orders by lower bounds (merge_eval.c):
+   * bit for bit the minimum over every default order */
+  for (size_t g = 0; g < 6; g++) {
+    double full;
+    assert_int_equal(pld_merge_epsilon(3, R->runs, R->weights + 3 * g,
+                                       PLD_MERGE_LC_RDP, 1e-5, NULL, &full),
+                     PLD_SUCCESS);
+    assert_true(R->points[g].upper[PLD_MERGE_LC_RDP] == full);
+  }
   for (int m = 0; m < PLD_MERGE_N_METHODS; m++)
     assert_true(isnan(R->max_weight[m]));
   pld_merge_report_free(R);
