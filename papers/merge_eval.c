@@ -84,18 +84,28 @@ static int rdp_eps(const pld_rdp_curve *c, double delta, double *eps)
 }
 
 /* RS PLD by the accountant: a selection among the members with positive
- * weight (grid chosen and refined by the accountant). */
+ * weight (grid chosen and refined by the accountant), identical members
+ * merged and their weights added (the mixture of equal laws is that law;
+ * each member would otherwise be built and composed anew). */
 static int rs_pld_accountant(pld_merge_eval *ev, const double *w,
                              pld_result *r)
 {
   const pld_accountant *m[PLD_MERGE_MAX_RUNS];
   double mw[PLD_MERGE_MAX_RUNS];
   size_t k = 0;
-  for (size_t i = 0; i < ev->n; i++)
-    if (w[i] > 0.0) {
-      m[k] = ev->member[i];
-      mw[k++] = w[i];
+  for (size_t i = 0; i < ev->n; i++) {
+    if (!(w[i] > 0.0))
+      continue;
+    const pld_accountant *a = ev->member[ev->same[i]];
+    size_t j = 0;
+    while (j < k && m[j] != a)
+      j++;
+    if (j == k) {
+      m[k] = a;
+      mw[k++] = 0.0;
     }
+    mw[j] += w[i];
+  }
   pld_accountant *acc = NULL;
   int st = pld_accountant_alloc(&ev->params, &acc);
   if (st == PLD_SUCCESS)
