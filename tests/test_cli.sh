@@ -1438,9 +1438,12 @@ if expect_ok "save pin: refined list" save --out "$L.p2" --json poisson-gaussian
   # re-pinned when the accountant's first grid was aimed at 1.6 times the
   # target instead of 2 (issue 14): a finer first grid, the bracket inside
   # the former [1.8252395312118253, 1.8285891406686052]; and when
-  # self-composition moved to the ladder's FFT lengths (rounding, 1e-8)
+  # self-composition moved to the ladder's FFT lengths (rounding, 1e-8);
+  # and when a member's curve value was summed by the D/W recurrence
+  # instead of an expm1 per atom (the certified confirmation of the upper
+  # end: 1.8285188974128626 -> ...659, up by 15 ulp, 3.3e-15)
   jcheck "save pin: poisson-gaussian grid and bracket as the accountant chooses them" \
-    "j['discretization'] == 0.0006329271334395089 and j['grid_size'] == 25525 and j['refinements'] == 1 and j['epsilon_upper'] == 1.8285188974128626 and j['epsilon_lower'] == 1.8259285948525252"
+    "j['discretization'] == 0.0006329271334395089 and j['grid_size'] == 25525 and j['refinements'] == 1 and j['epsilon_upper'] == 1.8285188974128659 and j['epsilon_lower'] == 1.8259285948525252"
 fi
 if expect_ok "save pin: --accuracy 1e-3" save --out "$L.p3" --json --accuracy 1e-3 gaussian:sigma=0.7,count=3; then
   jcheck "save pin: tighter accuracy halves the closed-form grid as before" \
