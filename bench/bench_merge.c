@@ -18,12 +18,15 @@
  * builder asked curves only at eps >= 0 and epsilon queries took automatic
  * tails (4.0 s), and before a near miss after a stalled refinement stepped
  * by 0.5 instead of 0.25 (3.0 s), and before the tilted epsilon walk
- * decided most atoms by a cheap bound (2.66 s): the target is not met).
- * Where the ~2.7 s go (perf, CLI): building the one-step mixture PLDs of
- * LC PLD ~33% (the mixture's curve and tails each isolate the roots of an
- * exponential sum per grid point, ~0.9 us a call), composing ~29% (the
- * 705-fold powers; FFTW planning 6.5%: ~90 lengths against a 48-plan
- * table), LC RDP's quadratures ~15%, the epsilon queries ~15%.  Tried and not kept (a helper's
+ * decided most atoms by a cheap bound (2.66 s), before the monotone
+ * mixture's masses were summed by erfc from a warm-started end (2.3-2.5 s),
+ * LC RDP's orders were pruned one at a time (1.9-2.3 s), and a member's
+ * curve value at one eps was summed by the D/W recurrence: 1.65-1.75 s on
+ * a quiet machine, up to 2.1 s on a loaded one, docs/papers/merging.md).
+ * Where it goes now (perf, CLI): composing ~40% (the 705-fold powers;
+ * FFTW planning ~9%: 25 lengths, planned once each, 2-20 ms a length),
+ * building ~28% (the mixtures ~19%), LC RDP ~11%, the epsilon queries ~10%.
+ * Tried and not kept (a helper's
  * measurements, at 5.2 s): a start grid taken from the nearest answered
  * weight point (5% on the planner, but the two-run max-weight bisection
  * went from 1.6 to 3.0 s), and a cache of equal mixtures (no hits: the
