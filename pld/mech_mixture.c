@@ -485,6 +485,21 @@ static int mono_zero(const struct esum *e, int sneg, double x0, double *lo_out,
  * positive terms to K ulps, inside rel_err like log_mass's log-space sums).
  * Where a mass is below 1e-280 (a term may have underflowed) or e^eps could
  * overflow, returns 0 and the caller takes the log-space path. */
+/* sum_j w_j N(m_j, 1)((-inf, z)) if left, else of (z, inf); the whole line
+ * when there is no zero */
+static double half_line_mass(const struct side *S, const double *w, int left,
+                             const double *z, size_t nz)
+{
+  double s = 0.0;
+  for (size_t j = 0; j < S->n; j++) {
+    if (!(w[j] > 0.0))
+      continue;
+    double d = left ? S->mean[j] - z[0] : z[0] - S->mean[j];
+    s += w[j] * (nz == 0 ? 1.0 : 0.5 * erfc(d * PLD_SQRT1_2));
+  }
+  return s;
+}
+
 static int mixture_mass_linear(const struct side *F, const struct side *G,
                                const struct crit *cr, const struct esum *s,
                                const double *z, size_t nz, double eps,
@@ -497,25 +512,8 @@ static int mixture_mass_linear(const struct side *F, const struct side *G,
   int left = s->sg[0] > 0;
   if (nz == 0 && !left)
     return 0; /* nowhere: both masses 0, the log path says so */
-  double p = 0.0, q = 0.0;
-  for (size_t j = 0; j < F->n; j++) {
-    if (!(cr->wf[j] > 0.0))
-      continue;
-    double t = nz == 0 ? 1.0
-                       : 0.5 * erfc((left ? F->mean[j] - z[0]
-                                          : z[0] - F->mean[j]) *
-                                    PLD_SQRT1_2);
-    p += cr->wf[j] * t;
-  }
-  for (size_t j = 0; j < G->n; j++) {
-    if (!(cr->wg[j] > 0.0))
-      continue;
-    double t = nz == 0 ? 1.0
-                       : 0.5 * erfc((left ? G->mean[j] - z[0]
-                                          : z[0] - G->mean[j]) *
-                                    PLD_SQRT1_2);
-    q += cr->wg[j] * t;
-  }
+  double p = half_line_mass(F, cr->wf, left, z, nz);
+  double q = half_line_mass(G, cr->wg, left, z, nz);
   if (!(p >= 1e-280) || !(q >= 1e-280))
     return 0;
   *p_gt = fmin(p, 1.0);
