@@ -257,7 +257,7 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   if (work > (double)cap)
     return pld_fail(PLD_ERANGE, "the plan needs %zu grid points x 2^%zu = "
                     "%.0f units of work, above max_work = %zu (about a "
-                    "minute per 500 units on one core); lower the "
+                    "second per 250 units on one core); lower the "
                     "resolution or raise max_work", npts, n, work, cap);
 
   pld_merge_report *R = pld_calloc(1, sizeof *R);

@@ -151,7 +151,7 @@ cat >"$tmp/five.json" <<'EOF5'
  {"q": 0.01, "sigma": 1.3, "clip": 1, "lr": 0.1, "steps": 100},
  {"q": 0.01, "sigma": 1.4, "clip": 1, "lr": 0.1, "steps": 100}]}
 EOF5
-expect_usage "5 runs over the work cap" '32032 units of work, above max_work = 1024.*--max-work' merge --config "$tmp/five.json"
+expect_usage "5 runs over the work cap" '32032 units of work, above max_work = 8192.*--max-work' merge --config "$tmp/five.json"
 expect_usage "--max-work 0" 'max-work must be an integer' merge --config "$tmp/five.json" --max-work 0
 cfg "{\"delta\": 1e-5, \"runs\": [$R], \"resolution\": 3, \"weights_grid\": 3}"
 expect_usage "resolution and weights_grid" 'weights_grid: the former name of resolution' merge --config "$tmp/bad.json" --epsilon 1

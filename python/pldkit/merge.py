@@ -591,7 +591,7 @@ def plan(runs, epsilon, delta, resolution=0, accuracy=0.01, progress=None,
     the largest feasible weight on run 0 per method.  resolution 0 = the
     library's default (20 for <= 2 runs, 10 for more); accuracy as the
     CLI's --accuracy (default 0.01); max_work as --max-work (0: the
-    library's cap, grid points x 2^n <= 1024).  progress(fraction, stage), if given,
+    library's cap, grid points x 2^n <= 8192).  progress(fraction, stage), if given,
     is called during the computation (an exception in it is printed by
     ctypes and ignored).  Returns a MergeReport."""
     _require()
