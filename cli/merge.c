@@ -42,6 +42,7 @@ static const char help_text[] =
     "usage: pldkit merge --config FILE [--epsilon E] [--delta D] [--json | "
     "--csv]\n"
     "                    [--resolution N] [--accuracy REL] [--max-work W]\n"
+    "                    [--threads T]\n"
     "\n"
     "Merge planner for N DP-SGD runs (1 <= N <= 5): the certified epsilon at\n"
     "delta of random selection (RS) and linear combination (LC) of the\n"
@@ -70,6 +71,9 @@ static const char help_text[] =
     "  --accuracy REL    relative bracket width of the PLD sweeps (default "
     "0.01;\n"
     "                    upper ends stay certified)\n"
+    "  --threads T       threads for the weight grid (default: the online "
+    "CPUs,\n"
+    "                    at most 8); every number is the same for any T\n"
     "  --json            one JSON object\n"
     "  --csv             CSV: weights, method, epsilon_upper, epsilon_lower,\n"
     "                    feasible (for Pareto plots)\n"
@@ -359,6 +363,10 @@ int pld_cli_merge(int argc, char **argv)
   double eps = NAN, delta = NAN, accuracy = 0.01, resd = 0.0;
   int json = 0, csv = 0, have_res = 0;
   size_t max_work = 0; /* 0: the library's default */
+  /* the grid's points are independent: by default one thread per online
+   * CPU (at most 8); the report does not depend on the count */
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned threads = ncpu < 1 ? 1u : ncpu > 8 ? 8u : (unsigned)ncpu;
   char q[64];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -392,7 +400,8 @@ int pld_cli_merge(int argc, char **argv)
     }
     int known = strcmp(a, "--config") == 0 || strcmp(a, "--epsilon") == 0 ||
                 strcmp(a, "--delta") == 0 || strcmp(a, "--resolution") == 0 ||
-                strcmp(a, "--accuracy") == 0 || strcmp(a, "--max-work") == 0;
+                strcmp(a, "--accuracy") == 0 || strcmp(a, "--max-work") == 0 ||
+                strcmp(a, "--threads") == 0;
     if (!known) {
       pld_cli_error("merge: unknown option %s (see pldkit merge --help)",
                     pld_quote(q, sizeof q, argv[i]));
@@ -430,6 +439,16 @@ int pld_cli_merge(int argc, char **argv)
         return EXIT_USAGE;
       }
       max_work = (size_t)w;
+    } else if (strcmp(a, "--threads") == 0) {
+      double t;
+      if (parse_double(a, val, &t))
+        return EXIT_USAGE;
+      if (!(t >= 1.0 && t <= PLD_MERGE_MAX_THREADS) || t != floor(t)) {
+        pld_cli_error("merge: --threads must be an integer in [1, %u]",
+                      PLD_MERGE_MAX_THREADS);
+        return EXIT_USAGE;
+      }
+      threads = (unsigned)t;
     } else if (strcmp(a, "--accuracy") == 0) {
       if (parse_double(a, val, &accuracy))
         return EXIT_USAGE;
@@ -467,6 +486,7 @@ int pld_cli_merge(int argc, char **argv)
   pld_merge_plan plan;
   memset(&plan, 0, sizeof plan);
   plan.max_work = max_work;
+  plan.threads = threads;
   plan.runs = cfg.runs;
   plan.n = cfg.n;
   plan.delta = isnan(delta) ? cfg.delta : delta;

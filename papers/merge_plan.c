@@ -20,6 +20,8 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -95,6 +97,121 @@ static void report_progress(const struct prog *p, double lo, double hi,
     return;
   double f = lo + (hi - lo) * (total ? (double)i / (double)total : 1.0);
   p->fn(p->ctx, f, stage);
+}
+
+/* The weight grid, by one or more threads.  Every point is computed alone
+ * (its own accountants and curves; the evaluator's shared parts -- the
+ * runs' composed PLDs of RS, their RDP curves -- are only read once the
+ * first point has built them), so the report is the same bit for bit
+ * whatever the number of threads.  Points are handed out in ascending
+ * order; after a failure no new point is taken, but every point below it
+ * was already taken and is finished, so the failure reported is the
+ * lowest failing point's, as in one thread. */
+struct grid_job {
+  pld_merge_report *R;
+  pld_merge_eval *ev;
+  atomic_size_t next, done;
+  atomic_int stop;
+  pthread_mutex_t lock; /* guards the fail_* fields */
+  size_t fail_g;
+  int fail_st;
+  char fail_detail[256];
+};
+
+static int grid_point(pld_merge_report *R, pld_merge_eval *ev, size_t g)
+{
+  const double *w = R->weights + g * R->n;
+  pld_merge_point *P = &R->points[g];
+  for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
+    int st = pld_merge_eval_point(ev, m, w, &P->upper[m], &P->lower[m],
+                                  &P->met_accuracy[m]);
+    if (st != PLD_SUCCESS)
+      return st;
+    P->feasible[m] = P->upper[m] <= R->epsilon;
+  }
+  return PLD_SUCCESS;
+}
+
+/* Take points until none is left (or one failed); pr is the calling
+ * thread's progress (NULL in the workers), reported as points finish. */
+static void grid_work(struct grid_job *J, const struct prog *pr,
+                      double grid_end)
+{
+  for (;;) {
+    if (atomic_load(&J->stop))
+      return;
+    size_t g = atomic_fetch_add(&J->next, 1);
+    if (g >= J->R->n_points)
+      return;
+    int st = grid_point(J->R, J->ev, g);
+    if (st != PLD_SUCCESS) {
+      pthread_mutex_lock(&J->lock);
+      if (g < J->fail_g) {
+        J->fail_g = g;
+        J->fail_st = st;
+        strncpy(J->fail_detail, pld_error_detail(), sizeof J->fail_detail - 1);
+        J->fail_detail[sizeof J->fail_detail - 1] = '\0';
+      }
+      pthread_mutex_unlock(&J->lock);
+      atomic_store(&J->stop, 1);
+      return;
+    }
+    size_t d = atomic_fetch_add(&J->done, 1) + 1;
+    if (pr)
+      report_progress(pr, 0.1, grid_end, d, J->R->n_points, "grid");
+  }
+}
+
+static void *grid_worker(void *arg)
+{
+  grid_work(arg, NULL, 0.0);
+  return NULL;
+}
+
+static int eval_grid(pld_merge_report *R, pld_merge_eval *ev,
+                     unsigned threads, const struct prog *pr, double grid_end)
+{
+  struct grid_job J;
+  J.R = R;
+  J.ev = ev;
+  atomic_init(&J.next, 0);
+  atomic_init(&J.done, 0);
+  atomic_init(&J.stop, 0);
+  J.fail_g = SIZE_MAX;
+  J.fail_st = PLD_SUCCESS;
+  J.fail_detail[0] = '\0';
+  if (pthread_mutex_init(&J.lock, NULL) != 0)
+    return PLD_ENOMEM;
+  report_progress(pr, 0.1, grid_end, 0, R->n_points, "grid");
+  /* the first point alone: it builds the evaluator's shared RS cache */
+  if (threads > PLD_MERGE_MAX_THREADS)
+    threads = PLD_MERGE_MAX_THREADS;
+  if (threads > 1 && R->n_points > 1) {
+    size_t g0 = atomic_fetch_add(&J.next, 1);
+    int st = grid_point(R, ev, g0);
+    if (st != PLD_SUCCESS) {
+      pthread_mutex_destroy(&J.lock);
+      return st;
+    }
+    atomic_fetch_add(&J.done, 1);
+  }
+  pthread_t tid[PLD_MERGE_MAX_THREADS];
+  unsigned started = 0;
+  for (unsigned t = 1; t < threads && R->n_points > 2; t++) {
+    if (pthread_create(&tid[started], NULL, grid_worker, &J) != 0)
+      break; /* fewer threads: the same answers, later */
+    started++;
+  }
+  grid_work(&J, pr, grid_end);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(tid[t], NULL);
+  pthread_mutex_destroy(&J.lock);
+  if (J.fail_st != PLD_SUCCESS) {
+    if (J.fail_detail[0])
+      return pld_fail(J.fail_st, "%s", J.fail_detail);
+    return J.fail_st;
+  }
+  return PLD_SUCCESS;
 }
 
 /* The first index j <= i whose run has the same q, sigma and steps as run
@@ -329,21 +446,15 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
     goto fail;
   double grid_end = n == 2 ? 0.6 : 1.0;
   int any_feasible = 0;
-  for (size_t g = 0; g < npts; g++) {
-    report_progress(&pr, 0.1, grid_end, g, npts, "grid");
-    const double *w = R->weights + g * n;
-    pld_merge_point *P = &R->points[g];
+  st = eval_grid(R, ev, plan->threads, &pr, grid_end);
+  if (st != PLD_SUCCESS)
+    goto fail;
+  for (size_t g = 0; g < npts; g++)
     for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
-      st = pld_merge_eval_point(ev, m, w, &P->upper[m], &P->lower[m],
-                                &P->met_accuracy[m]);
-      if (st != PLD_SUCCESS)
-        goto fail;
-      P->feasible[m] = P->upper[m] <= R->epsilon;
-      any_feasible |= P->feasible[m];
-      if (!P->met_accuracy[m])
+      any_feasible |= R->points[g].feasible[m];
+      if (!R->points[g].met_accuracy[m])
         R->warnings |= PLD_MERGE_WARN_ACCURACY;
     }
-  }
   if (!any_feasible)
     R->warnings |= PLD_MERGE_WARN_INFEASIBLE;
 

@@ -1,10 +1,13 @@
 /* pldkit tests: pldkit used from several threads at once (also run under
  * ThreadSanitizer by `make tsan`): concurrent accountants give the answers
  * they give alone, bit for bit; error details are per thread
- * (pld_error_detail); progress hooks are per thread (pld_set_progress). */
+ * (pld_error_detail); progress hooks are per thread (pld_set_progress); the
+ * merge planner's own threads (pld_merge_plan.threads) give its report. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+
+#include <pldkit/merge.h>
 
 #include "ref.h"
 
@@ -199,12 +202,48 @@ static void test_progress_hook(void **state)
   EXPECT_DONE();
 }
 
+/* ---- the merge planner's grid on threads ---- */
+
+static void test_merge_threads(void **state)
+{
+  (void)state;
+  /* short runs: under ThreadSanitizer this is the planner's whole path
+   * (own epsilons, baselines, the RS cache on the calling thread, then
+   * the grid's points shared by three threads) in a few seconds */
+  const pld_merge_run runs[3] = {{0.05, 1.0, 1.0, 0.1, 20},
+                                 {0.05, 1.0, 2.0, 0.1, 20},
+                                 {0.05, 3.0, 1.0, 0.1, 20}};
+  pld_merge_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.runs = runs;
+  plan.n = 3;
+  plan.epsilon = 1.0;
+  plan.delta = 1e-5;
+  plan.resolution = 2;
+  pld_merge_report *A = NULL, *B = NULL;
+  REQUIRE_OK(pld_merge_plan_compute(&plan, &A));
+  plan.threads = 3;
+  REQUIRE_OK(pld_merge_plan_compute(&plan, &B));
+  EXPECT(A->n_points == B->n_points, "%zu points against %zu", A->n_points,
+         B->n_points);
+  for (size_t g = 0; g < A->n_points && g < B->n_points; g++)
+    EXPECT(memcmp(A->points[g].upper, B->points[g].upper,
+                  sizeof A->points[g].upper) == 0 &&
+               memcmp(A->points[g].lower, B->points[g].lower,
+                      sizeof A->points[g].lower) == 0,
+           "point %zu differs between 1 and 3 threads", g);
+  pld_merge_report_free(A);
+  pld_merge_report_free(B);
+  EXPECT_DONE();
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concurrent_accountants),
       cmocka_unit_test(test_detail_per_thread),
       cmocka_unit_test(test_progress_hook),
+      cmocka_unit_test(test_merge_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,6 +153,22 @@ cat >"$tmp/five.json" <<'EOF5'
 EOF5
 expect_usage "5 runs over the work cap" '32032 units of work, above max_work = 8192.*--max-work' merge --config "$tmp/five.json"
 expect_usage "--max-work 0" 'max-work must be an integer' merge --config "$tmp/five.json" --max-work 0
+# --threads: the grid's points on T threads; the report is the same, bit for
+# bit, for any T (only "seconds" may differ)
+expect_usage "--threads 0" 'threads must be an integer in \[1, 64\]' merge --config "$tmp/two.json" --threads 0
+expect_usage "--threads 65" 'threads must be an integer in \[1, 64\]' merge --config "$tmp/two.json" --threads 65
+expect_usage "--threads 1.5" 'threads must be an integer' merge --config "$tmp/two.json" --threads 1.5
+if expect_ok "merge --threads 1" merge --config "$DATA/mnist_merge.json" --resolution 3 --json --threads 1; then
+  cp "$OUT" "$tmp/t1.json"
+  if expect_ok "merge --threads 3" merge --config "$DATA/mnist_merge.json" --resolution 3 --json --threads 3; then
+    cp "$OUT" "$tmp/t3.json"
+    pycheck "--threads 3 gives --threads 1's report" "$tmp/t3.json" '
+a = json.load(open(sys.argv[1].replace("t3.json", "t1.json")))
+a.pop("seconds"); d.pop("seconds")
+assert a == d
+'
+  fi
+fi
 cfg "{\"delta\": 1e-5, \"runs\": [$R], \"resolution\": 3, \"weights_grid\": 3}"
 expect_usage "resolution and weights_grid" 'weights_grid: the former name of resolution' merge --config "$tmp/bad.json" --epsilon 1
 for key in resolution weights_grid; do

@@ -17,6 +17,7 @@
  *    advanced composition recomputed from its formula here in long double.
  */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -261,6 +262,66 @@ static void test_three_runs_pinned(void **state)
   pld_merge_report_free(R);
 }
 
+/* The grid on several threads (pld_merge_plan.threads): every number of
+ * the report the same bit for bit as on one, progress from the calling
+ * thread only and still monotone. */
+static pthread_t caller;
+static int progress_elsewhere;
+static void prog_thread_cb(void *ctx, double f, const char *stage)
+{
+  (void)stage;
+  if (!pthread_equal(pthread_self(), caller))
+    progress_elsewhere = 1;
+  prog_cb(ctx, f, stage);
+}
+
+static void test_threads_same_report(void **state)
+{
+  (void)state;
+  pld_merge_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.runs = mnist3;
+  plan.n = 3;
+  plan.epsilon = 2.0;
+  plan.delta = 1e-5;
+  plan.resolution = 3;
+  pld_merge_report *A = NULL, *B = NULL;
+  assert_int_equal(pld_merge_plan_compute(&plan, &A), PLD_SUCCESS);
+  struct prog_log L = {0, 0.0, 1};
+  caller = pthread_self();
+  plan.progress = prog_thread_cb;
+  plan.progress_ctx = &L;
+  plan.threads = 3;
+  assert_int_equal(pld_merge_plan_compute(&plan, &B), PLD_SUCCESS);
+  assert_true(L.calls > 5 && L.monotone && L.last == 1.0);
+  assert_false(progress_elsewhere);
+  assert_int_equal(A->n_points, B->n_points);
+  assert_int_equal(A->warnings, B->warnings);
+  for (size_t g = 0; g < A->n_points; g++)
+    for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
+      const pld_merge_point *a = &A->points[g], *b = &B->points[g];
+      assert_memory_equal(&a->upper[m], &b->upper[m], sizeof(double));
+      assert_memory_equal(&a->lower[m], &b->lower[m], sizeof(double));
+      assert_int_equal(a->met_accuracy[m], b->met_accuracy[m]);
+      assert_int_equal(a->feasible[m], b->feasible[m]);
+    }
+  assert_memory_equal(&A->joint_pld, &B->joint_pld, sizeof A->joint_pld);
+  pld_merge_report_free(A);
+  pld_merge_report_free(B);
+  /* more threads than points, and beyond the cap: capped, same answers */
+  plan.resolution = 1;
+  plan.progress = NULL;
+  plan.threads = 1;
+  assert_int_equal(pld_merge_plan_compute(&plan, &A), PLD_SUCCESS);
+  plan.threads = 1000;
+  assert_int_equal(pld_merge_plan_compute(&plan, &B), PLD_SUCCESS);
+  for (size_t g = 0; g < A->n_points; g++)
+    assert_memory_equal(A->points[g].upper, B->points[g].upper,
+                        sizeof A->points[g].upper);
+  pld_merge_report_free(A);
+  pld_merge_report_free(B);
+}
+
 static void test_warnings(void **state)
 {
   (void)state;
@@ -433,6 +494,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_lc_event),
+      cmocka_unit_test(test_threads_same_report),
       cmocka_unit_test(test_warnings),
       cmocka_unit_test(test_two_runs_pinned),
       cmocka_unit_test(test_three_runs_pinned),

@@ -352,7 +352,17 @@ typedef struct pld_merge_plan {
                                   PLD_MERGE_DEFAULT_MAX_WORK; a plan above it
                                   is refused (PLD_ERANGE, the detail names
                                   its work and the cap) */
+  unsigned threads;          /**< threads evaluating the weight grid: 0 or
+                                  1 = the calling thread only; at most
+                                  PLD_MERGE_MAX_THREADS (more are capped).
+                                  Each point is computed alone, so every
+                                  number of the report is the same bit for
+                                  bit whatever the count; progress is
+                                  reported from the calling thread only */
 } pld_merge_plan;
+
+/** Cap on pld_merge_plan.threads. */
+#define PLD_MERGE_MAX_THREADS 64u
 
 /** One grid point's answers, indexed by enum pld_merge_method. */
 typedef struct pld_merge_point {

@@ -249,7 +249,8 @@ class MergePlan(Structure):
                 ("accuracy", c_double),
                 ("progress", MergeProgressFn),
                 ("progress_ctx", c_void_p),
-                ("max_work", c_size_t)]
+                ("max_work", c_size_t),
+                ("threads", c_uint)]
 
 
 class MergePoint(Structure):

@@ -584,16 +584,18 @@ class MergeReport(object):
 
 
 def plan(runs, epsilon, delta, resolution=0, accuracy=0.01, progress=None,
-         max_work=0):
+         max_work=0, threads=1):
     """The merge planner (pld_merge_plan_compute), what ``pldkit merge``
     prints: per grid point the certified eps(delta) of RS and LC under PLD
     and RDP, feasibility against epsilon, the baselines and, for 2 runs,
     the largest feasible weight on run 0 per method.  resolution 0 = the
     library's default (20 for <= 2 runs, 10 for more); accuracy as the
     CLI's --accuracy (default 0.01); max_work as --max-work (0: the
-    library's cap, grid points x 2^n <= 8192).  progress(fraction, stage), if given,
-    is called during the computation (an exception in it is printed by
-    ctypes and ignored).  Returns a MergeReport."""
+    library's cap, grid points x 2^n <= 8192); threads as --threads (the
+    weight grid's points on that many threads, 1 to 64; every number is the
+    same for any count).  progress(fraction, stage), if given, is called
+    from the calling thread during the computation (an exception in it is
+    printed by ctypes and ignored).  Returns a MergeReport."""
     _require()
     f = "pld_merge_plan_compute"
     rs, ptr, keep = _runs(runs, f)
@@ -605,6 +607,7 @@ def plan(runs, epsilon, delta, resolution=0, accuracy=0.01, progress=None,
     pl.resolution = integer(resolution, "resolution", f, 0, 2 ** 32 - 1)
     pl.accuracy = real(accuracy, "accuracy", f)
     pl.max_work = integer(max_work, "max_work", f, 0, 2 ** 53)
+    pl.threads = integer(threads, "threads", f, 1, 64)
     cb = None
     if progress is not None:
         if not callable(progress):

@@ -81,6 +81,21 @@ class TestPlanner(unittest.TestCase):
                             accuracy=0.01)
         self.assertEqual(e, rep.points[g]["lc_pld"].upper)
 
+    def test_plan_threads(self):
+        """threads=3 (the CLI's --threads): the same report to the last
+        digit, progress from the calling thread; a bad count is refused."""
+        runs = [M.Run(Q, 0.5, 1, 0.1, 100), M.Run(Q, 0.5, 2, 0.1, 100),
+                M.Run(Q, 2.0, 1, 0.1, 100)]
+        one = M.plan(runs, 2.0, 1e-5, resolution=3).as_dict()
+        seen = []
+        three = M.plan(runs, 2.0, 1e-5, resolution=3, threads=3,
+                       progress=lambda fr, st: seen.append(fr)).as_dict()
+        self.assertEqual(one, three)
+        self.assertTrue(seen and seen == sorted(seen))
+        for bad in (0, 65):
+            with self.assertRaises(pldkit.InvalidArgument):
+                M.plan(runs, 2.0, 1e-5, threads=bad)
+
     def test_plan_bad_input(self):
         runs = [M.Run(Q, 0.5, 1, 0.1, 10)]
         with self.assertRaises(pldkit.InvalidArgument):
