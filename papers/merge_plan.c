@@ -168,25 +168,25 @@ static void *grid_worker(void *arg)
   return NULL;
 }
 
-static int eval_grid(pld_merge_report *R, pld_merge_eval *ev,
+static int eval_grid(pld_merge_report *R, pld_merge_eval *ev, size_t first,
                      unsigned threads, const struct prog *pr, double grid_end)
 {
   struct grid_job J;
   J.R = R;
   J.ev = ev;
-  atomic_init(&J.next, 0);
-  atomic_init(&J.done, 0);
+  atomic_init(&J.next, first);
+  atomic_init(&J.done, first);
   atomic_init(&J.stop, 0);
   J.fail_g = SIZE_MAX;
   J.fail_st = PLD_SUCCESS;
   J.fail_detail[0] = '\0';
   if (pthread_mutex_init(&J.lock, NULL) != 0)
     return PLD_ENOMEM;
-  report_progress(pr, 0.1, grid_end, 0, R->n_points, "grid");
+  report_progress(pr, 0.1, grid_end, first, R->n_points, "grid");
   /* the first point alone: it builds the evaluator's shared RS cache */
   if (threads > PLD_MERGE_MAX_THREADS)
     threads = PLD_MERGE_MAX_THREADS;
-  if (threads > 1 && R->n_points > 1) {
+  if (first == 0 && threads > 1 && R->n_points > 1) {
     size_t g0 = atomic_fetch_add(&J.next, 1);
     int st = grid_point(R, ev, g0);
     if (st != PLD_SUCCESS) {
@@ -211,6 +211,73 @@ static int eval_grid(pld_merge_report *R, pld_merge_eval *ev,
       return pld_fail(J.fail_st, "%s", J.fail_detail);
     return J.fail_st;
   }
+  return PLD_SUCCESS;
+}
+
+/* Independent jobs of the plan (the runs' own epsilons, the baselines,
+ * the first grid point) on up to `threads` threads.  Each job writes only
+ * its own outputs; all of them run, and the status returned is the first
+ * failing job's among the first nchecked in list order (the order one
+ * thread runs them in), with its detail (job_status for the others). */
+struct job {
+  int (*fn)(void *arg);
+  void *arg;
+  int st;
+  char detail[256];
+};
+
+struct job_list {
+  struct job *j;
+  size_t n;
+  atomic_size_t next;
+};
+
+static void *job_worker(void *arg)
+{
+  struct job_list *L = arg;
+  for (;;) {
+    size_t i = atomic_fetch_add(&L->next, 1);
+    if (i >= L->n)
+      return NULL;
+    pld_detail_clear();
+    L->j[i].st = L->j[i].fn(L->j[i].arg);
+    L->j[i].detail[0] = '\0';
+    if (L->j[i].st != PLD_SUCCESS) {
+      strncpy(L->j[i].detail, pld_error_detail(), sizeof L->j[i].detail - 1);
+      L->j[i].detail[sizeof L->j[i].detail - 1] = '\0';
+    }
+  }
+}
+
+static int job_status(const struct job *j)
+{
+  if (j->st == PLD_SUCCESS)
+    return PLD_SUCCESS;
+  return j->detail[0] ? pld_fail(j->st, "%s", j->detail) : j->st;
+}
+
+static int run_jobs(struct job *j, size_t n, size_t nchecked,
+                    unsigned threads)
+{
+  struct job_list L;
+  L.j = j;
+  L.n = n;
+  atomic_init(&L.next, 0);
+  if (threads > PLD_MERGE_MAX_THREADS)
+    threads = PLD_MERGE_MAX_THREADS;
+  pthread_t tid[PLD_MERGE_MAX_THREADS];
+  unsigned started = 0;
+  for (unsigned t = 1; t < threads && t < n; t++) {
+    if (pthread_create(&tid[started], NULL, job_worker, &L) != 0)
+      break;
+    started++;
+  }
+  job_worker(&L);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(tid[t], NULL);
+  for (size_t i = 0; i < nchecked && i < n; i++)
+    if (j[i].st != PLD_SUCCESS)
+      return job_status(&j[i]);
   return PLD_SUCCESS;
 }
 
@@ -248,48 +315,77 @@ static int rdp_eps(const pld_rdp_curve *c, double delta, double *eps)
   return st;
 }
 
-static int baselines(pld_merge_report *R, const pld_params *dparams)
+/* The jobs of the plan (run_jobs). */
+struct own_job {
+  const pld_merge_run *run;
+  double delta;
+  const pld_params *params;
+  pld_result out;
+};
+
+static int own_job_fn(void *arg)
 {
-  size_t n = R->n;
+  struct own_job *o = arg;
+  return own_epsilon(o->run, o->delta, o->params, &o->out);
+}
+
+struct report_job {
+  pld_merge_report *R;
+  const pld_params *params;
+  pld_merge_eval *ev;
+};
+
+/* joint release, PLD: every run composed */
+static int joint_pld_fn(void *arg)
+{
+  struct report_job *b = arg;
   pld_accountant *acc = NULL;
   pld_result r;
-  int st = pld_merge_joint_accountant(n, R->runs, dparams, &acc);
+  int st = pld_merge_joint_accountant(b->R->n, b->R->runs, b->params, &acc);
   if (st == PLD_SUCCESS)
-    st = pld_accountant_epsilon(acc, R->delta, &r);
+    st = pld_accountant_epsilon(acc, b->R->delta, &r);
   pld_accountant_free(acc);
   if (st != PLD_SUCCESS)
     return st;
-  R->joint_pld = r.bound;
-  R->joint_pld_met_accuracy = r.met_accuracy;
+  b->R->joint_pld = r.bound;
+  b->R->joint_pld_met_accuracy = r.met_accuracy;
+  return PLD_SUCCESS;
+}
 
+/* joint release, RDP */
+static int joint_rdp_fn(void *arg)
+{
+  struct report_job *b = arg;
   pld_rdp_curve *c = NULL;
-  st = pld_rdp_curve_alloc_default(&c);
+  int st = pld_rdp_curve_alloc_default(&c);
   if (st == PLD_SUCCESS)
-    st = pld_merge_joint_rdp(n, R->runs, c);
+    st = pld_merge_joint_rdp(b->R->n, b->R->runs, c);
   if (st == PLD_SUCCESS)
-    st = rdp_eps(c, R->delta, &R->joint_rdp);
+    st = rdp_eps(c, b->R->delta, &b->R->joint_rdp);
   pld_rdp_curve_free(c);
-  if (st != PLD_SUCCESS)
-    return st;
+  return st;
+}
 
+/* the grid's first point: it builds the evaluator's shared RS cache */
+static int first_point_fn(void *arg)
+{
+  struct report_job *b = arg;
+  return grid_point(b->R, b->ev, 0);
+}
+
+/* Advanced composition from the runs' own epsilons at delta'/(2N) (adv[i]
+ * for sorted run i, computed for the first of equal runs only: clip and
+ * lr do not enter a run's own privacy, so equal runs have the same
+ * deterministic answer). */
+static int advanced(pld_merge_report *R, const struct own_job *adv)
+{
+  size_t n = R->n;
   double di[PLD_MERGE_MAX_RUNS];
   int finite = 1;
-  R->adv_delta_i = R->delta / (2.0 * (double)n);
-  R->adv_delta0 = R->delta / 2.0;
   for (size_t i = 0; i < n; i++) {
     di[i] = R->adv_delta_i;
-    size_t j = same_privacy(R->runs, i);
-    if (j < i) {
-      /* the same PLD as run j (clip and lr do not enter a run's own
-       * privacy): the same deterministic answer, not recomputed */
-      R->adv_eps_i[i] = R->adv_eps_i[j];
-      continue;
-    }
-    st = own_epsilon(&R->runs[i], di[i], dparams, &r);
-    if (st != PLD_SUCCESS)
-      return st;
-    R->adv_eps_i[i] = r.bound.upper;
-    finite &= isfinite(r.bound.upper);
+    R->adv_eps_i[i] = adv[same_privacy(R->runs, i)].out.bound.upper;
+    finite &= isfinite(R->adv_eps_i[i]);
   }
   if (finite)
     return pld_merge_advanced_composition(n, R->adv_eps_i, di, R->adv_delta0,
@@ -409,19 +505,26 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   sparams.accuracy = R->accuracy;
   pld_merge_eval *ev = NULL;
 
-  /* Own epsilons; sort least private first (stable insertion sort). */
+  /* Own epsilons (the first of equal runs only), on the plan's threads;
+   * sort least private first (stable insertion sort). */
+  report_progress(&pr, 0.0, 0.05, 0, 1, "runs");
+  struct own_job oj[PLD_MERGE_MAX_RUNS];
+  struct job jobs[2 * PLD_MERGE_MAX_RUNS + 3];
+  size_t nj = 0;
   pld_result own[PLD_MERGE_MAX_RUNS];
-  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++) {
-    report_progress(&pr, 0.0, 0.05, i, n, "runs");
-    size_t j = same_privacy(plan->runs, i);
-    if (j < i)
-      own[i] = own[j];
-    else
-      st = own_epsilon(&plan->runs[i], R->delta, &dparams, &own[i]);
+  for (size_t i = 0; i < n; i++) {
     R->order[i] = i;
+    oj[i].run = &plan->runs[i];
+    oj[i].delta = R->delta;
+    oj[i].params = &dparams;
+    if (same_privacy(plan->runs, i) == i)
+      jobs[nj++] = (struct job){own_job_fn, &oj[i], 0, ""};
   }
+  st = run_jobs(jobs, nj, nj, plan->threads);
   if (st != PLD_SUCCESS)
     goto fail;
+  for (size_t i = 0; i < n; i++)
+    own[i] = oj[same_privacy(plan->runs, i)].out;
   for (size_t i = 1; i < n; i++)
     for (size_t j = i; j > 0 && own[R->order[j]].bound.upper >
                                     own[R->order[j - 1]].bound.upper;
@@ -436,17 +539,40 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
     R->own_met_accuracy[i] = own[R->order[i]].met_accuracy;
   }
 
+  /* The baselines (joint release under PLD and RDP, the runs' own
+   * epsilons at delta'/(2N) for advanced composition) and the grid's first
+   * point, on the plan's threads; in one thread, in that order. */
   report_progress(&pr, 0.05, 0.1, 0, 1, "baselines");
-  st = baselines(R, &dparams);
-  if (st != PLD_SUCCESS)
-    goto fail;
-
-  st = pld_merge_eval_new(R->runs, n, R->delta, &sparams, &ev);
+  R->adv_delta_i = R->delta / (2.0 * (double)n);
+  R->adv_delta0 = R->delta / 2.0;
+  int ev_st = pld_merge_eval_new(R->runs, n, R->delta, &sparams, &ev);
+  struct report_job bj = {R, &dparams, ev};
+  struct own_job aj[PLD_MERGE_MAX_RUNS];
+  nj = 0;
+  jobs[nj++] = (struct job){joint_pld_fn, &bj, 0, ""};
+  jobs[nj++] = (struct job){joint_rdp_fn, &bj, 0, ""};
+  for (size_t i = 0; i < n; i++) {
+    aj[i].run = &R->runs[i];
+    aj[i].delta = R->adv_delta_i;
+    aj[i].params = &dparams;
+    if (same_privacy(R->runs, i) == i)
+      jobs[nj++] = (struct job){own_job_fn, &aj[i], 0, ""};
+  }
+  size_t nbase = nj;
+  if (ev_st == PLD_SUCCESS)
+    jobs[nj++] = (struct job){first_point_fn, &bj, 0, ""};
+  st = run_jobs(jobs, nj, nbase, plan->threads);
+  if (st == PLD_SUCCESS)
+    st = advanced(R, aj);
+  if (st == PLD_SUCCESS)
+    st = ev_st;
+  if (st == PLD_SUCCESS)
+    st = job_status(&jobs[nbase]);
   if (st != PLD_SUCCESS)
     goto fail;
   double grid_end = n == 2 ? 0.6 : 1.0;
   int any_feasible = 0;
-  st = eval_grid(R, ev, plan->threads, &pr, grid_end);
+  st = eval_grid(R, ev, 1, plan->threads, &pr, grid_end);
   if (st != PLD_SUCCESS)
     goto fail;
   for (size_t g = 0; g < npts; g++)

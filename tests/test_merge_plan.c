@@ -305,7 +305,13 @@ static void test_threads_same_report(void **state)
       assert_int_equal(a->met_accuracy[m], b->met_accuracy[m]);
       assert_int_equal(a->feasible[m], b->feasible[m]);
     }
+  /* and the baselines and own epsilons, computed as jobs on the threads */
   assert_memory_equal(&A->joint_pld, &B->joint_pld, sizeof A->joint_pld);
+  assert_memory_equal(&A->joint_rdp, &B->joint_rdp, sizeof A->joint_rdp);
+  assert_memory_equal(&A->adv_eps, &B->adv_eps, sizeof A->adv_eps);
+  assert_memory_equal(A->adv_eps_i, B->adv_eps_i, sizeof A->adv_eps_i);
+  assert_memory_equal(A->own_eps, B->own_eps, sizeof A->own_eps);
+  assert_memory_equal(A->order, B->order, sizeof A->order);
   pld_merge_report_free(A);
   pld_merge_report_free(B);
   /* more threads than points, and beyond the cap: capped, same answers */
