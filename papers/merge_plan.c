@@ -442,6 +442,20 @@ static int max_weight(const pld_merge_report *R, pld_merge_eval *ev, int m,
   return pld_bisect(plan_above, &q, lo, hi, 1e-12, 1e-4, INT_MAX, -1, w0);
 }
 
+/* one method's largest weight, as a job */
+struct weight_job {
+  const pld_merge_report *R;
+  pld_merge_eval *ev;
+  int m;
+  double w0;
+};
+
+static int weight_job_fn(void *arg)
+{
+  struct weight_job *wj = arg;
+  return max_weight(wj->R, wj->ev, wj->m, &wj->w0);
+}
+
 int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
 {
   if (!plan || !out || !plan->runs || plan->n < 1 ||
@@ -587,12 +601,19 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   for (int m = 0; m < PLD_MERGE_N_METHODS; m++)
     R->max_weight[m] = NAN;
   if (n == 2) {
+    /* the four methods' searches are independent: jobs on the threads */
+    report_progress(&pr, grid_end, 1.0, 0, 1, "max weight");
+    struct weight_job wj[PLD_MERGE_N_METHODS];
     for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
-      report_progress(&pr, grid_end, 1.0, (size_t)m, PLD_MERGE_N_METHODS,
-                      "max weight");
-      st = max_weight(R, ev, m, &R->max_weight[m]);
-      if (st != PLD_SUCCESS)
-        goto fail;
+      wj[m] = (struct weight_job){R, ev, m, NAN};
+      jobs[m] = (struct job){weight_job_fn, &wj[m], 0, ""};
+    }
+    st = run_jobs(jobs, PLD_MERGE_N_METHODS, PLD_MERGE_N_METHODS,
+                  plan->threads);
+    if (st != PLD_SUCCESS)
+      goto fail;
+    for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
+      R->max_weight[m] = wj[m].w0;
       if (R->max_weight[m] < 0.0)
         R->warnings |= PLD_MERGE_WARN_NO_WEIGHT;
     }
