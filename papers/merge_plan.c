@@ -99,25 +99,126 @@ static void report_progress(const struct prog *p, double lo, double hi,
   p->fn(p->ctx, f, stage);
 }
 
-/* The weight grid, by one or more threads.  Every point is computed alone
- * (its own accountants and curves; the evaluator's shared parts -- the
- * runs' composed PLDs of RS, their RDP curves -- are only read once the
- * first point has built them), so the report is the same bit for bit
- * whatever the number of threads.  Points are handed out in ascending
- * order; after a failure no new point is taken, but every point below it
- * was already taken and is finished, so the failure reported is the
- * lowest failing point's, as in one thread. */
-struct grid_job {
-  pld_merge_report *R;
-  pld_merge_eval *ev;
+/* Items 0 .. n-1 of fn on up to `threads` threads, the calling one
+ * included: the runs' own epsilons, the baselines, the weight grid's
+ * points, the largest-weight searches.  Each item writes only its own
+ * outputs (its own accountants and curves; the evaluator's shared parts --
+ * the runs' composed PLDs of RS, their RDP curves -- are only read once the
+ * grid's first point has built them), so the report is the same bit for
+ * bit whatever the number of threads.  Items are taken in ascending order;
+ * after a failure no new item is taken, but every item below it was
+ * already taken and finishes, so the failure kept is the lowest failing
+ * item's, as in one thread.  Progress (pr, may be NULL) is reported from
+ * the calling thread only, as items finish. */
+struct pool {
+  int (*fn)(void *ctx, size_t i);
+  void *ctx;
+  size_t n;
   atomic_size_t next, done;
   atomic_int stop;
   pthread_mutex_t lock; /* guards the fail_* fields */
-  size_t fail_g;
+  size_t fail_i;
   int fail_st;
   char fail_detail[256];
+  const struct prog *pr; /* progress: item i done at (off + i + 1) / total */
+  double lo, hi;
+  size_t off, total;
+  const char *stage;
 };
 
+static void pool_work(struct pool *P, int caller)
+{
+  for (;;) {
+    if (atomic_load(&P->stop))
+      return;
+    size_t i = atomic_fetch_add(&P->next, 1);
+    if (i >= P->n)
+      return;
+    pld_detail_clear();
+    int st = P->fn(P->ctx, i);
+    if (st != PLD_SUCCESS) {
+      pthread_mutex_lock(&P->lock);
+      if (i < P->fail_i) {
+        P->fail_i = i;
+        P->fail_st = st;
+        strncpy(P->fail_detail, pld_error_detail(), sizeof P->fail_detail - 1);
+        P->fail_detail[sizeof P->fail_detail - 1] = '\0';
+      }
+      pthread_mutex_unlock(&P->lock);
+      atomic_store(&P->stop, 1);
+      return;
+    }
+    size_t d = atomic_fetch_add(&P->done, 1) + 1;
+    if (caller && P->pr)
+      report_progress(P->pr, P->lo, P->hi, P->off + d, P->total, P->stage);
+  }
+}
+
+static void *pool_worker(void *arg)
+{
+  pool_work(arg, 0);
+  return NULL;
+}
+
+/* The lowest failure's status, its detail raised again on this thread. */
+static int pool_status(const struct pool *P)
+{
+  if (P->fail_st == PLD_SUCCESS)
+    return PLD_SUCCESS;
+  return P->fail_detail[0] ? pld_fail(P->fail_st, "%s", P->fail_detail)
+                           : P->fail_st;
+}
+
+/* Run the items of P (fn, ctx, n and the progress fields set; the rest is
+ * set here); returns pool_status(P). */
+static int pool_run(struct pool *P, unsigned threads)
+{
+  atomic_init(&P->next, 0);
+  atomic_init(&P->done, 0);
+  atomic_init(&P->stop, 0);
+  P->fail_i = SIZE_MAX;
+  P->fail_st = PLD_SUCCESS;
+  P->fail_detail[0] = '\0';
+  if (pthread_mutex_init(&P->lock, NULL) != 0)
+    return PLD_ENOMEM;
+  if (threads > PLD_MERGE_MAX_THREADS)
+    threads = PLD_MERGE_MAX_THREADS;
+  pthread_t tid[PLD_MERGE_MAX_THREADS];
+  unsigned started = 0;
+  for (unsigned t = 1; t < threads && t < P->n; t++) {
+    if (pthread_create(&tid[started], NULL, pool_worker, P) != 0)
+      break; /* fewer threads: the same answers, later */
+    started++;
+  }
+  pool_work(P, 1);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(tid[t], NULL);
+  pthread_mutex_destroy(&P->lock);
+  return pool_status(P);
+}
+
+/* A list of unlike jobs as pool items. */
+struct job {
+  int (*fn)(void *arg);
+  void *arg;
+};
+
+static int job_item(void *ctx, size_t i)
+{
+  const struct job *j = ctx;
+  return j[i].fn(j[i].arg);
+}
+
+static int run_jobs(struct pool *P, struct job *j, size_t n, unsigned threads)
+{
+  memset(P, 0, sizeof *P);
+  P->fn = job_item;
+  P->ctx = j;
+  P->n = n;
+  return pool_run(P, threads);
+}
+
+/* One grid point, every method. */
 static int grid_point(pld_merge_report *R, pld_merge_eval *ev, size_t g)
 {
   const double *w = R->weights + g * R->n;
@@ -132,153 +233,17 @@ static int grid_point(pld_merge_report *R, pld_merge_eval *ev, size_t g)
   return PLD_SUCCESS;
 }
 
-/* Take points until none is left (or one failed); pr is the calling
- * thread's progress (NULL in the workers), reported as points finish. */
-static void grid_work(struct grid_job *J, const struct prog *pr,
-                      double grid_end)
-{
-  for (;;) {
-    if (atomic_load(&J->stop))
-      return;
-    size_t g = atomic_fetch_add(&J->next, 1);
-    if (g >= J->R->n_points)
-      return;
-    int st = grid_point(J->R, J->ev, g);
-    if (st != PLD_SUCCESS) {
-      pthread_mutex_lock(&J->lock);
-      if (g < J->fail_g) {
-        J->fail_g = g;
-        J->fail_st = st;
-        strncpy(J->fail_detail, pld_error_detail(), sizeof J->fail_detail - 1);
-        J->fail_detail[sizeof J->fail_detail - 1] = '\0';
-      }
-      pthread_mutex_unlock(&J->lock);
-      atomic_store(&J->stop, 1);
-      return;
-    }
-    size_t d = atomic_fetch_add(&J->done, 1) + 1;
-    if (pr)
-      report_progress(pr, 0.1, grid_end, d, J->R->n_points, "grid");
-  }
-}
-
-static void *grid_worker(void *arg)
-{
-  grid_work(arg, NULL, 0.0);
-  return NULL;
-}
-
-static int eval_grid(pld_merge_report *R, pld_merge_eval *ev, size_t first,
-                     unsigned threads, const struct prog *pr, double grid_end)
-{
-  struct grid_job J;
-  J.R = R;
-  J.ev = ev;
-  atomic_init(&J.next, first);
-  atomic_init(&J.done, first);
-  atomic_init(&J.stop, 0);
-  J.fail_g = SIZE_MAX;
-  J.fail_st = PLD_SUCCESS;
-  J.fail_detail[0] = '\0';
-  if (pthread_mutex_init(&J.lock, NULL) != 0)
-    return PLD_ENOMEM;
-  report_progress(pr, 0.1, grid_end, first, R->n_points, "grid");
-  /* the first point alone: it builds the evaluator's shared RS cache */
-  if (threads > PLD_MERGE_MAX_THREADS)
-    threads = PLD_MERGE_MAX_THREADS;
-  if (first == 0 && threads > 1 && R->n_points > 1) {
-    size_t g0 = atomic_fetch_add(&J.next, 1);
-    int st = grid_point(R, ev, g0);
-    if (st != PLD_SUCCESS) {
-      pthread_mutex_destroy(&J.lock);
-      return st;
-    }
-    atomic_fetch_add(&J.done, 1);
-  }
-  pthread_t tid[PLD_MERGE_MAX_THREADS];
-  unsigned started = 0;
-  for (unsigned t = 1; t < threads && R->n_points > 2; t++) {
-    if (pthread_create(&tid[started], NULL, grid_worker, &J) != 0)
-      break; /* fewer threads: the same answers, later */
-    started++;
-  }
-  grid_work(&J, pr, grid_end);
-  for (unsigned t = 0; t < started; t++)
-    pthread_join(tid[t], NULL);
-  pthread_mutex_destroy(&J.lock);
-  if (J.fail_st != PLD_SUCCESS) {
-    if (J.fail_detail[0])
-      return pld_fail(J.fail_st, "%s", J.fail_detail);
-    return J.fail_st;
-  }
-  return PLD_SUCCESS;
-}
-
-/* Independent jobs of the plan (the runs' own epsilons, the baselines,
- * the first grid point) on up to `threads` threads.  Each job writes only
- * its own outputs; all of them run, and the status returned is the first
- * failing job's among the first nchecked in list order (the order one
- * thread runs them in), with its detail (job_status for the others). */
-struct job {
-  int (*fn)(void *arg);
-  void *arg;
-  int st;
-  char detail[256];
+/* the grid's points from `first` on, as pool items */
+struct grid_ctx {
+  pld_merge_report *R;
+  pld_merge_eval *ev;
+  size_t first;
 };
 
-struct job_list {
-  struct job *j;
-  size_t n;
-  atomic_size_t next;
-};
-
-static void *job_worker(void *arg)
+static int grid_item(void *ctx, size_t i)
 {
-  struct job_list *L = arg;
-  for (;;) {
-    size_t i = atomic_fetch_add(&L->next, 1);
-    if (i >= L->n)
-      return NULL;
-    pld_detail_clear();
-    L->j[i].st = L->j[i].fn(L->j[i].arg);
-    L->j[i].detail[0] = '\0';
-    if (L->j[i].st != PLD_SUCCESS) {
-      strncpy(L->j[i].detail, pld_error_detail(), sizeof L->j[i].detail - 1);
-      L->j[i].detail[sizeof L->j[i].detail - 1] = '\0';
-    }
-  }
-}
-
-static int job_status(const struct job *j)
-{
-  if (j->st == PLD_SUCCESS)
-    return PLD_SUCCESS;
-  return j->detail[0] ? pld_fail(j->st, "%s", j->detail) : j->st;
-}
-
-static int run_jobs(struct job *j, size_t n, size_t nchecked,
-                    unsigned threads)
-{
-  struct job_list L;
-  L.j = j;
-  L.n = n;
-  atomic_init(&L.next, 0);
-  if (threads > PLD_MERGE_MAX_THREADS)
-    threads = PLD_MERGE_MAX_THREADS;
-  pthread_t tid[PLD_MERGE_MAX_THREADS];
-  unsigned started = 0;
-  for (unsigned t = 1; t < threads && t < n; t++) {
-    if (pthread_create(&tid[started], NULL, job_worker, &L) != 0)
-      break;
-    started++;
-  }
-  job_worker(&L);
-  for (unsigned t = 0; t < started; t++)
-    pthread_join(tid[t], NULL);
-  for (size_t i = 0; i < nchecked && i < n; i++)
-    if (j[i].st != PLD_SUCCESS)
-      return job_status(&j[i]);
-  return PLD_SUCCESS;
+  const struct grid_ctx *c = ctx;
+  return grid_point(c->R, c->ev, c->first + i);
 }
 
 /* The first index j <= i whose run has the same q, sigma and steps as run
@@ -524,6 +489,7 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   report_progress(&pr, 0.0, 0.05, 0, 1, "runs");
   struct own_job oj[PLD_MERGE_MAX_RUNS];
   struct job jobs[2 * PLD_MERGE_MAX_RUNS + 3];
+  struct pool pool;
   size_t nj = 0;
   pld_result own[PLD_MERGE_MAX_RUNS];
   for (size_t i = 0; i < n; i++) {
@@ -532,9 +498,9 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
     oj[i].delta = R->delta;
     oj[i].params = &dparams;
     if (same_privacy(plan->runs, i) == i)
-      jobs[nj++] = (struct job){own_job_fn, &oj[i], 0, ""};
+      jobs[nj++] = (struct job){own_job_fn, &oj[i]};
   }
-  st = run_jobs(jobs, nj, nj, plan->threads);
+  st = run_jobs(&pool, jobs, nj, plan->threads);
   if (st != PLD_SUCCESS)
     goto fail;
   for (size_t i = 0; i < n; i++)
@@ -563,30 +529,44 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
   struct report_job bj = {R, &dparams, ev};
   struct own_job aj[PLD_MERGE_MAX_RUNS];
   nj = 0;
-  jobs[nj++] = (struct job){joint_pld_fn, &bj, 0, ""};
-  jobs[nj++] = (struct job){joint_rdp_fn, &bj, 0, ""};
+  jobs[nj++] = (struct job){joint_pld_fn, &bj};
+  jobs[nj++] = (struct job){joint_rdp_fn, &bj};
   for (size_t i = 0; i < n; i++) {
     aj[i].run = &R->runs[i];
     aj[i].delta = R->adv_delta_i;
     aj[i].params = &dparams;
     if (same_privacy(R->runs, i) == i)
-      jobs[nj++] = (struct job){own_job_fn, &aj[i], 0, ""};
+      jobs[nj++] = (struct job){own_job_fn, &aj[i]};
   }
   size_t nbase = nj;
   if (ev_st == PLD_SUCCESS)
-    jobs[nj++] = (struct job){first_point_fn, &bj, 0, ""};
-  st = run_jobs(jobs, nj, nbase, plan->threads);
-  if (st == PLD_SUCCESS)
+    jobs[nj++] = (struct job){first_point_fn, &bj};
+  /* a failure of the baselines first, then advanced composition's and the
+   * evaluator's, then the first point's: one thread's order */
+  st = run_jobs(&pool, jobs, nj, plan->threads);
+  if (st == PLD_SUCCESS || pool.fail_i >= nbase)
     st = advanced(R, aj);
   if (st == PLD_SUCCESS)
     st = ev_st;
   if (st == PLD_SUCCESS)
-    st = job_status(&jobs[nbase]);
+    st = pool_status(&pool);
   if (st != PLD_SUCCESS)
     goto fail;
   double grid_end = n == 2 ? 0.6 : 1.0;
   int any_feasible = 0;
-  st = eval_grid(R, ev, 1, plan->threads, &pr, grid_end);
+  struct grid_ctx gc = {R, ev, 1};
+  memset(&pool, 0, sizeof pool);
+  pool.fn = grid_item;
+  pool.ctx = &gc;
+  pool.n = npts - 1;
+  pool.pr = &pr;
+  pool.lo = 0.1;
+  pool.hi = grid_end;
+  pool.off = 1;
+  pool.total = npts;
+  pool.stage = "grid";
+  report_progress(&pr, 0.1, grid_end, 1, npts, "grid");
+  st = pool_run(&pool, plan->threads);
   if (st != PLD_SUCCESS)
     goto fail;
   for (size_t g = 0; g < npts; g++)
@@ -606,10 +586,9 @@ int pld_merge_plan_compute(const pld_merge_plan *plan, pld_merge_report **out)
     struct weight_job wj[PLD_MERGE_N_METHODS];
     for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {
       wj[m] = (struct weight_job){R, ev, m, NAN};
-      jobs[m] = (struct job){weight_job_fn, &wj[m], 0, ""};
+      jobs[m] = (struct job){weight_job_fn, &wj[m]};
     }
-    st = run_jobs(jobs, PLD_MERGE_N_METHODS, PLD_MERGE_N_METHODS,
-                  plan->threads);
+    st = run_jobs(&pool, jobs, PLD_MERGE_N_METHODS, plan->threads);
     if (st != PLD_SUCCESS)
       goto fail;
     for (int m = 0; m < PLD_MERGE_N_METHODS; m++) {

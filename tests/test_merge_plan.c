@@ -149,16 +149,24 @@ static void prog_cb(void *ctx, double f, const char *stage)
   L->calls++;
 }
 
+/* A plan of n of the MNIST runs at delta' = 1e-5, everything else default. */
+static pld_merge_plan mnist_plan(const pld_merge_run *runs, size_t n,
+                                 double epsilon, unsigned resolution)
+{
+  pld_merge_plan plan;
+  memset(&plan, 0, sizeof plan);
+  plan.runs = runs;
+  plan.n = n;
+  plan.epsilon = epsilon;
+  plan.delta = 1e-5;
+  plan.resolution = resolution;
+  return plan;
+}
+
 static void test_two_runs_pinned(void **state)
 {
   (void)state;
-  pld_merge_plan plan;
-  memset(&plan, 0, sizeof plan);
-  plan.runs = mnist2;
-  plan.n = 2;
-  plan.epsilon = 2.0;
-  plan.delta = 1e-5;
-  plan.resolution = 4;
+  pld_merge_plan plan = mnist_plan(mnist2, 2, 2.0, 4);
   struct prog_log L = {0, 0.0, 1};
   plan.progress = prog_cb;
   plan.progress_ctx = &L;
@@ -231,13 +239,7 @@ static void test_two_runs_pinned(void **state)
 static void test_three_runs_pinned(void **state)
 {
   (void)state;
-  pld_merge_plan plan;
-  memset(&plan, 0, sizeof plan);
-  plan.runs = mnist3;
-  plan.n = 3;
-  plan.epsilon = 2.0;
-  plan.delta = 1e-5;
-  plan.resolution = 2;
+  pld_merge_plan plan = mnist_plan(mnist3, 3, 2.0, 2);
   pld_merge_report *R = NULL;
   assert_int_equal(pld_merge_plan_compute(&plan, &R), PLD_SUCCESS);
   assert_int_equal(R->n_points, 6);
@@ -278,13 +280,7 @@ static void prog_thread_cb(void *ctx, double f, const char *stage)
 static void test_threads_same_report(void **state)
 {
   (void)state;
-  pld_merge_plan plan;
-  memset(&plan, 0, sizeof plan);
-  plan.runs = mnist3;
-  plan.n = 3;
-  plan.epsilon = 2.0;
-  plan.delta = 1e-5;
-  plan.resolution = 3;
+  pld_merge_plan plan = mnist_plan(mnist3, 3, 2.0, 3);
   pld_merge_report *A = NULL, *B = NULL;
   assert_int_equal(pld_merge_plan_compute(&plan, &A), PLD_SUCCESS);
   struct prog_log L = {0, 0.0, 1};
@@ -331,13 +327,7 @@ static void test_threads_same_report(void **state)
 static void test_warnings(void **state)
 {
   (void)state;
-  pld_merge_plan plan;
-  memset(&plan, 0, sizeof plan);
-  plan.runs = mnist2;
-  plan.n = 2;
-  plan.epsilon = 1e-3; /* below every method's epsilon */
-  plan.delta = 1e-5;
-  plan.resolution = 1;
+  pld_merge_plan plan = mnist_plan(mnist2, 2, 1e-3, 1); /* below every method's epsilon */
   pld_merge_report *R = NULL;
   assert_int_equal(pld_merge_plan_compute(&plan, &R), PLD_SUCCESS);
   assert_true(R->warnings & PLD_MERGE_WARN_INFEASIBLE);
