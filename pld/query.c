@@ -26,31 +26,23 @@ static double loss_at(const struct pld_pmf *p, size_t j, double grid, int sgn)
   return l + (double)sgn * 4.0 * PLD_U * fabs(l);
 }
 
+struct idx_eps {
+  double eps;
+  size_t i;
+};
+
+/* sweep (below) at one eps */
+static void sweep(const struct pld_pmf *p, double grid,
+                  const struct idx_eps *e, size_t n, double *vals, int *pos,
+                  int sgn);
+
 double pld_pmf_delta(const struct pld_pmf *p, double grid, double eps, int sgn)
 {
-  if (eps == INFINITY)
-    return p->inf;
-  /* Walking down from the top (solve_eps' and sweep's form): with k the
-   * lowest atom above eps, the value is inf + D_k + W_k (1 - e^{eps - l_k}),
-   * D_k = sum_{j > k} m_j (1 - e^{l_k - l_j}) and W_k = sum_{j >= k} m_j
-   * e^{l_k - l_j} by D_k = D_{k+1} + W_{k+1} (1 - e^{-Delta}) and W_k = m_k
-   * + e^{-Delta} W_{k+1}: two multiply-adds per atom where the sum of
-   * m_j (1 - e^{eps - l_j}) took an expm1 each (a fifth of a merge plan's
-   * time).  Only l_k is a rounded loss, moved outward like every atom by
-   * loss_at; the atoms above sit at exact multiples of Delta from it, so
-   * each term's loss is that atom's exact one moved the same way.  The
-   * rounding: see eval_slack. */
-  double D = 0.0, W = 0.0, eg = exp(-grid), c1 = -expm1(-grid);
-  size_t k = p->n;
-  while (k > 0 && loss_at(p, k - 1, grid, sgn) > eps) {
-    k--;
-    if (k + 1 < p->n)
-      D += W * c1;
-    W = p->m[k] + eg * W;
-  }
-  if (k == p->n)
-    return p->inf;
-  return p->inf + D + W * -expm1(eps - loss_at(p, k, grid, sgn));
+  struct idx_eps e = {eps, 0};
+  double v;
+  int pos;
+  sweep(p, grid, &e, 1, &v, &pos, sgn);
+  return v;
 }
 
 /* ---- tilted members (docs/design.md §5a) ----
@@ -163,8 +155,8 @@ void pld_pmf_moments(const struct pld_pmf *p, double grid, double *mean,
 /* Certified values of one member's exact curve from a computed one (§5, and
  * "Last-bit rounding" in docs/design.md).
  *
- * pld_pmf_delta and sweep sum non-negative terms by the recurrences of
- * D and W (pld_pmf_delta): e^{-Delta} and 1 - e^{-Delta} are within 2 ulp
+ * sweep (and pld_pmf_delta, sweep at one eps) sums non-negative terms by
+ * the recurrences of D and W: e^{-Delta} and 1 - e^{-Delta} are within 2 ulp
  * (glibc documents 1 for exp and expm1), so the factor e^{-(j-k) Delta} an
  * atom j carries in W_k is within 2 (j - k) u relative (its own rounding and
  * one multiply per step), the additions of non-negative terms add u/2 per
@@ -540,10 +532,6 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
   return PLD_SUCCESS;
 }
 
-struct idx_eps {
-  double eps;
-  size_t i;
-};
 
 static int cmp_desc(const void *x, const void *y)
 {
@@ -553,8 +541,10 @@ static int cmp_desc(const void *x, const void *y)
 
 /* delta at sorted-descending epsilons in one sweep down the pmf, with the
  * non-negative form of solve_eps (value inf + D_k + W_k (1 - e^{eps - l_k})
- * on [l_{k-1}, l_k]), so its rounding is relative like pld_pmf_delta's; pos
- * marks the points where the exact value is positive. */
+ * on [l_{k-1}, l_k], two multiply-adds per atom; at one eps it is
+ * pld_pmf_delta, for every certified value of a member); its rounding is
+ * bounded at eval_slack; pos marks the points where the exact value is
+ * positive. */
 static void sweep(const struct pld_pmf *p, double grid,
                   const struct idx_eps *e, size_t n, double *vals, int *pos,
                   int sgn)
