@@ -80,7 +80,7 @@ typedef int (*rdp_fn)(const struct value *v, pld_rdp_curve *c,
 
 /* Instead of build: add count runs of the event's PLD mechanisms to acc
  * itself (an event made of several mechanisms, e.g. balanced-iteration's
- * group reduction); returns a pld_status, called only when adding. */
+ * split into blocks); returns a pld_status, called only when adding. */
 typedef int (*add_fn)(const struct value *v, pld_accountant *acc,
                       uint64_t count);
 

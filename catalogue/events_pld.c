@@ -368,8 +368,8 @@ const char *ev_no_pld_splitting(const struct value *v)
          "shared among k blocks (k = 1 has a PLD: the one-of-d allocation)";
 }
 
-/* balanced-iteration: T steps, k each (papers/allocation.c: the group
- * reduction to one-of-floor/ceil(T/k) allocations, each a bracket). */
+/* balanced-iteration: T steps, k each (papers/allocation.c: the split of
+ * pld_allocation_split, one-of-n groups and two-of-m blocks). */
 int ev_add_bis(const struct value *v, pld_accountant *acc,
                uint64_t count)
 {

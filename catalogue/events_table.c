@@ -288,9 +288,10 @@ static const struct event_spec events[] = {
               "count=N composes N such runs (epochs, Remark 3.10); do not "
               "set count=T.  PLD (the default backend): k = 1 is the "
               "one-of-T random allocation pair bracketed between two finite "
-              "pairs, k > 1 the composition of k one-of-floor/ceil(T/k) "
-              "allocations that dominates it (upper end certified, the "
-              "lower end is the reduction's, docs/allocation.md).  RDP "
+              "pairs, k > 1 a split that dominates it: the k "
+              "one-of-floor/ceil(T/k) groups, paired into two-of-m blocks "
+              "where m <= 12 (upper end certified; the lower end is the "
+              "summed output's Gaussian, docs/allocation.md).  RDP "
               "(--backend rdp): the same sound RDP as model-splitting with "
               "d = T (the run's reduction to that pair is the paper's, "
               "docs/papers-rdp.md)",

@@ -24,6 +24,7 @@
 #include <pldkit/allocation.h>
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,6 +551,340 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
 }
 
 /* ------------------------------------------------------------------------ */
+/* Two-of-m allocation (issue 12, fifth pass; docs/allocation.md "Blocks of
+ * two").  Its likelihood ratio is S = e_2(X_1, ..., X_m) / C(m, 2), e_2 the
+ * second elementary symmetric polynomial.  After i terms the state (a, b) =
+ * (e_1, e_2)(X_1..X_i) determines S through S C(m,2) = b + a R_1 + R_2,
+ * (R_1, R_2) = (e_1, e_2) of the remaining terms, independent of the state:
+ * S is affine in the state.  So a mean-preserving spread of the state (its
+ * mass split onto the four corners of its cell with bilinear weights, which
+ * keeps the mean of both coordinates) is a mean-preserving spread of S
+ * given everything else, and S <=cx S_U.  Likewise X_i -> its U law, since
+ * e_2 is affine in each X_i.  Only U is formed: a block of two is used for
+ * k > 1, whose lower end is not the blocks'.
+ *
+ * All values sit on one geometric lattice x_j = X0 e^{eta j} (X's cell edges;
+ * its two end atoms are spread onto their neighbouring lattice points), a_p =
+ * X0 e^{eta p}, b_q = X0^2 e^{eta q}.  A sum of two lattice points e^{eta u} +
+ * e^{eta (u + d)} lies in the cell u + off[d] at the fraction fr[d], a table
+ * over d: a + x is (p, j - p), b + a x is (q, p + j - q), and S is b's
+ * lattice divided by C(m, 2). */
+
+#define TWO_MAX_M 12           /* largest block of two (cost, see below) */
+#define TWO_MAX_ATOMS 1500.0   /* lattice points of X at most */
+#define TWO_ETA 0.05           /* lattice ratio over mu */
+#define TWO_MAX_WORK 2.5e8     /* (cells x atoms) summed over the steps */
+#define TWO_COARSE 8           /* coarse lattice of negligible cells */
+#define TWO_NEGLIGIBLE 1e-33   /* mass (Q or P) a coarse cell may carry */
+
+struct two_tab {
+  long dmin, n;
+  long *off;
+  double *fr;
+};
+
+/* e^{eta u} + e^{eta (u + d)} = e^{eta (u + off)} (1 + fr (e^eta - 1)) */
+static int two_tab_make(double eta, long dmin, long dmax, struct two_tab *t)
+{
+  t->dmin = dmin;
+  t->n = dmax - dmin + 1;
+  t->off = pld_malloc((size_t)t->n * sizeof(long));
+  t->fr = pld_malloc((size_t)t->n * sizeof(double));
+  if (!t->off || !t->fr)
+    return PLD_ENOMEM;
+  double em = expm1(eta);
+  for (long i = 0; i < t->n; i++) {
+    double d = (double)(dmin + i);
+    double s = d <= 0.0 ? log1p(exp(eta * d)) / eta
+                        : d + log1p(exp(-eta * d)) / eta;
+    double o = floor(s), f;
+    /* (1 + e^{eta d}) e^{-eta o} - 1, without cancellation */
+    if (o == 0.0)
+      f = exp(eta * d) / em;
+    else
+      f = (expm1(eta * (d - o)) + exp(-eta * o)) / em;
+    t->off[i] = (long)o;
+    t->fr[i] = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+  }
+  return PLD_SUCCESS;
+}
+
+static void two_tab_free(struct two_tab *t)
+{
+  pld_free(t->off);
+  pld_free(t->fr);
+}
+
+/* The lattice ratio and the size of X's lattice for mu (law_base's cells,
+ * the end atoms one cell beyond).  The ratio grows with mu like the width
+ * of log X, so the lattice has ~40 (ZMAX_EXTRA + 1 + mu) points for every
+ * mu; the spread then costs about 0.1% of epsilon(1e-5) on a block of 5
+ * (mu = 1/2) and 0.13% (mu = 1, m = 10) to 0.24% (m = 20) above the
+ * value the finer lattices converge to (docs/allocation.md). */
+static double two_eta(double mu, double *natoms)
+{
+  double range = 2.0 * (ZMAX_EXTRA + mu + 1.0) * mu;
+  double eta = TWO_ETA * mu;
+  if (range / eta > TWO_MAX_ATOMS)
+    eta = range / TWO_MAX_ATOMS;
+  *natoms = range / eta;
+  return eta;
+}
+
+/* Whether a two-of-m block is worth forming: m <= TWO_MAX_M, and its work
+ * (steps x occupied cells x atoms; about natoms^3 / 40 per step, measured)
+ * within TWO_MAX_WORK, under a second on the 2-core machine. */
+static int two_feasible(double mu, uint64_t m)
+{
+  if (m < 3 || m > TWO_MAX_M || !(mu >= MU_MIN && mu <= MU_MAX))
+    return 0;
+  double nx;
+  two_eta(mu, &nx);
+  return (double)(m - 2) * nx * nx * nx / 40.0 <= TWO_MAX_WORK;
+}
+
+/* Cells of the state (after i terms) whose mass matters to no curve are
+ * spread onto the coarse lattice of every TWO_COARSE-th point (bilinear
+ * weights: a mean-preserving spread, so U stays above the truth); the next
+ * steps then visit few of them.  A cell's weight is its mass times the
+ * larger of 1 and E[S | cell] = (b + a (m - i) + C(m - i, 2)) / C(m, 2),
+ * so that neither the Q-mass nor the P-mass of what moves exceeds
+ * TWO_NEGLIGIBLE; it moves by at most a factor e^{TWO_COARSE eta} in a and
+ * b. */
+static void two_coarsen(double *W, long na, long nb, double lx0, double eta,
+                        uint64_t m, uint64_t i)
+{
+  double Cm = 0.5 * (double)m * (double)(m - 1), r = (double)(m - i);
+  double Cr = 0.5 * r * (r - 1.0);
+  const long K = TWO_COARSE;
+  for (long p = 0; p + K < na; p++) {
+    double a = exp(lx0 + eta * (double)p);
+    long P0 = p - p % K;
+    double a0 = exp(lx0 + eta * (double)P0), a1 = exp(lx0 + eta * (double)(P0 + K));
+    double fa = p == P0 ? 0.0 : (a - a0) / (a1 - a0);
+    fa = fa < 0.0 ? 0.0 : fa > 1.0 ? 1.0 : fa;
+    double *row = W + (size_t)p * (size_t)nb;
+    for (long q = 0; q + K < nb; q++) {
+      double w = row[q];
+      if (!(w > 0.0) || (p == P0 && q % K == 0))
+        continue;
+      double b = exp(2.0 * lx0 + eta * (double)q);
+      double es = (b + a * r + Cr) / Cm;
+      if (!(w * (es > 1.0 ? es : 1.0) < TWO_NEGLIGIBLE))
+        continue;
+      long Q0 = q - q % K;
+      double b0 = exp(2.0 * lx0 + eta * (double)Q0);
+      double b1 = exp(2.0 * lx0 + eta * (double)(Q0 + K));
+      double fb = q == Q0 ? 0.0 : (b - b0) / (b1 - b0);
+      fb = fb < 0.0 ? 0.0 : fb > 1.0 ? 1.0 : fb;
+      row[q] = 0.0;
+      double *c0 = W + (size_t)P0 * (size_t)nb + (size_t)Q0;
+      double *c1 = c0 + (size_t)K * (size_t)nb;
+      c0[0] += w * (1.0 - fa) * (1.0 - fb);
+      c0[K] += w * (1.0 - fa) * fb;
+      c1[0] += w * fa * (1.0 - fb);
+      c1[K] += w * fa * fb;
+    }
+  }
+}
+
+/* The U law of the two-of-m ratio S (3 <= m <= TWO_MAX_M). */
+static int law_two_of(double mu, uint64_t m, struct law *out)
+{
+  double nxe, eta = two_eta(mu, &nxe);
+  struct law X = {0};
+  int st = law_base(mu, 1, eta, 1, &X);
+  if (st)
+    return st;
+  law_trim(&X, 1);
+  /* law_base's lattice: edges exp(mu (-zmax + j h) - mu^2/2) */
+  double zmax = ZMAX_EXTRA + mu, h = eta / mu;
+  double nc = ceil(2.0 * zmax / h);
+  h = 2.0 * zmax / nc;
+  eta = mu * h;
+  double lx0 = -mu * zmax - 0.5 * mu * mu;
+  long jlo = LONG_MAX, jhi = LONG_MIN;
+  for (size_t i = 0; i < X.n; i++) {
+    long j = (long)floor((log(X.v[i]) - lx0) / eta + 1e-6);
+    jlo = j < jlo ? j : jlo;
+    jhi = j + 1 > jhi ? j + 1 : jhi;
+  }
+  lx0 += eta * (double)jlo; /* lattice point 0 */
+  long nx = jhi - jlo + 1;
+  double C = 0.5 * (double)m * (double)(m - 1);
+  /* room for the sums, and for the coarse cells (two_coarsen): each pass
+   * moves a cell up by at most TWO_COARSE points in a and in b */
+  long pad = (long)m * TWO_COARSE;
+  long na = nx + (long)ceil(log((double)m) / eta) + 3 + pad;
+  long nb = 2 * nx + (long)ceil(log(C) / eta) + 4 + pad;
+  double *xw = pld_calloc((size_t)nx, sizeof(double));
+  long *xj = pld_malloc((size_t)nx * sizeof(long));
+  double *W = pld_calloc((size_t)na * (size_t)nb, sizeof(double));
+  double *W2 = pld_calloc((size_t)na * (size_t)nb, sizeof(double));
+  long *qlo = pld_malloc((2 * (size_t)na + (size_t)nb) * sizeof(long));
+  long *qhi = qlo + na, *rq = qhi + na;
+  double *rw = pld_malloc((size_t)nb * sizeof(double));
+  long nf = nb + na + nx + 2;
+  double *F = pld_calloc((size_t)nf, sizeof(double));
+  struct two_tab tab = {0};
+  if (!xw || !xj || !W || !W2 || !qlo || !rw || !F)
+    st = PLD_ENOMEM;
+  if (!st)
+    st = two_tab_make(eta, -(nb + na + nx), nb + na + nx, &tab);
+  if (st)
+    goto done;
+  /* X onto the lattice: every atom split between its two lattice points
+   * with its mean kept (on-lattice atoms keep all their mass) */
+  for (size_t i = 0; i < X.n; i++) {
+    double t = (log(X.v[i]) - lx0) / eta;
+    long j = (long)floor(t + 1e-6);
+    if (j < 0)
+      j = 0;
+    if (j > nx - 2)
+      j = nx - 2;
+    double lo = exp(lx0 + eta * (double)j), hi = exp(lx0 + eta * (double)(j + 1));
+    double f = (X.v[i] - lo) / (hi - lo);
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    xw[j] += X.w[i] * (1.0 - f);
+    xw[j + 1] += X.w[i] * f;
+  }
+  /* negligible atoms (Q- and P-mass below TWO_NEGLIGIBLE) onto the coarse
+   * lattice, as two_coarsen does with the state: a spread */
+  for (long j = 0; j + TWO_COARSE < nx; j++) {
+    long J0 = j - j % TWO_COARSE;
+    double x = exp(lx0 + eta * (double)j);
+    if (j == J0 || !(xw[j] > 0.0) || !(xw[j] * fmax(x, 1.0) < TWO_NEGLIGIBLE))
+      continue;
+    double x0 = exp(lx0 + eta * (double)J0);
+    double x1 = exp(lx0 + eta * (double)(J0 + TWO_COARSE));
+    double f = (x - x0) / (x1 - x0);
+    f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
+    xw[J0] += xw[j] * (1.0 - f);
+    xw[J0 + TWO_COARSE] += xw[j] * f;
+    xw[j] = 0.0;
+  }
+  long nj = 0;
+  for (long j = 0; j < nx; j++)
+    if (xw[j] > 0.0)
+      xj[nj++] = j;
+  const long *off = tab.off - tab.dmin;
+  const double *fr = tab.fr - tab.dmin;
+  /* two terms: a = x_i + x_j, b = x_i x_j exactly on the lattice (i + j) */
+  for (long s = 0; s < nj; s++)
+    for (long t = s; t < nj; t++) {
+      long i = xj[s], j = xj[t];
+      double w = xw[i] * xw[j] * (i == j ? 1.0 : 2.0);
+      if (m == 2) {
+        F[i + j] += w;
+        continue;
+      }
+      long d = j - i, p = i + off[d];
+      double fa = fr[d], *r = W + (size_t)p * nb + (size_t)(i + j);
+      r[0] += w * (1.0 - fa);
+      r[nb] += w * fa;
+    }
+  for (uint64_t step = 3; step <= m; step++) {
+    int last = step == m;
+    two_coarsen(W, na, nb, lx0, eta, m, step - 1);
+    /* the rows' occupied ranges */
+    for (long p = 0; p < na; p++) {
+      const double *r = W + (size_t)p * nb;
+      long lo = 0, hi = nb - 1;
+      while (lo < nb && !(r[lo] > 0.0))
+        lo++;
+      while (hi >= lo && !(r[hi] > 0.0))
+        hi--;
+      qlo[p] = lo;
+      qhi[p] = hi;
+    }
+    if (!last)
+      memset(W2, 0, (size_t)na * (size_t)nb * sizeof(double));
+    /* p, then the atom, then q: for fixed (p, j) the target row and its
+     * weight are fixed and b + a x grows with q, so the writes sweep two
+     * rows (or F) forward */
+    for (long p = 0; p < na && !st; p++) {
+      if (qlo[p] > qhi[p])
+        continue;
+      /* the row's occupied cells, compacted (coarse cells leave gaps) */
+      const double *row = W + (size_t)p * (size_t)nb;
+      long nq = 0;
+      for (long q = qlo[p]; q <= qhi[p]; q++)
+        if (row[q] > 0.0) {
+          rq[nq] = q;
+          rw[nq++] = row[q];
+        }
+      long qz = rq[nq - 1];
+      for (long s = 0; s < nj; s++) {
+        long j = xj[s], base = p + j;
+        double xwj = xw[j];
+        if (last) { /* S C = b + a x on b's lattice */
+          if (qz + off[base - qz] + 2 > nf) {
+            st = PLD_ERANGE; /* not reached: F covers the sums */
+            break;
+          }
+          for (long t = 0; t < nq; t++) {
+            long q = rq[t], d2 = base - q, q2 = q + off[d2];
+            double wx = rw[t] * xwj, f = fr[d2];
+            F[q2] += wx * (1.0 - f);
+            F[q2 + 1] += wx * f;
+          }
+          continue;
+        }
+        long d1 = j - p, p2 = p + off[d1];
+        if (p2 + 1 >= na || qz + off[base - qz] + 1 >= nb) {
+          st = PLD_ERANGE; /* not reached: the lattice covers the sums */
+          break;
+        }
+        double fa = fr[d1], w0 = xwj * (1.0 - fa), w1 = xwj * fa;
+        double *r0 = W2 + (size_t)p2 * (size_t)nb, *r1 = r0 + nb;
+        for (long t = 0; t < nq; t++) {
+          long q = rq[t], d2 = base - q, q2 = q + off[d2];
+          double fb = fr[d2], u0 = rw[t] * w0, u1 = rw[t] * w1;
+          r0[q2] += u0 * (1.0 - fb);
+          r0[q2 + 1] += u0 * fb;
+          r1[q2] += u1 * (1.0 - fb);
+          r1[q2 + 1] += u1 * fb;
+        }
+      }
+    }
+    if (!last) {
+      double *tmp = W;
+      W = W2;
+      W2 = tmp;
+    }
+  }
+  if (st)
+    goto done;
+  long cnt = 0;
+  for (long i = 0; i < nf; i++)
+    cnt += F[i] > 0.0;
+  st = law_alloc(out, (size_t)cnt);
+  if (st)
+    goto done;
+  cnt = 0;
+  for (long i = 0; i < nf; i++)
+    if (F[i] > 0.0) {
+      out->v[cnt] = exp(2.0 * lx0 + eta * (double)i) / C;
+      out->w[cnt++] = F[i];
+    }
+  /* E|S' - S| over the terms' end cells: each term's shift times the mean
+   * (m - 1) of the e_1 it multiplies, m terms, over C(m, 2) */
+  out->l1 = 2.0 * X.l1;
+  law_trim(out, 1);
+done:
+  two_tab_free(&tab);
+  pld_free(xw);
+  pld_free(xj);
+  pld_free(W);
+  pld_free(W2);
+  pld_free(qlo);
+  pld_free(rw);
+  pld_free(F);
+  law_free(&X);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
 /* The mechanisms: each law as a finite pair (q_j = mass, p_j = s_j q_j). */
 
 static int finite_of_law(const struct law *a, struct pld_mech **out)
@@ -613,44 +948,152 @@ int pld_allocation_groups(uint64_t T, uint64_t k, uint64_t n[2],
   return PLD_SUCCESS;
 }
 
+/* The two-of-m block's U law as a finite pair (law_two_of). */
+static int two_of_mech(uint64_t m, double sigma, double c, pld_mech **out)
+{
+  struct law U = {0};
+  int st = law_two_of(c / sigma, m, &U);
+  /* the far end cells' L1 shift, as pld_mech_random_allocation_bounds */
+  if (!st && !(U.l1 <= 1e-90))
+    st = PLD_ERANGE;
+  if (!st)
+    st = finite_of_law(&U, out);
+  law_free(&U);
+  return st;
+}
+
+/* `count` copies of a block of the split: one of m steps (j = 1) or two of
+ * m (j = 2, 3 <= m), its upper member the block's, its lower member `low`
+ * (the summed-output Gaussian's share, NULL: none). */
+static int add_block(pld_accountant *acc, uint64_t j, uint64_t m, double sigma,
+                     double c, const pld_mech *low, uint64_t count)
+{
+  pld_mech *u = NULL, *b = NULL;
+  int st = j == 1 ? pld_mech_random_allocation(m, sigma, c, &u)
+                  : two_of_mech(m, sigma, c, &u);
+  if (!st && low)
+    st = pld_mech_bracket(u, low, &b);
+  /* the laws' arithmetic, as pld_mech_random_allocation */
+  if (!st && j == 2)
+    (b ? b : u)->curve.rel_err = fmax((b ? b : u)->curve.rel_err, 1e-9);
+  if (!st)
+    st = pld_accountant_add(acc, b ? b : u, count);
+  pld_mech_free(u);
+  pld_mech_free(b);
+  return st;
+}
+
+/* The lower member of a block of `units` groups for 1 < k < T: the sum of
+ * the run's T outputs, N(k c, T sigma^2) against N(0, T sigma^2), is a
+ * post-processing of the true pair, i.e. it is dominated by it: the
+ * Gaussian with mu^2 = k^2 (c/sigma)^2 / T, shared as mu_g^2 = (k/T)
+ * (c/sigma)^2 per group (sigma_g rounded up: never above that mu). */
+static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
+                          double sigma, double c, pld_mech **out)
+{
+  double sg = sigma * sqrt((double)T / ((double)k * (double)units));
+  sg = nextafter(nextafter(sg * (1.0 + 4.0 * DBL_EPSILON), INFINITY),
+                 INFINITY);
+  return pld_mech_gaussian(sg, c, out);
+}
+
+int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
+                         pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS],
+                         size_t *nblocks)
+{
+  uint64_t n[2], mult[2];
+  if (!blocks || !nblocks || pld_allocation_groups(T, k, n, mult) ||
+      !isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || !(c > 0.0))
+    return PLD_EINVAL;
+  double mu = c / sigma;
+  pld_allocation_block tmp[8]; /* before equal ones are merged */
+  size_t nb = 0;
+  if (k > 1 && k < T) {
+    /* the groups of the reduction paired, a big (n + 1) with a small (n)
+     * one first, so that the blocks of two are as balanced as the groups
+     * allow (on T = 10, k = 4, sigma = 2: {5, 5} 2.70, {6, 4} 2.76); a
+     * two-of-(n1 + n2) block is dominated by its one-of-n1 and one-of-n2
+     * groups (the same random-partition argument), so a pair only tightens.
+     * A pair too costly to form stays two groups. */
+    uint64_t big = mult[1], small = mult[0];
+    uint64_t mixed = big < small ? big : small;
+    big -= mixed;
+    small -= mixed;
+    const uint64_t pair[3][3] = {{n[0], n[1], mixed},
+                                 {n[1], n[1], big / 2},
+                                 {n[0], n[0], small / 2}};
+    for (int i = 0; i < 3; i++) {
+      uint64_t m = pair[i][0] + pair[i][1], cnt = pair[i][2];
+      if (!cnt)
+        continue;
+      if (two_feasible(mu, m)) {
+        tmp[nb++] = (pld_allocation_block){2, m, cnt};
+      } else {
+        tmp[nb++] = (pld_allocation_block){1, pair[i][0], cnt};
+        tmp[nb++] = (pld_allocation_block){1, pair[i][1], cnt};
+      }
+    }
+    if (big % 2)
+      tmp[nb++] = (pld_allocation_block){1, n[1], 1};
+    if (small % 2)
+      tmp[nb++] = (pld_allocation_block){1, n[0], 1};
+  } else {
+    for (int i = 0; i < 2; i++)
+      if (mult[i])
+        tmp[nb++] = (pld_allocation_block){1, n[i], mult[i]};
+  }
+  /* equal blocks merged (at most five distinct: three of two, two of one) */
+  size_t w = 0;
+  for (size_t i = 0; i < nb; i++) {
+    size_t t = 0;
+    while (t < w && !(blocks[t].j == tmp[i].j && blocks[t].m == tmp[i].m))
+      t++;
+    if (t < w)
+      blocks[t].count += tmp[i].count;
+    else
+      blocks[w++] = tmp[i];
+  }
+  *nblocks = w;
+  return PLD_SUCCESS;
+}
+
 int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
                                   double sigma, double c, uint64_t count)
 {
   uint64_t n[2], mult[2];
+  pld_allocation_block blk[PLD_ALLOCATION_MAX_BLOCKS];
+  size_t nblk = 0;
   if (!acc || count < 1 || pld_allocation_groups(T, k, n, mult) ||
       count > ((uint64_t)1 << 53) / k)
     return PLD_EINVAL;
-  /* For 1 < k < T the groups only dominate the k-of-T mechanism: their
-   * lower pairs are no lower pairs of it.  A dominated pair of the run:
-   * the sum of its T outputs, N(k c, T sigma^2) against N(0, T sigma^2),
-   * a post-processing, i.e. the Gaussian with mu = k c / (sigma sqrt T);
-   * split over the k groups as Gaussians with mu_g^2 = (k/T) (c/sigma)^2,
-   * which compose to it (sigma_g rounded up: never above that mu).  The
-   * upper end stays the reduction's.  (k = T: every step holds the record,
-   * T Gaussians exactly; k = 1: the allocation's own bracket.) */
-  pld_mech *id = NULL;
-  if (k > 1 && k < T) {
-    double sg = sigma * sqrt((double)T / (double)k);
-    sg = nextafter(nextafter(sg * (1.0 + 4.0 * DBL_EPSILON), INFINITY),
-                   INFINITY);
-    int st = pld_mech_gaussian(sg, c, &id);
-    if (st)
-      return st;
-  }
-  int st = PLD_SUCCESS;
-  for (int i = 0; i < 2 && !st; i++) {
-    if (!mult[i])
-      continue;
-    pld_mech *m = NULL, *b = NULL;
-    st = pld_mech_random_allocation(n[i], sigma, c, &m);
-    if (!st && id)
-      st = pld_mech_bracket(m, id, &b);
-    if (!st)
-      st = pld_accountant_add(acc, b ? b : m, mult[i] * count);
+  if (pld_allocation_split(T, k, sigma, c, blk, &nblk)) {
+    /* sigma or c out of domain: the allocation says which */
+    pld_mech *m = NULL;
+    int st = pld_mech_random_allocation(n[0], sigma, c, &m);
     pld_mech_free(m);
-    pld_mech_free(b);
+    return st ? st : PLD_EINVAL;
   }
-  pld_mech_free(id);
+  /* For 1 < k < T the blocks only dominate the k-of-T mechanism: their
+   * lower pairs are no lower pairs of it; every block gets its share of
+   * the summed-output Gaussian (share_gaussian) as lower member.  The upper
+   * end is the split's.  (k = T: every step holds the record, T Gaussians
+   * exactly; k = 1: the allocation's own bracket.) */
+  pld_mech *low[2] = {NULL, NULL};
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < nblk && !st; i++) {
+    const pld_mech *lw = NULL;
+    if (k > 1 && k < T) {
+      uint64_t j = blk[i].j;
+      if (!low[j - 1])
+        st = share_gaussian(T, k, j, sigma, c, &low[j - 1]);
+      lw = low[j - 1];
+    }
+    if (!st)
+      st = add_block(acc, blk[i].j, blk[i].m, sigma, c, lw,
+                     blk[i].count * count);
+  }
+  pld_mech_free(low[0]);
+  pld_mech_free(low[1]);
   return st;
 }
 

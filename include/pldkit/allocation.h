@@ -61,10 +61,36 @@ PLD_API PLD_NODISCARD int pld_allocation_groups(uint64_t T, uint64_t k,
                                                 uint64_t n[2],
                                                 uint64_t mult[2]);
 
+/** One block of a split of k-out-of-T allocation: `count` independent
+ *  j-out-of-m allocations (j = 1 or 2). */
+typedef struct pld_allocation_block {
+  uint64_t j, m, count;
+} pld_allocation_block;
+
+/** Most blocks pld_allocation_split writes. */
+#define PLD_ALLOCATION_MAX_BLOCKS 6
+
+/** The split pld_accountant_add_allocation composes for k-out-of-T
+ *  allocation: the groups of pld_allocation_groups, paired into two-of-m
+ *  blocks (equal sizes first, m = the pair's total) where a block of two is
+ *  cheap to form (3 <= m <= 40 and the noise not too small, see
+ *  docs/allocation.md "Blocks of two"), the rest one-of-n groups.  Any
+ *  such split dominates k-out-of-T (the random-partition argument), and a
+ *  two-of-(n1 + n2) block is dominated by its one-of-n1 and one-of-n2
+ *  groups, so the split is never looser than the groups.  k = 1 and k = T
+ *  give the groups unchanged.  Writes *nblocks <= PLD_ALLOCATION_MAX_BLOCKS
+ *  entries.  Domains as pld_allocation_groups, sigma and c finite > 0.
+ *  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_allocation_split(
+    uint64_t T, uint64_t k, double sigma, double c,
+    pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS], size_t *nblocks);
+
 /** Add `count` runs (epochs) of k-out-of-T random allocation (Balanced
  *  Iteration Subsampling) with Gaussian noise sigma and clipping norm c to
- *  the accountant, through pld_allocation_groups and
- *  pld_mech_random_allocation.  count in [1, 2^53 / k].
+ *  the accountant, through pld_allocation_split: one-of-n blocks are
+ *  pld_mech_random_allocation, two-of-m blocks the upper law of docs/
+ *  allocation.md "Blocks of two"; for 1 < k < T every block's lower member
+ *  is its share of the summed-output Gaussian.  count in [1, 2^53 / k].
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
                                                         uint64_t T, uint64_t k,
@@ -89,10 +115,10 @@ PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(
 /** Certified eps(delta) bracket of `count` epochs of k-out-of-T random
  *  allocation (BIS) with Gaussian noise: the upper end from the composed
  *  upper pairs, the lower end from the composed lower pairs of
- *  pld_mech_random_allocation_bounds over pld_allocation_groups.  For k > 1
- *  the upper end is that of the group reduction (a valid bound, not the
- *  exact k-of-T value) and the lower end is 0: the reduction's lower end is
- *  not a lower end of the true mechanism.
+ *  pld_mech_random_allocation_bounds over pld_allocation_split.  For 1 < k
+ *  < T the upper end is that of the split (a valid bound, not the exact
+ *  k-of-T value) and the lower end that of the summed-output Gaussian:
+ *  the split's own lower pairs are not lower pairs of the true mechanism.
  *  params may be NULL.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE,
  *  PLD_ENOMEM and the accountant's errors. */
 PLD_API PLD_NODISCARD int pld_allocation_epsilon(uint64_t T, uint64_t k,
