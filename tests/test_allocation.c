@@ -480,6 +480,55 @@ static void test_groups_and_bad_input(void **state)
   assert_int_equal(pld_allocation_groups(10, 4, n, m), 0);
   assert_true(n[0] == 2 && m[0] == 2 && n[1] == 3 && m[1] == 2);
   assert_int_equal(pld_allocation_groups(10, 11, n, m), PLD_EINVAL);
+  /* the split: groups {2,2,2,2,2} of T = 10, k = 5 paired into two
+   * two-of-4 blocks and one group; T = 10, k = 4 {3,3,2,2} big with small;
+   * blocks above m = 12 stay groups; k = 1 and k = T are the groups;
+   * T = 10, k = 6: groups {2,2,2,2,1,1} -> two-of-3 x 2, two-of-4 */
+  static const struct {
+    uint64_t T, k;
+    size_t nb;
+    pld_allocation_block b[3];
+  } sp[] = {{10, 5, 2, {{2, 4, 2}, {1, 2, 1}}},
+            {10, 4, 1, {{2, 5, 2}}},
+            {11, 4, 2, {{2, 5, 1}, {2, 6, 1}}},
+            {30, 5, 2, {{2, 12, 2}, {1, 6, 1}}},
+            {100, 10, 1, {{1, 10, 10}}},
+            {2000, 3, 2, {{1, 666, 1}, {1, 667, 2}}},
+            {7, 1, 1, {{1, 7, 1}}},
+            {7, 7, 1, {{1, 1, 7}}},
+            {10, 6, 2, {{2, 3, 2}, {2, 4, 1}}}};
+  for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+    pld_allocation_block b[PLD_ALLOCATION_MAX_BLOCKS];
+    size_t nb = 0;
+    assert_int_equal(pld_allocation_split(sp[i].T, sp[i].k, 1.0, 1.0, b, &nb), 0);
+    uint64_t steps = 0, used = 0;
+    for (size_t j = 0; j < nb; j++) {
+      steps += b[j].m * b[j].count;
+      used += b[j].j * b[j].count;
+    }
+    if (nb != sp[i].nb || steps != sp[i].T || used != sp[i].k)
+      fail_msg("split T = %llu, k = %llu: %zu blocks", (unsigned long long)sp[i].T,
+               (unsigned long long)sp[i].k, nb);
+    for (size_t j = 0; j < nb; j++) {
+      int found = 0;
+      for (size_t l = 0; l < sp[i].nb; l++)
+        found |= b[j].j == sp[i].b[l].j && b[j].m == sp[i].b[l].m &&
+                 b[j].count == sp[i].b[l].count;
+      if (!found)
+        fail_msg("split T = %llu, k = %llu: unexpected block %llu-of-%llu x %llu",
+                 (unsigned long long)sp[i].T, (unsigned long long)sp[i].k,
+                 (unsigned long long)b[j].j, (unsigned long long)b[j].m,
+                 (unsigned long long)b[j].count);
+    }
+  }
+  pld_allocation_block bb[PLD_ALLOCATION_MAX_BLOCKS];
+  size_t nbb = 99;
+  assert_int_equal(pld_allocation_split(10, 11, 1.0, 1.0, bb, &nbb), PLD_EINVAL);
+  assert_int_equal(pld_allocation_split(10, 4, NAN, 1.0, bb, &nbb), PLD_EINVAL);
+  assert_int_equal(pld_allocation_split(10, 4, 1.0, -1.0, bb, &nbb), PLD_EINVAL);
+  assert_int_equal(pld_allocation_split(10, 4, 1.0, 1.0, NULL, &nbb), PLD_EINVAL);
+  assert_int_equal(pld_allocation_split(10, 4, 1.0, 1.0, bb, NULL), PLD_EINVAL);
+  assert_int_equal(nbb, 99);
   assert_int_equal(pld_allocation_groups(0, 1, n, m), PLD_EINVAL);
   pld_bound b = {-1, -1};
   assert_int_equal(pld_allocation_epsilon(10, 1, -1.0, 1.0, 1, 1e-5, NULL, &b), PLD_EINVAL);
