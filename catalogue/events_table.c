@@ -290,8 +290,9 @@ static const struct event_spec events[] = {
               "one-of-T random allocation pair bracketed between two finite "
               "pairs, k > 1 a split that dominates it: the k "
               "one-of-floor/ceil(T/k) groups, paired into two-of-m blocks "
-              "where m <= 12 (upper end certified; the lower end is the "
-              "summed output's Gaussian, docs/allocation.md).  RDP "
+              "where m <= 20 and that is tighter (upper end certified; the "
+              "lower end is the summed output's Gaussian, "
+              "docs/allocation.md).  RDP "
               "(--backend rdp): the same sound RDP as model-splitting with "
               "d = T (the run's reduction to that pair is the paper's, "
               "docs/papers-rdp.md)",

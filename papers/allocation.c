@@ -570,12 +570,14 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
  * over d: a + x is (p, j - p), b + a x is (q, p + j - q), and S is b's
  * lattice divided by C(m, 2). */
 
-#define TWO_MAX_M 12           /* largest block of two (cost, see below) */
+#define TWO_MAX_M 20           /* largest block of two (cost, see below) */
 #define TWO_MAX_ATOMS 1500.0   /* lattice points of X at most */
 #define TWO_ETA 0.05           /* lattice ratio over mu */
 #define TWO_MAX_WORK 2.5e8     /* (cells x atoms) summed over the steps */
 #define TWO_COARSE 8           /* coarse lattice of negligible cells */
 #define TWO_NEGLIGIBLE 1e-33   /* mass (Q or P) a coarse cell may carry */
+#define TWO_PROD_ETA 0.004     /* the groups' product law's ratio */
+#define TWO_GROUP_ETA 4.0      /* the groups' laws: their default ratio times */
 
 struct two_tab {
   long dmin, n;
@@ -618,13 +620,13 @@ static void two_tab_free(struct two_tab *t)
 /* The lattice ratio and the size of X's lattice for mu (law_base's cells,
  * the end atoms one cell beyond).  The ratio grows with mu like the width
  * of log X, so the lattice has ~40 (ZMAX_EXTRA + 1 + mu) points for every
- * mu; the spread then costs about 0.1% of epsilon(1e-5) on a block of 5
- * (mu = 1/2) and 0.13% (mu = 1, m = 10) to 0.24% (m = 20) above the
- * value the finer lattices converge to (docs/allocation.md). */
-static double two_eta(double mu, double *natoms)
+ * mu.  The spread costs about c eta^2 in epsilon, c growing with m, and
+ * the work ~ m / eta^3: eta = 0.05 mu up to m = 12, then growing like
+ * sqrt(m - 2) to hold the time (docs/allocation.md, "Blocks of two"). */
+static double two_eta(double mu, uint64_t m, double *natoms)
 {
   double range = 2.0 * (ZMAX_EXTRA + mu + 1.0) * mu;
-  double eta = TWO_ETA * mu;
+  double eta = TWO_ETA * mu * (m > 12 ? sqrt((double)(m - 2) / 10.0) : 1.0);
   if (range / eta > TWO_MAX_ATOMS)
     eta = range / TWO_MAX_ATOMS;
   *natoms = range / eta;
@@ -639,7 +641,7 @@ static int two_feasible(double mu, uint64_t m)
   if (m < 3 || m > TWO_MAX_M || !(mu >= MU_MIN && mu <= MU_MAX))
     return 0;
   double nx;
-  two_eta(mu, &nx);
+  two_eta(mu, m, &nx);
   return (double)(m - 2) * nx * nx * nx / 40.0 <= TWO_MAX_WORK;
 }
 
@@ -651,16 +653,16 @@ static int two_feasible(double mu, uint64_t m)
  * so that neither the Q-mass nor the P-mass of what moves exceeds
  * TWO_NEGLIGIBLE; it moves by at most a factor e^{TWO_COARSE eta} in a and
  * b. */
-static void two_coarsen(double *W, long na, long nb, double lx0, double eta,
-                        uint64_t m, uint64_t i)
+static void two_coarsen(double *W, long na, long nb, const double *av,
+                        const double *bv, uint64_t m, uint64_t i)
 {
   double Cm = 0.5 * (double)m * (double)(m - 1), r = (double)(m - i);
   double Cr = 0.5 * r * (r - 1.0);
   const long K = TWO_COARSE;
   for (long p = 0; p + K < na; p++) {
-    double a = exp(lx0 + eta * (double)p);
+    double a = av[p];
     long P0 = p - p % K;
-    double a0 = exp(lx0 + eta * (double)P0), a1 = exp(lx0 + eta * (double)(P0 + K));
+    double a0 = av[P0], a1 = av[P0 + K];
     double fa = p == P0 ? 0.0 : (a - a0) / (a1 - a0);
     fa = fa < 0.0 ? 0.0 : fa > 1.0 ? 1.0 : fa;
     double *row = W + (size_t)p * (size_t)nb;
@@ -668,13 +670,12 @@ static void two_coarsen(double *W, long na, long nb, double lx0, double eta,
       double w = row[q];
       if (!(w > 0.0) || (p == P0 && q % K == 0))
         continue;
-      double b = exp(2.0 * lx0 + eta * (double)q);
+      double b = bv[q];
       double es = (b + a * r + Cr) / Cm;
       if (!(w * (es > 1.0 ? es : 1.0) < TWO_NEGLIGIBLE))
         continue;
       long Q0 = q - q % K;
-      double b0 = exp(2.0 * lx0 + eta * (double)Q0);
-      double b1 = exp(2.0 * lx0 + eta * (double)(Q0 + K));
+      double b0 = bv[Q0], b1 = bv[Q0 + K];
       double fb = q == Q0 ? 0.0 : (b - b0) / (b1 - b0);
       fb = fb < 0.0 ? 0.0 : fb > 1.0 ? 1.0 : fb;
       row[q] = 0.0;
@@ -691,7 +692,7 @@ static void two_coarsen(double *W, long na, long nb, double lx0, double eta,
 /* The U law of the two-of-m ratio S (3 <= m <= TWO_MAX_M). */
 static int law_two_of(double mu, uint64_t m, struct law *out)
 {
-  double nxe, eta = two_eta(mu, &nxe);
+  double nxe, eta = two_eta(mu, m, &nxe);
   struct law X = {0};
   int st = law_base(mu, 1, eta, 1, &X);
   if (st)
@@ -721,18 +722,23 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   long *xj = pld_malloc((size_t)nx * sizeof(long));
   double *W = pld_calloc((size_t)na * (size_t)nb, sizeof(double));
   double *W2 = pld_calloc((size_t)na * (size_t)nb, sizeof(double));
+  double *av = pld_malloc((size_t)(na + nb) * sizeof(double)), *bv = av + na;
   long *qlo = pld_malloc((2 * (size_t)na + (size_t)nb) * sizeof(long));
   long *qhi = qlo + na, *rq = qhi + na;
   double *rw = pld_malloc((size_t)nb * sizeof(double));
   long nf = nb + na + nx + 2;
   double *F = pld_calloc((size_t)nf, sizeof(double));
   struct two_tab tab = {0};
-  if (!xw || !xj || !W || !W2 || !qlo || !rw || !F)
+  if (!xw || !xj || !W || !W2 || !av || !qlo || !rw || !F)
     st = PLD_ENOMEM;
   if (!st)
     st = two_tab_make(eta, -(nb + na + nx), nb + na + nx, &tab);
   if (st)
     goto done;
+  for (long p = 0; p < na; p++)
+    av[p] = exp(lx0 + eta * (double)p);
+  for (long q = 0; q < nb; q++)
+    bv[q] = exp(2.0 * lx0 + eta * (double)q);
   /* X onto the lattice: every atom split between its two lattice points
    * with its mean kept (on-lattice atoms keep all their mass) */
   for (size_t i = 0; i < X.n; i++) {
@@ -785,7 +791,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
     }
   for (uint64_t step = 3; step <= m; step++) {
     int last = step == m;
-    two_coarsen(W, na, nb, lx0, eta, m, step - 1);
+    two_coarsen(W, na, nb, av, bv, m, step - 1);
     /* the rows' occupied ranges */
     for (long p = 0; p < na; p++) {
       const double *r = W + (size_t)p * nb;
@@ -877,11 +883,133 @@ done:
   pld_free(xj);
   pld_free(W);
   pld_free(W2);
+  pld_free(av);
   pld_free(qlo);
   pld_free(rw);
   pld_free(F);
   law_free(&X);
   return st;
+}
+
+/* The meet of two upper laws A, B of the same S (each >=_cx S): the law
+ * whose call transform C(t) = E (S - t)_+ is the lower convex envelope of
+ * min(C_A, C_B).  C_S <= both and is convex, so C_S <= that envelope: the
+ * meet is again >=_cx S (and <=_cx both), a dominating pair tighter than
+ * each in both directions (with equal means the put transform E (t - S)_+
+ * = C(t) - E S + t is ordered alike).  The envelope of the union of two
+ * epigraphs is the lower hull of the two sets of vertices, the kinks of C
+ * at the atoms; its atoms are the hull's vertices with the slope changes as
+ * masses.  Tiny values are kept exact by testing turns on the put
+ * transform P where t <= 1 and on C above (a turn is unchanged by
+ * subtracting the affine C - P), each computed as a sum of non-negative
+ * terms.  The L1 slack: C_S <= min(C_A + l1_A, C_B + l1_B), so the
+ * envelope plus max(l1) bounds it. */
+static int law_meet(const struct law *A, const struct law *B, struct law *out)
+{
+  size_t n = A->n + B->n + 1;
+  double *x = pld_malloc(3 * n * sizeof(double)), *c = x + n, *pp = c + n;
+  size_t *h = pld_malloc(n * sizeof(size_t));
+  const struct law *L[2] = {A, B};
+  double *T[2] = {NULL, NULL}; /* each law's C at its atoms, then its P */
+  int st = x && h ? PLD_SUCCESS : PLD_ENOMEM;
+  for (int f = 0; f < 2 && !st; f++) {
+    const struct law *a = L[f];
+    double *C = T[f] = pld_malloc(2 * (a->n ? a->n : 1) * sizeof(double));
+    if (!C) {
+      st = PLD_ENOMEM;
+      break;
+    }
+    double *P = C + a->n, W = 0.0;
+    C[a->n - 1] = 0.0;
+    for (size_t j = a->n - 1; j-- > 0;) {
+      W += a->w[j + 1];
+      C[j] = C[j + 1] + (a->v[j + 1] - a->v[j]) * W;
+    }
+    W = 0.0;
+    P[0] = 0.0;
+    for (size_t j = 1; j < a->n; j++) {
+      W += a->w[j - 1];
+      P[j] = P[j - 1] + (a->v[j] - a->v[j - 1]) * W;
+    }
+  }
+  if (!st)
+    st = law_alloc(out, n);
+  if (st) {
+    pld_free(x);
+    pld_free(h);
+    pld_free(T[0]);
+    pld_free(T[1]);
+    return st;
+  }
+  /* the origin, then the two laws' atoms merged by value; of two points at
+   * one value the lower (P where t <= 1, C above) */
+  size_t k = 1, i0 = 0, i1 = 0;
+  x[0] = 0.0;
+  pp[0] = 0.0;
+  c[0] = 1.0;
+  while (i0 < A->n || i1 < B->n) {
+    int f = i1 >= B->n || (i0 < A->n && A->v[i0] <= B->v[i1]) ? 0 : 1;
+    size_t i = f ? i1++ : i0++;
+    double xv = L[f]->v[i], cv = T[f][i], pv = T[f][L[f]->n + i];
+    if (k > 1 && xv == x[k - 1]) {
+      if (xv <= 1.0 ? pv < pp[k - 1] : cv < c[k - 1]) {
+        c[k - 1] = cv;
+        pp[k - 1] = pv;
+      }
+      continue;
+    }
+    x[k] = xv;
+    c[k] = cv;
+    pp[k] = pv;
+    k++;
+  }
+  pld_free(T[0]);
+  pld_free(T[1]);
+  /* lower hull (monotone chain); turns on P below t = 1, on C above */
+  size_t m = 0;
+  for (size_t t = 0; t < k; t++) {
+    while (m >= 2) {
+      size_t a = h[m - 2], b = h[m - 1];
+      const double *y = x[b] <= 1.0 ? pp : c;
+      double cr = (x[b] - x[a]) * (y[t] - y[a]) - (y[b] - y[a]) * (x[t] - x[a]);
+      if (cr <= 0.0)
+        m--;
+      else
+        break;
+    }
+    h[m++] = t;
+  }
+  /* atoms at the vertices, masses the slope changes: slopes of P on
+   * segments ending at t <= 1, of C on the others (C's slope is P's minus
+   * the mass, 1: converted only where the two kinds meet, near t = 1, so
+   * that the tails' tiny masses are differences of tiny slopes) */
+  size_t na = 0;
+  double prev = 0.0; /* P's slope left of the origin */
+  int prev_c = 0;
+  for (size_t t = 1; t <= m; t++) {
+    double sl;
+    int is_c;
+    if (t == m) {
+      sl = 0.0; /* C's slope beyond the last atom */
+      is_c = 1;
+    } else {
+      size_t a = h[t - 1], b = h[t];
+      is_c = x[b] > 1.0;
+      sl = is_c ? (c[b] - c[a]) / (x[b] - x[a]) : (pp[b] - pp[a]) / (x[b] - x[a]);
+    }
+    double d = is_c == prev_c ? sl - prev : sl + 1.0 - prev;
+    if (t > 1 && d > 0.0) {
+      out->v[na] = x[h[t - 1]];
+      out->w[na++] = d;
+    }
+    prev = sl;
+    prev_c = is_c;
+  }
+  out->n = na;
+  out->l1 = A->l1 > B->l1 ? A->l1 : B->l1;
+  pld_free(x);
+  pld_free(h);
+  return PLD_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -948,39 +1076,199 @@ int pld_allocation_groups(uint64_t T, uint64_t k, uint64_t n[2],
   return PLD_SUCCESS;
 }
 
-/* The two-of-m block's U law as a finite pair (law_two_of). */
-static int two_of_mech(uint64_t m, double sigma, double c, pld_mech **out)
+static int law_prod(const struct law *A, const struct law *B, double eta,
+                    int upper, struct law *out);
+
+/* Stop-loss transforms of a law at any u, each a sum of non-negative terms
+ * (no cancellation in either tail): call E (S - u)_+ and put E (u - S)_+. */
+struct stoploss {
+  const struct law *a;
+  double *C, *P, *Wa, *Wb; /* at the atoms; mass above / at-or-below */
+};
+
+static void stoploss_free(struct stoploss *t) { pld_free(t->C); }
+
+static int stoploss_make(const struct law *a, struct stoploss *t)
 {
-  struct law U = {0};
-  int st = law_two_of(c / sigma, m, &U);
-  /* the far end cells' L1 shift, as pld_mech_random_allocation_bounds */
-  if (!st && !(U.l1 <= 1e-90))
-    st = PLD_ERANGE;
+  size_t n = a->n;
+  t->a = a;
+  t->C = pld_malloc(4 * (n ? n : 1) * sizeof(double));
+  if (!t->C)
+    return PLD_ENOMEM;
+  t->P = t->C + n;
+  t->Wa = t->P + n;
+  t->Wb = t->Wa + n;
+  double W = 0.0;
+  t->C[n - 1] = 0.0;
+  t->Wa[n - 1] = 0.0;
+  for (size_t j = n - 1; j-- > 0;) {
+    W += a->w[j + 1];
+    t->Wa[j] = W;
+    t->C[j] = t->C[j + 1] + (a->v[j + 1] - a->v[j]) * W;
+  }
+  W = a->w[0];
+  t->P[0] = 0.0;
+  t->Wb[0] = W;
+  for (size_t j = 1; j < n; j++) {
+    t->P[j] = t->P[j - 1] + (a->v[j] - a->v[j - 1]) * W;
+    W += a->w[j];
+    t->Wb[j] = W;
+  }
+  return PLD_SUCCESS;
+}
+
+static void stoploss_at(const struct stoploss *t, double u, double *call,
+                        double *put)
+{
+  const double *v = t->a->v;
+  size_t n = t->a->n, lo = 0, hi = n;
+  while (lo < hi) { /* first atom > u */
+    size_t md = lo + (hi - lo) / 2;
+    if (v[md] <= u)
+      lo = md + 1;
+    else
+      hi = md;
+  }
+  if (lo == 0) {
+    *call = t->C[0] + (v[0] - u) * (t->Wa[0] + t->a->w[0]);
+    *put = 0.0;
+  } else if (lo == n) {
+    *call = 0.0;
+    *put = t->P[n - 1] + (u - v[n - 1]) * t->Wb[n - 1];
+  } else {
+    *call = t->C[lo] + (v[lo] - u) * t->Wa[lo - 1];
+    *put = t->P[lo - 1] + (u - v[lo - 1]) * t->Wb[lo - 1];
+  }
+}
+
+/* delta of the pair of one law at eps, both directions: E (S - e^eps)_+
+ * and E (1 - e^eps S)_+ */
+static void law_deltas(const struct stoploss *t, double eps, double d[2])
+{
+  double c, p;
+  stoploss_at(t, exp(eps), &c, &p);
+  d[0] = c;
+  stoploss_at(t, exp(-eps), &c, &p);
+  d[1] = exp(eps) * p;
+}
+
+/* delta of the composition of two laws' pairs (likelihood ratio S1 S2) */
+static void prod_deltas(const struct law *A, const struct stoploss *tb,
+                        double eps, double d[2])
+{
+  double e = exp(eps), ie = exp(-eps), sp = 0.0, sq = 0.0;
+  for (size_t i = 0; i < A->n; i++) {
+    double s = A->v[i], c, p, c2, p2;
+    stoploss_at(tb, e / s, &c, &p2);
+    stoploss_at(tb, ie / s, &c2, &p);
+    sp += A->w[i] * s * c;
+    sq += A->w[i] * s * p;
+  }
+  d[0] = sp;
+  d[1] = e * sq;
+}
+
+/* The two-of-(n1 + n2) block's law: the meet (law_meet) of its own U law
+ * (law_two_of) and the product of its two groups' U laws (coarse ones, on
+ * a lattice of ratio TWO_PROD_ETA), which dominate it -- never looser than
+ * either in either direction: the block's own law wins where its
+ * structure matters (the upper tail, larger mu), the groups' finer
+ * lattice where it does not (the lower tail, small mu).  *use says
+ * whether the block is at least as tight as its two groups composed as
+ * the accountant would (their default laws): the larger of the two
+ * directions' delta not above theirs at every eps (step 0.1) where theirs
+ * is in [1e-12, 1e-3].  Otherwise the block is not used (its coarser
+ * lattices cost more than its structure gains; out is left empty). */
+static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
+                         int *use)
+{
+  struct law U = {0}, G1 = {0}, G2 = {0}, G = {0}, M = {0}, F1 = {0}, F2 = {0};
+  struct stoploss tm = {0}, tf = {0};
+  *use = 0;
+  int st = law_two_of(mu, n1 + n2, &U);
   if (!st)
-    st = finite_of_law(&U, out);
+    st = law_of_mean(mu, n1, TWO_GROUP_ETA * default_eta(mu, n1), 1, &G1);
+  if (!st && n2 != n1)
+    st = law_of_mean(mu, n2, TWO_GROUP_ETA * default_eta(mu, n2), 1, &G2);
+  if (!st)
+    st = law_prod(&G1, n2 != n1 ? &G2 : &G1, TWO_PROD_ETA, 1, &G);
+  if (!st) {
+    law_trim(&G, 1);
+    st = law_meet(&U, &G, &M);
+  }
   law_free(&U);
+  law_free(&G1);
+  law_free(&G2);
+  law_free(&G);
+  /* the groups as the accountant composes them */
+  if (!st)
+    st = law_of_mean(mu, n1, default_eta(mu, n1), 1, &F1);
+  if (!st && n2 != n1)
+    st = law_of_mean(mu, n2, default_eta(mu, n2), 1, &F2);
+  if (!st)
+    st = stoploss_make(&M, &tm);
+  if (!st)
+    st = stoploss_make(n2 != n1 ? &F2 : &F1, &tf);
+  if (!st) {
+    int ok = 1;
+    for (double eps = 0.0; eps <= 100.0 && ok; eps += 0.1) {
+      double dm[2], dg[2];
+      prod_deltas(&F1, &tf, eps, dg);
+      double g = fmax(dg[0], dg[1]);
+      if (g < 1e-12)
+        break;
+      if (g > 1e-3)
+        continue;
+      law_deltas(&tm, eps, dm);
+      ok = fmax(dm[0], dm[1]) <= g;
+    }
+    *use = ok;
+  }
+  stoploss_free(&tm);
+  stoploss_free(&tf);
+  law_free(&F1);
+  law_free(&F2);
+  if (!st && *use)
+    *out = M;
+  else
+    law_free(&M);
   return st;
 }
 
-/* `count` copies of a block of the split: one of m steps (j = 1) or two of
- * m (j = 2, 3 <= m), its upper member the block's, its lower member `low`
- * (the summed-output Gaussian's share, NULL: none). */
-static int add_block(pld_accountant *acc, uint64_t j, uint64_t m, double sigma,
-                     double c, const pld_mech *low, uint64_t count)
+/* The block's law as a finite pair. */
+static int two_of_mech(const struct law *M, pld_mech **out)
+{
+  /* the far end cells' L1 shift, as pld_mech_random_allocation_bounds */
+  if (!(M->l1 <= 1e-90))
+    return PLD_ERANGE;
+  return finite_of_law(M, out);
+}
+
+/* The mechanism of a block of the split: one of m steps (j = 1) or two of
+ * m (j = 2, its law M from two_block_law), the upper member the block's,
+ * the lower member `low` (the summed-output Gaussian's share, NULL: none). */
+static int block_mech(uint64_t j, uint64_t m, double sigma, double c,
+                      const struct law *M, const pld_mech *low, pld_mech **out)
 {
   pld_mech *u = NULL, *b = NULL;
   int st = j == 1 ? pld_mech_random_allocation(m, sigma, c, &u)
-                  : two_of_mech(m, sigma, c, &u);
+                  : two_of_mech(M, &u);
   if (!st && low)
     st = pld_mech_bracket(u, low, &b);
   /* the laws' arithmetic, as pld_mech_random_allocation */
   if (!st && j == 2)
     (b ? b : u)->curve.rel_err = fmax((b ? b : u)->curve.rel_err, 1e-9);
-  if (!st)
-    st = pld_accountant_add(acc, b ? b : u, count);
-  pld_mech_free(u);
-  pld_mech_free(b);
-  return st;
+  if (st) {
+    pld_mech_free(u);
+    pld_mech_free(b);
+    return st;
+  }
+  if (b) {
+    pld_mech_free(u);
+    u = b;
+  }
+  *out = u;
+  return PLD_SUCCESS;
 }
 
 /* The lower member of a block of `units` groups for 1 < k < T: the sum of
@@ -997,9 +1285,11 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
   return pld_mech_gaussian(sg, c, out);
 }
 
-int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
-                         pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS],
-                         size_t *nblocks)
+/* pld_allocation_split; laws (NULL: not wanted) gets the law of every
+ * block of two, at its index (the caller frees them). */
+static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
+                        pld_allocation_block *blocks, size_t *nblocks,
+                        struct law *laws)
 {
   uint64_t n[2], mult[2];
   if (!blocks || !nblocks || pld_allocation_groups(T, k, n, mult) ||
@@ -1007,14 +1297,18 @@ int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
     return PLD_EINVAL;
   double mu = c / sigma;
   pld_allocation_block tmp[8]; /* before equal ones are merged */
+  struct law tl[8];
+  memset(tl, 0, sizeof tl);
   size_t nb = 0;
+  int st = PLD_SUCCESS;
   if (k > 1 && k < T) {
     /* the groups of the reduction paired, a big (n + 1) with a small (n)
      * one first, so that the blocks of two are as balanced as the groups
      * allow (on T = 10, k = 4, sigma = 2: {5, 5} 2.70, {6, 4} 2.76); a
      * two-of-(n1 + n2) block is dominated by its one-of-n1 and one-of-n2
-     * groups (the same random-partition argument), so a pair only tightens.
-     * A pair too costly to form stays two groups. */
+     * groups (the same random-partition argument).  A pair too costly to
+     * form, or whose computed law is not tighter than its groups
+     * (two_block_law), stays two groups. */
     uint64_t big = mult[1], small = mult[0];
     uint64_t mixed = big < small ? big : small;
     big -= mixed;
@@ -1022,11 +1316,14 @@ int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
     const uint64_t pair[3][3] = {{n[0], n[1], mixed},
                                  {n[1], n[1], big / 2},
                                  {n[0], n[0], small / 2}};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 && !st; i++) {
       uint64_t m = pair[i][0] + pair[i][1], cnt = pair[i][2];
       if (!cnt)
         continue;
-      if (two_feasible(mu, m)) {
+      int use = 0;
+      if (two_feasible(mu, m))
+        st = two_block_law(mu, pair[i][0], pair[i][1], &tl[nb], &use);
+      if (use) {
         tmp[nb++] = (pld_allocation_block){2, m, cnt};
       } else {
         tmp[nb++] = (pld_allocation_block){1, pair[i][0], cnt};
@@ -1042,19 +1339,38 @@ int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
       if (mult[i])
         tmp[nb++] = (pld_allocation_block){1, n[i], mult[i]};
   }
-  /* equal blocks merged (at most five distinct: three of two, two of one) */
+  if (st) {
+    for (size_t i = 0; i < 8; i++)
+      law_free(&tl[i]);
+    return st;
+  }
+  /* equal blocks merged (at most five distinct: three of two, two of one;
+   * blocks of two of one size come from one pair kind, never merged) */
   size_t w = 0;
   for (size_t i = 0; i < nb; i++) {
     size_t t = 0;
     while (t < w && !(blocks[t].j == tmp[i].j && blocks[t].m == tmp[i].m))
       t++;
-    if (t < w)
+    if (t < w) {
       blocks[t].count += tmp[i].count;
+      continue;
+    }
+    if (laws)
+      laws[w] = tl[i];
     else
-      blocks[w++] = tmp[i];
+      law_free(&tl[i]);
+    memset(&tl[i], 0, sizeof tl[i]);
+    blocks[w++] = tmp[i];
   }
   *nblocks = w;
   return PLD_SUCCESS;
+}
+
+int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
+                         pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS],
+                         size_t *nblocks)
+{
+  return split_blocks(T, k, sigma, c, blocks, nblocks, NULL);
 }
 
 int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
@@ -1062,24 +1378,24 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
 {
   uint64_t n[2], mult[2];
   pld_allocation_block blk[PLD_ALLOCATION_MAX_BLOCKS];
+  struct law laws[PLD_ALLOCATION_MAX_BLOCKS];
   size_t nblk = 0;
   if (!acc || count < 1 || pld_allocation_groups(T, k, n, mult) ||
       count > ((uint64_t)1 << 53) / k)
     return PLD_EINVAL;
-  if (pld_allocation_split(T, k, sigma, c, blk, &nblk)) {
-    /* sigma or c out of domain: the allocation says which */
-    pld_mech *m = NULL;
-    int st = pld_mech_random_allocation(n[0], sigma, c, &m);
-    pld_mech_free(m);
-    return st ? st : PLD_EINVAL;
-  }
+  if (!isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || !(c > 0.0) ||
+      !(c / sigma >= MU_MIN && c / sigma <= MU_MAX))
+    return PLD_EINVAL; /* the allocation's domain */
+  memset(laws, 0, sizeof laws);
+  int st = split_blocks(T, k, sigma, c, blk, &nblk, laws);
   /* For 1 < k < T the blocks only dominate the k-of-T mechanism: their
    * lower pairs are no lower pairs of it; every block gets its share of
    * the summed-output Gaussian (share_gaussian) as lower member.  The upper
    * end is the split's.  (k = T: every step holds the record, T Gaussians
    * exactly; k = 1: the allocation's own bracket.) */
-  pld_mech *low[2] = {NULL, NULL};
-  int st = PLD_SUCCESS;
+  /* every block's mechanism first, so that a failure there leaves the
+   * accountant as it was */
+  pld_mech *low[2] = {NULL, NULL}, *mech[PLD_ALLOCATION_MAX_BLOCKS] = {NULL};
   for (size_t i = 0; i < nblk && !st; i++) {
     const pld_mech *lw = NULL;
     if (k > 1 && k < T) {
@@ -1089,8 +1405,13 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
       lw = low[j - 1];
     }
     if (!st)
-      st = add_block(acc, blk[i].j, blk[i].m, sigma, c, lw,
-                     blk[i].count * count);
+      st = block_mech(blk[i].j, blk[i].m, sigma, c, &laws[i], lw, &mech[i]);
+  }
+  for (size_t i = 0; i < nblk && !st; i++)
+    st = pld_accountant_add(acc, mech[i], blk[i].count * count);
+  for (size_t i = 0; i < PLD_ALLOCATION_MAX_BLOCKS; i++) {
+    law_free(&laws[i]);
+    pld_mech_free(mech[i]);
   }
   pld_mech_free(low[0]);
   pld_mech_free(low[1]);

@@ -482,25 +482,30 @@ static void test_groups_and_bad_input(void **state)
   assert_int_equal(pld_allocation_groups(10, 11, n, m), PLD_EINVAL);
   /* the split: groups {2,2,2,2,2} of T = 10, k = 5 paired into two
    * two-of-4 blocks and one group; T = 10, k = 4 {3,3,2,2} big with small;
-   * blocks above m = 12 stay groups; k = 1 and k = T are the groups;
+   * blocks above m = 20 stay groups, and so do blocks whose law is not
+   * tighter than their groups' (T = 100, k = 10: at sigma = 1 the blocks
+   * of two win, at sigma = 2 they do not); k = 1 and k = T are the groups;
    * T = 10, k = 6: groups {2,2,2,2,1,1} -> two-of-3 x 2, two-of-4 */
   static const struct {
     uint64_t T, k;
+    double sigma;
     size_t nb;
     pld_allocation_block b[3];
-  } sp[] = {{10, 5, 2, {{2, 4, 2}, {1, 2, 1}}},
-            {10, 4, 1, {{2, 5, 2}}},
-            {11, 4, 2, {{2, 5, 1}, {2, 6, 1}}},
-            {30, 5, 2, {{2, 12, 2}, {1, 6, 1}}},
-            {100, 10, 1, {{1, 10, 10}}},
-            {2000, 3, 2, {{1, 666, 1}, {1, 667, 2}}},
-            {7, 1, 1, {{1, 7, 1}}},
-            {7, 7, 1, {{1, 1, 7}}},
-            {10, 6, 2, {{2, 3, 2}, {2, 4, 1}}}};
+  } sp[] = {{10, 5, 1.0, 2, {{2, 4, 2}, {1, 2, 1}}},
+            {10, 4, 2.0, 1, {{2, 5, 2}}},
+            {11, 4, 1.0, 2, {{2, 5, 1}, {2, 6, 1}}},
+            {30, 5, 1.0, 2, {{2, 12, 2}, {1, 6, 1}}},
+            {100, 10, 1.0, 1, {{2, 20, 5}}},
+            {100, 10, 2.0, 1, {{1, 10, 10}}},
+            {210, 10, 1.0, 1, {{1, 21, 10}}},
+            {2000, 3, 1.0, 2, {{1, 666, 1}, {1, 667, 2}}},
+            {7, 1, 1.0, 1, {{1, 7, 1}}},
+            {7, 7, 1.0, 1, {{1, 1, 7}}},
+            {10, 6, 1.0, 2, {{2, 3, 2}, {2, 4, 1}}}};
   for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
     pld_allocation_block b[PLD_ALLOCATION_MAX_BLOCKS];
     size_t nb = 0;
-    assert_int_equal(pld_allocation_split(sp[i].T, sp[i].k, 1.0, 1.0, b, &nb), 0);
+    assert_int_equal(pld_allocation_split(sp[i].T, sp[i].k, sp[i].sigma, 1.0, b, &nb), 0);
     uint64_t steps = 0, used = 0;
     for (size_t j = 0; j < nb; j++) {
       steps += b[j].m * b[j].count;

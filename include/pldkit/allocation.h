@@ -71,16 +71,20 @@ typedef struct pld_allocation_block {
 #define PLD_ALLOCATION_MAX_BLOCKS 6
 
 /** The split pld_accountant_add_allocation composes for k-out-of-T
- *  allocation: the groups of pld_allocation_groups, paired into two-of-m
- *  blocks (equal sizes first, m = the pair's total) where a block of two is
- *  cheap to form (3 <= m <= 40 and the noise not too small, see
- *  docs/allocation.md "Blocks of two"), the rest one-of-n groups.  Any
- *  such split dominates k-out-of-T (the random-partition argument), and a
- *  two-of-(n1 + n2) block is dominated by its one-of-n1 and one-of-n2
- *  groups, so the split is never looser than the groups.  k = 1 and k = T
- *  give the groups unchanged.  Writes *nblocks <= PLD_ALLOCATION_MAX_BLOCKS
- *  entries.  Domains as pld_allocation_groups, sigma and c finite > 0.
- *  @return PLD_SUCCESS, PLD_EINVAL. */
+ *  allocation: the groups of pld_allocation_groups, paired (a ceil(T/k)
+ *  group with a floor(T/k) one first, then equal ones) into two-of-m
+ *  blocks, m the pair's total, where 3 <= m <= 20 and the block's computed
+ *  law is at least as tight as its two groups composed (the larger
+ *  direction's delta not above theirs wherever theirs is in [1e-12,
+ *  1e-3]); the other groups stay one-of-n blocks.  Any such split
+ *  dominates k-out-of-T (the random-partition argument), and a two-of-(n1
+ *  + n2) block is dominated by its one-of-n1 and one-of-n2 groups
+ *  (docs/allocation.md "Blocks of two").  k = 1 and k = T give the groups
+ *  unchanged.  Deciding computes the blocks' laws: 0.2-1 s per block kind
+ *  for 1 < k < T with T/k <= 10.  Writes *nblocks <=
+ *  PLD_ALLOCATION_MAX_BLOCKS entries.  Domains as pld_allocation_groups,
+ *  sigma and c finite > 0.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_allocation_split(
     uint64_t T, uint64_t k, double sigma, double c,
     pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS], size_t *nblocks);
