@@ -382,6 +382,28 @@ out:
   return st;
 }
 
+/* k-out-of-T allocation through blocks of two (papers/allocation.c: the
+ * 2-D law, the groups' product, the meet, the decision -- the split --
+ * then the mechanisms, all built before any add): T = 3, k = 2 is one
+ * two-of-3 block.  A failed add leaves the accountant untouched.
+ * (pld_allocation_split is the same split; its failure leaves its
+ * outputs untouched: test_split_fails.) */
+static int sc_allocation(void)
+{
+  int st;
+  pld_accountant *acc = SENT;
+  TRY(pld_accountant_alloc(NULL, &acc));
+  st = pld_accountant_add_allocation(acc, 3, 2, 1.0, 1.0, 1);
+  if (st) {
+    assert_int_equal(pld_accountant_size(acc), 0);
+    goto out;
+  }
+  assert_int_equal(pld_accountant_size(acc), 1);
+out:
+  if (acc != SENT) pld_accountant_free(acc);
+  return st;
+}
+
 static void sweep(const char *name, scenario fn)
 {
   long i;
@@ -414,15 +436,32 @@ static void test_sweep(void **state)
   sweep("mixtures", sc_mixtures);
   sweep("selection", sc_selection);
   sweep("kinds", sc_kinds);
+  sweep("allocation", sc_allocation);
   sweep("calibrate", sc_calibrate);
   sweep("files", sc_files);
   sweep("workspace", sc_workspace);
+}
+
+static void test_split_fails(void **state)
+{
+  (void)state;
+  pld_allocation_block b[PLD_ALLOCATION_MAX_BLOCKS];
+  size_t nb = 77;
+  b[0].m = 77;
+  for (long i = 1; i <= 40; i += 13) {
+    pld_test_fail_allocation(i);
+    int st = pld_allocation_split(3, 2, 1.0, 1.0, b, &nb);
+    pld_test_fail_allocation(0);
+    assert_int_equal(st, PLD_ENOMEM);
+    assert_true(nb == 77 && b[0].m == 77);
+  }
 }
 
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_sweep),
+    cmocka_unit_test(test_split_fails),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

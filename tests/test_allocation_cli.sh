@@ -122,10 +122,15 @@ hi,kind,rdp=open('$tmp/$name').read().split()
 hi=float(hi); rdp=float(rdp)
 sys.exit(0 if ($cond) else 1)"; then ok; else bad "$name: [$(cat "$tmp/$name")] fails $cond"; fi
 }
-pair rdpwins 1e-12 balanced-iteration:T=20,k=2,sigma=1,c=1
-pcheck rdpwins "kind == 'rdp' and hi == rdp and 6.0 < hi < 6.1"
-pair rdpwins2 1e-12 'balanced-iteration:T=20,k=2,sigma=1,c=1+gaussian:sigma=30'
-pcheck rdpwins2 "kind == 'rdp' and hi == rdp and 6.0 < hi < 6.2"
+# (T = 10, k = 5 at 1e-12: the RDP 14.027 is below the blocks' PLD; T = 20,
+# k = 2, where RDP won over the groups, is now a block of two that beats
+# it: PLD 5.661 against RDP 6.054)
+pair rdpwins 1e-12 balanced-iteration:T=10,k=5,sigma=1,c=1
+pcheck rdpwins "kind == 'rdp' and hi == rdp and 13.9 < hi < 14.2"
+pair rdpwins2 1e-12 'balanced-iteration:T=10,k=5,sigma=1,c=1+gaussian:sigma=30'
+pcheck rdpwins2 "kind == 'rdp' and hi == rdp and 13.9 < hi < 14.3"
+pair blockwins 1e-12 balanced-iteration:T=20,k=2,sigma=1,c=1
+pcheck blockwins "kind != 'rdp' and 5.6 < hi < rdp and 6.0 < rdp < 6.1"
 pair rdploses 1e-5 balanced-iteration:T=2000,k=3,sigma=1,c=1
 pcheck rdploses "kind != 'rdp' and 0.30 < hi < rdp and 0.7 < rdp < 0.8"
 
