@@ -726,10 +726,11 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   long *qlo = pld_malloc((2 * (size_t)na + (size_t)nb) * sizeof(long));
   long *qhi = qlo + na, *rq = qhi + na;
   double *rw = pld_malloc((size_t)nb * sizeof(double));
+  double *S0 = pld_malloc(2 * ((size_t)nb + 1) * sizeof(double)), *S1 = S0 + nb + 1;
   long nf = nb + na + nx + 2;
   double *F = pld_calloc((size_t)nf, sizeof(double));
   struct two_tab tab = {0};
-  if (!xw || !xj || !W || !W2 || !av || !qlo || !rw || !F)
+  if (!xw || !xj || !W || !W2 || !av || !qlo || !rw || !S0 || !F)
     st = PLD_ENOMEM;
   if (!st)
     st = two_tab_make(eta, -(nb + na + nx), nb + na + nx, &tab);
@@ -775,6 +776,14 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
       xj[nj++] = j;
   const long *off = tab.off - tab.dmin;
   const double *fr = tab.fr - tab.dmin;
+  /* the ranges of d where the sum's cell is d itself (far above) or 0 (far
+   * below): read off the table */
+  long dhi = tab.dmin + tab.n - 1, dlo = tab.dmin;
+  while (dhi - 1 >= tab.dmin && off[dhi - 1] == dhi - 1)
+    dhi--;
+  while (dlo + 1 < tab.dmin + tab.n && off[dlo + 1] == 0)
+    dlo++;
+  double em1 = expm1(eta);
   /* two terms: a = x_i + x_j, b = x_i x_j exactly on the lattice (i + j) */
   for (long s = 0; s < nj; s++)
     for (long t = s; t < nj; t++) {
@@ -819,37 +828,89 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
           rq[nq] = q;
           rw[nq++] = row[q];
         }
-      long qz = rq[nq - 1];
+      long q0 = rq[0], qz = rq[nq - 1];
+      /* b + a x against b: far above (d2 = p + j - q >= dhi) the sum sits
+       * in cell p + j at fraction e^{-eta d2} / (e^eta - 1), whatever q is,
+       * so that whole range is one deposit from prefix sums of w and w
+       * e^{eta (q - q0)}; far below (d2 <= dlo) it stays in cell q at
+       * fraction e^{eta d2} / (e^eta - 1) (no offset to look up).  Only the
+       * band between needs the table; the sums are the same terms, summed
+       * in another order. */
+      int prefix = eta * (double)(qz - q0) < 600.0;
+      if (prefix) {
+        S0[0] = S1[0] = 0.0;
+        for (long t = 0; t < nq; t++) {
+          S0[t + 1] = S0[t] + rw[t];
+          S1[t + 1] = S1[t] + rw[t] * exp(eta * (double)(rq[t] - q0));
+        }
+      }
+      long thi = 0, tlo = 0;
       for (long s = 0; s < nj; s++) {
         long j = xj[s], base = p + j;
         double xwj = xw[j];
+        if (qz + off[base - qz] + 2 > (last ? nf : nb)) {
+          st = PLD_ERANGE; /* not reached: the lattice covers the sums */
+          break;
+        }
+        if (prefix)
+          while (thi < nq && rq[thi] <= base - dhi)
+            thi++;
+        while (tlo < nq && rq[tlo] < base - dlo)
+          tlo++;
+        if (tlo < thi)
+          tlo = thi;
+        double Wf = 0.0, Ff = 0.0; /* the far-above range's deposit */
+        if (thi > 0) {
+          Wf = S0[thi];
+          Ff = fmin(S1[thi] * exp(eta * (double)(q0 - base)) / em1, Wf);
+        }
         if (last) { /* S C = b + a x on b's lattice */
-          if (qz + off[base - qz] + 2 > nf) {
-            st = PLD_ERANGE; /* not reached: F covers the sums */
-            break;
+          if (thi > 0) {
+            F[base] += xwj * (Wf - Ff);
+            F[base + 1] += xwj * Ff;
           }
-          for (long t = 0; t < nq; t++) {
+          for (long t = thi; t < tlo; t++) {
             long q = rq[t], d2 = base - q, q2 = q + off[d2];
             double wx = rw[t] * xwj, f = fr[d2];
             F[q2] += wx * (1.0 - f);
             F[q2 + 1] += wx * f;
           }
+          for (long t = tlo; t < nq; t++) {
+            long q = rq[t];
+            double wx = rw[t] * xwj, f = fr[base - q];
+            F[q] += wx * (1.0 - f);
+            F[q + 1] += wx * f;
+          }
           continue;
         }
         long d1 = j - p, p2 = p + off[d1];
-        if (p2 + 1 >= na || qz + off[base - qz] + 1 >= nb) {
-          st = PLD_ERANGE; /* not reached: the lattice covers the sums */
+        if (p2 + 1 >= na) {
+          st = PLD_ERANGE; /* not reached */
           break;
         }
         double fa = fr[d1], w0 = xwj * (1.0 - fa), w1 = xwj * fa;
         double *r0 = W2 + (size_t)p2 * (size_t)nb, *r1 = r0 + nb;
-        for (long t = 0; t < nq; t++) {
+        if (thi > 0) {
+          r0[base] += w0 * (Wf - Ff);
+          r0[base + 1] += w0 * Ff;
+          r1[base] += w1 * (Wf - Ff);
+          r1[base + 1] += w1 * Ff;
+        }
+        for (long t = thi; t < tlo; t++) {
           long q = rq[t], d2 = base - q, q2 = q + off[d2];
           double fb = fr[d2], u0 = rw[t] * w0, u1 = rw[t] * w1;
           r0[q2] += u0 * (1.0 - fb);
           r0[q2 + 1] += u0 * fb;
           r1[q2] += u1 * (1.0 - fb);
           r1[q2 + 1] += u1 * fb;
+        }
+        for (long t = tlo; t < nq; t++) {
+          long q = rq[t];
+          double fb = fr[base - q], u0 = rw[t] * w0, u1 = rw[t] * w1;
+          r0[q] += u0 * (1.0 - fb);
+          r0[q + 1] += u0 * fb;
+          r1[q] += u1 * (1.0 - fb);
+          r1[q + 1] += u1 * fb;
         }
       }
     }
@@ -886,6 +947,7 @@ done:
   pld_free(av);
   pld_free(qlo);
   pld_free(rw);
+  pld_free(S0);
   pld_free(F);
   law_free(&X);
   return st;
