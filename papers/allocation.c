@@ -576,6 +576,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
 #define TWO_MAX_WORK 2.5e8     /* (cells x atoms) summed over the steps */
 #define TWO_COARSE 8           /* coarse lattice of negligible cells */
 #define TWO_NEGLIGIBLE 1e-33   /* mass (Q or P) a coarse cell may carry */
+#define TWO_FINAL 16            /* the final law's lattice: eta / TWO_FINAL */
 #define TWO_PROD_ETA 0.004     /* the groups' product law's ratio */
 #define TWO_GROUP_ETA 4.0      /* the groups' laws: their default ratio times */
 
@@ -585,8 +586,10 @@ struct two_tab {
   double *fr;
 };
 
-/* e^{eta u} + e^{eta (u + d)} = e^{eta (u + off)} (1 + fr (e^eta - 1)) */
-static int two_tab_make(double eta, long dmin, long dmax, struct two_tab *t)
+/* e^{eta u} + e^{eta (u + d)} on the lattice of ratio eta / K (u on the
+ * coarse one): = e^{(eta/K) (K u + off)} (1 + fr (e^{eta/K} - 1)) */
+static int two_tab_make(double eta, long K, long dmin, long dmax,
+                        struct two_tab *t)
 {
   t->dmin = dmin;
   t->n = dmax - dmin + 1;
@@ -594,17 +597,17 @@ static int two_tab_make(double eta, long dmin, long dmax, struct two_tab *t)
   t->fr = pld_malloc((size_t)t->n * sizeof(double));
   if (!t->off || !t->fr)
     return PLD_ENOMEM;
-  double em = expm1(eta);
+  double ec = eta / (double)K, em = expm1(ec);
   for (long i = 0; i < t->n; i++) {
     double d = (double)(dmin + i);
-    double s = d <= 0.0 ? log1p(exp(eta * d)) / eta
-                        : d + log1p(exp(-eta * d)) / eta;
+    double s = d <= 0.0 ? log1p(exp(eta * d)) / ec
+                        : (double)K * d + log1p(exp(-eta * d)) / ec;
     double o = floor(s), f;
-    /* (1 + e^{eta d}) e^{-eta o} - 1, without cancellation */
+    /* (1 + e^{eta d}) e^{-ec o} - 1, without cancellation */
     if (o == 0.0)
       f = exp(eta * d) / em;
     else
-      f = (expm1(eta * (d - o)) + exp(-eta * o)) / em;
+      f = (expm1(eta * d - ec * o) + exp(-ec * o)) / em;
     t->off[i] = (long)o;
     t->fr[i] = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
   }
@@ -727,13 +730,15 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   long *qhi = qlo + na, *rq = qhi + na;
   double *rw = pld_malloc((size_t)nb * sizeof(double));
   double *S0 = pld_malloc(2 * ((size_t)nb + 1) * sizeof(double)), *S1 = S0 + nb + 1;
-  long nf = nb + na + nx + 2;
+  long nf = TWO_FINAL * (nb + na + nx + 2) + 2;
   double *F = pld_calloc((size_t)nf, sizeof(double));
-  struct two_tab tab = {0};
+  struct two_tab tab = {0}, tabf = {0};
   if (!xw || !xj || !W || !W2 || !av || !qlo || !rw || !S0 || !F)
     st = PLD_ENOMEM;
   if (!st)
-    st = two_tab_make(eta, -(nb + na + nx), nb + na + nx, &tab);
+    st = two_tab_make(eta, 1, -(nb + na + nx), nb + na + nx, &tab);
+  if (!st)
+    st = two_tab_make(eta, TWO_FINAL, -(nb + na + nx), nb + na + nx, &tabf);
   if (st)
     goto done;
   for (long p = 0; p < na; p++)
@@ -784,13 +789,23 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   while (dlo + 1 < tab.dmin + tab.n && off[dlo + 1] == 0)
     dlo++;
   double em1 = expm1(eta);
+  /* the same for the last step, onto the final lattice of ratio eta /
+   * TWO_FINAL */
+  const long *offf = tabf.off - tabf.dmin;
+  const double *frf = tabf.fr - tabf.dmin;
+  long dhif = tabf.dmin + tabf.n - 1, dlof = tabf.dmin;
+  while (dhif - 1 >= tabf.dmin && offf[dhif - 1] == TWO_FINAL * (dhif - 1))
+    dhif--;
+  while (dlof + 1 < tabf.dmin + tabf.n && offf[dlof + 1] == 0)
+    dlof++;
+  double em1f = expm1(eta / TWO_FINAL);
   /* two terms: a = x_i + x_j, b = x_i x_j exactly on the lattice (i + j) */
   for (long s = 0; s < nj; s++)
     for (long t = s; t < nj; t++) {
       long i = xj[s], j = xj[t];
       double w = xw[i] * xw[j] * (i == j ? 1.0 : 2.0);
       if (m == 2) {
-        F[i + j] += w;
+        F[TWO_FINAL * (i + j)] += w;
         continue;
       }
       long d = j - i, p = i + off[d];
@@ -845,41 +860,45 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
         }
       }
       long thi = 0, tlo = 0;
+      long DH = last ? dhif : dhi, DL = last ? dlof : dlo;
+      double E = last ? em1f : em1;
       for (long s = 0; s < nj; s++) {
         long j = xj[s], base = p + j;
         double xwj = xw[j];
-        if (qz + off[base - qz] + 2 > (last ? nf : nb)) {
+        if (last ? TWO_FINAL * qz + offf[base - qz] + 2 > nf
+                 : qz + off[base - qz] + 2 > nb) {
           st = PLD_ERANGE; /* not reached: the lattice covers the sums */
           break;
         }
         if (prefix)
-          while (thi < nq && rq[thi] <= base - dhi)
+          while (thi < nq && rq[thi] <= base - DH)
             thi++;
-        while (tlo < nq && rq[tlo] < base - dlo)
+        while (tlo < nq && rq[tlo] < base - DL)
           tlo++;
         if (tlo < thi)
           tlo = thi;
         double Wf = 0.0, Ff = 0.0; /* the far-above range's deposit */
         if (thi > 0) {
           Wf = S0[thi];
-          Ff = fmin(S1[thi] * exp(eta * (double)(q0 - base)) / em1, Wf);
+          Ff = fmin(S1[thi] * exp(eta * (double)(q0 - base)) / E, Wf);
         }
-        if (last) { /* S C = b + a x on b's lattice */
+        if (last) { /* S C = b + a x on the final lattice */
+          const long K = TWO_FINAL;
           if (thi > 0) {
-            F[base] += xwj * (Wf - Ff);
-            F[base + 1] += xwj * Ff;
+            F[K * base] += xwj * (Wf - Ff);
+            F[K * base + 1] += xwj * Ff;
           }
           for (long t = thi; t < tlo; t++) {
-            long q = rq[t], d2 = base - q, q2 = q + off[d2];
-            double wx = rw[t] * xwj, f = fr[d2];
+            long q = rq[t], d2 = base - q, q2 = K * q + offf[d2];
+            double wx = rw[t] * xwj, f = frf[d2];
             F[q2] += wx * (1.0 - f);
             F[q2 + 1] += wx * f;
           }
           for (long t = tlo; t < nq; t++) {
             long q = rq[t];
-            double wx = rw[t] * xwj, f = fr[base - q];
-            F[q] += wx * (1.0 - f);
-            F[q + 1] += wx * f;
+            double wx = rw[t] * xwj, f = frf[base - q];
+            F[K * q] += wx * (1.0 - f);
+            F[K * q + 1] += wx * f;
           }
           continue;
         }
@@ -931,7 +950,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   cnt = 0;
   for (long i = 0; i < nf; i++)
     if (F[i] > 0.0) {
-      out->v[cnt] = exp(2.0 * lx0 + eta * (double)i) / C;
+      out->v[cnt] = exp(2.0 * lx0 + eta / TWO_FINAL * (double)i) / C;
       out->w[cnt++] = F[i];
     }
   /* E|S' - S| over the terms' end cells: each term's shift times the mean
@@ -940,6 +959,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   law_trim(out, 1);
 done:
   two_tab_free(&tab);
+  two_tab_free(&tabf);
   pld_free(xw);
   pld_free(xj);
   pld_free(W);
