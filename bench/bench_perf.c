@@ -44,7 +44,7 @@
 #define DEMO_T 14063
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
-            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA };
+            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS };
 
 struct pcase {
   const char *group;
@@ -173,6 +173,17 @@ static int run_once(const struct pcase *c, struct bres *r)
     }
     return st;
   }
+  case K_BIS: /* one run of balanced iteration, k = q: building included */
+    st = pld_accountant_alloc(NULL, &acc);
+    if (!st)
+      st = pld_accountant_add_allocation(acc, c->T, (uint64_t)c->q, c->sigma,
+                                         1.0, 1);
+    if (!st)
+      st = pld_accountant_epsilon(acc, DELTA, &res);
+    if (!st)
+      take(r, &res);
+    pld_accountant_free(acc);
+    return st;
   case K_SMALL_EPS:
   case K_SMALL_DELTA:
     st = accountant_of(c, &acc);
@@ -252,6 +263,11 @@ static void child(const struct pcase *c, int quick, int fd)
 #define SDEL(q, s, T, e) {"small-delta", "delta(" #e ") poisson-gaussian q=" #q \
                          " sigma=" #s " T=" #T, K_SMALL_DELTA, q, s, T, 0, e, 3}
 
+/* balanced iteration (random allocation): k = 1 the one-of-T bracket,
+ * 1 < k < T the split (groups, blocks of two), papers/allocation.c */
+#define BIS(T, k, s) {"allocation", "balanced-iteration T=" #T " k=" #k \
+  " sigma=" #s, K_BIS, k, s, T, 0, T, 3}
+
 static const struct pcase cases[] = {
   {"core", "gaussian sigma=1 T=1 (grid)", K_GAUSS_GRID, 0, 1.0, 1, 0, 1, 7},
   {"core", "gaussian sigma=1 T=1000 (grid)", K_GAUSS_GRID, 0, 1.0, 1000, 0,
@@ -285,6 +301,8 @@ static const struct pcase cases[] = {
   SEPS(0.001, 1.0, 100000, 1e-10), SEPS(0.001, 1.0, 100000, 1e-12),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 5.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 8.0),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 10.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 15.0),
+  BIS(1000, 1, 1.0), BIS(10, 4, 2.0), BIS(10, 5, 1.0), BIS(100, 10, 1.0),
+  BIS(100, 10, 2.0), BIS(2000, 655, 1.0),
 };
 
 int main(int argc, char **argv)
