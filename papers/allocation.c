@@ -134,19 +134,35 @@ static void law_trim(struct law *a, int upper)
   size_t n = a->n;
   if (n < 5)
     return;
+  /* an atom's weight is the larger of its Q-mass w and its P-mass w v:
+   * at large mu (above ~11) the P-bulk sits where the Q-mass is below
+   * 1e-44, and merging it by Q-mass alone moved it to the far end atom
+   * (mu = 14, T = 3: delta_PQ(150) = 0.997 against the Gaussian's 3e-4) */
   double m = 0.0;
   size_t lo = 0;
-  while (lo + 2 < n && m + a->w[lo] < TRIM_MASS)
-    m += a->w[lo++];
+  while (lo + 2 < n && m + a->w[lo] * fmax(1.0, a->v[lo]) < TRIM_MASS)
+    m += a->w[lo] * fmax(1.0, a->v[lo]), lo++;
   if (lo > 2)
     trim_run(a, 0, lo - 1, upper);
   m = 0.0;
   size_t hi = n;
-  while (hi > lo + 2 && m + a->w[hi - 1] < TRIM_MASS)
-    m += a->w[--hi];
+  while (hi > lo + 2 && m + a->w[hi - 1] * fmax(1.0, a->v[hi - 1]) < TRIM_MASS)
+    --hi, m += a->w[hi] * fmax(1.0, a->v[hi]);
   if (n - hi > 2)
     trim_run(a, hi, n - 1, upper);
   law_compact(a);
+}
+
+/* log Phi(-x) for x >= 0, without underflow: erfc while it is a normal
+ * number, else the asymptotic series (Abramowitz-Stegun 26.2.12; four
+ * terms, relative error below 1e-9 for x >= 37). */
+static double log_phi_neg(double x)
+{
+  if (x < 37.0)
+    return log(0.5 * erfc(x / SQRT2));
+  double r = 1.0 / (x * x);
+  return -0.5 * x * x - log(x) - 0.91893853320467274178 +
+         log1p(r * (-1.0 + r * (3.0 - 15.0 * r)));
 }
 
 /* X/T on the grid: cells of Z of width h from -zmax to zmax; spread (U) or
@@ -166,7 +182,14 @@ static int law_base(double mu, uint64_t T, double eta, int upper,
   double wt = wb, mt = 0.5 * erfc((zmax - mu) / SQRT2);
   out->l1 = 2.0 * (mb + mt) * iT;
   /* index 0: bottom cell, 1..nc+1: edges (U) or cells (L), nc+2: top */
-  out->v[0] = iT * mb / wb;
+  /* the bottom cell's conditional mean Phi(-zmax - mu) / Phi(-zmax) from
+   * logs: its numerator underflows from mu ~ 8.5 on while wb does not
+   * until mu ~ 17 (0/wb = 0 broke the geometric grids: mu in (8.5, 17)
+   * failed with PLD_ERANGE) */
+  out->v[0] = iT * (mb > 0.0 ? mb / wb
+                             : fmin(exp(log_phi_neg(zmax + mu) -
+                                        log_phi_neg(zmax)),
+                                    exp(-mu * zmax - 0.5 * mu * mu)));
   out->w[0] = wb;
   out->v[nc + 2] = iT * mt / wt;
   out->w[nc + 2] = wt;
@@ -1310,6 +1333,12 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
   stoploss_free(&tf);
   law_free(&F1);
   law_free(&F2);
+  /* a lattice that does not fit (PLD_ERANGE: e.g. mu = 10, whose extreme
+   * products underflow) only means no block: the groups answer */
+  if (st == PLD_ERANGE) {
+    st = PLD_SUCCESS;
+    *use = 0;
+  }
   if (!st && *use)
     *out = M;
   else
