@@ -594,6 +594,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
  * lattice divided by C(m, 2). */
 
 #define TWO_MAX_M 20           /* largest block of two (cost, see below) */
+#define TWO_MAX_MU 4.0         /* and mu = c / sigma at most this (cost) */
 #define TWO_MAX_ATOMS 1500.0   /* lattice points of X at most */
 #define TWO_ETA 0.05           /* lattice ratio over mu */
 #define TWO_MAX_WORK 2.5e8     /* (cells x atoms) summed over the steps */
@@ -659,12 +660,15 @@ static double two_eta(double mu, uint64_t m, double *natoms)
   return eta;
 }
 
-/* Whether a two-of-m block is worth forming: m <= TWO_MAX_M, and its work
- * (steps x occupied cells x atoms; about natoms^3 / 40 per step, measured)
- * within TWO_MAX_WORK, under a second on the 2-core machine. */
+/* Whether a two-of-m block is worth forming: m <= TWO_MAX_M, mu <=
+ * TWO_MAX_MU (above, the groups' own laws grow to 10^4-10^5 atoms and the
+ * product and decision cost seconds: mu = 10, 7 s; the epsilons there are
+ * in the hundreds), and its work (steps x occupied cells x atoms; about
+ * natoms^3 / 40 per step, measured) within TWO_MAX_WORK, under a second on
+ * the 2-core machine. */
 static int two_feasible(double mu, uint64_t m)
 {
-  if (m < 3 || m > TWO_MAX_M || !(mu >= MU_MIN && mu <= MU_MAX))
+  if (m < 3 || m > TWO_MAX_M || !(mu >= MU_MIN && mu <= TWO_MAX_MU))
     return 0;
   double nx;
   two_eta(mu, m, &nx);
@@ -1281,8 +1285,8 @@ static void prod_deltas(const struct law *A, const struct stoploss *tb,
  * lattice where it does not (the lower tail, small mu).  *use says
  * whether the block is at least as tight as its two groups composed as
  * the accountant would (their default laws): the larger of the two
- * directions' delta not above theirs at every eps (step 0.1) where theirs
- * is in [1e-12, 1e-3].  Otherwise the block is not used (its coarser
+ * directions' delta not above theirs at 101 eps evenly spaced between
+ * their eps at delta 1e-3 and at 1e-12.  Otherwise the block is not used (its coarser
  * lattices cost more than its structure gains; out is left empty). */
 static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
                          int *use)
@@ -1315,17 +1319,36 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
   if (!st)
     st = stoploss_make(n2 != n1 ? &F2 : &F1, &tf);
   if (!st) {
+    /* the groups' eps at delta 1e-3 and 1e-12 (bisection on the larger
+     * direction's delta, non-increasing in eps), then 101 points between */
+    double ends[2];
+    const double dl[2] = {1e-3, 1e-12};
+    for (int e = 0; e < 2; e++) {
+      double lo = 0.0, hi = 1.0, dg[2];
+      for (int it = 0; it < 60; it++) { /* an upper end */
+        prod_deltas(&F1, &tf, hi, dg);
+        if (fmax(dg[0], dg[1]) <= dl[e])
+          break;
+        lo = hi;
+        hi *= 2.0;
+      }
+      for (int it = 0; it < 40; it++) {
+        double md = 0.5 * (lo + hi);
+        prod_deltas(&F1, &tf, md, dg);
+        if (fmax(dg[0], dg[1]) > dl[e])
+          lo = md;
+        else
+          hi = md;
+      }
+      ends[e] = lo;
+    }
     int ok = 1;
-    for (double eps = 0.0; eps <= 100.0 && ok; eps += 0.1) {
+    for (int i = 0; i <= 100 && ok; i++) {
+      double eps = ends[0] + (ends[1] - ends[0]) * (double)i / 100.0;
       double dm[2], dg[2];
       prod_deltas(&F1, &tf, eps, dg);
-      double g = fmax(dg[0], dg[1]);
-      if (g < 1e-12)
-        break;
-      if (g > 1e-3)
-        continue;
       law_deltas(&tm, eps, dm);
-      ok = fmax(dm[0], dm[1]) <= g;
+      ok = fmax(dm[0], dm[1]) <= fmax(dg[0], dg[1]);
     }
     *use = ok;
   }

@@ -73,7 +73,8 @@ typedef struct pld_allocation_block {
 /** The split pld_accountant_add_allocation composes for k-out-of-T
  *  allocation: the groups of pld_allocation_groups, paired (a ceil(T/k)
  *  group with a floor(T/k) one first, then equal ones) into two-of-m
- *  blocks, m the pair's total, where 3 <= m <= 20 and the block's computed
+ *  blocks, m the pair's total, where 3 <= m <= 20, c/sigma <= 4 and the
+ *  block's computed
  *  law is at least as tight as its two groups composed (the larger
  *  direction's delta not above theirs wherever theirs is in [1e-12,
  *  1e-3]); the other groups stay one-of-n blocks.  Any such split
