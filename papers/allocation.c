@@ -600,7 +600,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
 #define TWO_MAX_WORK 2.5e8     /* (cells x atoms) summed over the steps */
 #define TWO_COARSE 8           /* coarse lattice of negligible cells */
 #define TWO_NEGLIGIBLE 1e-33   /* mass (Q or P) a coarse cell may carry */
-#define TWO_FINAL 16            /* the final law's lattice: eta / TWO_FINAL */
+#define TWO_FINAL 64            /* the final law's lattice: eta / TWO_FINAL */
 #define TWO_PROD_ETA 0.004     /* the groups' product law's ratio */
 #define TWO_GROUP_ETA 4.0      /* the groups' laws: their default ratio times */
 
