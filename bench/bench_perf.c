@@ -70,7 +70,11 @@ static int accountant_of(const struct pcase *c, pld_accountant **out)
   p.discretization = c->grid;
   pld_accountant *acc = NULL;
   int st = pld_accountant_alloc(&p, &acc);
-  size_t n = c->kind == K_HETERO ? 1000 : 1;
+  /* balanced iteration: one run, k = q, building included */
+  if (!st && c->kind == K_BIS)
+    st = pld_accountant_add_allocation(acc, c->T, (uint64_t)c->q, c->sigma,
+                                       1.0, 1);
+  size_t n = c->kind == K_HETERO ? 1000 : c->kind == K_BIS ? 0 : 1;
   for (size_t i = 0; i < n && !st; i++) {
     pld_mech *m = NULL;
     double sigma = c->kind == K_HETERO ? 0.8 + 0.4 * (double)i / 999.0
@@ -173,17 +177,6 @@ static int run_once(const struct pcase *c, struct bres *r)
     }
     return st;
   }
-  case K_BIS: /* one run of balanced iteration, k = q: building included */
-    st = pld_accountant_alloc(NULL, &acc);
-    if (!st)
-      st = pld_accountant_add_allocation(acc, c->T, (uint64_t)c->q, c->sigma,
-                                         1.0, 1);
-    if (!st)
-      st = pld_accountant_epsilon(acc, DELTA, &res);
-    if (!st)
-      take(r, &res);
-    pld_accountant_free(acc);
-    return st;
   case K_SMALL_EPS:
   case K_SMALL_DELTA:
     st = accountant_of(c, &acc);

@@ -608,6 +608,9 @@ struct two_tab {
   long dmin, n;
   long *off;
   double *fr;
+  /* off[d] = K d for every d >= dhi (far above: the larger term's cell),
+   * off[d] = 0 for every d <= dlo (far below) */
+  long dhi, dlo;
 };
 
 /* e^{eta u} + e^{eta (u + d)} on the lattice of ratio eta / K (u on the
@@ -635,6 +638,13 @@ static int two_tab_make(double eta, long K, long dmin, long dmax,
     t->off[i] = (long)o;
     t->fr[i] = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
   }
+  long hi = t->n - 1, lo = 0;
+  while (hi >= 1 && t->off[hi - 1] == K * (dmin + hi - 1))
+    hi--;
+  while (lo + 1 < t->n && t->off[lo + 1] == 0)
+    lo++;
+  t->dhi = dmin + hi;
+  t->dlo = dmin + lo;
   return PLD_SUCCESS;
 }
 
@@ -719,7 +729,8 @@ static void two_coarsen(double *W, long na, long nb, const double *av,
   }
 }
 
-/* The U law of the two-of-m ratio S (3 <= m <= TWO_MAX_M). */
+/* The U law of the two-of-m ratio S (3 <= m <= TWO_MAX_M; X's lattice is
+ * a's, av). */
 static int law_two_of(double mu, uint64_t m, struct law *out)
 {
   double nxe, eta = two_eta(mu, m, &nxe);
@@ -781,8 +792,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
       j = 0;
     if (j > nx - 2)
       j = nx - 2;
-    double lo = exp(lx0 + eta * (double)j), hi = exp(lx0 + eta * (double)(j + 1));
-    double f = (X.v[i] - lo) / (hi - lo);
+    double f = (X.v[i] - av[j]) / (av[j + 1] - av[j]);
     f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
     xw[j] += X.w[i] * (1.0 - f);
     xw[j + 1] += X.w[i] * f;
@@ -791,12 +801,10 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
    * lattice, as two_coarsen does with the state: a spread */
   for (long j = 0; j + TWO_COARSE < nx; j++) {
     long J0 = j - j % TWO_COARSE;
-    double x = exp(lx0 + eta * (double)j);
+    double x = av[j];
     if (j == J0 || !(xw[j] > 0.0) || !(xw[j] * fmax(x, 1.0) < TWO_NEGLIGIBLE))
       continue;
-    double x0 = exp(lx0 + eta * (double)J0);
-    double x1 = exp(lx0 + eta * (double)(J0 + TWO_COARSE));
-    double f = (x - x0) / (x1 - x0);
+    double f = (x - av[J0]) / (av[J0 + TWO_COARSE] - av[J0]);
     f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
     xw[J0] += xw[j] * (1.0 - f);
     xw[J0 + TWO_COARSE] += xw[j] * f;
@@ -808,33 +816,17 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
       xj[nj++] = j;
   const long *off = tab.off - tab.dmin;
   const double *fr = tab.fr - tab.dmin;
-  /* the ranges of d where the sum's cell is d itself (far above) or 0 (far
-   * below): read off the table */
-  long dhi = tab.dmin + tab.n - 1, dlo = tab.dmin;
-  while (dhi - 1 >= tab.dmin && off[dhi - 1] == dhi - 1)
-    dhi--;
-  while (dlo + 1 < tab.dmin + tab.n && off[dlo + 1] == 0)
-    dlo++;
   double em1 = expm1(eta);
   /* the same for the last step, onto the final lattice of ratio eta /
    * TWO_FINAL */
   const long *offf = tabf.off - tabf.dmin;
   const double *frf = tabf.fr - tabf.dmin;
-  long dhif = tabf.dmin + tabf.n - 1, dlof = tabf.dmin;
-  while (dhif - 1 >= tabf.dmin && offf[dhif - 1] == TWO_FINAL * (dhif - 1))
-    dhif--;
-  while (dlof + 1 < tabf.dmin + tabf.n && offf[dlof + 1] == 0)
-    dlof++;
   double em1f = expm1(eta / TWO_FINAL);
   /* two terms: a = x_i + x_j, b = x_i x_j exactly on the lattice (i + j) */
   for (long s = 0; s < nj; s++)
     for (long t = s; t < nj; t++) {
       long i = xj[s], j = xj[t];
       double w = xw[i] * xw[j] * (i == j ? 1.0 : 2.0);
-      if (m == 2) {
-        F[TWO_FINAL * (i + j)] += w;
-        continue;
-      }
       long d = j - i, p = i + off[d];
       double fa = fr[d], *r = W + (size_t)p * nb + (size_t)(i + j);
       r[0] += w * (1.0 - fa);
@@ -887,7 +879,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
         }
       }
       long thi = 0, tlo = 0;
-      long DH = last ? dhif : dhi, DL = last ? dlof : dlo;
+      long DH = last ? tabf.dhi : tab.dhi, DL = last ? tabf.dlo : tab.dlo;
       double E = last ? em1f : em1;
       for (long s = 0; s < nj; s++) {
         long j = xj[s], base = p + j;
@@ -1124,8 +1116,14 @@ static int law_meet(const struct law *A, const struct law *B, struct law *out)
 /* ------------------------------------------------------------------------ */
 /* The mechanisms: each law as a finite pair (q_j = mass, p_j = s_j q_j). */
 
-static int finite_of_law(const struct law *a, struct pld_mech **out)
+/* An upper law stands for the exact-rule law up to an L1 shift of a->l1
+ * (the far end cells, below 1e-100): that changes delta by at most l1 (PQ)
+ * or e^eps l1 (QP), far below the builder's tail mass and booked slack
+ * (1e-20); a larger one is refused rather than left unbooked. */
+static int finite_of_law(const struct law *a, int upper, struct pld_mech **out)
 {
+  if (upper && !(a->l1 <= 1e-90))
+    return PLD_ERANGE;
   size_t n = a->n;
   double *buf = pld_malloc(3 * n * sizeof(double));
   struct pld_mech *m = pld_mech_new(&pld_mech_type_finite);
@@ -1369,15 +1367,6 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
   return st;
 }
 
-/* The block's law as a finite pair. */
-static int two_of_mech(const struct law *M, pld_mech **out)
-{
-  /* the far end cells' L1 shift, as pld_mech_random_allocation_bounds */
-  if (!(M->l1 <= 1e-90))
-    return PLD_ERANGE;
-  return finite_of_law(M, out);
-}
-
 /* The mechanism of a block of the split: one of m steps (j = 1) or two of
  * m (j = 2, its law M from two_block_law), the upper member the block's,
  * the lower member `low` (the summed-output Gaussian's share, NULL: none). */
@@ -1386,7 +1375,7 @@ static int block_mech(uint64_t j, uint64_t m, double sigma, double c,
 {
   pld_mech *u = NULL, *b = NULL;
   int st = j == 1 ? pld_mech_random_allocation(m, sigma, c, &u)
-                  : two_of_mech(M, &u);
+                  : finite_of_law(M, 1, &u);
   if (!st && low)
     st = pld_mech_bracket(u, low, &b);
   /* the laws' arithmetic, as pld_mech_random_allocation */
@@ -1578,16 +1567,10 @@ int pld_mech_random_allocation_bounds(uint64_t T, double sigma, double c,
   int st = law_of_mean(mu, T, eta, 1, &U);
   if (!st)
     st = law_of_mean(mu, T, eta, 0, &L);
-  /* U stands for the exact law up to an L1 shift of U.l1 (the far end
-   * cells, below 1e-100): that changes delta by at most l1 (PQ) or e^eps l1
-   * (QP), far below the builder's tail mass and booked slack (1e-20); a
-   * larger one is refused rather than left unbooked */
-  if (!st && !(U.l1 <= 1e-90))
-    st = PLD_ERANGE;
   if (!st)
-    st = finite_of_law(&U, &u);
+    st = finite_of_law(&U, 1, &u);
   if (!st)
-    st = finite_of_law(&L, &l);
+    st = finite_of_law(&L, 0, &l);
   law_free(&U);
   law_free(&L);
   if (st) {
@@ -1727,12 +1710,8 @@ static int product_pair(uint64_t d, double mu_s, double mu_g, double eta,
   }
   if (!st)
     law_trim(&P, upper);
-  /* as in pld_mech_random_allocation_bounds: the far end cells' L1 shift
-   * is booked far below the builder's slack, or refused */
-  if (!st && upper && !(P.l1 <= 1e-90))
-    st = PLD_ERANGE;
   if (!st)
-    st = finite_of_law(&P, out);
+    st = finite_of_law(&P, upper, out);
   law_free(&S);
   law_free(&G);
   law_free(&P);
