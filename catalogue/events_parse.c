@@ -1283,16 +1283,61 @@ static int parse_event(const char *text, pld_event_ctx *ctx,
   return rc;
 }
 
+/* One EVENT argument is one update, all or nothing: its events go into a
+ * scratch accountant (curve), merged into the caller's only when all of
+ * them parsed and built.  A list that fails at its third item must not leave
+ * its first two recorded: the caller, told it failed, would fix the text and
+ * add them again, or give up on a run that happened. */
+static int scratch_failed(int st, char *err, size_t errlen)
+{
+  if (err && errlen)
+    snprintf(err, errlen, "%s (while recording the event)",
+             pld_status_text(st));
+  return pld_event_rc_of_status(st);
+}
+
 int pld_event_parse(const char *text, pld_event_ctx *ctx,
                         pld_accountant *acc, char *err, size_t errlen)
 {
-  struct sink sk = {acc, NULL};
-  return parse_event(text, ctx, acc ? &sk : NULL, err, errlen);
+  if (!acc)
+    return parse_event(text, ctx, NULL, err, errlen);
+  pld_params prm;
+  pld_accountant *scratch = NULL;
+  int st = pld_accountant_get_params(acc, &prm);
+  if (st == PLD_SUCCESS)
+    st = pld_accountant_alloc(&prm, &scratch);
+  if (st != PLD_SUCCESS)
+    return scratch_failed(st, err, errlen);
+  struct sink sk = {scratch, NULL};
+  int rc = parse_event(text, ctx, &sk, err, errlen);
+  if (rc == PLD_EVENT_OK && (st = pld_accountant_merge(acc, scratch))) {
+    rc = scratch_failed(st, err, errlen);
+    if (st == PLD_EINCOMPAT && err && errlen) { /* the user's input */
+      char q[QUOTE_LEN];
+      pld_quote(q, sizeof q, text);
+      snprintf(err, errlen, "a PLD file of event %s is on a grid step "
+               "unlike another PLD file of the composition (all must share "
+               "one grid step)", q);
+      rc = PLD_EVENT_EUSAGE;
+    }
+  }
+  pld_accountant_free(scratch);
+  return rc;
 }
 
 int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
                             pld_rdp_curve *curve, char *err, size_t errlen)
 {
-  struct sink sk = {NULL, curve};
-  return parse_event(text, ctx, curve ? &sk : NULL, err, errlen);
+  if (!curve)
+    return parse_event(text, ctx, NULL, err, errlen);
+  pld_rdp_curve *scratch = NULL;
+  int st = ev_rdp_zero_like(curve, &scratch);
+  if (st != PLD_SUCCESS)
+    return scratch_failed(st, err, errlen);
+  struct sink sk = {NULL, scratch};
+  int rc = parse_event(text, ctx, &sk, err, errlen);
+  if (rc == PLD_EVENT_OK && (st = pld_rdp_curve_compose(curve, scratch, 1)))
+    rc = scratch_failed(st, err, errlen);
+  pld_rdp_curve_free(scratch);
+  return rc;
 }

@@ -1516,8 +1516,9 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
    * the summed-output Gaussian (share_gaussian) as lower member.  The upper
    * end is the split's.  (k = T: every step holds the record, T Gaussians
    * exactly; k = 1: the allocation's own bracket.) */
-  /* every block's mechanism first, so that a failure there leaves the
-   * accountant as it was */
+  /* the blocks go into a scratch accountant, merged into acc in one step:
+   * a failure anywhere leaves acc as it was (a half-added allocation would
+   * under-count) */
   pld_mech *low[2] = {NULL, NULL}, *mech[PLD_ALLOCATION_MAX_BLOCKS] = {NULL};
   for (size_t i = 0; i < nblk && !st; i++) {
     const pld_mech *lw = NULL;
@@ -1530,8 +1531,15 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
     if (!st)
       st = block_mech(blk[i].j, blk[i].m, sigma, c, &laws[i], lw, &mech[i]);
   }
+  pld_params prm;
+  pld_accountant *scratch = NULL;
+  if (!st && !(st = pld_accountant_get_params(acc, &prm)))
+    st = pld_accountant_alloc(&prm, &scratch);
   for (size_t i = 0; i < nblk && !st; i++)
-    st = pld_accountant_add(acc, mech[i], blk[i].count * count);
+    st = pld_accountant_add(scratch, mech[i], blk[i].count * count);
+  if (!st)
+    st = pld_accountant_merge(acc, scratch);
+  pld_accountant_free(scratch);
   for (size_t i = 0; i < PLD_ALLOCATION_MAX_BLOCKS; i++) {
     law_free(&laws[i]);
     pld_mech_free(mech[i]);

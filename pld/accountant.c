@@ -245,6 +245,105 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
   return PLD_SUCCESS;
 }
 
+/* Deep copy of one group (a mechanism, a selection or a PLD). */
+static int group_copy(const struct group *g, struct group *out)
+{
+  int st;
+  memset(out, 0, sizeof *out);
+  out->count = g->count;
+  if (g->m)
+    st = pld_mech_copy(g->m, &out->m);
+  else if (g->dist)
+    st = pld_dist_copy(g->dist, &out->dist);
+  else
+    st = selection_new(g->sel->n, (const pld_accountant *const *)g->sel->members,
+                       g->sel->w, &out->sel);
+  return st;
+}
+
+static void group_release(struct group *g)
+{
+  pld_mech_free(g->m);
+  selection_free(g->sel);
+  pld_dist_free(g->dist);
+}
+
+/* All or nothing: every check, the room and every copy come before the
+ * first change to acc, so a failure (PLD_ENOMEM included) leaves it as it
+ * was.  That is what makes an event that enters as several groups (a
+ * k-of-T allocation's blocks, an EVENT list) one update: a half-added
+ * event would under-count the privacy loss of a run that happened. */
+int pld_accountant_merge(pld_accountant *acc, const pld_accountant *other)
+{
+  pld_detail_clear();
+  if (!acc || !other)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "other");
+  const uint64_t cap = (uint64_t)1 << 53;
+  double g = fixed_grid(acc), h = fixed_grid(other);
+  if (h != 0.0 &&
+      ((g != 0.0 && g != h) || h < 0.0 ||
+       (acc->params.discretization > 0.0 && acc->params.discretization != h)))
+    return pld_fail(PLD_EINCOMPAT,
+                    "the added PLDs' grid step %.17g differs from the composition's %.17g",
+                    h, g != 0.0 ? g : acc->params.discretization);
+  size_t n0 = acc->n, no = other->n;
+  /* each of other's groups goes to an equal mechanism's group in acc (or
+   * one appended before it here), else to a new group */
+  uint64_t *cnt = pld_malloc((n0 + no ? n0 + no : 1) * sizeof *cnt);
+  struct group *add = pld_calloc(no ? no : 1, sizeof *add);
+  int st = (!cnt || !add) ? PLD_ENOMEM : PLD_SUCCESS;
+  size_t nadd = 0;
+  for (size_t i = 0; i < n0 && !st; i++)
+    cnt[i] = acc->g[i].count;
+  for (size_t i = 0; i < no && !st; i++) {
+    const struct group *o = &other->g[i];
+    size_t j = n0 + nadd;
+    if (o->m) {
+      for (j = 0; j < n0 && !(acc->g[j].m && pld_mech_equal(acc->g[j].m, o->m)); j++)
+        ;
+      if (j == n0)
+        for (j = n0; j < n0 + nadd && !(add[j - n0].m && pld_mech_equal(add[j - n0].m, o->m)); j++)
+          ;
+    }
+    if (j < n0 + nadd) {
+      if (cnt[j] + o->count > cap)
+        st = pld_fail(PLD_ERANGE, "a mechanism's total count %llu + %llu exceeds 2^53",
+                      (unsigned long long)cnt[j], (unsigned long long)o->count);
+      else
+        cnt[j] += o->count;
+    } else if (!(st = group_copy(o, &add[nadd]))) {
+      cnt[n0 + nadd] = o->count;
+      nadd++;
+    }
+  }
+  if (!st && n0 + nadd > acc->cap) {
+    struct group *ng = pld_malloc((n0 + nadd) * sizeof *ng);
+    if (!ng)
+      st = PLD_ENOMEM;
+    else {
+      if (n0)
+        memcpy(ng, acc->g, n0 * sizeof *ng);
+      pld_free(acc->g);
+      acc->g = ng;
+      acc->cap = n0 + nadd;
+    }
+  }
+  if (!st) { /* commit: nothing below fails */
+    for (size_t i = 0; i < n0; i++)
+      acc->g[i].count = cnt[i];
+    for (size_t i = 0; i < nadd; i++) {
+      acc->g[n0 + i] = add[i];
+      acc->g[n0 + i].count = cnt[n0 + i];
+    }
+    acc->n = n0 + nadd;
+  } else
+    for (size_t i = 0; i < nadd; i++)
+      group_release(&add[i]);
+  pld_free(cnt);
+  pld_free(add);
+  return st;
+}
+
 int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
 {
   pld_detail_clear();
@@ -252,25 +351,13 @@ int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   pld_accountant *c;
   int st = pld_accountant_alloc(&acc->params, &c);
-  if (st)
-    return st;
-  for (size_t i = 0; i < acc->n && !st; i++) {
-    const struct group *g = &acc->g[i];
-    if (g->m)
-      st = pld_accountant_add(c, g->m, g->count);
-    else if (g->dist)
-      st = pld_accountant_add_dist(c, g->dist, g->count);
-    else
-      st = pld_accountant_add_selection(
-          c, g->sel->n, (const pld_accountant *const *)g->sel->members,
-          g->sel->w, g->count);
-  }
-  if (st) {
+  if (!st && (st = pld_accountant_merge(c, acc))) {
     pld_accountant_free(c);
     return st;
   }
-  *out = c;
-  return PLD_SUCCESS;
+  if (!st)
+    *out = c;
+  return st;
 }
 
 /* The plan: Gaussian groups merged into one mu, the others as they are. */

@@ -5,7 +5,8 @@
  *    ends in [1.5, 3.5], every lower below every upper across grids
  *    (Delta = 2e-3 ... 1e-5), and the default upper within 0.2% of the
  *    lower at Delta = 1e-5 (hence of the true eps);
- *  - grouping: counts of identical mechanisms add up;
+ *  - grouping: counts of identical mechanisms add up; merging accountants
+ *    adds them up too, all or nothing;
  *  - a mixed list works and is consistent with bounds derived in the test
  *    (monotonicity and basic composition of independent (eps_i, delta_i)
  *    guarantees);
@@ -206,6 +207,77 @@ static void test_grouping(void **state) {
   pld_mech_free(l);
   pld_mech_free(l2);
   pld_mech_free(pg);
+  EXPECT_DONE();
+}
+
+/* pld_accountant_merge: counts of equal mechanisms add up, the rest is
+ * appended, and a failure leaves the target as it was.  The numbers come
+ * from the Gaussian closed form (ref.h): merging an accountant of 3
+ * Gaussian(sigma = 2) runs into one of 5 is 8 runs, mu = sqrt(8) / 2;
+ * merging one into itself doubles it. */
+static void test_merge(void **state) {
+  pld_mech *g = NULL, *l = NULL;
+  REQUIRE_OK(pld_mech_gaussian(2.0, 1.0, &g));
+  REQUIRE_OK(pld_mech_laplace(3.0, 1.0, &l));
+  pld_accountant *a = new_acc(NULL), *b = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(a, g, 5));
+  REQUIRE_OK(pld_accountant_add(b, g, 3));
+  REQUIRE_OK(pld_accountant_merge(a, b));
+  EXPECT(pld_accountant_size(a) == 1, "size %zu, expected 1",
+         pld_accountant_size(a));
+  pld_result r;
+  REQUIRE_OK(pld_accountant_epsilon(a, 1e-6, &r));
+  long double ex = ref_gauss_epsilon(sqrtl(8.0L) / 2.0L, 1e-6L);
+  EXPECT(r.bound.lower <= ex * (1 + 1e-12) && r.bound.upper >= ex * (1 - 1e-12) &&
+             r.bound.upper <= ex * (1 + 1e-9),
+         "8 runs: [%.15g, %.15g], exact %.15Lg", r.bound.lower, r.bound.upper, ex);
+  REQUIRE_OK(pld_accountant_merge(a, a)); /* 16 runs */
+  REQUIRE_OK(pld_accountant_epsilon(a, 1e-6, &r));
+  ex = ref_gauss_epsilon(4.0L / 2.0L, 1e-6L);
+  EXPECT(r.bound.lower <= ex * (1 + 1e-12) && r.bound.upper >= ex * (1 - 1e-12) &&
+             r.bound.upper <= ex * (1 + 1e-9),
+         "16 runs: [%.15g, %.15g], exact %.15Lg", r.bound.lower, r.bound.upper, ex);
+
+  /* b = {Laplace, Gaussian x 2^53}: the Laplace would be appended first,
+   * then the Gaussian's count overflows: nothing changes */
+  pld_accountant_free(b);
+  b = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(b, l, 1));
+  REQUIRE_OK(pld_accountant_add(b, g, (uint64_t)1 << 53));
+  pld_result r0;
+  REQUIRE_OK(pld_accountant_epsilon(a, 1e-6, &r0));
+  EXPECT_STATUS(pld_accountant_merge(a, b), PLD_ERANGE);
+  EXPECT(pld_accountant_size(a) == 1, "size %zu after a failed merge",
+         pld_accountant_size(a));
+  REQUIRE_OK(pld_accountant_epsilon(a, 1e-6, &r));
+  EXPECT(r.bound.upper == r0.bound.upper && r.bound.lower == r0.bound.lower,
+         "a failed merge changed the answer: %.17g -> %.17g", r0.bound.upper,
+         r.bound.upper);
+
+  /* PLDs on two grids cannot be composed */
+  pld_dist *d1 = NULL, *d2 = NULL;
+  pld_accountant *c = new_acc(NULL), *e = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(c, l, 1));
+  REQUIRE_OK(pld_accountant_compose(c, 1e-3, &d1));
+  REQUIRE_OK(pld_accountant_compose(c, 2e-3, &d2));
+  pld_accountant_free(c);
+  c = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add_dist(c, d1, 1));
+  REQUIRE_OK(pld_accountant_add(e, g, 1));
+  REQUIRE_OK(pld_accountant_add_dist(e, d2, 1));
+  EXPECT_STATUS(pld_accountant_merge(c, e), PLD_EINCOMPAT);
+  EXPECT(pld_accountant_size(c) == 1, "size %zu after an incompatible merge",
+         pld_accountant_size(c));
+  EXPECT_STATUS(pld_accountant_merge(NULL, e), PLD_EINVAL);
+  EXPECT_STATUS(pld_accountant_merge(c, NULL), PLD_EINVAL);
+  pld_accountant_free(a);
+  pld_accountant_free(b);
+  pld_accountant_free(c);
+  pld_accountant_free(e);
+  pld_dist_free(d1);
+  pld_dist_free(d2);
+  pld_mech_free(g);
+  pld_mech_free(l);
   EXPECT_DONE();
 }
 
@@ -658,6 +730,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_dpsgd, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_grouping, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_merge, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_kind_equality, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_mixed, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_tiny_delta, start_timer, stop_timer),

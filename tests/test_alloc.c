@@ -457,11 +457,48 @@ static void test_split_fails(void **state)
   }
 }
 
+/* A k-of-T allocation enters as several groups (T = 4, k = 3: a two-of-3
+ * block and a one-of-1), one update all the same: an allocation failing
+ * at any of the points after its blocks are built (the adds, the merge)
+ * leaves the accountant holding only what it held before.  (The sweep
+ * above covers every point of a one-block case; this covers the last
+ * ones of a two-block case, where a half-added allocation could remain.) */
+static void test_allocation_all_or_nothing(void **state)
+{
+  (void)state;
+  pld_mech *l = NULL;
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_mech_laplace(2.0, 1.0, &l), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), PLD_SUCCESS);
+  assert_int_equal(pld_accountant_add(acc, l, 1), PLD_SUCCESS);
+  pld_test_fail_allocation(0);
+  assert_int_equal(pld_accountant_add_allocation(acc, 4, 3, 1.0, 1.0, 1),
+                   PLD_SUCCESS);
+  long n = pld_test_allocation_count();
+  assert_int_equal(pld_accountant_size(acc), 3);
+  pld_accountant_free(acc);
+  for (long i = n; i > n - 16 && i > 0; i--) {
+    assert_int_equal(pld_accountant_alloc(NULL, &acc), PLD_SUCCESS);
+    assert_int_equal(pld_accountant_add(acc, l, 1), PLD_SUCCESS);
+    pld_test_fail_allocation(i);
+    int st = pld_accountant_add_allocation(acc, 4, 3, 1.0, 1.0, 1);
+    pld_test_fail_allocation(0);
+    if (st != PLD_ENOMEM || pld_accountant_size(acc) != 1)
+      print_message("allocation %ld of %ld failed: status %d, %zu groups\n", i,
+                    n, st, pld_accountant_size(acc));
+    assert_int_equal(st, PLD_ENOMEM);
+    assert_int_equal(pld_accountant_size(acc), 1);
+    pld_accountant_free(acc);
+  }
+  pld_mech_free(l);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_sweep),
     cmocka_unit_test(test_split_fails),
+    cmocka_unit_test(test_allocation_all_or_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -758,6 +758,55 @@ static void test_best(void **state) {
   EXPECT_DONE();
 }
 
+/* One EVENT argument is one update: a '+' list whose second event is bad
+ * (or whose second event's count would pass 2^53) leaves the accountant
+ * and the RDP curve exactly as they were, though its first event was
+ * fine and matches a group the accountant already holds. */
+static void test_event_update(void **state) {
+  (void)state;
+  pld_accountant *acc = NULL;
+  pld_rdp_curve *cv = NULL;
+  pld_mech *g = NULL, *l = NULL;
+  REQUIRE_OK(pld_accountant_alloc(NULL, &acc));
+  REQUIRE_OK(pld_mech_gaussian(2.0, 1.0, &g));
+  REQUIRE_OK(pld_mech_laplace(1.0, 1.0, &l));
+  REQUIRE_OK(pld_accountant_add(acc, g, 1));
+  REQUIRE_OK(pld_accountant_add(acc, l, (uint64_t)1 << 53));
+  REQUIRE_OK(pld_rdp_curve_alloc_default(&cv));
+  REQUIRE_OK(pld_rdp_add_gaussian(cv, 2.0, 1.0, 1));
+  size_t n = pld_rdp_curve_size(cv);
+  double *before = malloc(n * sizeof *before);
+  memcpy(before, pld_rdp_curve_values(cv), n * sizeof *before);
+  pld_result r0, r;
+  REQUIRE_OK(pld_accountant_epsilon(acc, 1e-5, &r0));
+  const char *bad[] = {"gaussian:sigma=2+laplace:b=-1",
+                       "gaussian:sigma=2,count=3+gaussian:sigma=0",
+                       "gaussian:sigma=2+laplace:b=1"}; /* 2^53 + 1 runs */
+  char err[256];
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    int rc = pld_event_parse(bad[i], NULL, acc, err, sizeof err);
+    EXPECT(rc != PLD_EVENT_OK && err[0] != '\0', "%s was accepted", bad[i]);
+    EXPECT(pld_accountant_size(acc) == 2, "%s left %zu groups", bad[i],
+           pld_accountant_size(acc));
+    REQUIRE_OK(pld_accountant_epsilon(acc, 1e-5, &r));
+    EXPECT(r.bound.upper == r0.bound.upper && r.bound.lower == r0.bound.lower,
+           "%s changed the answer: %.17g -> %.17g", bad[i], r0.bound.upper,
+           r.bound.upper);
+    if (i < 2) {
+      rc = pld_event_parse_rdp(bad[i], NULL, cv, err, sizeof err);
+      EXPECT(rc != PLD_EVENT_OK, "%s was accepted (RDP)", bad[i]);
+      EXPECT(memcmp(before, pld_rdp_curve_values(cv), n * sizeof *before) == 0,
+             "%s changed the RDP curve", bad[i]);
+    }
+  }
+  free(before);
+  pld_rdp_curve_free(cv);
+  pld_accountant_free(acc);
+  pld_mech_free(g);
+  pld_mech_free(l);
+  EXPECT_DONE();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_best),
@@ -768,6 +817,7 @@ int main(void) {
       cmocka_unit_test(test_dist_build),
       cmocka_unit_test(test_dist_ops),
       cmocka_unit_test(test_accountant),
+      cmocka_unit_test(test_event_update),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

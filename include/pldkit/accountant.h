@@ -151,6 +151,20 @@ PLD_API PLD_NODISCARD int pld_accountant_add_dist(pld_accountant *acc,
                                                   const pld_dist *d,
                                                   uint64_t count);
 
+/** Append every event group of `other` to `acc` (deep copies; mechanisms
+ *  equal to one acc holds add their counts to its group, as with
+ *  pld_accountant_add), all or nothing: on any failure acc is unchanged.
+ *  Build the events of one update (several mechanisms, a selection, PLDs)
+ *  in a scratch accountant and merge it, so that the update is never half
+ *  recorded.  other's params are not used; other may be acc (its events
+ *  then count twice).  Cost O(groups(acc) * groups(other)) comparisons plus
+ *  the copies.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EINCOMPAT (other's added
+ *  PLDs are on another grid than acc's, see pld_accountant_add_dist),
+ *  PLD_ERANGE (a group's total count over 2^53), PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_accountant_merge(pld_accountant *acc,
+                                               const pld_accountant *other);
+
 /** Copy the accountant's params into *out (cost O(1)).
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL). */
 PLD_API PLD_NODISCARD int pld_accountant_get_params(const pld_accountant *acc,

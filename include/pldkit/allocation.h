@@ -96,6 +96,8 @@ PLD_API PLD_NODISCARD int pld_allocation_split(
  *  pld_mech_random_allocation, two-of-m blocks the upper law of docs/
  *  allocation.md "Blocks of two"; for 1 < k < T every block's lower member
  *  is its share of the summed-output Gaussian.  count in [1, 2^53 / k].
+ *  All or nothing: on any failure (a block's count would pass 2^53, out of
+ *  memory) acc is unchanged (pld_accountant_merge).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
                                                         uint64_t T, uint64_t k,

@@ -132,6 +132,9 @@ typedef struct pld_event_ctx {
  *  freed.
  *  On failure err receives one line (no "pldkit: " prefix, no newline) that
  *  names the bad token and what is allowed.  err may be NULL.
+ *  One call is one update, all or nothing: on any failure acc is unchanged
+ *  (the events are built in a scratch accountant and merged with
+ *  pld_accountant_merge).
  *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad text) or PLD_EVENT_EFAIL (the
  *  library failed, e.g. out of memory). */
 PLD_API int pld_event_parse(const char *text, pld_event_ctx *ctx,
@@ -143,6 +146,7 @@ PLD_API int pld_event_parse(const char *text, pld_event_ctx *ctx,
  *  go through the PLD bridge: the one-run PLD (pld_dist_from_curve on a fine
  *  grid), its certified upper RDP (pld_rdp_of_pld), composed count times.
  *  The bridge is conservative and may give +inf.  ctx->bridged counts them.
+ *  All or nothing, as pld_event_parse: on failure curve is unchanged.
  *  @return as pld_event_parse. */
 PLD_API int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
                             pld_rdp_curve *curve, char *err, size_t errlen);
