@@ -281,6 +281,9 @@ int pld_mech_bracket(const pld_mech *upper, const pld_mech *lower,
   /* a bracket of brackets is the outer ends' bracket: upper's upper
    * dominates upper, which dominates the truth (domination is transitive),
    * and likewise below */
+  /* ... and what the inner brackets booked on top of their members (their
+   * rel_err, e.g. a law's arithmetic) stays booked */
+  double rel = fmax(upper->curve.rel_err, lower->curve.rel_err);
   upper = pld_mech_upper(upper);
   lower = pld_mech_lower(lower);
   struct pld_mech *m = pld_mech_new(&pld_mech_type_bracket);
@@ -299,7 +302,7 @@ int pld_mech_bracket(const pld_mech *upper, const pld_mech *lower,
   const pld_curve *u = &upper->curve;
   m->curve.delta = bracket_curve;
   m->curve.tails = u->tails ? bracket_tails : NULL;
-  m->curve.rel_err = fmax(u->rel_err, lower->curve.rel_err);
+  m->curve.rel_err = fmax(rel, fmax(u->rel_err, lower->curve.rel_err));
   /* symmetric only if both members are: a pld_dist keeps one flag */
   m->curve.symmetric = u->symmetric && lower->curve.symmetric;
   m->curve.loss_scale = u->loss_scale;

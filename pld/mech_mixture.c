@@ -1022,6 +1022,14 @@ int pld_mech_select(size_t n, const pld_mech *const *members,
     }
     if (!st)
       st = pld_mech_bracket(sm[0], sm[1], out);
+    /* what the brackets booked on top of their members (e.g. a law's
+     * arithmetic) stays booked, as a member's rel_err is below */
+    double rel = 0.0;
+    for (size_t i = 0; i < n; i++)
+      rel = fmax(rel, members[i]->curve.rel_err);
+    if (!st)
+      (*out)->curve.rel_err =
+          fmax((*out)->curve.rel_err, rel + 4.0 * (double)n * PLD_U);
     pld_free(side);
     pld_mech_free(sm[0]);
     pld_mech_free(sm[1]);

@@ -245,6 +245,11 @@ int pld_mech_poisson(const pld_mech *base, double q, pld_mech **out)
       st = pld_mech_poisson(pld_mech_lower(base), q, &l);
     if (!st)
       st = pld_mech_bracket(u, l, out);
+    /* what the bracket booked on top of its members (e.g. a law's
+     * arithmetic), subsampled as a member's rel_err is below */
+    if (!st)
+      (*out)->curve.rel_err =
+          fmax((*out)->curve.rel_err, base->curve.rel_err * 4.0 + 1e-14);
     pld_mech_free(u);
     pld_mech_free(l);
     return st;

@@ -32,6 +32,34 @@ static long double gauss_eps(long double mu, long double delta)
   return hi;
 }
 
+/* The allocation books its laws' arithmetic as rel_err 1e-9 on its
+ * bracket, not on the bracket's members; every path that rebuilds a
+ * bracket from the members (a bracket of it, as the k > 1 add makes for
+ * its one-of-n groups; its Poisson subsampling, poisson-splitting; a
+ * selection of it) must keep that booking.  Each of the three lost it
+ * before (rel_err fell to the members' 0, or 1e-14 after subsampling). */
+static void test_booking_kept(void **state)
+{
+  (void)state;
+  pld_mech *ra = NULL, *g = NULL, *b = NULL, *p = NULL, *s = NULL;
+  assert_int_equal(pld_mech_random_allocation(10, 1.0, 1.0, &ra), 0);
+  assert_int_equal(pld_mech_gaussian(3.0, 1.0, &g), 0);
+  assert_true(pld_mech_curve(ra)->rel_err >= 1e-9);
+  assert_int_equal(pld_mech_bracket(ra, g, &b), 0);
+  assert_true(pld_mech_curve(b)->rel_err >= 1e-9);
+  assert_int_equal(pld_mech_poisson(ra, 0.1, &p), 0);
+  assert_true(pld_mech_curve(p)->rel_err >= 4e-9);
+  const pld_mech *mem[2] = {ra, g};
+  const double w[2] = {0.5, 0.5};
+  assert_int_equal(pld_mech_select(2, mem, w, &s), 0);
+  assert_true(pld_mech_curve(s)->rel_err >= 1e-9);
+  pld_mech_free(ra);
+  pld_mech_free(g);
+  pld_mech_free(b);
+  pld_mech_free(p);
+  pld_mech_free(s);
+}
+
 static void test_T1_is_gaussian(void **state)
 {
   (void)state;
@@ -575,6 +603,7 @@ static void test_groups_and_bad_input(void **state)
 int main(void)
 {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_booking_kept),
       cmocka_unit_test(test_T1_is_gaussian),
       cmocka_unit_test(test_T2_quadrature),
       cmocka_unit_test(test_regime),

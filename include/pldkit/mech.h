@@ -205,7 +205,8 @@ PLD_API PLD_NODISCARD int pld_mech_from_curve(const pld_curve *curve,
  *  (pld_mech_curve, pld_mech_delta) is upper's: an upper bound.  Poisson
  *  subsampling and random selection of a bracket are the brackets of the
  *  subsampled / selected members.  Brackets nest: a bracketed argument
- *  contributes its own upper (lower) member.  Both are deep-copied.
+ *  contributes its own upper (lower) member, and the round-off its
+ *  constructor booked on top of them stays booked.  Both are deep-copied.
  *  pldkit trusts the domination as given.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_bracket(const pld_mech *upper,
