@@ -1286,10 +1286,40 @@ static void prod_deltas(const struct law *A, const struct stoploss *tb,
  * directions' delta not above theirs at 101 eps evenly spaced between
  * their eps at delta 1e-3 and at 1e-12.  Otherwise the block is not used (its coarser
  * lattices cost more than its structure gains; out is left empty). */
-static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
-                         int *use)
+/* The groups' default upper laws (one-of-n, n = floor(T/k) and that + 1),
+ * each built once per add: every pair kind's decision reads them, and the
+ * groups that stay groups are made from them. */
+struct group_laws {
+  double mu;
+  uint64_t n[2];
+  struct law F[2];
+};
+
+static void group_laws_free(struct group_laws *g)
 {
-  struct law U = {0}, G1 = {0}, G2 = {0}, G = {0}, M = {0}, F1 = {0}, F2 = {0};
+  law_free(&g->F[0]);
+  law_free(&g->F[1]);
+}
+
+static int group_law(struct group_laws *g, uint64_t n, const struct law **out)
+{
+  int i = g->n[0] == n ? 0 : 1;
+  if (g->n[i] != n)
+    return PLD_EINVAL; /* not one of the reduction's sizes: not reached */
+  if (!g->F[i].n) {
+    int st = law_of_mean(g->mu, n, default_eta(g->mu, n), 1, &g->F[i]);
+    if (st)
+      return st;
+  }
+  *out = &g->F[i];
+  return PLD_SUCCESS;
+}
+
+static int two_block_law(double mu, uint64_t n1, uint64_t n2,
+                         struct group_laws *gl, struct law *out, int *use)
+{
+  struct law U = {0}, G1 = {0}, G2 = {0}, G = {0}, M = {0};
+  const struct law *F1 = NULL, *F2 = NULL;
   struct stoploss tm = {0}, tf = {0};
   *use = 0;
   int st = law_two_of(mu, n1 + n2, &U);
@@ -1309,13 +1339,13 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
   law_free(&G);
   /* the groups as the accountant composes them */
   if (!st)
-    st = law_of_mean(mu, n1, default_eta(mu, n1), 1, &F1);
-  if (!st && n2 != n1)
-    st = law_of_mean(mu, n2, default_eta(mu, n2), 1, &F2);
+    st = group_law(gl, n1, &F1);
+  if (!st)
+    st = group_law(gl, n2, &F2);
   if (!st)
     st = stoploss_make(&M, &tm);
   if (!st)
-    st = stoploss_make(n2 != n1 ? &F2 : &F1, &tf);
+    st = stoploss_make(F2, &tf);
   if (!st) {
     /* the groups' eps at delta 1e-3 and 1e-12 (bisection on the larger
      * direction's delta, non-increasing in eps), then 101 points between */
@@ -1324,7 +1354,7 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
     for (int e = 0; e < 2; e++) {
       double lo = 0.0, hi = 1.0, dg[2];
       for (int it = 0; it < 60; it++) { /* an upper end */
-        prod_deltas(&F1, &tf, hi, dg);
+        prod_deltas(F1, &tf, hi, dg);
         if (fmax(dg[0], dg[1]) <= dl[e])
           break;
         lo = hi;
@@ -1332,7 +1362,7 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
       }
       for (int it = 0; it < 40; it++) {
         double md = 0.5 * (lo + hi);
-        prod_deltas(&F1, &tf, md, dg);
+        prod_deltas(F1, &tf, md, dg);
         if (fmax(dg[0], dg[1]) > dl[e])
           lo = md;
         else
@@ -1344,7 +1374,7 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
     for (int i = 0; i <= 100 && ok; i++) {
       double eps = ends[0] + (ends[1] - ends[0]) * (double)i / 100.0;
       double dm[2], dg[2];
-      prod_deltas(&F1, &tf, eps, dg);
+      prod_deltas(F1, &tf, eps, dg);
       law_deltas(&tm, eps, dm);
       ok = fmax(dm[0], dm[1]) <= fmax(dg[0], dg[1]);
     }
@@ -1352,8 +1382,6 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
   }
   stoploss_free(&tm);
   stoploss_free(&tf);
-  law_free(&F1);
-  law_free(&F2);
   /* a lattice that does not fit (PLD_ERANGE: e.g. mu = 10, whose extreme
    * products underflow) only means no block: the groups answer */
   if (st == PLD_ERANGE) {
@@ -1367,19 +1395,21 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2, struct law *out,
   return st;
 }
 
-/* The mechanism of a block of the split: one of m steps (j = 1) or two of
- * m (j = 2, its law M from two_block_law), the upper member the block's,
- * the lower member `low` (the summed-output Gaussian's share, NULL: none). */
+/* The mechanism of a block of the split: one of m steps (j = 1: from its
+ * default upper law M when one is given, else pld_mech_random_allocation's
+ * bracket) or two of m (j = 2, its law M from two_block_law), the upper
+ * member the block's, the lower member `low` (the summed-output Gaussian's
+ * share, NULL: none). */
 static int block_mech(uint64_t j, uint64_t m, double sigma, double c,
                       const struct law *M, const pld_mech *low, pld_mech **out)
 {
   pld_mech *u = NULL, *b = NULL;
-  int st = j == 1 ? pld_mech_random_allocation(m, sigma, c, &u)
-                  : finite_of_law(M, 1, &u);
+  int st = j == 1 && !M->n ? pld_mech_random_allocation(m, sigma, c, &u)
+                           : finite_of_law(M, 1, &u);
   if (!st && low)
     st = pld_mech_bracket(u, low, &b);
   /* the laws' arithmetic, as pld_mech_random_allocation */
-  if (!st && j == 2)
+  if (!st && M->n)
     (b ? b : u)->curve.rel_err = fmax((b ? b : u)->curve.rel_err, 1e-9);
   if (st) {
     pld_mech_free(u);
@@ -1412,7 +1442,7 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
  * block of two, at its index (the caller frees them). */
 static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
                         pld_allocation_block *blocks, size_t *nblocks,
-                        struct law *laws)
+                        struct law *laws, struct group_laws *gl)
 {
   uint64_t n[2], mult[2];
   if (!blocks || !nblocks || pld_allocation_groups(T, k, n, mult) ||
@@ -1445,7 +1475,7 @@ static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
         continue;
       int use = 0;
       if (two_feasible(mu, m))
-        st = two_block_law(mu, pair[i][0], pair[i][1], &tl[nb], &use);
+        st = two_block_law(mu, pair[i][0], pair[i][1], gl, &tl[nb], &use);
       if (use) {
         tmp[nb++] = (pld_allocation_block){2, m, cnt};
       } else {
@@ -1493,7 +1523,14 @@ int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
                          pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS],
                          size_t *nblocks)
 {
-  return split_blocks(T, k, sigma, c, blocks, nblocks, NULL);
+  uint64_t n[2], mult[2];
+  if (pld_allocation_groups(T, k, n, mult) || !isfinite(sigma) ||
+      !(sigma > 0.0) || !isfinite(c) || !(c > 0.0))
+    return PLD_EINVAL;
+  struct group_laws gl = {c / sigma, {n[0], n[1]}, {{0}, {0}}};
+  int st = split_blocks(T, k, sigma, c, blocks, nblocks, NULL, &gl);
+  group_laws_free(&gl);
+  return st;
 }
 
 int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
@@ -1510,7 +1547,8 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
       !(c / sigma >= MU_MIN && c / sigma <= MU_MAX))
     return PLD_EINVAL; /* the allocation's domain */
   memset(laws, 0, sizeof laws);
-  int st = split_blocks(T, k, sigma, c, blk, &nblk, laws);
+  struct group_laws gl = {c / sigma, {n[0], n[1]}, {{0}, {0}}};
+  int st = split_blocks(T, k, sigma, c, blk, &nblk, laws, &gl);
   /* For 1 < k < T the blocks only dominate the k-of-T mechanism: their
    * lower pairs are no lower pairs of it; every block gets its share of
    * the summed-output Gaussian (share_gaussian) as lower member.  The upper
@@ -1528,8 +1566,13 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
         st = share_gaussian(T, k, j, sigma, c, &low[j - 1]);
       lw = low[j - 1];
     }
+    const struct law *M = &laws[i];
+    /* a group of 1 < k < T: only its upper law is used (its lower member
+     * is the Gaussian share); the decisions may have built it */
+    if (!st && lw && blk[i].j == 1 && blk[i].m > 1)
+      st = group_law(&gl, blk[i].m, &M);
     if (!st)
-      st = block_mech(blk[i].j, blk[i].m, sigma, c, &laws[i], lw, &mech[i]);
+      st = block_mech(blk[i].j, blk[i].m, sigma, c, M, lw, &mech[i]);
   }
   pld_params prm;
   pld_accountant *scratch = NULL;
@@ -1544,6 +1587,7 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
     law_free(&laws[i]);
     pld_mech_free(mech[i]);
   }
+  group_laws_free(&gl);
   pld_mech_free(low[0]);
   pld_mech_free(low[1]);
   return st;
