@@ -502,6 +502,49 @@ int pld_fallback_epsilon(const struct pld_fb_group *g, size_t n, double mu2,
   return PLD_SUCCESS;
 }
 
+/* The basic composition's level for delta(eps): the s with sum_i c_i
+ * min(eps0_i, s) + [Gaussian] s = eps (non-pure groups: eps0 = inf), by
+ * filling the pure groups smallest eps0 first; +inf when every run is pure
+ * and their eps0 fit.  Rounded so that the runs' eps sum to at most eps:
+ * the filled part rounded up, the level down. */
+static double water_level(const struct fb *f, double eps)
+{
+  double rem = f->mu2 > 0.0 ? 1.0 : 0.0, used = 0.0;
+  size_t npure = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    rem += (double)f->g[i].count;
+    npure += isfinite(f->eps0[i]);
+  }
+  const double up = 1.0 + (double)(f->n + 4) * PLD_U;
+  /* visit the pure groups by (eps0, index) ascending, after (lastv, lasti) */
+  double lastv = -1.0;
+  size_t lasti = 0;
+  for (size_t k = 0; k < npure; k++) {
+    size_t j = f->n;
+    for (size_t i = 0; i < f->n; i++) {
+      double e = f->eps0[i];
+      if (!isfinite(e) || e < lastv || (e == lastv && i <= lasti))
+        continue;
+      if (j == f->n || e < f->eps0[j])
+        j = i;
+    }
+    if (j == f->n)
+      break;
+    lastv = f->eps0[j];
+    lasti = j;
+    double s = rem > 0.0 ? (eps - used * up) / rem * (1.0 - 8.0 * PLD_U) : 0.0;
+    if (s <= f->eps0[j])
+      return s > 0.0 ? s : 0.0;
+    used += (double)f->g[j].count * f->eps0[j];
+    rem -= (double)f->g[j].count;
+  }
+  if (rem > 0.0) {
+    double s = (eps - used * up) / rem * (1.0 - 8.0 * PLD_U);
+    return s > 0.0 ? s : 0.0;
+  }
+  return used * up <= eps ? INFINITY : 0.0;
+}
+
 int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
                        int complete, double eps, pld_fb_answer *out)
 {
@@ -523,25 +566,18 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
   }
   double *e = NULL, *c = NULL;
   if (!st && f.complete && eps < INFINITY) {
-    /* basic: pure groups take their eps0 if the total allows, the rest of
-     * eps goes in equal per-run shares to the others (rounded down) */
-    double epure = 0.0, nnp = f.mu2 > 0.0 ? 1.0 : 0.0, ntot = nnp;
-    for (size_t i = 0; i < n; i++) {
-      if (isfinite(f.eps0[i]))
-        epure += (double)g[i].count * f.eps0[i];
-      else
-        nnp += (double)g[i].count;
-      ntot += (double)g[i].count;
-    }
-    epure *= 1.0 + (double)(n + 4) * PLD_U;
-    int pure_fit = epure <= eps;
-    double share = pure_fit ? (nnp > 0.0 ? (eps - epure) / nnp : 0.0)
-                            : eps / ntot;
-    share *= 1.0 - 8.0 * PLD_U;
+    /* basic: run i spends eps_i = min(eps0_i, s) (a pure group at its
+     * eps0 has delta 0) and the merged Gaussian s, with s the level at
+     * which the eps_i sum to eps: water filling over the pure groups' eps0,
+     * smallest first (the level only rises as groups are filled: s_{j+1} -
+     * s_j has the sign of s_j - e_j > 0).  A group of P = Q (eps0 ~ 0, e.g.
+     * the upper member of a lower pair's own event) then costs nothing,
+     * where one equal share per run cost every run a share. */
+    double share = water_level(&f, eps);
     double d = 0.0;
     for (size_t i = 0; i < n && !st; i++) {
-      if (isfinite(f.eps0[i]) && (pure_fit || share >= f.eps0[i]))
-        continue; /* delta 0 */
+      if (isfinite(f.eps0[i]) && f.eps0[i] < share)
+        continue; /* spends eps0, delta 0 */
       struct src s = src_of(&g[i]);
       if (!(st = src_delta(&s, share, &b)))
         d += (double)g[i].count * b.upper;

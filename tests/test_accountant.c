@@ -281,6 +281,56 @@ static void test_merge(void **state) {
   EXPECT_DONE();
 }
 
+/* The grid-free basic composition for delta(eps) (pld/fallback.c): run i
+ * spends min(eps0_i, s), the level s water-filled over the pure runs'
+ * eps0.  Two Laplace(b = 0.5) runs (eps0 = 2) and ten randomized
+ * responses with eps0 = 0.01, at eps = 3 and 3.5, with max_grid = 16 (no
+ * grid fits, the grid-free bounds answer): the responses spend their 0.1,
+ * the Laplace runs s = (eps - 0.1)/2 each, and Laplace's delta(s) = 1 -
+ * e^{(s - 2)/2} (closed form) gives 2 (1 - e^{(s - 2)/2}).  Before, every
+ * run got eps/12 as soon as the pure runs' eps0 did not all fit (upper 1,
+ * the advanced bound answered 0.50 and 0.31).  The bound must hold the
+ * truth: not below the lower end of a fine grid. */
+static void test_basic_water_fill(void **state) {
+  (void)state;
+  pld_mech *l = NULL, *rr = NULL;
+  REQUIRE_OK(pld_mech_laplace(0.5, 1.0, &l));
+  REQUIRE_OK(pld_mech_randomized_response(0.01, 2, &rr));
+  pld_params p;
+  pld_params_default(&p);
+  p.max_grid = 16;
+  pld_accountant *a = new_acc(&p), *fine = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(a, l, 2));
+  REQUIRE_OK(pld_accountant_add(a, rr, 10));
+  REQUIRE_OK(pld_accountant_add(fine, l, 2));
+  REQUIRE_OK(pld_accountant_add(fine, rr, 10));
+  const double eps[2] = {3.0, 3.5};
+  for (int i = 0; i < 2; i++) {
+    pld_result r, rf;
+    REQUIRE_OK(pld_accountant_delta(a, eps[i], &r));
+    REQUIRE_OK(pld_accountant_delta(fine, eps[i], &rf));
+    long double s = ((long double)eps[i] - 0.1L) / 2.0L;
+    long double basic = 2.0L * (1.0L - expl((s - 2.0L) / 2.0L));
+    print_message("eps %g: basic %.12g (%s), closed form %.12Lg, fine grid "
+                  "[%.12g, %.12g]\n", eps[i], r.bound.upper,
+                  pld_bound_kind_name(r.bound_kind), basic, rf.bound.lower,
+                  rf.bound.upper);
+    EXPECT(r.bound_kind == PLD_BOUND_BASIC, "eps %g: upper kind %s", eps[i],
+           pld_bound_kind_name(r.bound_kind));
+    EXPECT(r.bound.upper >= basic * (1 - 1e-12L) &&
+               r.bound.upper <= basic * (1 + 1e-9L),
+           "eps %g: basic %.17g, closed form %.17Lg", eps[i], r.bound.upper,
+           basic);
+    EXPECT(r.bound.upper >= rf.bound.lower, "eps %g: %.17g below the truth "
+           ">= %.17g", eps[i], r.bound.upper, rf.bound.lower);
+  }
+  pld_accountant_free(a);
+  pld_accountant_free(fine);
+  pld_mech_free(l);
+  pld_mech_free(rr);
+  EXPECT_DONE();
+}
+
 /* Equality through the kinds' type entries (pld/internal.h, docs/design.md
  * §0.1): two separately made instances of each kind are equal, and so is a
  * copy; one changed parameter, another kind, or the other bounded pair
@@ -731,6 +781,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dpsgd, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_grouping, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_merge, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_basic_water_fill, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_kind_equality, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_mixed, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_tiny_delta, start_timer, stop_timer),
