@@ -1438,6 +1438,87 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
   return pld_mech_gaussian(sg, c, out);
 }
 
+/* The rest of the run's lower pair for 1 < k < T (docs/allocation.md,
+ * "k > 1: the lower end").  Project the run's T outputs onto the unit
+ * vectors u = 1/sqrt(T) and v = (1_A - (a/T) 1)/sqrt(a (1 - a/T)) for a
+ * fixed set A of a steps: a post-processing, so the projected pair is
+ * dominated by the true one.  u and v are orthogonal, and every k-subset S
+ * gives the same mean k c/sqrt(T) along u, so the projected pair is the
+ * summed-output Gaussian (the blocks' shares) times the pair of mixtures
+ * P = sum_r W_r N(m_r, 1) against Q = N(0, 1) in y = <x, v>/sigma, m_r =
+ * (c/sigma) (r - k a/T)/sqrt(a (1 - a/T)), r = |S n A| hypergeometric: W_r
+ * = C(a, r) C(T - a, k - r) / C(T, k).  A = one k-subset (a = min(k, T -
+ * k): A and its complement give the same pair) makes the subset visible
+ * when c/sigma is large (T = 3, k = 2, sigma = 0.2: lower end 40.5 ->
+ * 51.5, upper 53.7); at most 62 steps.
+ *
+ * y is then binned (a post-processing again): cells of width h with
+ * h max|m_r| <= 0.005 (the loss moves by at most that inside a cell) on
+ * [-L, L], L = 12 + max|m_r|, and the two half-lines beyond: a finite
+ * pair, whose PLD is cheap on any grid (the mixture pair itself costs a
+ * root isolation per grid point: 3x the whole query at T = 10, k = 4, eps
+ * = 10).  The cell masses are differences of erfc on the cell's side of
+ * each mean (phi_diff; relative error ~1e-14); P is then mixed with 1e-9 of Q (a
+ * post-processing too: replace the output by a fresh draw from Q), which
+ * lowers delta by 1e-9 relative and covers them. */
+static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
+                       pld_mech **out)
+{
+  uint64_t a = k < T - k ? k : T - k;
+  if (a > 62)
+    a = 62;
+  uint64_t r0 = k + a > T ? k + a - T : 0, r1 = a < k ? a : k;
+  size_t nr = (size_t)(r1 - r0 + 1);
+  double lw[64], w[64], m[64], top = 0.0, mmax = 0.0;
+  /* log C(a, r) C(T - a, k - r) up to a constant, by the ratio of
+   * neighbours; normalised by their sum (Vandermonde: C(T, k)) */
+  lw[0] = 0.0;
+  for (size_t i = 1; i < nr; i++) {
+    double r = (double)(r0 + i);
+    lw[i] = lw[i - 1] + log(((double)a - r + 1.0) * ((double)k - r + 1.0)) -
+            log(r * ((double)T - (double)a - (double)k + r));
+    top = fmax(top, lw[i]);
+  }
+  double sum = 0.0, sd = sqrt((double)a * (1.0 - (double)a / (double)T));
+  for (size_t i = 0; i < nr; i++)
+    sum += (w[i] = exp(lw[i] - top));
+  for (size_t i = 0; i < nr; i++) {
+    w[i] /= sum;
+    m[i] = (c / sigma) * ((double)(r0 + i) - (double)k * (double)a / (double)T) / sd;
+    mmax = fmax(mmax, fabs(m[i]));
+  }
+  double L = 12.0 + mmax, h = fmin(0.02, 0.005 / fmax(mmax, 1e-9));
+  size_t nc = (size_t)ceil(2.0 * L / h);
+  h = 2.0 * L / (double)nc;
+  size_t n = nc + 2; /* the cells, then (-inf, -L] and [L, inf) */
+  double *p = pld_malloc(n * sizeof *p), *q = pld_malloc(n * sizeof *q);
+  int st = p && q ? PLD_SUCCESS : PLD_ENOMEM;
+  const double eta = 1e-9;
+  for (size_t j = 0; j < n && !st; j++) {
+    double u = j < nc ? -L + (double)j * h : j == nc ? -INFINITY : L;
+    double v = j < nc ? (j + 1 == nc ? L : -L + (double)(j + 1) * h)
+                      : j == nc ? -L : INFINITY;
+    q[j] = phi_diff(u, v);
+    double pj = 0.0;
+    for (size_t i = 0; i < nr; i++)
+      pj += w[i] * phi_diff(u - m[i], v - m[i]);
+    p[j] = (1.0 - eta) * pj + eta * q[j];
+  }
+  pld_mech *fin = NULL, *null = NULL;
+  double one = 1.0;
+  if (!st)
+    st = pld_mech_finite(n, p, q, &fin);
+  if (!st)
+    st = pld_mech_finite(1, &one, &one, &null);
+  if (!st)
+    st = pld_mech_bracket(null, fin, out);
+  pld_free(p);
+  pld_free(q);
+  pld_mech_free(fin);
+  pld_mech_free(null);
+  return st;
+}
+
 /* pld_allocation_split; laws (NULL: not wanted) gets the law of every
  * block of two, at its index (the caller frees them). */
 static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
@@ -1551,8 +1632,9 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
   int st = split_blocks(T, k, sigma, c, blk, &nblk, laws, &gl);
   /* For 1 < k < T the blocks only dominate the k-of-T mechanism: their
    * lower pairs are no lower pairs of it; every block gets its share of
-   * the summed-output Gaussian (share_gaussian) as lower member.  The upper
-   * end is the split's.  (k = T: every step holds the record, T Gaussians
+   * the summed-output Gaussian (share_gaussian) as lower member, and
+   * subset_pair completes the run's lower pair.  The upper end is the
+   * split's.  (k = T: every step holds the record, T Gaussians
    * exactly; k = 1: the allocation's own bracket.) */
   /* the blocks go into a scratch accountant, merged into acc in one step:
    * a failure anywhere leaves acc as it was (a half-added allocation would
@@ -1574,12 +1656,18 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
     if (!st)
       st = block_mech(blk[i].j, blk[i].m, sigma, c, M, lw, &mech[i]);
   }
+  pld_mech *sub = NULL;
+  if (!st && k > 1 && k < T)
+    st = subset_pair(T, k, sigma, c, &sub);
   pld_params prm;
   pld_accountant *scratch = NULL;
   if (!st && !(st = pld_accountant_get_params(acc, &prm)))
     st = pld_accountant_alloc(&prm, &scratch);
   for (size_t i = 0; i < nblk && !st; i++)
     st = pld_accountant_add(scratch, mech[i], blk[i].count * count);
+  if (!st && sub)
+    st = pld_accountant_add(scratch, sub, count);
+  pld_mech_free(sub);
   if (!st)
     st = pld_accountant_merge(acc, scratch);
   pld_accountant_free(scratch);
@@ -1654,7 +1742,7 @@ int pld_allocation_epsilon(uint64_t T, uint64_t k, double sigma, double c,
   if (st)
     return st;
   /* the brackets' upper pairs dominate the true one, the true one the
-   * lower pairs (for 1 < k < T the summed-output Gaussian, see
+   * lower pairs (for 1 < k < T a projection of the run, see
    * pld_accountant_add_allocation) */
   out->upper = r.bound.upper;
   out->lower = r.bound.lower;

@@ -433,13 +433,103 @@ static void test_two_of_quadrature(void **state)
                   cs[i].eps, r.bound.lower, r.bound.upper, ref,
                   r.bound.upper / ref - 1.0);
     /* certified upper end not below the exact delta, at most 2% above
-     * (the lattice's spread); the lower end (the summed output's
-     * Gaussian) not above it */
+     * (the lattice's spread); the lower end (a projection of the run,
+     * test_lower_pair) not above it */
     if (!(r.bound.upper >= ref * (1 - 1e-9) && r.bound.upper <= ref * 1.02 &&
           r.bound.lower <= ref))
       fail_msg("two of %d, sigma %g, eps %g: [%.9g, %.9g] vs exact %.9g "
                "(PQ %.9g, QP %.9g)", cs[i].m, cs[i].sigma, cs[i].eps,
                r.bound.lower, r.bound.upper, ref, pq, qp);
+  }
+}
+
+/* The lower pair for 1 < k < T (docs/allocation.md, "k > 1: the lower
+ * end"): the run projected onto 1/sqrt(T) and onto 1_A - (a/T) 1 for a set
+ * A of a = min(k, T - k) steps, a Gaussian (mu_s = k mu/sqrt(T)) times a
+ * mixture of N(m_r, 1), r = |S n A| hypergeometric, m_r = mu (r - k a/T) /
+ * sqrt(a (1 - a/T)), against N(0, 1) x N(0, 1).  Its delta computed here:
+ * over the Gaussian coordinate in closed form (log-normal call / put), over
+ * the mixture's by the midpoint rule on [-L, L], L = 10 + max |m_r|, h =
+ * 0.01 (smooth, Gaussian weights).  The library's lower end must not lie
+ * above it (it is a lower end of this pair too) nor far below it (1%:
+ * the grid's own optimism at the default accuracy); and the pair, a
+ * post-processing of the run, must not lie above the exact delta where
+ * it is known (two of T <= 4, two_of_ref). */
+static void proj_ref(int T, int k, double mu, double eps, double *pq,
+                     double *qp)
+{
+  int a = k < T - k ? k : T - k, r0 = k + a > T ? k + a - T : 0,
+      r1 = a < k ? a : k;
+  double W[64], m[64], sum = 0.0, L = 10.0;
+  for (int r = r0; r <= r1; r++) {
+    /* C(a, r) C(T - a, k - r), by products (T <= 20 here) */
+    double c1 = 1.0, c2 = 1.0;
+    for (int i = 0; i < r; i++)
+      c1 = c1 * (a - i) / (i + 1);
+    for (int i = 0; i < k - r; i++)
+      c2 = c2 * (T - a - i) / (i + 1);
+    W[r - r0] = c1 * c2;
+    sum += W[r - r0];
+    m[r - r0] = mu * (r - (double)k * a / T) / sqrt(a * (1.0 - (double)a / T));
+    L = fmax(L, 10.0 + fabs(m[r - r0]));
+  }
+  double ms = k * mu / sqrt((double)T), h = 0.01, sp = 0.0, sq = 0.0;
+  int n = (int)(2.0 * L / h);
+  for (int i = 0; i < n; i++) {
+    double y = -L + (i + 0.5) * h, M = 0.0;
+    for (int r = r0; r <= r1; r++)
+      M += W[r - r0] / sum * exp(m[r - r0] * y - 0.5 * m[r - r0] * m[r - r0]);
+    double wt = exp(-0.5 * y * y) / 2.5066282746310002 * h;
+    /* PQ: E (M G - e^eps)_+ = M E (G - K)_+, K = e^eps / M */
+    double K = exp(eps) / M, d1 = (0.5 * ms * ms - log(K)) / ms;
+    sp += wt * M * (Phi(d1) - K * Phi(d1 - ms));
+    /* QP: E (1 - e^eps M G)_+ = e^eps M E (K - G)_+, K = 1 / (e^eps M) */
+    K = 1.0 / (exp(eps) * M);
+    d1 = (0.5 * ms * ms - log(K)) / ms;
+    sq += wt * exp(eps) * M * (K * Phi(-(d1 - ms)) - Phi(-d1));
+  }
+  *pq = sp;
+  *qp = sq;
+}
+
+static void test_lower_pair(void **state)
+{
+  (void)state;
+  static const struct {
+    int T, k;
+    double sigma, eps;
+  } cs[] = {{3, 2, 0.25, 12.0}, {3, 2, 1.0, 2.0}, {4, 2, 0.5, 6.0},
+            {3, 2, 0.2, 20.0},  {10, 5, 1.0, 6.0}, {6, 3, 0.3, 15.0},
+            {20, 2, 1.0, 1.5}};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    pld_accountant *acc = NULL;
+    assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+    assert_int_equal(pld_accountant_add_allocation(acc, (uint64_t)cs[i].T,
+                                                   (uint64_t)cs[i].k,
+                                                   cs[i].sigma, 1.0, 1), 0);
+    pld_result r;
+    assert_int_equal(pld_accountant_delta(acc, cs[i].eps, &r), 0);
+    pld_accountant_free(acc);
+    double pq, qp, ex = NAN;
+    proj_ref(cs[i].T, cs[i].k, 1.0 / cs[i].sigma, cs[i].eps, &pq, &qp);
+    double proj = fmax(pq, qp), gs = 0.0;
+    if (cs[i].k == 2 && cs[i].T <= 4) {
+      two_of_ref(cs[i].T, 1.0 / cs[i].sigma, cs[i].eps, &pq, &qp);
+      ex = fmax(pq, qp);
+    }
+    /* the summed output's Gaussian alone, the former lower pair */
+    double ms = cs[i].k / (cs[i].sigma * sqrt((double)cs[i].T));
+    gs = Phi(0.5 * ms - cs[i].eps / ms) -
+         exp(cs[i].eps) * Phi(-0.5 * ms - cs[i].eps / ms);
+    print_message("T %d, k %d, sigma %g, eps %g: delta [%.6g, %.6g], "
+                  "projected pair %.6g, exact %.6g, summed Gaussian %.6g\n",
+                  cs[i].T, cs[i].k, cs[i].sigma, cs[i].eps, r.bound.lower,
+                  r.bound.upper, proj, ex, gs);
+    if (!(r.bound.lower <= proj * (1 + 1e-6) && r.bound.lower >= 0.99 * proj &&
+          (isnan(ex) || (proj <= ex * (1 + 1e-6) && r.bound.upper >= ex))))
+      fail_msg("T %d, k %d, sigma %g, eps %g: lower %.9g, projected %.9g, "
+               "exact %.9g", cs[i].T, cs[i].k, cs[i].sigma, cs[i].eps,
+               r.bound.lower, proj, ex);
   }
 }
 
@@ -609,6 +699,7 @@ int main(void)
       cmocka_unit_test(test_regime),
       cmocka_unit_test(test_T10_monte_carlo),
       cmocka_unit_test(test_two_of_quadrature),
+      cmocka_unit_test(test_lower_pair),
       cmocka_unit_test(test_k4_stops_at_the_gap),
       cmocka_unit_test(test_large_mu),
       cmocka_unit_test(test_groups_and_bad_input),

@@ -42,8 +42,8 @@ check bis1000 "lo >= 0.132 and hi <= 0.142 and hi - lo <= 0.005 * hi"
 
 # T = 10, k = 4, sigma = 2: the upper end (two blocks of two of five,
 # docs/allocation.md) is above the exact 2.685 and within 1% of it (RA_PLD:
-# 2.807); the lower end (the summed output's Gaussian) below the exact
-# value.  k = 5, sigma = 1: above the exact 8.251, below RA_PLD's 8.852.
+# 2.807); the lower end (a projection of the run: the summed output's
+# Gaussian times a Gaussian mixture) below the exact value.  k = 5, sigma = 1: above the exact 8.251, below RA_PLD's 8.852.
 eps bis10k4 balanced-iteration:T=10,k=4,sigma=2,c=1
 check bis10k4 "2.685 <= hi <= 2.685 * 1.01 and lo <= 2.685"
 eps bis10k5 balanced-iteration:T=10,k=5,sigma=1,c=1

@@ -191,8 +191,9 @@ static pld_bound pld_delta(struct fig *f, double gamma, double sigma,
 
 /* BIS (k-out-of-T random allocation), `epochs` epochs, by PLD
  * (pld_accountant_add_allocation): a certified bracket.  For 1 < k < T its
- * upper end is the group reduction's (k one-of-floor/ceil(T/k)
- * allocations), its lower end the summed output's Gaussian: far apart, and
+ * upper end is the split's (the k one-of-floor/ceil(T/k) groups, paired
+ * into blocks of two where tighter), its lower end a projection of the run
+ * (the summed output's Gaussian times a Gaussian mixture): far apart, and
  * the accountant stops refining at that gap (width_limit). */
 static pld_bound bis_pld(struct fig *f, int64_t T, int64_t k, double sigma,
                          uint64_t epochs, int want_delta, double x)

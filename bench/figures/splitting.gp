@@ -14,7 +14,7 @@ set tmargin 4
 
 # Colours: Poisson RDP (paper's baseline) black, Poisson PLD (pldkit extra)
 # green, BIS paper's recipe red (dashed), BIS sound blue, BIS PLD (pldkit
-# extra: certified bracket, upper end from the group reduction) teal.
+# extra: certified bracket, upper end from the split into groups and blocks of two) teal.
 set style line 1 lc rgb '#000000' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#1a9850' lw 2.5 dt 2 pt 5 ps 0.7
 set style line 3 lc rgb '#d73027' lw 2 dt 4 pt 9 ps 0.8
@@ -121,7 +121,7 @@ plot f4 using 'T':'poisson_rdp' with linespoints ls 1 \
      f4 using 'T':'bis_epochs_sound' with linespoints ls 6 \
        title 'BIS composed epochs, pldkit sound', \
      f4 using 'T':'bis_pld_hi' with linespoints ls 7 \
-       title 'BIS one run, PLD upper end (pldkit; group reduction)', \
+       title 'BIS one run, PLD upper end (pldkit; groups, blocks of two)', \
      f4 using 'T':'bis_epochs_pld_hi' with linespoints ls 8 \
        title 'BIS composed epochs, PLD upper end (pldkit)', \
      1e-5 with lines lc rgb '#555555' lw 1.5 dt 3 title '{/Symbol d} = 10^{-5}'
@@ -141,9 +141,9 @@ set ytics (0.8, 1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 40)
 set key top right
 plot f8a using 'sigma':'bis_pld_lo':'bis_pld_hi' with filledcurves \
        fs transparent solid 0.15 noborder lc rgb '#01665e' \
-       title 'BIS, PLD bracket (pldkit: lower end the summed output)', \
+       title 'BIS, PLD bracket (pldkit: lower end a projection of the run)', \
      f8a using 'sigma':'bis_pld_hi' with linespoints ls 7 \
-       title 'BIS, PLD upper end (pldkit, certified; group reduction)', \
+       title 'BIS, PLD upper end (pldkit, certified; groups, blocks of two)', \
      f8a using 'sigma':'poisson_rdp' with linespoints ls 1 \
        title 'Poisson, RDP (Thm 3.11)', \
      f8a using 'sigma':'poisson_pld_hi' with linespoints ls 2 \
@@ -161,9 +161,9 @@ set xtics (0.8, 1, 1.2, 1.5, 2, 2.5, 3, 4)
 set ytics (2, 3, 4, 5, 7, 10, 15, 20, 30, 40, 60)
 plot f8b using 'sigma':'bis_pld_lo':'bis_pld_hi' with filledcurves \
        fs transparent solid 0.15 noborder lc rgb '#01665e' \
-       title 'BIS, PLD bracket (pldkit: lower end the summed output)', \
+       title 'BIS, PLD bracket (pldkit: lower end a projection of the run)', \
      f8b using 'sigma':'bis_pld_hi' with linespoints ls 7 \
-       title 'BIS, PLD upper end (pldkit, certified; group reduction)', \
+       title 'BIS, PLD upper end (pldkit, certified; groups, blocks of two)', \
      f8b using 'sigma':'poisson_rdp' with linespoints ls 1 \
        title 'Poisson, RDP (Thm 3.11)', \
      f8b using 'sigma':'poisson_pld_hi' with linespoints ls 2 \

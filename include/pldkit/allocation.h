@@ -95,7 +95,10 @@ PLD_API PLD_NODISCARD int pld_allocation_split(
  *  the accountant, through pld_allocation_split: one-of-n blocks are
  *  pld_mech_random_allocation, two-of-m blocks the upper law of docs/
  *  allocation.md "Blocks of two"; for 1 < k < T every block's lower member
- *  is its share of the summed-output Gaussian.  count in [1, 2^53 / k].
+ *  is its share of the summed-output Gaussian, and one more event (upper
+ *  member P = Q, lower member a binned Gaussian-mixture pair) completes
+ *  the run's lower pair, a projection of the run (docs/allocation.md "k >
+ *  1: the lower end"): 1 + blocks groups in all.  count in [1, 2^53 / k].
  *  All or nothing: on any failure (a block's count would pass 2^53, out of
  *  memory) acc is unchanged (pld_accountant_merge).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
@@ -124,8 +127,10 @@ PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(
  *  upper pairs, the lower end from the composed lower pairs of
  *  pld_mech_random_allocation_bounds over pld_allocation_split.  For 1 < k
  *  < T the upper end is that of the split (a valid bound, not the exact
- *  k-of-T value) and the lower end that of the summed-output Gaussian:
- *  the split's own lower pairs are not lower pairs of the true mechanism.
+ *  k-of-T value) and the lower end that of a projection of the run (the
+ *  summed output times a Gaussian mixture, docs/allocation.md "k > 1: the
+ *  lower end"): the split's own lower pairs are not lower pairs of the
+ *  true mechanism.
  *  params may be NULL.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE,
  *  PLD_ENOMEM and the accountant's errors. */
 PLD_API PLD_NODISCARD int pld_allocation_epsilon(uint64_t T, uint64_t k,
