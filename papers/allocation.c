@@ -1458,7 +1458,7 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
  * pair, whose PLD is cheap on any grid (the mixture pair itself costs a
  * root isolation per grid point: 3x the whole query at T = 10, k = 4, eps
  * = 10).  The cell masses are differences of erfc on the cell's side of
- * each mean (phi_diff; relative error ~1e-14); P is then mixed with 1e-9 of Q (a
+ * each mean (as phi_diff; relative error ~1e-14); P is then mixed with 1e-9 of Q (a
  * post-processing too: replace the output by a fresh draw from Q), which
  * lowers delta by 1e-9 relative and covers them. */
 static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
@@ -1491,19 +1491,35 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
   size_t nc = (size_t)ceil(2.0 * L / h);
   h = 2.0 * L / (double)nc;
   size_t n = nc + 2; /* the cells, then (-inf, -L] and [L, inf) */
-  double *p = pld_malloc(n * sizeof *p), *q = pld_malloc(n * sizeof *q);
-  int st = p && q ? PLD_SUCCESS : PLD_ENOMEM;
+  double *p = pld_calloc(n, sizeof *p), *q = pld_malloc(n * sizeof *q);
+  double *g = pld_malloc((nc + 1) * sizeof *g);
+  int st = p && q && g ? PLD_SUCCESS : PLD_ENOMEM;
   const double eta = 1e-9;
-  for (size_t j = 0; j < n && !st; j++) {
-    double u = j < nc ? -L + (double)j * h : j == nc ? -INFINITY : L;
-    double v = j < nc ? (j + 1 == nc ? L : -L + (double)(j + 1) * h)
-                      : j == nc ? -L : INFINITY;
-    q[j] = phi_diff(u, v);
-    double pj = 0.0;
-    for (size_t i = 0; i < nr; i++)
-      pj += w[i] * phi_diff(u - m[i], v - m[i]);
-    p[j] = (1.0 - eta) * pj + eta * q[j];
+  /* per component (the last one Q: mean 0, weight 1): the tail beyond
+   * each edge on its far side from the mean, G = Phi(-|e - m|), one erfc
+   * per edge; a cell's mass is then phi_diff's difference of the two on
+   * its side, or 1 - both when it holds the mean */
+  for (size_t i = 0; i <= nr && !st; i++) {
+    double mi = i < nr ? m[i] : 0.0, wi = i < nr ? w[i] : 1.0;
+    double *dst = i < nr ? p : q;
+    if (i < nr && !(wi > 0.0))
+      continue;
+    for (size_t j = 0; j <= nc; j++) {
+      double e = j == nc ? L : -L + (double)j * h;
+      g[j] = 0.5 * erfc(fabs(e - mi) / SQRT2);
+    }
+    for (size_t j = 0; j < nc; j++) {
+      double u = -L + (double)j * h, v = j + 1 == nc ? L : u + h;
+      double cm = u >= mi ? g[j] - g[j + 1]
+                  : v <= mi ? g[j + 1] - g[j] : 1.0 - g[j] - g[j + 1];
+      dst[j] = i < nr ? dst[j] + wi * cm : cm;
+    }
+    double lo = -L >= mi ? 1.0 - g[0] : g[0], hi = L >= mi ? g[nc] : 1.0 - g[nc];
+    dst[nc] = i < nr ? dst[nc] + wi * lo : lo;
+    dst[nc + 1] = i < nr ? dst[nc + 1] + wi * hi : hi;
   }
+  for (size_t j = 0; j < n && !st; j++)
+    p[j] = (1.0 - eta) * p[j] + eta * q[j];
   pld_mech *fin = NULL, *null = NULL;
   double one = 1.0;
   if (!st)
@@ -1514,6 +1530,7 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
     st = pld_mech_bracket(null, fin, out);
   pld_free(p);
   pld_free(q);
+  pld_free(g);
   pld_mech_free(fin);
   pld_mech_free(null);
   return st;
