@@ -1487,8 +1487,10 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
     m[i] = (c / sigma) * ((double)(r0 + i) - (double)k * (double)a / (double)T) / sd;
     mmax = fmax(mmax, fabs(m[i]));
   }
+  /* at most 2^16 cells (c/sigma up to MU_MAX would ask for millions):
+   * coarser cells there only blur the loss more, still a post-processing */
   double L = 12.0 + mmax, h = fmin(0.02, 0.005 / fmax(mmax, 1e-9));
-  size_t nc = (size_t)ceil(2.0 * L / h);
+  size_t nc = (size_t)fmin(ceil(2.0 * L / h), 65536.0);
   h = 2.0 * L / (double)nc;
   size_t n = nc + 2; /* the cells, then (-inf, -L] and [L, inf) */
   double *p = pld_calloc(n, sizeof *p), *q = pld_malloc(n * sizeof *q);
@@ -1509,9 +1511,10 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
       g[j] = 0.5 * erfc(fabs(e - mi) / SQRT2);
     }
     for (size_t j = 0; j < nc; j++) {
-      double u = -L + (double)j * h, v = j + 1 == nc ? L : u + h;
+      double u = -L + (double)j * h, v = j + 1 == nc ? L : -L + (double)(j + 1) * h;
       double cm = u >= mi ? g[j] - g[j + 1]
                   : v <= mi ? g[j + 1] - g[j] : 1.0 - g[j] - g[j + 1];
+      cm = fmax(cm, 0.0); /* a rounding below 0 (ulps of a tail) */
       dst[j] = i < nr ? dst[j] + wi * cm : cm;
     }
     double lo = -L >= mi ? 1.0 - g[0] : g[0], hi = L >= mi ? g[nc] : 1.0 - g[nc];
