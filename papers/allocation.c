@@ -1454,7 +1454,7 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
  *
  * y is then binned (a post-processing again): cells of width h with
  * h max|m_r| <= 0.005 (the loss moves by at most that inside a cell) on
- * [-L, L], L = 12 + max|m_r|, and the two half-lines beyond: a finite
+ * [-L, L], L = min(12 + max|m_r|, 37), and the two half-lines beyond: a finite
  * pair, whose PLD is cheap on any grid (the mixture pair itself costs a
  * root isolation per grid point: 3x the whole query at T = 10, k = 4, eps
  * = 10).  The cell masses are differences of erfc on the cell's side of
@@ -1489,7 +1489,7 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
   }
   /* at most 2^16 cells (c/sigma up to MU_MAX would ask for millions):
    * coarser cells there only blur the loss more, still a post-processing */
-  double L = 12.0 + mmax, h = fmin(0.02, 0.005 / fmax(mmax, 1e-9));
+  double L = fmin(12.0 + mmax, 37.0), h = fmin(0.02, 0.005 / fmax(mmax, 1e-9));
   size_t nc = (size_t)fmin(ceil(2.0 * L / h), 65536.0);
   h = 2.0 * L / (double)nc;
   size_t n = nc + 2; /* the cells, then (-inf, -L] and [L, inf) */
@@ -1523,6 +1523,28 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
   }
   for (size_t j = 0; j < n && !st; j++)
     p[j] = (1.0 - eta) * p[j] + eta * q[j];
+  /* A cell whose P- or Q-mass underflowed to 0 would be an infinite loss
+   * the true pair does not have (P's mass at y = 40 where Q's is 1e-350):
+   * merge such cells into the next one that has both (merging cells is a
+   * coarser binning, a post-processing still).  L <= 37 keeps Q's cells
+   * above 1e-300, so this is rare. */
+  size_t nk = 0;
+  double ap = 0.0, aq = 0.0;
+  for (size_t j = 0; j < n && !st; j++) {
+    ap += p[j];
+    aq += q[j];
+    if (ap > 0.0 && aq > 0.0) {
+      p[nk] = ap;
+      q[nk] = aq;
+      nk++;
+      ap = aq = 0.0;
+    }
+  }
+  if (!st && nk > 0) {
+    p[nk - 1] += ap;
+    q[nk - 1] += aq;
+  }
+  n = nk;
   pld_mech *fin = NULL, *null = NULL;
   double one = 1.0;
   if (!st)

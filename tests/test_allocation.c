@@ -591,6 +591,40 @@ static void test_k4_stops_at_the_gap(void **state)
   assert_int_equal(r.width_limit, PLD_WIDTH_GRID);
 }
 
+/* The lower pair at c/sigma = 20 (T = 50, k = 25, delta = 1e-8): the
+ * mixture's means reach 70.7 there, and cells beyond y = 37.5 had Q-mass
+ * underflowed to 0 under P-mass 1e-5: an infinite loss the projection
+ * does not have, whose single run put the lower end above the upper one
+ * (clamped to it: [5543.13, 5543.13]).  The lower end must lie between the
+ * summed output's Gaussian (mu = k (c/sigma)/sqrt T, closed form here; the
+ * projection sees at least that) and, well apart from, the upper end. */
+static void test_lower_pair_large_mu(void **state)
+{
+  (void)state;
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add_allocation(acc, 50, 25, 0.05, 1.0, 1), 0);
+  pld_result r;
+  assert_int_equal(pld_accountant_epsilon(acc, 1e-8, &r), 0);
+  pld_accountant_free(acc);
+  /* gauss_eps searches [0, 1000]; this one is near 2895 (long double
+   * holds e^2895 and the erfc tails it multiplies) */
+  long double mu = 25.0L * 20.0L / sqrtl(50.0L), lo = 0.0L, hi = 1e4L;
+  for (int i = 0; i < 200; i++) {
+    long double md = 0.5L * (lo + hi);
+    if (gauss_delta(mu, md) > 1e-8L)
+      lo = md;
+    else
+      hi = md;
+  }
+  double gs = (double)lo;
+  print_message("T 50, k 25, sigma 0.05: [%.6f, %.6f], summed Gaussian %.6f\n",
+                r.bound.lower, r.bound.upper, gs);
+  assert_true(r.bound.lower >= gs * (1 - 1e-9));
+  assert_true(r.bound.lower <= 0.9 * r.bound.upper);
+  assert_int_equal(r.lower_kind, PLD_BOUND_GRID);
+}
+
 /* Large mu = c / sigma (8.5 to 17): the bottom end cell's conditional mean
  * underflowed to 0 and the geometric grids failed (PLD_ERANGE, mu in (8.5,
  * 17)), and merging the ends by Q-mass alone moved the P-bulk (Q-mass
@@ -700,6 +734,7 @@ int main(void)
       cmocka_unit_test(test_T10_monte_carlo),
       cmocka_unit_test(test_two_of_quadrature),
       cmocka_unit_test(test_lower_pair),
+      cmocka_unit_test(test_lower_pair_large_mu),
       cmocka_unit_test(test_k4_stops_at_the_gap),
       cmocka_unit_test(test_large_mu),
       cmocka_unit_test(test_groups_and_bad_input),
