@@ -1562,7 +1562,8 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
 }
 
 /* pld_allocation_split; laws (NULL: not wanted) gets the law of every
- * block of two, at its index (the caller frees them). */
+ * block of two, at its index (the caller frees them); gl (NULL: a cache of
+ * its own, freed here) keeps the groups' laws for the caller. */
 static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
                         pld_allocation_block *blocks, size_t *nblocks,
                         struct law *laws, struct group_laws *gl)
@@ -1572,6 +1573,9 @@ static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
       !isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || !(c > 0.0))
     return PLD_EINVAL;
   double mu = c / sigma;
+  struct group_laws own = {mu, {n[0], n[1]}, {{0}, {0}}};
+  if (!gl)
+    gl = &own;
   pld_allocation_block tmp[8]; /* before equal ones are merged */
   struct law tl[8];
   memset(tl, 0, sizeof tl);
@@ -1615,6 +1619,7 @@ static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
       if (mult[i])
         tmp[nb++] = (pld_allocation_block){1, n[i], mult[i]};
   }
+  group_laws_free(&own);
   if (st) {
     for (size_t i = 0; i < 8; i++)
       law_free(&tl[i]);
@@ -1646,14 +1651,7 @@ int pld_allocation_split(uint64_t T, uint64_t k, double sigma, double c,
                          pld_allocation_block blocks[PLD_ALLOCATION_MAX_BLOCKS],
                          size_t *nblocks)
 {
-  uint64_t n[2], mult[2];
-  if (pld_allocation_groups(T, k, n, mult) || !isfinite(sigma) ||
-      !(sigma > 0.0) || !isfinite(c) || !(c > 0.0))
-    return PLD_EINVAL;
-  struct group_laws gl = {c / sigma, {n[0], n[1]}, {{0}, {0}}};
-  int st = split_blocks(T, k, sigma, c, blocks, nblocks, NULL, &gl);
-  group_laws_free(&gl);
-  return st;
+  return split_blocks(T, k, sigma, c, blocks, nblocks, NULL, NULL);
 }
 
 int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,

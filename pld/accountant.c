@@ -351,13 +351,14 @@ int pld_accountant_copy(const pld_accountant *acc, pld_accountant **out)
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   pld_accountant *c;
   int st = pld_accountant_alloc(&acc->params, &c);
-  if (!st && (st = pld_accountant_merge(c, acc))) {
+  if (st)
+    return st;
+  if ((st = pld_accountant_merge(c, acc))) {
     pld_accountant_free(c);
     return st;
   }
-  if (!st)
-    *out = c;
-  return st;
+  *out = c;
+  return PLD_SUCCESS;
 }
 
 /* The plan: Gaussian groups merged into one mu, the others as they are. */

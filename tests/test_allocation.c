@@ -32,6 +32,23 @@ static long double gauss_eps(long double mu, long double delta)
   return hi;
 }
 
+/* One k-out-of-T run (c = 1) in a fresh default accountant: its epsilon
+ * bracket at x = delta (want_delta 0) or delta bracket at x = eps (1). */
+static pld_result bis_query(uint64_t T, uint64_t k, double sigma, int want_delta,
+                            double x)
+{
+  pld_accountant *acc = NULL;
+  pld_result r;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add_allocation(acc, T, k, sigma, 1.0, 1), 0);
+  if (want_delta)
+    assert_int_equal(pld_accountant_delta(acc, x, &r), 0);
+  else
+    assert_int_equal(pld_accountant_epsilon(acc, x, &r), 0);
+  pld_accountant_free(acc);
+  return r;
+}
+
 /* The allocation books its laws' arithmetic as rel_err 1e-9 on its
  * bracket, not on the bracket's members; every path that rebuilds a
  * bracket from the members (a bracket of it, as the k > 1 add makes for
@@ -418,13 +435,7 @@ static void test_two_of_quadrature(void **state)
                                           1.0, b, &nb), 0);
     assert_true(nb == 1 && b[0].j == 2 && b[0].m == (uint64_t)cs[i].m &&
                 b[0].count == 1);
-    pld_accountant *acc = NULL;
-    assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-    assert_int_equal(pld_accountant_add_allocation(acc, (uint64_t)cs[i].m, 2,
-                                                   cs[i].sigma, 1.0, 1), 0);
-    pld_result r;
-    assert_int_equal(pld_accountant_delta(acc, cs[i].eps, &r), 0);
-    pld_accountant_free(acc);
+    pld_result r = bis_query((uint64_t)cs[i].m, 2, cs[i].sigma, 1, cs[i].eps);
     double pq, qp;
     two_of_ref(cs[i].m, 1.0 / cs[i].sigma, cs[i].eps, &pq, &qp);
     double ref = pq > qp ? pq : qp;
@@ -502,14 +513,8 @@ static void test_lower_pair(void **state)
             {3, 2, 0.2, 20.0},  {10, 5, 1.0, 6.0}, {6, 3, 0.3, 15.0},
             {20, 2, 1.0, 1.5}};
   for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
-    pld_accountant *acc = NULL;
-    assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-    assert_int_equal(pld_accountant_add_allocation(acc, (uint64_t)cs[i].T,
-                                                   (uint64_t)cs[i].k,
-                                                   cs[i].sigma, 1.0, 1), 0);
-    pld_result r;
-    assert_int_equal(pld_accountant_delta(acc, cs[i].eps, &r), 0);
-    pld_accountant_free(acc);
+    pld_result r = bis_query((uint64_t)cs[i].T, (uint64_t)cs[i].k,
+                             cs[i].sigma, 1, cs[i].eps);
     double pq, qp, ex = NAN;
     proj_ref(cs[i].T, cs[i].k, 1.0 / cs[i].sigma, cs[i].eps, &pq, &qp);
     double proj = fmax(pq, qp), gs = 0.0;
@@ -545,11 +550,7 @@ static void test_k4_stops_at_the_gap(void **state)
 {
   (void)state;
   pld_accountant *acc = NULL;
-  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-  assert_int_equal(pld_accountant_add_allocation(acc, 10, 4, 2.0, 1.0, 1), 0);
-  pld_result r;
-  assert_int_equal(pld_accountant_epsilon(acc, 1e-5, &r), 0);
-  pld_accountant_free(acc);
+  pld_result r = bis_query(10, 4, 2.0, 0, 1e-5);
   assert_false(r.met_accuracy);
   assert_int_equal(r.width_limit, PLD_WIDTH_MECHANISM);
   assert_true(r.refinements <= 3);
@@ -583,10 +584,7 @@ static void test_k4_stops_at_the_gap(void **state)
   assert_true(r.bound.upper <= 0.97 * ref.bound.lower);
 
   /* k = 1: one-of-T's own bracket is narrow; the target is met */
-  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-  assert_int_equal(pld_accountant_add_allocation(acc, 10, 1, 1.0, 1.0, 1), 0);
-  assert_int_equal(pld_accountant_epsilon(acc, 1e-5, &r), 0);
-  pld_accountant_free(acc);
+  r = bis_query(10, 1, 1.0, 0, 1e-5);
   assert_true(r.met_accuracy);
   assert_int_equal(r.width_limit, PLD_WIDTH_GRID);
 }
@@ -601,12 +599,7 @@ static void test_k4_stops_at_the_gap(void **state)
 static void test_lower_pair_large_mu(void **state)
 {
   (void)state;
-  pld_accountant *acc = NULL;
-  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-  assert_int_equal(pld_accountant_add_allocation(acc, 50, 25, 0.05, 1.0, 1), 0);
-  pld_result r;
-  assert_int_equal(pld_accountant_epsilon(acc, 1e-8, &r), 0);
-  pld_accountant_free(acc);
+  pld_result r = bis_query(50, 25, 0.05, 0, 1e-8);
   /* gauss_eps searches [0, 1000]; this one is near 2895 (long double
    * holds e^2895 and the erfc tails it multiplies) */
   long double mu = 25.0L * 20.0L / sqrtl(50.0L), lo = 0.0L, hi = 1e4L;
