@@ -211,8 +211,7 @@ static void fill_saved(const struct cli *c, const pld_dist *d,
   a->res.fft_size = pld_dist_fft_size(d);
   a->res.bound_kind = PLD_BOUND_GRID; /* the saved PLD's own bracket */
   a->res.lower_kind = PLD_BOUND_GRID;
-  a->res.met_accuracy = a->res.bound.upper - a->res.bound.lower <=
-                        c->params.accuracy * a->res.bound.upper;
+  a->res.met_accuracy = pld_bound_meets(&c->params, a->res.bound, 0);
 }
 
 /* One line for a failed write of a PLD file or ledger update (ledger.h):

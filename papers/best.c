@@ -19,20 +19,6 @@
 #include "alloc.h"
 #include "detail.h"
 
-/* Does the bracket meet the accountant's target?  The rule of
- * pld/accountant.c (width_ok): epsilon to max(accuracy * upper,
- * abs_accuracy), delta to max(accuracy * upper, 1e-12); an epsilon known to
- * be infinite meets any target. */
-static int meets(const pld_params *p, pld_bound b, int is_eps)
-{
-  if (is_eps && b.lower == INFINITY)
-    return 1;
-  if (!(b.upper < INFINITY))
-    return 0;
-  double fl = is_eps ? p->abs_accuracy : 1e-12;
-  return b.upper - b.lower <= fmax(p->accuracy * b.upper, fl);
-}
-
 static void lower_upper(pld_result *r, double v, const pld_params *p,
                         int is_eps)
 {
@@ -42,7 +28,7 @@ static void lower_upper(pld_result *r, double v, const pld_params *p,
   r->bound_kind = PLD_BOUND_RDP;
   if (r->bound.lower > v) /* cannot happen: both are certified */
     r->bound.lower = v;
-  r->met_accuracy = r->met_accuracy || meets(p, r->bound, is_eps);
+  r->met_accuracy = r->met_accuracy || pld_bound_meets(p, r->bound, !is_eps);
   if (r->met_accuracy)
     r->width_limit = PLD_WIDTH_GRID;
 }

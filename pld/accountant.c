@@ -965,10 +965,9 @@ static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
 
 /* ---- the refinement loop ---- */
 
-/* Absolute floor for delta brackets.  The tilted composition (§5a) makes the
- * round-off relative to delta itself, so the target is relative down to
- * where doubles end. */
-#define DELTA_FLOOR 1e-300
+/* Absolute floor for delta brackets (pld.h): the tilted composition (§5a)
+ * makes the round-off relative to delta itself. */
+#define DELTA_FLOOR PLD_DELTA_FLOOR
 
 enum qkind { Q_EPS, Q_DELTA, Q_CURVE };
 
@@ -1018,16 +1017,8 @@ static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
 static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
                     double curve_max)
 {
-  if (q->kind == Q_EPS) {
-    if (b.lower == INFINITY)
-      return 1; /* no finite epsilon, and that is certain */
-    if (b.upper == INFINITY)
-      return 0;
-    return b.upper - b.lower <= fmax(pp->accuracy * b.upper, pp->abs_accuracy);
-  }
-  double floor = DELTA_FLOOR;
   (void)curve_max;
-  return b.upper - b.lower <= fmax(pp->accuracy * b.upper, floor);
+  return pld_bound_meets(pp, b, q->kind != Q_EPS);
 }
 
 /* A build's tail mass for answers near delta over `runs` runs: its share of

@@ -662,6 +662,59 @@ static void test_delta_at_zero_and_infinity(void **state) {
 
 /* Requested accuracy: when met_accuracy is set, the width is within the
  * target; brackets at different accuracies overlap. */
+/* One width rule for every answer (pld_bound_meets): an RDP bound that
+ * lowers a delta answer's upper end leaves it met only if the bracket is
+ * within accuracy * upper -- there is no absolute 1e-12 floor for delta (the
+ * combined layer once used one, and a bracket [1e-40, 1e-20] at the RDP's
+ * Gaussian bound came out "met"). */
+static void test_width_rule(void **state) {
+  (void)state;
+  pld_params p;
+  pld_params_default(&p); /* accuracy 2e-3, abs_accuracy 1e-4 */
+  EXPECT(pld_bound_meets(&p, (pld_bound){1.0, 1.0019}, 0) == 1, "eps 0.19%%");
+  EXPECT(pld_bound_meets(&p, (pld_bound){1.0, 1.0021}, 0) == 0, "eps 0.21%%");
+  EXPECT(pld_bound_meets(&p, (pld_bound){0.0, 9e-5}, 0) == 1, "eps floor");
+  EXPECT(pld_bound_meets(&p, (pld_bound){INFINITY, INFINITY}, 0) == 1,
+         "an epsilon known to be infinite");
+  EXPECT(pld_bound_meets(&p, (pld_bound){1.0, INFINITY}, 0) == 0, "inf upper");
+  EXPECT(pld_bound_meets(&p, (pld_bound){1e-30, 1.0019e-30}, 1) == 1,
+         "delta 0.19%% at 1e-30");
+  EXPECT(pld_bound_meets(&p, (pld_bound){1e-40, 1e-20}, 1) == 0,
+         "delta [1e-40, 1e-20]");
+  EXPECT(pld_bound_meets(&p, (pld_bound){0.0, 1e-301}, 1) == 1, "delta floor");
+  EXPECT(pld_bound_meets(&p, (pld_bound){NAN, 1.0}, 1) == 0, "NaN end");
+  EXPECT(pld_bound_meets(NULL, (pld_bound){1.0, 1.0}, 0) == 0, "NULL params");
+
+  /* Gaussian, sigma = sensitivity = 1, at eps = 10: the RDP bound is
+   * 9.3e-22, the exact delta 9.8e-23 (closed form), below it */
+  pld_rdp_curve *cv = NULL;
+  REQUIRE_OK(pld_rdp_curve_alloc_default(&cv));
+  REQUIRE_OK(pld_rdp_add_gaussian(cv, 1.0, 1.0, 1));
+  pld_result r;
+  memset(&r, 0, sizeof r);
+  r.bound = (pld_bound){1e-40, 1.0};
+  r.met_accuracy = 0;
+  r.width_limit = PLD_WIDTH_GRID;
+  REQUIRE_OK(pld_best_lower_upper(&r, cv, 1, 10.0, &p));
+  double exact = (double)ref_gauss_delta(1.0L, 10.0L);
+  print_message("RDP-lowered delta bracket [%g, %g], exact %g, met %d\n",
+                r.bound.lower, r.bound.upper, exact, r.met_accuracy);
+  EXPECT(r.bound_kind == PLD_BOUND_RDP, "the RDP bound should have won");
+  EXPECT(r.bound.upper >= exact && r.bound.upper < 1e-12,
+         "upper %g: not between the exact %g and 1e-12", r.bound.upper, exact);
+  EXPECT(r.met_accuracy == 0, "[%g, %g] reported as meeting 0.2%%",
+         r.bound.lower, r.bound.upper);
+  /* and a bracket the RDP bound does narrow to the target is met */
+  pld_rdp_result x;
+  REQUIRE_OK(pld_rdp_delta(cv, 10.0, PLD_RDP_BEST, &x));
+  memset(&r, 0, sizeof r);
+  r.bound = (pld_bound){x.value * (1.0 - 1e-3), 1.0};
+  REQUIRE_OK(pld_best_lower_upper(&r, cv, 1, 10.0, &p));
+  EXPECT(r.met_accuracy == 1 && r.bound.upper == x.value,
+         "[%g, %g] (0.1%%) not reported as met", r.bound.lower, r.bound.upper);
+  pld_rdp_curve_free(cv);
+}
+
 static void test_accuracy_targets(void **state) {
   pld_mech *pg = NULL;
   REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
@@ -788,6 +841,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_auto_tails, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_delta_at_zero_and_infinity, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_accuracy_targets, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_width_rule, start_timer, stop_timer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,8 @@
  *
  * Automatic discretization (params->discretization == 0): the grid step is
  * refined until (upper - lower) <= max(accuracy * upper, floor) for the query
- * at hand -- floor = abs_accuracy for epsilon, 1e-12 for delta -- or until
+ * at hand -- floor = abs_accuracy for epsilon, PLD_DELTA_FLOOR (1e-300) for
+ * delta: the rule of pld_bound_meets -- or until
  * params->max_grid would be exceeded, the width stops shrinking at least
  * linearly with the step, or 12 grids were tried, whichever comes first (if
  * even the first grid exceeds max_grid it is coarsened, up to 8 times by 4).
@@ -197,9 +198,10 @@ PLD_API PLD_NODISCARD int pld_accountant_delta(const pld_accountant *acc,
 
 /** delta at n >= 1 epsilons eps[0..n) (each >= 0 or +INFINITY), brackets
  *  written to out[0..n), each the intersection over the grids tried.  The
- *  grid is refined for the point furthest from its target width, the floor
- *  being max(1e-12, 1e-6 * largest upper delta): deltas far below the
- *  curve's largest are bracketed to that absolute floor only.  info (may be
+ *  grid is refined for the point furthest from its target width, each
+ *  point's target being max(accuracy * its upper delta, PLD_DELTA_FLOOR)
+ *  (pld_bound_meets), and info's met_accuracy says whether every point met
+ *  it.  info (may be
  *  NULL) receives the run's details; its bound only summarises the points
  *  that steered the refinement (read out[] for the brackets).
  *  Same return codes as pld_accountant_epsilon (PLD_EINVAL also for n = 0

@@ -115,7 +115,9 @@ typedef struct pld_params {
                               (upper - lower) / upper, default 2e-3 (0.2%) */
   double abs_accuracy;   /**< absolute floor of that target (epsilon in nats,
                               delta as probability), default 1e-4 for epsilon;
-                              delta queries use max(accuracy * delta, 1e-12) */
+                              delta queries use max(accuracy * delta,
+                              PLD_DELTA_FLOOR): relative down to where
+                              doubles end (pld_bound_meets) */
   double tail_mass;      /**< probability mass each truncation may move to
                               +infinity (pessimistic) or drop (optimistic);
                               default 0 = automatic: pld_dist_* functions
@@ -145,6 +147,22 @@ PLD_API void pld_params_default(pld_params *params);
  *  max_grid in [16, 2^31]; fftw_flags is not checked.
  *  @return PLD_SUCCESS or PLD_EINVAL (out of domain, or NULL). */
 PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
+
+/** Absolute floor of a delta bracket's target width (pld_bound_meets): the
+ *  tilted composition keeps delta's round-off relative to delta itself, so
+ *  the target stays relative down to where doubles end. */
+#define PLD_DELTA_FLOOR 1e-300
+
+/** Whether the bracket b meets the target width of *params -- the rule
+ *  every answer's met_accuracy follows (accountant, RDP-improved answers,
+ *  CLI, Python): upper - lower <= max(accuracy * upper, floor), the floor
+ *  being abs_accuracy for an epsilon bracket (is_delta = 0) and
+ *  PLD_DELTA_FLOOR for a delta bracket.  An epsilon known to be infinite
+ *  (lower = +inf) meets any target; an infinite epsilon upper end, a NaN
+ *  end or a NULL params none.
+ *  @return 1 if met, else 0 (a predicate, not a status). */
+PLD_API int pld_bound_meets(const pld_params *params, pld_bound b,
+                            int is_delta);
 
 /* ------------------------------------------------------------------------ */
 /* Workspace: owns FFTW plans and buffers, reused across compositions.       */
