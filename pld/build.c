@@ -295,15 +295,16 @@ static void masses_from_values(const struct vals *v, double f0, double *m,
  * 1/(1 - e^-Delta), dropped the factor (1 - x/x_j), which is what makes
  * a mass's rounding harmless at the losses next to it: 1.8e-6 relative at
  * Delta = 1e-9 for randomized response, whose exact bracket is ~1e-15.) */
-static void book_mass_rounding(const struct vals *v, double f0, const double *a,
-                               double *rel, double *abs, double *l1,
-                               long *l1top)
+static int book_mass_rounding(const struct vals *v, double f0, const double *a,
+                              double *rel, double *abs, double *l1,
+                              long *l1top, struct pld_pmf *parts)
 {
   /* a[j] = 4u (|r_j| + |l_j|) plus the clipped amount, filled in by
    * masses_from_values from the very slopes of the masses */
   double c = -expm1(-v->grid) * (1.0 + 4.0 * PLD_U);
   long n = (long)v->n;
   double A = 0.0, U = 0.0, r = 0.0, ab = 0.0;
+  long ilow = -1; /* the lowest index booked absolutely */
   *l1 = 0.0;
   *l1top = -1; /* the highest index with a mass error */
   for (long i = n; i-- > 0;)
@@ -331,10 +332,37 @@ static void book_mass_rounding(const struct vals *v, double f0, const double *a,
       /* every mass error from here up: an L1 bound on what the absolute
        * part stands for, which a tilt can weigh (dist.c, pld_pmf_tilt) */
       *l1 = A * (1.0 + 8.0 * (double)n * PLD_U);
+      ilow = i;
     }
   }
   *rel = r;
   *abs = ab;
+  pld_free(parts->l1p);
+  parts->l1p = NULL;
+  parts->l1pn = 0;
+  /* l1 in parts of consecutive indices from ilow up, each with the same
+   * factor as A (its sum of non-negative terms rounds less than A's) */
+  if (ilow < 0 || *l1top < ilow)
+    return PLD_SUCCESS;
+  long span = *l1top - ilow + 1;
+  long w = (span + PLD_L1_PARTS - 1) / PLD_L1_PARTS;
+  size_t np = (size_t)((span + w - 1) / w);
+  double *pp = pld_malloc(np * sizeof(double));
+  if (!pp)
+    return PLD_ENOMEM;
+  for (size_t b = 0; b < np; b++) {
+    long s0 = ilow + (long)b * w, e = s0 + w - 1 < *l1top ? s0 + w - 1 : *l1top;
+    double sb = 0.0;
+    for (long j = s0; j <= e; j++)
+      sb += a[j];
+    pp[b] = sb * (1.0 + 8.0 * (double)n * PLD_U);
+  }
+  pld_free(parts->l1p);
+  parts->l1p = pp;
+  parts->l1pn = np;
+  parts->l1plo = v->lo + ilow;
+  parts->l1pw = w;
+  return PLD_SUCCESS;
 }
 
 /* Masses at the round-off level of the second differences are noise, not
@@ -480,7 +508,10 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
   double crel, cabs, mrel, mabs, ml1;
   long ml1top;
   masses_from_values(&v, 1.0, pess->m, merr, &crel, &cabs);
-  book_mass_rounding(&v, 1.0, merr, &mrel, &mabs, &ml1, &ml1top); /* clipping included */
+  if (book_mass_rounding(&v, 1.0, merr, &mrel, &mabs, &ml1, &ml1top, pess)) {
+    pld_free(merr); /* (clipping included in the booking) */
+    return PLD_ENOMEM;
+  }
   pess->inf = d[n - 1];
   sweep_noise_up(&v, 1.0, pess->m, n, &pess->inf);
   /* 4u: the stored values themselves, x_j times the other direction (exp
@@ -576,8 +607,10 @@ static int build_direction(const double *d, const double *g, long jz, size_t n,
     work[N - 1] = (N - 1 <= jz) ? vmin + xm1(&v, N - 1) : vmin;
   lower_hull(&v, f0, stack);
   masses_from_values(&v, f0, opt->m, merr, &crel, &cabs);
-  book_mass_rounding(&v, f0, merr, &mrel, &mabs, &ml1, &ml1top);
+  st = book_mass_rounding(&v, f0, merr, &mrel, &mabs, &ml1, &ml1top, opt);
   pld_free(merr);
+  if (st)
+    return st;
   opt->inf = fmax(val_d(&v, N - 1, f0), 0.0);
   /* The neighbouring slopes a, c entered as safe bounds (diff_err); the
    * gap is Lipschitz in b and the grid values with constant <= 3, so a

@@ -10,6 +10,7 @@
 void pld_pmf_clear(struct pld_pmf *p)
 {
   pld_free(p->m);
+  pld_free(p->l1p);
   memset(p, 0, sizeof *p);
 }
 
@@ -32,9 +33,20 @@ int pld_pmf_copy(const struct pld_pmf *src, struct pld_pmf *dst)
   if (st)
     return st;
   memcpy(dst->m, src->m, src->n * sizeof(double));
+  double *l1p = NULL;
+  if (src->l1p && src->l1pn) {
+    l1p = pld_malloc(src->l1pn * sizeof(double));
+    if (!l1p) {
+      pld_pmf_clear(dst);
+      return PLD_ENOMEM;
+    }
+    memcpy(l1p, src->l1p, src->l1pn * sizeof(double));
+  }
   double *m = dst->m;
   *dst = *src;
   dst->m = m;
+  dst->l1p = l1p;
+  dst->l1pn = l1p ? src->l1pn : 0;
   return PLD_SUCCESS;
 }
 
@@ -193,6 +205,9 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
     return st;
   double mean;
   double c0 = pld_pmf_logmgf_fast(src, grid, lambda, &mean, NULL);
+  pld_free(dst->l1p); /* a tilted pmf books its l1 in tabs (below) */
+  dst->l1p = NULL;
+  dst->l1pn = 0;
   dst->tilt = lambda;
   dst->umass = pld_pmf_mass(src);
   dst->tabs = 0.0;
@@ -287,7 +302,20 @@ int pld_pmf_tilt(const struct pld_pmf *src, double grid, double lambda,
      * l1abs of abs (build.c, book_mass_rounding), all at or below the grid
      * index l1top: as tilted L1 each weighs at most the tilt there. */
     double xt = lambda * (double)(src->l1top - k0) * grid;
-    dst->tabs += src->l1 * exp(xt - c) * (1.0 + 1e-12);
+    double t = src->l1 * exp(xt - c);
+    if (src->l1pn > 0) {
+      /* the parts, each at its own top (build.c): never more than l1 at
+       * l1top, as each part's top is at or below it */
+      double tp = 0.0;
+      for (size_t b = 0; b < src->l1pn; b++) {
+        int64_t top = src->l1plo + (int64_t)(b + 1) * src->l1pw - 1;
+        if (top > src->l1top)
+          top = src->l1top;
+        tp += src->l1p[b] * exp(lambda * (double)(top - k0) * grid - c);
+      }
+      t = fmin(t, tp * (1.0 + 4.0 * (double)src->l1pn * DBL_EPSILON));
+    }
+    dst->tabs += t * (1.0 + 1e-12);
     dst->abs = fmax(src->abs - src->l1abs, 0.0);
     dst->l1 = 0.0;
     dst->l1abs = 0.0;

@@ -715,6 +715,45 @@ static void test_width_rule(void **state) {
   pld_rdp_curve_free(cv);
 }
 
+/* A fine grid far in the tail.  A curve-built member books its masses'
+ * rounding (about n u over n points) as an L1 error where it is not
+ * relative to the curve (its top, where the curve is tiny), and a tilted
+ * query weighs that L1 by e^{lambda l}: all of it at the top atom, it came
+ * to ~1e19 of tilted error on a million-point grid, and the grid's upper
+ * end to 1 (1.35e-19 from the grid-free bounds here).  Booked in parts by
+ * grid index (pld/build.c, l1p), each part weighs at its own top.  Two
+ * runs of one-of-10 allocation (sigma = 1) at a fixed step of 3e-5, delta
+ * at eps = 14 (~7.3e-37, where RDP gives 9.2e-36): the truth lies in the
+ * bracket, whose lower end is certified, so an upper end within 10% of the
+ * lower is within 10% of the truth; the automatic grid's bracket (0.3%
+ * wide) must overlap it. */
+static void test_fine_grid_tail(void **state) {
+  (void)state;
+  pld_result r[2];
+  for (int fixed = 0; fixed < 2; fixed++) {
+    pld_params p;
+    pld_params_default(&p);
+    if (fixed)
+      p.discretization = 3e-5;
+    pld_accountant *acc = new_acc(&p);
+    REQUIRE_OK(pld_accountant_add_allocation(acc, 10, 1, 1.0, 1.0, 2));
+    REQUIRE_OK(pld_accountant_delta(acc, 14.0, &r[fixed]));
+    pld_accountant_free(acc);
+    print_message("one-of-10 twice, step %s, eps = 14: [%.9g, %.9g], grid "
+                  "%zu\n", fixed ? "3e-5" : "auto", r[fixed].bound.lower,
+                  r[fixed].bound.upper, r[fixed].grid_size);
+  }
+  EXPECT(r[1].bound.upper <= 1.1 * r[1].bound.lower && r[1].bound.lower > 0.0,
+         "fixed step: [%.9g, %.9g] wider than 10%%", r[1].bound.lower,
+         r[1].bound.upper);
+  EXPECT(r[1].bound.lower <= r[0].bound.upper &&
+             r[0].bound.lower <= r[1].bound.upper,
+         "fixed [%.9g, %.9g] and automatic [%.9g, %.9g] disjoint",
+         r[1].bound.lower, r[1].bound.upper, r[0].bound.lower,
+         r[0].bound.upper);
+  EXPECT_DONE();
+}
+
 static void test_accuracy_targets(void **state) {
   pld_mech *pg = NULL;
   REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
@@ -842,6 +881,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_delta_at_zero_and_infinity, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_accuracy_targets, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_width_rule, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_fine_grid_tail, start_timer, stop_timer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
