@@ -44,7 +44,7 @@
 #define DEMO_T 14063
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
-            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS };
+            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA };
 
 struct pcase {
   const char *group;
@@ -71,10 +71,11 @@ static int accountant_of(const struct pcase *c, pld_accountant **out)
   pld_accountant *acc = NULL;
   int st = pld_accountant_alloc(&p, &acc);
   /* balanced iteration: one run, k = q, building included */
-  if (!st && c->kind == K_BIS)
+  int bis = c->kind == K_BIS || c->kind == K_BIS_DELTA;
+  if (!st && bis)
     st = pld_accountant_add_allocation(acc, c->T, (uint64_t)c->q, c->sigma,
                                        1.0, 1);
-  size_t n = c->kind == K_HETERO ? 1000 : c->kind == K_BIS ? 0 : 1;
+  size_t n = c->kind == K_HETERO ? 1000 : bis ? 0 : 1;
   for (size_t i = 0; i < n && !st; i++) {
     pld_mech *m = NULL;
     double sigma = c->kind == K_HETERO ? 0.8 + 0.4 * (double)i / 999.0
@@ -179,6 +180,7 @@ static int run_once(const struct pcase *c, struct bres *r)
   }
   case K_SMALL_EPS:
   case K_SMALL_DELTA:
+  case K_BIS_DELTA:
     st = accountant_of(c, &acc);
     if (!st)
       st = c->kind == K_SMALL_EPS ? pld_accountant_epsilon(acc, c->x, &res)
@@ -260,6 +262,9 @@ static void child(const struct pcase *c, int quick, int fd)
  * 1 < k < T the split (groups, blocks of two), papers/allocation.c */
 #define BIS(T, k, s) {"allocation", "balanced-iteration T=" #T " k=" #k \
   " sigma=" #s, K_BIS, k, s, T, 0, T, 3}
+/* ... and delta far below 1e-30 (docs/allocation.md, "Tiny delta") */
+#define BISD(T, k, s, e) {"allocation-tiny", "delta(" #e ") balanced-iteration" \
+  " T=" #T " k=" #k " sigma=" #s, K_BIS_DELTA, k, s, T, 0, e, 3}
 
 static const struct pcase cases[] = {
   {"core", "gaussian sigma=1 T=1 (grid)", K_GAUSS_GRID, 0, 1.0, 1, 0, 1, 7},
@@ -296,6 +301,7 @@ static const struct pcase cases[] = {
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 10.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 15.0),
   BIS(1000, 1, 1.0), BIS(10, 4, 2.0), BIS(10, 5, 1.0), BIS(100, 10, 1.0),
   BIS(100, 10, 2.0), BIS(2000, 655, 1.0),
+  BISD(10, 1, 1.0, 9), BISD(10, 1, 1.0, 12), BISD(10, 4, 2.0, 10),
 };
 
 int main(int argc, char **argv)

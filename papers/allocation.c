@@ -40,10 +40,22 @@
 #define ZMAX_EXTRA 21.5
 /* Atoms of a sum below this mass at either end are merged (L: at their
  * mean; U: booked, see trim). */
-/* Mass below this at either end of a law is merged (law_trim): curves far
- * below it (the builder's tail mass is at least ~1e-20 for the queries
- * anyone makes) lose accuracy there, never their side. */
+/* Mass below this at either end of a law is merged (law_trim), in runs
+ * of at most TRIM_CHUNK in log v: the tail keeps its shape on a lattice of
+ * ratio e^0.1, so curves below TRIM_MASS lose a little accuracy there
+ * (delta at most ~1.5x at 1e-35..1e-53, T = 2: 0.1-0.2% in epsilon), never
+ * their side.  Merged into one run per end (as until issue 12's seventh
+ * pass), the tail put ~1e-30 above every epsilon: delta(12) = 1.3e-35 of T
+ * = 2 came out as 1.6e-31, epsilon at 1e-60 of T = 10 as [9.6, 14.6] (now
+ * [14.420, 14.461]), and the spurious far atom pulled a delta query's tilt
+ * to it.  Costs 3-6% of the time of a k = 1 query at delta = 1e-5 (more
+ * atoms in the sums: T = 1000, sigma = 1 0.338 -> 0.349 s).  The X of a
+ * block of two keeps one run per end (its tail feeds the 2-D lattice,
+ * whose cost grows with the atoms: T = 2000, k = 655 took 0.94 s before,
+ * 1.03 s with X chunked too, 0.99 s without); the block's G and final law
+ * are chunked. */
 #define TRIM_MASS 1e-30
+#define TRIM_CHUNK 0.1
 
 #define ETA_LEVEL_MAX 0.05
 #define BULK_SDS 32.0
@@ -129,7 +141,29 @@ static void trim_run(struct law *a, size_t i0, size_t i1, int upper)
   }
 }
 
-static void law_trim(struct law *a, int upper)
+/* trim_run on each stretch of atoms i0..i1 spanning at most `chunk` in
+ * log v (chunk <= 0: one stretch).  Each stretch is merged on its own (U:
+ * a mean-preserving spread onto its end atoms; L: its conditional mean),
+ * so the whole is again a spread / a conditional expectation. */
+static void trim_chunks(struct law *a, size_t i0, size_t i1, int upper,
+                        double chunk)
+{
+  if (!(chunk > 0.0)) {
+    trim_run(a, i0, i1, upper);
+    return;
+  }
+  const double r = exp(chunk);
+  for (size_t i = i0; i <= i1;) {
+    size_t j = i;
+    while (j < i1 && a->v[j + 1] <= a->v[i] * r)
+      j++;
+    if (j > i)
+      trim_run(a, i, j, upper);
+    i = j + 1;
+  }
+}
+
+static void law_trim(struct law *a, int upper, double chunk)
 {
   size_t n = a->n;
   if (n < 5)
@@ -143,13 +177,13 @@ static void law_trim(struct law *a, int upper)
   while (lo + 2 < n && m + a->w[lo] * fmax(1.0, a->v[lo]) < TRIM_MASS)
     m += a->w[lo] * fmax(1.0, a->v[lo]), lo++;
   if (lo > 2)
-    trim_run(a, 0, lo - 1, upper);
+    trim_chunks(a, 0, lo - 1, upper, chunk);
   m = 0.0;
   size_t hi = n;
   while (hi > lo + 2 && m + a->w[hi - 1] * fmax(1.0, a->v[hi - 1]) < TRIM_MASS)
     --hi, m += a->w[hi] * fmax(1.0, a->v[hi]);
   if (n - hi > 2)
-    trim_run(a, hi, n - 1, upper);
+    trim_chunks(a, hi, n - 1, upper, chunk);
   law_compact(a);
 }
 
@@ -533,7 +567,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
   struct bins b1 = level_bins(eta, mu, T, 1);
   int st = law_base(mu, T, b1.eta, upper, &base);
   if (!st)
-    law_trim(&base, upper);
+    law_trim(&base, upper, TRIM_CHUNK);
   int have = 0;
   uint64_t mb = 1, ma = 0; /* terms in base and acc */
   struct bins bs;
@@ -548,7 +582,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
         law_free(&acc);
         acc = tmp;
         memset(&tmp, 0, sizeof tmp);
-        law_trim(&acc, upper);
+        law_trim(&acc, upper, TRIM_CHUNK);
         ma += mb;
       }
     }
@@ -557,7 +591,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
       law_free(&base);
       base = tmp;
       memset(&tmp, 0, sizeof tmp);
-      law_trim(&base, upper);
+      law_trim(&base, upper, TRIM_CHUNK);
       mb *= 2;
     }
   }
@@ -738,7 +772,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   int st = law_base(mu, 1, eta, 1, &X);
   if (st)
     return st;
-  law_trim(&X, 1);
+  law_trim(&X, 1, 0.0);
   /* law_base's lattice: edges exp(mu (-zmax + j h) - mu^2/2) */
   double zmax = ZMAX_EXTRA + mu, h = eta / mu;
   double nc = ceil(2.0 * zmax / h);
@@ -975,7 +1009,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   /* E|S' - S| over the terms' end cells: each term's shift times the mean
    * (m - 1) of the e_1 it multiplies, m terms, over C(m, 2) */
   out->l1 = 2.0 * X.l1;
-  law_trim(out, 1);
+  law_trim(out, 1, TRIM_CHUNK);
 done:
   two_tab_free(&tab);
   two_tab_free(&tabf);
@@ -1330,7 +1364,7 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2,
   if (!st)
     st = law_prod(&G1, n2 != n1 ? &G2 : &G1, TWO_PROD_ETA, 1, &G);
   if (!st) {
-    law_trim(&G, 1);
+    law_trim(&G, 1, TRIM_CHUNK);
     st = law_meet(&U, &G, &M);
   }
   law_free(&U);
@@ -1885,11 +1919,11 @@ static int product_pair(uint64_t d, double mu_s, double mu_g, double eta,
   if (!st) {
     if (!upper)
       G.l1 = 0.0; /* L's end cells are conditional expectations */
-    law_trim(&G, upper);
+    law_trim(&G, upper, TRIM_CHUNK);
     st = law_prod(&S, &G, eta, upper, &P);
   }
   if (!st)
-    law_trim(&P, upper);
+    law_trim(&P, upper, TRIM_CHUNK);
   if (!st)
     st = finite_of_law(&P, upper, out);
   law_free(&S);

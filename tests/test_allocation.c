@@ -644,6 +644,67 @@ static void test_large_mu(void **state)
   }
 }
 
+/* Far below delta = 1e-30 (a curve's tail, a delta query at a large
+ * epsilon).  T = 2, sigma = c = 1, remove direction: delta(eps) = E_Q (S -
+ * t)_+ with S = (X1 + X2)/2: X1 in closed form (call_ln), X2 by the
+ * midpoint rule, 4e5 points on [-14, 60] in long double (half the points
+ * move it by 1e-7 relative at eps = 12 and 15).  The add direction is
+ * below P(X1, X2 < 2 e^{-eps}) < 1e-53 at eps = 12, negligible.  The laws
+ * used to merge their tails below mass 1e-30 into the end atoms, which put
+ * about 1e-30 above every epsilon: delta(12) = 1.27e-35 and delta(15) =
+ * 1.2e-53 were bracketed as [~0, ~1e-30], and an epsilon at delta = 1e-35
+ * fell back to RDP.  The tails now keep their shape on a 0.1-nat lattice
+ * (papers/allocation.c, TRIM_CHUNK), which costs at most ~1.5x in delta
+ * there (0.2% in epsilon). */
+static long double quad_T2_tail(long double eps)
+{
+  const int n = 400000;
+  const long double lo = -14.0L, h = 74.0L / n, t = expl(eps);
+  long double s = 0;
+  for (int i = 0; i < n; i++) {
+    long double z = lo + (i + 0.5L) * h, x = expl(z - 0.5L);
+    s += call_ln(x / 2 - t, 0.5L, 1.0L) * expl(-z * z / 2) * h;
+  }
+  return s / sqrtl(2 * 3.14159265358979323846L);
+}
+
+static void test_tiny_delta(void **state)
+{
+  (void)state;
+  pld_mech *u, *l;
+  assert_int_equal(pld_mech_random_allocation_bounds(2, 1.0, 1.0, 0.0, &u, &l), 0);
+  const double eps[2] = {12.0, 15.0};
+  double ref12 = 0.0;
+  for (int i = 0; i < 2; i++) {
+    double ref = (double)quad_T2_tail(eps[i]), du, dl;
+    if (i == 0)
+      ref12 = ref;
+    assert_int_equal(pld_mech_delta(u, 0, eps[i], &du), 0);
+    assert_int_equal(pld_mech_delta(l, 0, eps[i], &dl), 0);
+    print_message("T = 2, eps = %g: curves [%.6g, %.6g], quadrature %.6g\n",
+                  eps[i], dl, du, ref);
+    if (!(du >= ref * (1 - 1e-6) && dl <= ref * (1 + 1e-6) &&
+          du <= 1.6 * ref && dl >= ref / 1.6))
+      fail_msg("eps %g: [%.9g, %.9g] against %.9g", eps[i], dl, du, ref);
+  }
+  pld_mech_free(u);
+  pld_mech_free(l);
+  /* through the accountant: delta at eps = 12, and epsilon at that delta
+   * (= 12 up to the quadrature's 1e-7 relative, i.e. 1e-8 nats) */
+  pld_result r = bis_query(2, 1, 1.0, 1, 12.0);
+  if (!(r.bound.upper >= ref12 * (1 - 1e-6) && r.bound.lower <= ref12 * (1 + 1e-6) &&
+        r.bound.upper <= 1.6 * ref12))
+    fail_msg("delta(12): [%.9g, %.9g] against %.9g", r.bound.lower,
+             r.bound.upper, ref12);
+  r = bis_query(2, 1, 1.0, 0, ref12);
+  print_message("T = 2: epsilon at delta = %.6g: [%.9g, %.9g] (exact 12)\n",
+                ref12, r.bound.lower, r.bound.upper);
+  if (!(r.bound.upper >= 12.0 - 1e-6 && r.bound.lower <= 12.0 + 1e-6 &&
+        r.bound.upper <= 12.0 * 1.003))
+    fail_msg("epsilon(%.9g): [%.9g, %.9g] against 12", ref12, r.bound.lower,
+             r.bound.upper);
+}
+
 static void test_groups_and_bad_input(void **state)
 {
   (void)state;
@@ -731,6 +792,7 @@ int main(void)
       cmocka_unit_test(test_k4_stops_at_the_gap),
       cmocka_unit_test(test_large_mu),
       cmocka_unit_test(test_groups_and_bad_input),
+      cmocka_unit_test(test_tiny_delta),
       cmocka_unit_test(test_poisson_split),
       cmocka_unit_test(test_partial_split),
   };
