@@ -19,6 +19,7 @@ results.  Every status raises a PldkitError with the library's detail.
 
 import bisect
 import ctypes
+import os
 from collections import namedtuple
 from ctypes import POINTER, byref, c_double, c_size_t
 
@@ -583,8 +584,17 @@ class MergeReport(object):
                 % (self.n, len(self.points), self.warnings))
 
 
+def _online_cpus():
+    """The CLI's default thread count (cli/merge.c): online CPUs, 1..8."""
+    try:
+        n = os.sysconf("SC_NPROCESSORS_ONLN")
+    except (AttributeError, ValueError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(8, int(n)))
+
+
 def plan(runs, epsilon, delta, resolution=0, accuracy=0.01, progress=None,
-         max_work=0, threads=1):
+         max_work=0, threads=None):
     """The merge planner (pld_merge_plan_compute), what ``pldkit merge``
     prints: per grid point the certified eps(delta) of RS and LC under PLD
     and RDP, feasibility against epsilon, the baselines and, for 2 runs,
@@ -593,7 +603,8 @@ def plan(runs, epsilon, delta, resolution=0, accuracy=0.01, progress=None,
     CLI's --accuracy (default 0.01); max_work as --max-work (0: the
     library's cap, grid points x 2^n <= 8192); threads as --threads (the
     weight grid's points on that many threads, 1 to 64; every number is the
-    same for any count).  progress(fraction, stage), if given, is called
+    same for any count; None, the default, is the CLI's default: one per
+    online CPU, at most 8).  progress(fraction, stage), if given, is called
     from the calling thread during the computation (an exception in it is
     printed by ctypes and ignored).  Returns a MergeReport."""
     _require()
@@ -607,6 +618,8 @@ def plan(runs, epsilon, delta, resolution=0, accuracy=0.01, progress=None,
     pl.resolution = integer(resolution, "resolution", f, 0, 2 ** 32 - 1)
     pl.accuracy = real(accuracy, "accuracy", f)
     pl.max_work = integer(max_work, "max_work", f, 0, 2 ** 53)
+    if threads is None:
+        threads = _online_cpus()
     pl.threads = integer(threads, "threads", f, 1, 64)
     cb = None
     if progress is not None:

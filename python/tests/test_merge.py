@@ -86,7 +86,10 @@ class TestPlanner(unittest.TestCase):
         digit, progress from the calling thread; a bad count is refused."""
         runs = [M.Run(Q, 0.5, 1, 0.1, 100), M.Run(Q, 0.5, 2, 0.1, 100),
                 M.Run(Q, 2.0, 1, 0.1, 100)]
-        one = M.plan(runs, 2.0, 1e-5, resolution=3).as_dict()
+        one = M.plan(runs, 2.0, 1e-5, resolution=3, threads=1).as_dict()
+        auto = M.plan(runs, 2.0, 1e-5, resolution=3).as_dict()  # the CLI's
+        self.assertEqual(one, auto)  # default count: online CPUs, <= 8
+        self.assertTrue(1 <= M._online_cpus() <= 8)
         seen = []
         three = M.plan(runs, 2.0, 1e-5, resolution=3, threads=3,
                        progress=lambda fr, st: seen.append(fr)).as_dict()
