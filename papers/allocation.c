@@ -1530,7 +1530,7 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
   double *p = pld_calloc(n, sizeof *p), *q = pld_malloc(n * sizeof *q);
   double *g = pld_malloc((nc + 1) * sizeof *g);
   int st = p && q && g ? PLD_SUCCESS : PLD_ENOMEM;
-  const double eta = 1e-9;
+  const double mix = 1e-9; /* P's share of Q, below */
   /* per component (the last one Q: mean 0, weight 1): the tail beyond
    * each edge on its far side from the mean, G = Phi(-|e - m|), one erfc
    * per edge; a cell's mass is then phi_diff's difference of the two on
@@ -1556,7 +1556,7 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
     dst[nc + 1] = i < nr ? dst[nc + 1] + wi * hi : hi;
   }
   for (size_t j = 0; j < n && !st; j++)
-    p[j] = (1.0 - eta) * p[j] + eta * q[j];
+    p[j] = (1.0 - mix) * p[j] + mix * q[j];
   /* A cell whose P- or Q-mass underflowed to 0 would be an infinite loss
    * the true pair does not have (P's mass at y = 40 where Q's is 1e-350):
    * merge such cells into the next one that has both (merging cells is a

@@ -211,6 +211,18 @@ static double fixed_grid(const pld_accountant *acc)
   return g;
 }
 
+/* Whether PLDs on grid step h cannot join acc: acc's own PLDs (or its
+ * params' fixed step) are on another one; *g gets that step for the
+ * message. */
+static int grid_conflict(const pld_accountant *acc, double h, double *g)
+{
+  double f = fixed_grid(acc);
+  *g = f != 0.0 ? f : acc->params.discretization;
+  return h < 0.0 || (f != 0.0 && f != h) ||
+         (acc->params.discretization > 0.0 &&
+          acc->params.discretization != h);
+}
+
 int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
                             uint64_t count)
 {
@@ -219,13 +231,11 @@ int pld_accountant_add_dist(pld_accountant *acc, const pld_dist *d,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "dist");
   if (count < 1 || count > ((uint64_t)1 << 53))
     return pld_fail(PLD_EINVAL, "count = %llu must be in [1, 2^53]", (unsigned long long)count);
-  double g = fixed_grid(acc);
-  if ((g != 0.0 && g != d->delta) ||
-      (acc->params.discretization > 0.0 &&
-       acc->params.discretization != d->delta))
+  double g;
+  if (grid_conflict(acc, d->delta, &g))
     return pld_fail(PLD_EINCOMPAT, /* now, not only at the first query */
                     "the PLD's grid step %.17g differs from the composition's %.17g",
-                    d->delta, g != 0.0 ? g : acc->params.discretization);
+                    d->delta, g);
   int st = reserve(acc);
   if (st)
     return st;
@@ -283,13 +293,11 @@ int pld_accountant_merge(pld_accountant *acc, const pld_accountant *other)
   if (!acc || !other)
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "other");
   const uint64_t cap = (uint64_t)1 << 53;
-  double g = fixed_grid(acc), h = fixed_grid(other);
-  if (h != 0.0 &&
-      ((g != 0.0 && g != h) || h < 0.0 ||
-       (acc->params.discretization > 0.0 && acc->params.discretization != h)))
+  double g, h = fixed_grid(other);
+  if (h != 0.0 && grid_conflict(acc, h, &g))
     return pld_fail(PLD_EINCOMPAT,
                     "the added PLDs' grid step %.17g differs from the composition's %.17g",
-                    h, g != 0.0 ? g : acc->params.discretization);
+                    h, g);
   size_t n0 = acc->n, no = other->n;
   /* each of other's groups goes to an equal mechanism's group in acc (or
    * one appended before it here), else to a new group */
@@ -969,10 +977,6 @@ static int gauss_epsilon(double mu_lo, double mu_hi, double delta,
 
 /* ---- the refinement loop ---- */
 
-/* Absolute floor for delta brackets (pld.h): the tilted composition (§5a)
- * makes the round-off relative to delta itself. */
-#define DELTA_FLOOR PLD_DELTA_FLOOR
-
 enum qkind { Q_EPS, Q_DELTA, Q_CURVE };
 
 struct query {
@@ -993,7 +997,7 @@ static void curve_worst(const struct query *q, const pld_bound *curve,
   size_t w = 0;
   double worst = -INFINITY;
   for (size_t i = 0; i < q->n; i++) {
-    double tgt = fmax(1e-3 * curve[i].upper, DELTA_FLOOR);
+    double tgt = fmax(1e-3 * curve[i].upper, PLD_DELTA_FLOOR);
     double r = (curve[i].upper - curve[i].lower) / tgt;
     if (r > worst) {
       worst = r;
@@ -1018,10 +1022,8 @@ static int eval_query(const pld_dist *d, const struct query *q, pld_bound *b,
   return PLD_SUCCESS;
 }
 
-static int width_ok(const struct query *q, const pld_params *pp, pld_bound b,
-                    double curve_max)
+static int width_ok(const struct query *q, const pld_params *pp, pld_bound b)
 {
-  (void)curve_max;
   return pld_bound_meets(pp, b, q->kind != Q_EPS);
 }
 
@@ -1257,7 +1259,7 @@ static void curve_summary(const struct query *q, const pld_params *pp,
     }
   r->bound_kind = kinds[w].upper_kind;
   r->lower_kind = kinds[w].lower_kind;
-  r->met_accuracy = width_ok(q, pp, *best, mx);
+  r->met_accuracy = width_ok(q, pp, *best);
 }
 
 /* The grid's bracket b (kind GRID, or NONE where trivial) combined with a
@@ -1650,7 +1652,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
        * wide, the grid step and not the tilt limits it, and a second
        * tilt (below) cannot help.  Only steers the work. */
       int tilt_limits = 1;
-      if (!st && q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, bt, 0.0) &&
+      if (!st && q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, bt) &&
           isfinite(bt.upper)) {
         pld_dist *z = NULL;
         pld_bound bz;
@@ -1682,7 +1684,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
        * a fifth or more away -- two-atom losses such as Laplace's pull the
        * Chernoff guess to the cap, and the lower end collapsed to 0), one
        * more pass on this grid under the tilt of the bracket's middle. */
-      if (q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, b, 0.0) &&
+      if (q->kind == Q_EPS && nt == 1 && !width_ok(q, pp, b) &&
           isfinite(b.upper) && tilt_limits) {
         double e = 0.5 * (b.lower + b.upper), moved = 0.0;
         for (int dir = 0; dir < 2; dir++) {
@@ -1705,7 +1707,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       double cm = cmax;
       if (q->kind == Q_CURVE)
         curve_worst(q, curve, &bc, &cm);
-      if (!width_ok(q, pp, bc, cm)) {
+      if (!width_ok(q, pp, bc)) {
         st = upper_only_bracket(&p, &bl, &bp, grid,
                                 (const double(*)[2])tilts, nt, ws, q, &bu,
                                 tmp);
@@ -1749,10 +1751,10 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       curve_worst(q, curve, &b, &cmax);
     best = b;
     if (fixed) {
-      r.met_accuracy = width_ok(q, pp, best, cmax);
+      r.met_accuracy = width_ok(q, pp, best);
       break;
     }
-    if (width_ok(q, pp, best, cmax)) {
+    if (width_ok(q, pp, best)) {
       r.met_accuracy = 1;
       break;
     }
@@ -1767,8 +1769,8 @@ static int run_query(const pld_accountant *acc, const struct query *q,
                bu.lower - best.lower >
                    (q->kind == Q_EPS
                         ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
-                        : fmax(pp->accuracy * best.upper, DELTA_FLOOR));
-    if (have_bu && width_ok(q, &pfine, bu, cmax))
+                        : fmax(pp->accuracy * best.upper, PLD_DELTA_FLOOR));
+    if (have_bu && width_ok(q, &pfine, bu))
       break;
     /* what the grid can still narrow: the upper members' width where a
      * bracket's gap is part of the whole, scaled by the half its stop asks
@@ -1816,7 +1818,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     /* aim a little below the target, by at most 16x per step */
     double target = q->kind == Q_EPS
                         ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
-                        : fmax(pp->accuracy * best.upper, DELTA_FLOOR);
+                        : fmax(pp->accuracy * best.upper, PLD_DELTA_FLOOR);
     double f = (isfinite(w) && w > 0.0) ? pow(0.8 * target / w, 1.0 / order)
                                         : 0.125;
     if (!(f >= 1.0 / 16.0))
@@ -1862,13 +1864,13 @@ finish:
     }
   } else {
     combine(&best, &r.bound_kind, &r.lower_kind, &fb1, q->kind == Q_DELTA);
-    r.met_accuracy = width_ok(q, pp, best, 0.0);
+    r.met_accuracy = width_ok(q, pp, best);
     pld_fb_answer k = {best, r.bound_kind, r.lower_kind};
     if (!r.met_accuracy) {
       if ((st = moments_lower(&p, q, &k, &best, curve)))
         goto done;
       r.lower_kind = k.lower_kind;
-      r.met_accuracy = width_ok(q, pp, best, 0.0);
+      r.met_accuracy = width_ok(q, pp, best);
     }
   }
   r.bound = best;

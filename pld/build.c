@@ -357,7 +357,6 @@ static int book_mass_rounding(const struct vals *v, double f0, const double *a,
       sb += a[j];
     pp[b] = sb * (1.0 + 8.0 * (double)n * PLD_U);
   }
-  pld_free(parts->l1p);
   parts->l1p = pp;
   parts->l1pn = np;
   parts->l1plo = v->lo + ilow;

@@ -49,12 +49,10 @@ int pld_bound_meets(const pld_params *p, pld_bound b, int is_delta)
 {
   if (!p || isnan(b.lower) || isnan(b.upper))
     return 0;
-  if (!is_delta) {
-    if (b.lower == INFINITY)
-      return 1; /* no finite epsilon, and that is certain */
-    if (b.upper == INFINITY)
-      return 0;
-  }
+  if (!is_delta && b.lower == INFINITY)
+    return 1; /* no finite epsilon, and that is certain */
+  if (b.upper == INFINITY)
+    return 0;
   double floor = is_delta ? PLD_DELTA_FLOOR : p->abs_accuracy;
   return b.upper - b.lower <= fmax(p->accuracy * b.upper, floor);
 }

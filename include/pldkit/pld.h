@@ -158,8 +158,8 @@ PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
  *  CLI, Python): upper - lower <= max(accuracy * upper, floor), the floor
  *  being abs_accuracy for an epsilon bracket (is_delta = 0) and
  *  PLD_DELTA_FLOOR for a delta bracket.  An epsilon known to be infinite
- *  (lower = +inf) meets any target; an infinite epsilon upper end, a NaN
- *  end or a NULL params none.
+ *  (lower = +inf) meets any target; an otherwise infinite upper end, a
+ *  NaN end or a NULL params none.
  *  @return 1 if met, else 0 (a predicate, not a status). */
 PLD_API int pld_bound_meets(const pld_params *params, pld_bound b,
                             int is_delta);
