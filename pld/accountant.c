@@ -1205,6 +1205,26 @@ static int fallback_query(const struct plan *p, const struct query *q,
   return st;
 }
 
+/* Two certified ends in the wrong order mean one of them is not certified:
+ * a bracket whose members were passed the wrong way round
+ * (pld_mech_bracket trusts its caller), or a defect.  Which one is wrong is
+ * unknown, so the answer widens to cover both, with the kinds following the
+ * values: clamping the lower end down to the upper one (as before) reported
+ * a swapped Gaussian bracket as the point [3.709, 3.709] with the accuracy
+ * met, below the 8.385 of its dominating member.  At a tie to the last
+ * bits this moves the upper end up by an ulp, never down. */
+static void settle(pld_bound *b, int *uk, int *lk)
+{
+  if (b->lower > b->upper) {
+    double t = b->lower;
+    b->lower = b->upper;
+    b->upper = t;
+    int k = *lk;
+    *lk = *uk;
+    *uk = k;
+  }
+}
+
 /* Where the bracket is still too wide, the lower ends from the composed
  * loss's mean and variance (pld/fallback.c; they cost a few thousand tail
  * evaluations per event, so only then).  Raises best (Q_EPS, Q_DELTA) or
@@ -1234,8 +1254,9 @@ static int moments_lower(const struct plan *p, const struct query *q,
     for (size_t i = 0; i < npts; i++) {
       pld_bound *b = q->kind == Q_CURVE ? &curve[i] : best;
       if (lo[i] > b->lower) {
-        b->lower = fmin(lo[i], b->upper);
+        b->lower = lo[i];
         kinds[i].lower_kind = PLD_BOUND_MOMENTS;
+        settle(b, &kinds[i].upper_kind, &kinds[i].lower_kind);
       }
     }
   pld_free(g);
@@ -1278,8 +1299,7 @@ static void combine(pld_bound *b, int *uk, int *lk, const pld_fb_answer *f,
     b->lower = f->bound.lower;
     *lk = f->lower_kind;
   }
-  if (b->lower > b->upper)
-    b->lower = b->upper;
+  settle(b, uk, lk);
 }
 
 /* Whether some group is a bracket (pld_mech_bracket) with two distinct
@@ -1869,13 +1889,13 @@ finish:
     if (!r.met_accuracy) {
       if ((st = moments_lower(&p, q, &k, &best, curve)))
         goto done;
+      r.bound_kind = k.upper_kind;
       r.lower_kind = k.lower_kind;
       r.met_accuracy = width_ok(q, pp, best);
     }
   }
   r.bound = best;
-  if (best.lower > best.upper)
-    r.bound.lower = best.upper;
+  settle(&r.bound, &r.bound_kind, &r.lower_kind);
   r.width_limit = !r.met_accuracy && gap_wide ? PLD_WIDTH_MECHANISM
                                               : PLD_WIDTH_GRID;
   *res = r;

@@ -278,7 +278,9 @@ int pld_dist_delta(const pld_dist *d, double eps, pld_bound *out)
     up = fmax(up, upper_at(&d->p[dir][PLD_PESSIMISTIC], d->delta, eps));
     lo = fmax(lo, lower_at(&d->p[dir][PLD_OPTIMISTIC], d->delta, eps));
   }
-  out->upper = up;
+  /* ends in the wrong order (a bracket's members passed the wrong way
+   * round): the answer covers both, as the accountant's does */
+  out->upper = fmax(up, lo);
   out->lower = fmin(lo, up);
   return PLD_SUCCESS;
 }
@@ -527,8 +529,10 @@ int pld_dist_epsilon(const pld_dist *d, double delta, pld_bound *out)
     up = fmax(up, eu);
     lo = fmax(lo, el);
   }
-  out->upper = fmax(up, 0.0);
-  out->lower = fmin(fmax(lo, 0.0), out->upper);
+  up = fmax(up, 0.0);
+  lo = fmax(lo, 0.0);
+  out->upper = fmax(up, lo); /* wrong order: cover both, see above */
+  out->lower = fmin(lo, up);
   return PLD_SUCCESS;
 }
 
@@ -663,8 +667,8 @@ int pld_dist_curve(const pld_dist *d, size_t n, const double *eps,
       lo[e[q].i] = fmax(lo[e[q].i], e[q].eps == INFINITY ? lower_inf(po)
                                                           : lower_of(po, v[q]));
   }
-  for (size_t i = 0; i < n; i++) {
-    out[i].upper = hi[i];
+  for (size_t i = 0; i < n; i++) { /* wrong order: cover both, as above */
+    out[i].upper = fmax(hi[i], lo[i]);
     out[i].lower = fmin(lo[i], hi[i]);
   }
   pld_free(e);

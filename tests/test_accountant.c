@@ -754,6 +754,54 @@ static void test_fine_grid_tail(void **state) {
   EXPECT_DONE();
 }
 
+/* Members passed to pld_mech_bracket the wrong way round (the "upper" one
+ * dominated by the "lower" one): the answer must cover both members'
+ * values instead of collapsing to the smaller one with the accuracy met
+ * (it read [3.709, 3.709], met, against 8.385 for the dominating member
+ * composed three times). */
+static void test_wrong_order_bracket(void **state) {
+  (void)state;
+  pld_mech *s2 = NULL, *s1 = NULL, *br = NULL;
+  REQUIRE_OK(pld_mech_gaussian(2.0, 1.0, &s2));
+  REQUIRE_OK(pld_mech_gaussian(1.0, 1.0, &s1));
+  REQUIRE_OK(pld_mech_bracket(s2, s1, &br));
+  pld_dist *d = NULL;
+  REQUIRE_OK(pld_dist_from_mech(br, 1e-4, NULL, &d));
+  pld_bound b;
+  REQUIRE_OK(pld_dist_delta(d, 1.0, &b));
+  double d2 = (double)ref_gauss_delta(0.5L, 1.0L);
+  double d1 = (double)ref_gauss_delta(1.0L, 1.0L);
+  print_message("wrong-order bracket, one run: delta(1) in [%.9g, %.9g]; "
+                "members %.9g (sigma 2), %.9g (sigma 1)\n", b.lower, b.upper,
+                d2, d1);
+  EXPECT(b.lower <= d2 * (1 + 1e-9) && b.upper >= d1 * (1 - 1e-3),
+         "dist: [%.9g, %.9g] does not cover [%.9g, %.9g]", b.lower, b.upper,
+         d2, d1);
+  double e1 = 1.0;
+  REQUIRE_OK(pld_dist_curve(d, 1, &e1, &b));
+  EXPECT(b.lower <= d2 * (1 + 1e-9) && b.upper >= d1 * (1 - 1e-3),
+         "dist curve: [%.9g, %.9g] does not cover [%.9g, %.9g]", b.lower,
+         b.upper, d2, d1);
+  pld_accountant *acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(acc, br, 3));
+  pld_result r;
+  REQUIRE_OK(pld_accountant_epsilon(acc, 1e-5, &r));
+  double e2 = (double)ref_gauss_epsilon(sqrtl(3.0L) / 2, 1e-5L);
+  print_message("three runs: epsilon in [%.9g, %.9g] met %d (sigma 2 "
+                "member: %.9g)\n", r.bound.lower, r.bound.upper,
+                r.met_accuracy, e2);
+  EXPECT(r.bound.lower <= r.bound.upper && r.bound.upper >= e2 &&
+             r.bound.upper - r.bound.lower > 0.1 && !r.met_accuracy,
+         "accountant: [%.9g, %.9g] met %d for contradictory members",
+         r.bound.lower, r.bound.upper, r.met_accuracy);
+  pld_accountant_free(acc);
+  pld_dist_free(d);
+  pld_mech_free(br);
+  pld_mech_free(s1);
+  pld_mech_free(s2);
+  EXPECT_DONE();
+}
+
 static void test_accuracy_targets(void **state) {
   pld_mech *pg = NULL;
   REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
@@ -882,6 +930,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_accuracy_targets, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_width_rule, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_fine_grid_tail, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_wrong_order_bracket, start_timer, stop_timer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

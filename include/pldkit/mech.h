@@ -207,7 +207,9 @@ PLD_API PLD_NODISCARD int pld_mech_from_curve(const pld_curve *curve,
  *  subsampled / selected members.  Brackets nest: a bracketed argument
  *  contributes its own upper (lower) member, and the round-off its
  *  constructor booked on top of them stays booked.  Both are deep-copied.
- *  pldkit trusts the domination as given.
+ *  pldkit trusts the domination as given; where the two ends of an answer
+ *  nevertheless come out in the wrong order (members passed the wrong way
+ *  round), the answer covers both ends instead of collapsing to one.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ENOMEM. */
 PLD_API PLD_NODISCARD int pld_mech_bracket(const pld_mech *upper,
                                            const pld_mech *lower,
