@@ -39,6 +39,7 @@ from .participation import (ParticipationCalibration,
                             participation_calibrate, participation_delta)
 from . import papers
 from . import merge
+from . import ledger
 from .events import catalogue, curve, delta, epsilon
 
 #: Path (or soname) of the loaded libpldkit.
@@ -100,6 +101,7 @@ __all__ = [
     "participation_calibrate", "ParticipationCalibration", "papers",
     # model merging (LC, RS, baselines, mean estimation, the planner)
     "merge",
+    "ledger",
     # the EVENT catalogue (the CLI's grammar)
     "epsilon", "delta", "curve", "catalogue",
     # misc

@@ -21,8 +21,9 @@ import ctypes
 import ctypes.util
 import os
 import sys
-from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int64,
-                    c_long, c_size_t, c_uint, c_uint64, c_ubyte, c_void_p)
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
+                    c_int64, c_long, c_size_t, c_uint, c_uint64, c_ubyte,
+                    c_void_p)
 
 from .errors import LibraryNotFound
 
@@ -285,6 +286,13 @@ class MergeReport(Structure):
                 ("warnings", c_uint)]
 
 
+class FileErrorInfo(Structure):
+    """pld_file_error (ledger.h): where a file operation failed."""
+    _fields_ = [("stage", c_int),
+                ("errnum", c_int),
+                ("path", c_char * 4096)]
+
+
 PD = POINTER(c_double)
 
 # name: (restype, [argtypes]).  A status-returning function has restype c_int.
@@ -509,6 +517,24 @@ _OPTIONAL = {
         "pld_merge_lc_schedule_rdp": (c_int, [c_size_t,
                                               POINTER(MergeSchedule), PD,
                                               RdpPtr]),
+    },
+    # ledger.h and accountant.h: running ledgers under a lock, their
+    # history, one accountant's events booked into another (newer
+    # libraries).
+    "ledger": {
+        "pld_ledger_add": (c_int, [c_char_p, AccPtr, c_double, c_char_p,
+                                   POINTER(DistPtr),
+                                   POINTER(FileErrorInfo)]),
+        "pld_dist_history_size": (c_size_t, [DistPtr]),
+        "pld_dist_history_record": (c_int, [DistPtr, c_size_t,
+                                            POINTER(c_int64),
+                                            POINTER(POINTER(c_char)),
+                                            POINTER(c_size_t)]),
+        "pld_accountant_merge": (c_int, [AccPtr, AccPtr]),
+        "pld_event_compose_for_save": (c_int, [AccPtr, c_double,
+                                               POINTER(Params),
+                                               POINTER(DistPtr),
+                                               POINTER(Result)]),
     },
     # status.h: the thread-local text naming the parameter, value and range
     # of the last rejection (newer libraries).

@@ -125,6 +125,25 @@ class Accountant(Handle):
         with PoissonGaussian(sample_rate, noise_multiplier, 1.0) as m:
             return self.compose(m, count)
 
+    def merge(self, other):
+        """Append every event of another Accountant (pld_accountant_merge),
+        all or nothing: on an error self is unchanged.  Build one update's
+        events (several mechanisms, a selection, PLDs) in a scratch
+        Accountant and merge it, so that no update is half recorded.
+        other's parameters are not used; other may be self (its events then
+        count twice).  Returns self."""
+        f = "pld_accountant_merge"
+        if not isinstance(other, Accountant):
+            raise TypeError("%s: expected an Accountant, not %s"
+                            % (f, type(other).__name__))
+        if not _lib.available.get("ledger"):
+            raise_status(_lib.PLD_EUNSUPPORTED, f,
+                         "this libpldkit has no pld_accountant_merge")
+        state = other._state()
+        check(lib.pld_accountant_merge(self._p, other._p), f)
+        self._log.append(("merge", state))
+        return self
+
     def add_pld(self, pld, count=1):
         """Append `count` runs of a precomputed PLD (e.g. a ledger loaded
         with PLD.load).  Its grid then fixes the accountant's and the
@@ -258,6 +277,12 @@ def _replay(acc, log):
             finally:
                 for m in members:
                     m.close()
+        elif kind == "merge":
+            other = _rebuild_accountant(*entry[1])
+            try:
+                acc.merge(other)
+            finally:
+                other.close()
         else:  # pragma: no cover - only written by this module
             raise ValueError("unknown accountant log entry %r" % (kind,))
     return acc

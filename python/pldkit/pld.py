@@ -234,6 +234,25 @@ class PLD(Handle):
               "pld_dist_load", os.fsdecode(path))
         return cls._adopt(out)
 
+    @property
+    def history(self):
+        """The ledger history this PLD carries (pld_dist_history_record):
+        a list of (time in seconds since the epoch, text), oldest first, one
+        per update; empty for a PLD not loaded from or returned by a
+        ledger (pldkit.ledger)."""
+        if not _lib.available.get("ledger"):
+            return []
+        out = []
+        for i in range(lib.pld_dist_history_size(self._p)):
+            t, txt, n = ctypes.c_int64(), ctypes.POINTER(ctypes.c_char)(), \
+                c_size_t()
+            check(lib.pld_dist_history_record(self._p, i, byref(t),
+                                              byref(txt), byref(n)),
+                  "pld_dist_history_record")
+            out.append((int(t.value), ctypes.string_at(txt, n.value).decode(
+                "utf-8", "replace")))
+        return out
+
     def __reduce__(self):
         return (_unpickle, (self.serialize(),))
 
