@@ -35,8 +35,21 @@
 #define SQRT2 1.41421356237309504880
 #define MU_MIN 1e-3
 #define MU_MAX 30.0
-/* The far cells of Z: beyond Z = +-ZMAX_EXTRA + mu the partial mean of X is
- * below Phi(-21.5) ~ 1e-102, booked as absolute error. */
+/* The far cells of Z.  One-of-T means and the partial split's Gaussian
+ * factor: cells on [-Z_CUT, Z_CUT], where the Q-masses are still normal
+ * numbers (Phi(-37) = 5.7e-300; beyond, a cell's Q-mass is subnormal or
+ * 0 and the P-mass w v built on it loses its digits or vanishes), and
+ * where |log X/T| stays below LV_MEAN (sums) or LV_PROD (the partial
+ * split's products of two laws), so that no value underflows or
+ * overflows (at mu = 20 the cells below Z = -27 had X = 0: their weights
+ * came out NaN and were dropped).  The blocks of two keep their lattice
+ * on +-(ZMAX_EXTRA + mu) (mu <= TWO_MAX_MU = 4, where no limit binds).
+ * What lies beyond is booked (law_base, finite_of_law): about Phi(-37 +
+ * mu) in delta at mu <= 9, so the laws answer down to delta ~ 1e-280 at
+ * mu = 1. */
+#define Z_CUT 37.0
+#define LV_MEAN 690.0
+#define LV_PROD 345.0
 #define ZMAX_EXTRA 21.5
 /* Atoms of a sum below this mass at either end are merged (L: at their
  * mean; U: booked, see trim). */
@@ -67,6 +80,8 @@ struct law {
   double *v;  /* ascending values */
   double *w;  /* masses */
   double l1;  /* U only: booked L1 distance of the exact-rule law from it */
+  double qp;  /* U only: booked probability (under Q) that some term lies in
+                 an end cell: bounds the add direction's slack */
 };
 
 static void law_free(struct law *a)
@@ -199,38 +214,54 @@ static double log_phi_neg(double x)
          log1p(r * (-1.0 + r * (3.0 - 15.0 * r)));
 }
 
-/* X/T on the grid: cells of Z of width h from -zmax to zmax; spread (U) or
- * conditional means (L).  *l1 gets the end cells' booking. */
+/* X/T on the grid: cells of Z of width ~h on [zlo, zhi] = [-zcut, zcut]
+ * narrowed to where |log X/T| <= lv; spread (U) or conditional means (L).
+ * The two end cells (Z < zlo, Z > zhi) sit at their conditional means in
+ * both laws, which for U is a conditional expectation, the wrong way:
+ * booked.  Remove direction: E (S - t)_+ is 1-Lipschitz in S, and the end
+ * cells move S by at most E|X - X'|/T <= 2 E[X; cell]/T (out->l1).  Add
+ * direction: E (1 - e^eps S)_+ has its integrand in [0, 1] and changes
+ * only where some term lies in an end cell, so by at most the end cells'
+ * Q-mass per term (out->qp), whatever eps (the Lipschitz bound e^eps l1
+ * grows without end).  finite_of_law books both. */
 static int law_base(double mu, uint64_t T, double eta, int upper,
-                    struct law *out)
+                    double zcut, double lv, struct law *out)
 {
-  double zmax = ZMAX_EXTRA + mu, h = eta / mu;
-  size_t nc = (size_t)ceil(2.0 * zmax / h);
-  h = 2.0 * zmax / (double)nc;
+  double lt = log((double)T), half = 0.5 * mu * mu;
+  double zlo = fmax(-zcut, (half + lt - lv) / mu);
+  double zhi = fmin(zcut, (half + lt + lv) / mu);
+  if (!(zlo < zhi))
+    return PLD_ERANGE;
+  double h = eta / mu;
+  size_t nc = (size_t)ceil((zhi - zlo) / h);
+  if (nc < 1)
+    nc = 1;
+  h = (zhi - zlo) / (double)nc;
   int st = law_alloc(out, nc + 3);
   if (st)
     return st;
   double iT = 1.0 / (double)T;
-  /* end cells at their conditional means (both laws) */
-  double wb = 0.5 * erfc(zmax / SQRT2), mb = 0.5 * erfc((zmax + mu) / SQRT2);
-  double wt = wb, mt = 0.5 * erfc((zmax - mu) / SQRT2);
+  /* end cells at their conditional means (both laws): Q-masses wb, wt,
+   * P-masses mb, mt */
+  double wb = 0.5 * erfc(-zlo / SQRT2), mb = 0.5 * erfc((mu - zlo) / SQRT2);
+  double wt = 0.5 * erfc(zhi / SQRT2), mt = 0.5 * erfc((zhi - mu) / SQRT2);
   out->l1 = 2.0 * (mb + mt) * iT;
+  out->qp = wb + wt;
   /* index 0: bottom cell, 1..nc+1: edges (U) or cells (L), nc+2: top */
-  /* the bottom cell's conditional mean Phi(-zmax - mu) / Phi(-zmax) from
-   * logs: its numerator underflows from mu ~ 8.5 on while wb does not
-   * until mu ~ 17 (0/wb = 0 broke the geometric grids: mu in (8.5, 17)
-   * failed with PLD_ERANGE) */
-  out->v[0] = iT * (mb > 0.0 ? mb / wb
-                             : fmin(exp(log_phi_neg(zmax + mu) -
-                                        log_phi_neg(zmax)),
-                                    exp(-mu * zmax - 0.5 * mu * mu)));
+  /* the bottom cell's conditional mean Phi(zlo - mu) / Phi(zlo) from logs
+   * where its numerator underflows (from mu ~ 8.5 on, while wb does not:
+   * 0/wb = 0 broke the geometric grids), below the cell's edge */
+  double vb = mb > 0.0 || !(zlo <= 0.0)
+                  ? mb / wb
+                  : exp(log_phi_neg(mu - zlo) - log_phi_neg(-zlo));
+  out->v[0] = iT * fmin(vb, exp(mu * zlo - half));
   out->w[0] = wb;
-  out->v[nc + 2] = iT * mt / wt;
+  out->v[nc + 2] = iT * fmax(mt / wt, exp(mu * zhi - half));
   out->w[nc + 2] = wt;
   for (size_t j = 0; j <= nc; j++)
-    out->v[1 + j] = iT * exp(mu * (-zmax + (double)j * h) - 0.5 * mu * mu);
+    out->v[1 + j] = iT * exp(mu * (zlo + (double)j * h) - half);
   for (size_t j = 0; j < nc; j++) {
-    double za = -zmax + (double)j * h, zb = j + 1 == nc ? zmax : za + h;
+    double za = zlo + (double)j * h, zb = j + 1 == nc ? zhi : za + h;
     double w = phi_diff(za, zb), pm = phi_diff(za - mu, zb - mu);
     if (!(w > 0.0))
       continue;
@@ -478,6 +509,7 @@ static int law_sum(const struct law *A, const struct law *B,
   if (!st && A != B)
     st = psum_make(B, &pb);
   out->l1 = A->l1 + B->l1;
+  out->qp = A->qp + B->qp; /* union bound over the terms */
   if ((!upper && !mom) || st) {
     pld_free(edge);
     pld_free(mom);
@@ -520,6 +552,7 @@ static int law_copy(const struct law *a, struct law *out)
   memcpy(out->v, a->v, a->n * sizeof(double));
   memcpy(out->w, a->w, a->n * sizeof(double));
   out->l1 = a->l1;
+  out->qp = a->qp;
   return PLD_SUCCESS;
 }
 
@@ -561,11 +594,11 @@ static double default_eta(double mu, uint64_t T)
 }
 
 static int law_of_mean(double mu, uint64_t T, double eta, int upper,
-                       struct law *out)
+                       double lv, struct law *out)
 {
   struct law base = {0}, acc = {0}, tmp = {0};
   struct bins b1 = level_bins(eta, mu, T, 1);
-  int st = law_base(mu, T, b1.eta, upper, &base);
+  int st = law_base(mu, T, b1.eta, upper, Z_CUT, lv, &base);
   if (!st)
     law_trim(&base, upper, TRIM_CHUNK);
   int have = 0;
@@ -602,7 +635,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
     return st;
   }
   if (!upper)
-    acc.l1 = 0.0; /* L's end cells are conditional expectations */
+    acc.l1 = acc.qp = 0.0; /* L's end cells are conditional expectations */
   *out = acc;
   return PLD_SUCCESS;
 }
@@ -769,7 +802,8 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
 {
   double nxe, eta = two_eta(mu, m, &nxe);
   struct law X = {0};
-  int st = law_base(mu, 1, eta, 1, &X);
+  /* mu <= TWO_MAX_MU: no value limit binds, the cells are the lattice's */
+  int st = law_base(mu, 1, eta, 1, ZMAX_EXTRA + mu, LV_MEAN, &X);
   if (st)
     return st;
   law_trim(&X, 1, 0.0);
@@ -1009,6 +1043,7 @@ static int law_two_of(double mu, uint64_t m, struct law *out)
   /* E|S' - S| over the terms' end cells: each term's shift times the mean
    * (m - 1) of the e_1 it multiplies, m terms, over C(m, 2) */
   out->l1 = 2.0 * X.l1;
+  out->qp = (double)m * X.qp; /* some one of the m terms in an end cell */
   law_trim(out, 1, TRIM_CHUNK);
 done:
   two_tab_free(&tab);
@@ -1142,6 +1177,9 @@ static int law_meet(const struct law *A, const struct law *B, struct law *out)
   }
   out->n = na;
   out->l1 = A->l1 > B->l1 ? A->l1 : B->l1;
+  /* the add direction's slack is t qp in the stop-loss transform at t =
+   * e^-eps (linear in t), so the envelope argument above carries it too */
+  out->qp = A->qp > B->qp ? A->qp : B->qp;
   pld_free(x);
   pld_free(h);
   return PLD_SUCCESS;
@@ -1150,30 +1188,68 @@ static int law_meet(const struct law *A, const struct law *B, struct law *out)
 /* ------------------------------------------------------------------------ */
 /* The mechanisms: each law as a finite pair (q_j = mass, p_j = s_j q_j). */
 
-/* An upper law stands for the exact-rule law up to an L1 shift of a->l1
- * (the far end cells, below 1e-100): that changes delta by at most l1 (PQ)
- * or e^eps l1 (QP), far below the builder's tail mass and booked slack
- * (1e-20); a larger one is refused rather than left unbooked. */
+/* An upper law stands for the exact-rule law up to its end cells'
+ * booking (law_base): the true remove-direction curve is at most U's plus
+ * l1 at every eps, the add direction's at most U's plus qp.  Both are
+ * booked in the pair itself, so that every consumer (grid builds, the
+ * grid-free single runs, the curve, the pure epsilon) sees them: an atom of
+ * P-mass l1 and no Q-mass (loss +inf in P vs Q) and one of Q-mass qp and
+ * no P-mass (+inf in Q vs P).  The P-mass l1 is taken from the atoms with
+ * S <= 1 (loss <= 0), in proportion: at eps >= 0 they add nothing to the
+ * remove curve, and less P-mass only raises the add curve; the Q-mass qp
+ * likewise from the atoms with S >= 1.  So each curve is U's plus its
+ * booking (plus something >= 0), exactly, and the pair stays normalised.
+ * Until issue 12's last pass the booking (then ~1e-102, the cells ending
+ * at |Z| = 21.5 + mu) was argued away against the builder's tail mass,
+ * which tilted and grid-free queries no longer add: one-of-100 at sigma =
+ * 1 claimed epsilon <= 18.53 at delta = 1e-300 (the RDP proves 32.94; the
+ * participating step alone needs ~33), T = 3 at sigma = 0.1 claimed 264.3
+ * at delta = 1e-120 against the proven lower bound 281.3 (epsilon_G(mu,
+ * T delta) - log T), and the pair's bounded support gave delta(500) = 0,
+ * a pure-DP claim. */
 static int finite_of_law(const struct law *a, int upper, struct pld_mech **out)
 {
-  if (upper && !(a->l1 <= 1e-90))
+  double apq = upper ? a->l1 : 0.0, aqp = upper ? a->qp : 0.0;
+  size_t n = a->n, nx = (apq > 0.0) + (aqp > 0.0);
+  double plow = 0.0, qhigh = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    if (a->v[i] <= 1.0)
+      plow += a->w[i] * a->v[i];
+    if (a->v[i] >= 1.0)
+      qhigh += a->w[i];
+  }
+  if (!(apq >= 0.0 && aqp >= 0.0 && apq <= 0.5 * plow && aqp <= 0.5 * qhigh))
     return PLD_ERANGE;
-  size_t n = a->n;
-  double *buf = pld_malloc(3 * n * sizeof(double));
+  double *buf = pld_malloc(3 * (n + nx) * sizeof(double));
   struct pld_mech *m = pld_mech_new(&pld_mech_type_finite);
   if (!buf || !m) {
     pld_free(buf);
     pld_mech_free(m);
     return PLD_ENOMEM;
   }
-  double *lp = buf, *lq = buf + n, *lpq = buf + 2 * n;
+  double *lp = buf, *lq = buf + n + nx, *lpq = buf + 2 * (n + nx);
+  double sp = apq > 0.0 ? log1p(-apq / plow) : 0.0;
+  double sq = aqp > 0.0 ? log1p(-aqp / qhigh) : 0.0;
   for (size_t i = 0; i < n; i++) {
-    lq[i] = log(a->w[i]);
-    lpq[i] = log(a->v[i]);
-    lp[i] = lq[i] + lpq[i];
+    double lw = log(a->w[i]), lv = log(a->v[i]);
+    double dp = a->v[i] <= 1.0 ? sp : 0.0, dq = a->v[i] >= 1.0 ? sq : 0.0;
+    lq[i] = lw + dq;
+    lpq[i] = lv + (dp - dq);
+    lp[i] = lw + lv + dp;
+  }
+  size_t k = n;
+  if (apq > 0.0) { /* P only: loss +inf in P vs Q */
+    lp[k] = log(apq);
+    lq[k] = -INFINITY;
+    lpq[k++] = INFINITY;
+  }
+  if (aqp > 0.0) { /* Q only: loss +inf in Q vs P */
+    lp[k] = -INFINITY;
+    lq[k] = log(aqp);
+    lpq[k++] = -INFINITY;
   }
   m->label = 300;
-  int st = pld_mech_finite_init(m, n, lp, lq, lpq);
+  int st = pld_mech_finite_init(m, k, lp, lq, lpq);
   pld_free(buf);
   if (st) {
     pld_mech_free(m);
@@ -1341,7 +1417,7 @@ static int group_law(struct group_laws *g, uint64_t n, const struct law **out)
   if (g->n[i] != n)
     return PLD_EINVAL; /* not one of the reduction's sizes: not reached */
   if (!g->F[i].n) {
-    int st = law_of_mean(g->mu, n, default_eta(g->mu, n), 1, &g->F[i]);
+    int st = law_of_mean(g->mu, n, default_eta(g->mu, n), 1, LV_MEAN, &g->F[i]);
     if (st)
       return st;
   }
@@ -1358,9 +1434,9 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2,
   *use = 0;
   int st = law_two_of(mu, n1 + n2, &U);
   if (!st)
-    st = law_of_mean(mu, n1, TWO_GROUP_ETA * default_eta(mu, n1), 1, &G1);
+    st = law_of_mean(mu, n1, TWO_GROUP_ETA * default_eta(mu, n1), 1, LV_PROD, &G1);
   if (!st && n2 != n1)
-    st = law_of_mean(mu, n2, TWO_GROUP_ETA * default_eta(mu, n2), 1, &G2);
+    st = law_of_mean(mu, n2, TWO_GROUP_ETA * default_eta(mu, n2), 1, LV_PROD, &G2);
   if (!st)
     st = law_prod(&G1, n2 != n1 ? &G2 : &G1, TWO_PROD_ETA, 1, &G);
   if (!st) {
@@ -1778,9 +1854,9 @@ int pld_mech_random_allocation_bounds(uint64_t T, double sigma, double c,
     eta = default_eta(mu, T);
   struct law U = {0}, L = {0};
   struct pld_mech *u = NULL, *l = NULL;
-  int st = law_of_mean(mu, T, eta, 1, &U);
+  int st = law_of_mean(mu, T, eta, 1, LV_MEAN, &U);
   if (!st)
-    st = law_of_mean(mu, T, eta, 0, &L);
+    st = law_of_mean(mu, T, eta, 0, LV_MEAN, &L);
   if (!st)
     st = finite_of_law(&U, 1, &u);
   if (!st)
@@ -1879,6 +1955,7 @@ static int law_prod(const struct law *A, const struct law *B, double eta,
   for (size_t j = 0; j < B->n; j++)
     lb[j] = log(B->v[j]);
   out->l1 = A->l1 + B->l1; /* E|S'G - SG| = E|S'-S| E G, E G = 1 = E S */
+  out->qp = A->qp + B->qp;
   g.w = out->w;
   g.mom = mom;
   for (size_t i = 0; i < A->n; i++) {
@@ -1913,12 +1990,12 @@ static int product_pair(uint64_t d, double mu_s, double mu_g, double eta,
                         int upper, pld_mech **out)
 {
   struct law S = {0}, G = {0}, P = {0};
-  int st = law_of_mean(mu_s, d, eta, upper, &S);
+  int st = law_of_mean(mu_s, d, eta, upper, LV_PROD, &S);
   if (!st)
-    st = law_base(mu_g, 1, eta, upper, &G);
+    st = law_base(mu_g, 1, eta, upper, Z_CUT, LV_PROD, &G);
   if (!st) {
     if (!upper)
-      G.l1 = 0.0; /* L's end cells are conditional expectations */
+      G.l1 = G.qp = 0.0; /* L's end cells are conditional expectations */
     law_trim(&G, upper, TRIM_CHUNK);
     st = law_prod(&S, &G, eta, upper, &P);
   }

@@ -705,6 +705,81 @@ static void test_tiny_delta(void **state)
              r.bound.upper);
 }
 
+/* Further out: delta down to 1e-300.  The laws' cells used to end at |Z| =
+ * 21.5 + mu, with what lies beyond (~1e-102) left unbooked: below delta ~
+ * 1e-100 the pair claimed the tail was empty.  Three independent checks:
+ *  - T = 2, sigma = 1, remove direction, against the long-double
+ *    quadrature quad_T2_tail at eps = 25 and 33 (delta ~ 1e-146 and
+ *    1e-243): the upper curve must not be below it (it was 0: the pair's
+ *    support ended near eps = 21) and within 8x (3.9x at eps = 25: the
+ *    tails' 0.1-nat lattice, TRIM_CHUNK, against a curve falling by e^25
+ *    per nat, i.e. 0.4% in epsilon); the lower curve not above it;
+ *  - T = 3, sigma = 0.1 (mu = 10) at delta = 1e-120: since P >= P_1 / T,
+ *    delta(eps) >= delta_G(eps + log T) / T, i.e. epsilon >= eps_G(mu, T
+ *    delta) - log T = 281.26, closed form; the Gaussian (mu) dominates it
+ *    from above.  The upper end was 264.29;
+ *  - T = 100, sigma = 1 at delta = 1e-250: the same lower bound, 29.62;
+ *    the upper end was 18.53 (it stayed there for every delta below
+ *    ~1e-100).  Both upper ends must also be finite and within the
+ *    Gaussian's, and the brackets within 1%.  (At delta = 1e-300 the
+ *    booking, ~1e-284, is above delta: the PLD's upper end is then +inf
+ *    and the CLI's answer the RDP's, 32.94.) */
+static void test_far_tail(void **state)
+{
+  (void)state;
+  pld_mech *u, *l;
+  assert_int_equal(pld_mech_random_allocation_bounds(2, 1.0, 1.0, 0.0, &u, &l), 0);
+  const double eps[2] = {25.0, 33.0};
+  for (int i = 0; i < 2; i++) {
+    double ref = (double)quad_T2_tail(eps[i]), du, dl;
+    assert_int_equal(pld_mech_delta(u, 0, eps[i], &du), 0);
+    assert_int_equal(pld_mech_delta(l, 0, eps[i], &dl), 0);
+    print_message("T = 2, eps = %g: curves [%.6g, %.6g], quadrature %.6g\n",
+                  eps[i], dl, du, ref);
+    if (!(ref > 0.0 && du >= ref * (1 - 1e-6) && dl <= ref * (1 + 1e-6) &&
+          du <= 8.0 * ref))
+      fail_msg("eps %g: [%.9g, %.9g] against %.9g", eps[i], dl, du, ref);
+  }
+  pld_mech_free(u);
+  pld_mech_free(l);
+  static const struct {
+    uint64_t T;
+    double sigma, delta;
+  } c[2] = {{3, 0.1, 1e-120}, {100, 1.0, 1e-250}};
+  for (int i = 0; i < 2; i++) {
+    long double mu = 1.0L / c[i].sigma;
+    long double lo = 0, hi = 2000;
+    for (int it = 0; it < 300; it++) {
+      long double m = (lo + hi) / 2;
+      if (gauss_delta(mu, m) > (long double)c[i].delta * c[i].T)
+        lo = m;
+      else
+        hi = m;
+    }
+    double floor_ = (double)(lo - logl((long double)c[i].T));
+    lo = 0, hi = 2000;
+    for (int it = 0; it < 300; it++) {
+      long double m = (lo + hi) / 2;
+      if (gauss_delta(mu, m) > (long double)c[i].delta)
+        lo = m;
+      else
+        hi = m;
+    }
+    double ceil_ = (double)hi;
+    pld_bound b;
+    assert_int_equal(pld_allocation_epsilon(c[i].T, 1, c[i].sigma, 1.0, 1,
+                                            c[i].delta, NULL, &b), 0);
+    print_message("T = %llu, sigma = %g, delta = %g: [%.9g, %.9g]; the truth "
+                  "is in [%.9g, %.9g]\n", (unsigned long long)c[i].T,
+                  c[i].sigma, c[i].delta, b.lower, b.upper, floor_, ceil_);
+    if (!(b.upper >= floor_ && b.lower <= ceil_ && b.lower <= b.upper &&
+          b.upper <= ceil_ && b.upper - b.lower <= 0.01 * b.upper))
+      fail_msg("T = %llu at delta %g: [%.9g, %.9g] against [%.9g, %.9g]",
+               (unsigned long long)c[i].T, c[i].delta, b.lower, b.upper,
+               floor_, ceil_);
+  }
+}
+
 static void test_groups_and_bad_input(void **state)
 {
   (void)state;
@@ -793,6 +868,7 @@ int main(void)
       cmocka_unit_test(test_large_mu),
       cmocka_unit_test(test_groups_and_bad_input),
       cmocka_unit_test(test_tiny_delta),
+      cmocka_unit_test(test_far_tail),
       cmocka_unit_test(test_poisson_split),
       cmocka_unit_test(test_partial_split),
   };
