@@ -423,9 +423,78 @@ static int plan_make(const pld_accountant *acc, struct plan *p, int need_grid)
   return PLD_SUCCESS;
 }
 
-/* A selection's PLD: each member composed on the same grid, then mixed. */
-static int compose_selection(const struct selection *sel, double grid,
-                             pld_dist **out)
+/* Every group's single-run PLD on one grid (a selection's or a loaded PLD
+ * as it is), with its count: what a query composes, and what the tilt is
+ * chosen from. */
+struct built {
+  size_t n;
+  pld_dist **one;
+  uint64_t *cnt;
+  /* a selection group's members, built on the same grid (sel->n of them),
+   * or NULL: its tilted single run is composed from them (compose_built),
+   * and its log-MGF is theirs mixed (tilt_K2) */
+  const struct selection **sel;
+  struct built **sub;
+};
+
+static void built_free(struct built *b)
+{
+  for (size_t i = 0; i < b->n; i++) {
+    pld_dist_free(b->one[i]);
+    if (b->sub && b->sub[i]) {
+      for (size_t k = 0; k < b->sel[i]->n; k++)
+        built_free(&b->sub[i][k]);
+      pld_free(b->sub[i]);
+    }
+  }
+  pld_free(b->one);
+  pld_free(b->cnt);
+  pld_free(b->sel);
+  pld_free(b->sub);
+  memset(b, 0, sizeof *b);
+}
+
+static int build_plan(const struct plan *p, const pld_params *bp, double grid,
+                      struct built *b);
+static int compose_built(const struct built *b, const double *tilt,
+                         pld_workspace *ws, pld_dist **out);
+
+/* A selection's members built on the grid, each with the builds' tail mass
+ * bp->tail_mass shared among its runs: the mixture's mass cut off is then
+ * at most the parent's share per run, as for any other group.  (With
+ * their own params, as pld_accountant_compose has them, every member cut
+ * its tails at the fixed 1e-20 whatever the query: a selection of two
+ * Gaussians had +inf at delta = 1e-30 on every grid, [9.516, inf], the
+ * RDP's 11.90 answering in 2.6 s, while each member alone is exact.) */
+static int build_members(const struct selection *sel, const pld_params *bp,
+                         double grid, struct built *sub)
+{
+  int st = PLD_SUCCESS;
+  for (size_t k = 0; k < sel->n && !st; k++) {
+    const pld_accountant *m = sel->members[k];
+    pld_params mp = m->params;
+    double runs = 0.0;
+    for (size_t i = 0; i < m->n; i++)
+      runs += (double)m->g[i].count;
+    double t = pld_params_tail(bp) / fmax(runs, 1.0);
+    mp.tail_mass = mp.tail_mass > 0.0 ? fmin(mp.tail_mass, t) : t;
+    struct plan p;
+    st = plan_make(m, &p, 1);
+    if (!st)
+      st = build_plan(&p, &mp, grid, &sub[k]);
+    plan_free(&p);
+  }
+  return st;
+}
+
+/* A selection's single run from its members' builds: each member composed
+ * (tilted by tilt when not NULL), then mixed (pld_dist_mix; tilted members
+ * make the tilted mixture, docs/design.md §5a, with every member's
+ * round-off relative to its tilted mass -- tilting the mixture of untilted
+ * compositions instead weighed their absolute round-off at full size, and
+ * a selection among composed runs failed below delta ~ 1e-10). */
+static int mix_members(const struct selection *sel, const struct built *sub,
+                       const double *tilt, pld_workspace *ws, pld_dist **out)
 {
   pld_dist **d = pld_calloc(sel->n, sizeof *d);
   if (!d)
@@ -437,7 +506,7 @@ static int compose_selection(const struct selection *sel, double grid,
   size_t cap = sel->members[0]->params.max_grid, total = 0;
   for (size_t i = 0; i < sel->n && !st; i++) {
     pld_progress((double)i / (double)sel->n, "random selection: composing the members");
-    st = pld_accountant_compose(sel->members[i], grid, &d[i]);
+    st = compose_built(&sub[i], tilt, ws, &d[i]);
     if (!st) {
       total += pld_dist_grid_size(d[i]);
       if (total > cap)
@@ -456,24 +525,6 @@ static int compose_selection(const struct selection *sel, double grid,
   return st;
 }
 
-/* Every group's single-run PLD on one grid (a selection's or a loaded PLD
- * as it is), with its count: what a query composes, and what the tilt is
- * chosen from. */
-struct built {
-  size_t n;
-  pld_dist **one;
-  uint64_t *cnt;
-};
-
-static void built_free(struct built *b)
-{
-  for (size_t i = 0; i < b->n; i++)
-    pld_dist_free(b->one[i]);
-  pld_free(b->one);
-  pld_free(b->cnt);
-  memset(b, 0, sizeof *b);
-}
-
 /* bp: the params of the builds (tail_mass may be below the accountant's) */
 static int build_plan(const struct plan *p, const pld_params *bp, double grid,
                       struct built *b)
@@ -482,7 +533,9 @@ static int build_plan(const struct plan *p, const pld_params *bp, double grid,
   memset(b, 0, sizeof *b);
   b->one = pld_calloc(total ? total : 1, sizeof *b->one);
   b->cnt = pld_calloc(total ? total : 1, sizeof *b->cnt);
-  if (!b->one || !b->cnt) {
+  b->sel = pld_calloc(total ? total : 1, sizeof *b->sel);
+  b->sub = pld_calloc(total ? total : 1, sizeof *b->sub);
+  if (!b->one || !b->cnt || !b->sel || !b->sub) {
     built_free(b);
     return PLD_ENOMEM;
   }
@@ -500,8 +553,22 @@ static int build_plan(const struct plan *p, const pld_params *bp, double grid,
     const struct selection *sel = i < p->nother ? p->other[i]->sel : NULL;
     const pld_dist *fixed = i < p->nother ? p->other[i]->dist : NULL;
     b->cnt[i] = i < p->nother ? p->other[i]->count : 1;
-    if (sel)
-      st = compose_selection(sel, grid, &b->one[i]);
+    b->n = i + 1;
+    if (sel) {
+      pld_workspace *ws = NULL;
+      b->sub[i] = pld_calloc(sel->n, sizeof *b->sub[i]);
+      if (!b->sub[i]) {
+        st = PLD_ENOMEM;
+        break;
+      }
+      b->sel[i] = sel;
+      st = build_members(sel, bp, grid, b->sub[i]);
+      if (!st)
+        st = pld_workspace_alloc(bp, &ws);
+      if (!st)
+        st = mix_members(sel, b->sub[i], NULL, ws, &b->one[i]);
+      pld_workspace_free(ws);
+    }
     else if (fixed)
       st = fixed->delta == grid ? pld_dist_copy(fixed, &b->one[i])
                                 : PLD_EINCOMPAT;
@@ -546,7 +613,18 @@ static int compose_built(const struct built *b, const double *tilt,
     if (i < b->n) {
       pld_dist *one = NULL, *many = NULL;
       if (tilt && (tilt[0] > 0.0 || tilt[1] > 0.0)) {
-        st = pld_dist_tilt(b->one[i], tilt, &one);
+        /* a selection: its members composed tilted, then mixed (tilting
+         * the mixture of their untilted compositions would weigh those
+         * compositions' absolute round-off at full size) */
+        st = b->sub && b->sub[i]
+                 ? mix_members(b->sel[i], b->sub[i], tilt, ws, &one)
+                 : pld_dist_tilt(b->one[i], tilt, &one);
+        if (st == PLD_ERANGE && b->sub && b->sub[i]) {
+          /* a tilted member's window over the memory cap: the tilt of the
+           * untilted mixture (sound, its round-off weighed at full size) */
+          pld_detail_clear();
+          st = pld_dist_tilt(b->one[i], tilt, &one);
+        }
         /* The tilt leaves most of a run's support with tilted mass far
          * below what the compositions trim from their outputs (the add
          * direction's lower tail, weighted by e^{lambda l}): trim it here
@@ -626,10 +704,41 @@ static double tilt_K2(const struct built *b, int dir, double lam, double *dK,
   double K = 0.0, D = 0.0, D2 = 0.0;
   for (size_t i = 0; i < b->n; i++) {
     const pld_dist *d = b->one[i];
-    double m1, m2;
-    double k = pld_pmf_logmgf_fast(
-        &d->p[d->symmetric ? 0 : dir][PLD_PESSIMISTIC], d->delta, lam, &m1,
-        &m2);
+    double m1, m2, k;
+    if (b->sub && b->sub[i]) {
+      /* a selection: the mixture's log-MGF from its members' (the
+       * composed mixture's own tail is its members' untilted round-off) */
+      const struct selection *sel = b->sel[i];
+      double kk[64], d1[64], d2[64], kmax = -INFINITY;
+      size_t nk = sel->n;
+      double *kv = nk <= 64 ? kk : pld_malloc(3 * nk * sizeof(double));
+      double *dv1 = nk <= 64 ? d1 : kv + nk, *dv2 = nk <= 64 ? d2 : kv + 2 * nk;
+      if (!kv)
+        return NAN;
+      for (size_t m = 0; m < nk; m++) {
+        kv[m] = sel->w[m] > 0.0
+                    ? log(sel->w[m]) + tilt_K2(&b->sub[i][m], dir, lam,
+                                               &dv1[m], &dv2[m])
+                    : -INFINITY;
+        kmax = fmax(kmax, kv[m]);
+      }
+      double z = 0.0, e1 = 0.0, e2 = 0.0;
+      for (size_t m = 0; m < nk; m++)
+        if (kv[m] > -INFINITY) {
+          double pi = exp(kv[m] - kmax);
+          z += pi;
+          e1 += pi * dv1[m];
+          e2 += pi * (dv2[m] + dv1[m] * dv1[m]);
+        }
+      k = kmax + log(z);
+      m1 = e1 / z;
+      m2 = e2 / z - m1 * m1;
+      if (kv != kk)
+        pld_free(kv);
+    } else {
+      k = pld_pmf_logmgf_fast(&d->p[d->symmetric ? 0 : dir][PLD_PESSIMISTIC],
+                              d->delta, lam, &m1, &m2);
+    }
     K += (double)b->cnt[i] * k;
     D += (double)b->cnt[i] * m1;
     D2 += (double)b->cnt[i] * m2;
@@ -1328,7 +1437,7 @@ static int upper_only_bracket(const struct plan *p, const struct built *bl,
                               pld_workspace *ws, const struct query *q,
                               pld_bound *bu, pld_bound *tmp)
 {
-  struct built u = {bl->n, NULL, bl->cnt};
+  struct built u = {bl->n, NULL, bl->cnt, bl->sel, bl->sub};
   unsigned char *own = pld_calloc(bl->n ? bl->n : 1, 1);
   u.one = pld_calloc(bl->n ? bl->n : 1, sizeof *u.one);
   int st = own && u.one ? PLD_SUCCESS : PLD_ENOMEM;

@@ -802,6 +802,87 @@ static void test_wrong_order_bracket(void **state) {
   EXPECT_DONE();
 }
 
+static long double sel_gauss_cb(const void *ctx, long double eps) {
+  (void)ctx;
+  return 0.5L * ref_gauss_delta(1.0L, eps) + 0.5L * ref_gauss_delta(0.5L, eps);
+}
+
+/* A random selection at delta far below 1e-12.  Its members were composed
+ * with their own params (tails cut at a fixed 1e-20) and untilted, then
+ * mixed, and the mixture tilted: the members' absolute round-off weighed
+ * at full size.  Checks:
+ *  - Gaussians sigma = 1 and 2, weights 1/2 (the choice visible: delta is
+ *    the mean of the members' closed forms, inverted in long double) at
+ *    1e-30 and 1e-100: the bracket holds the value and meets 0.2% (it was
+ *    [9.516, +inf]);
+ *  - 20 Poisson-Gaussian steps (q = 0.1, sigma = 1) or 10 Laplace runs (b =
+ *    2, pure epsilon 5), weights 1/2: above epsilon 5 the selection's delta
+ *    is half the Poisson-Gaussian's, so its epsilon at delta is that of the
+ *    Poisson-Gaussian steps alone at 2 delta: the two certified brackets
+ *    overlap, and both meet 0.2% (at 1e-12 it was [6.79, +inf] before the
+ *    RDP, at 1e-30 [5.00, +inf]). */
+static void test_selection_tiny_delta(void **state) {
+  (void)state;
+  pld_mech *g1 = NULL, *g2 = NULL, *pg = NULL, *lap = NULL;
+  REQUIRE_OK(pld_mech_gaussian(1.0, 1.0, &g1));
+  REQUIRE_OK(pld_mech_gaussian(2.0, 1.0, &g2));
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
+  REQUIRE_OK(pld_mech_laplace(2.0, 1.0, &lap));
+  const double w[2] = {0.5, 0.5};
+  pld_accountant *m[2] = {new_acc(NULL), new_acc(NULL)};
+  REQUIRE_OK(pld_accountant_add(m[0], g1, 1));
+  REQUIRE_OK(pld_accountant_add(m[1], g2, 1));
+  pld_accountant *acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add_selection(
+      acc, 2, (const pld_accountant *const *)m, w, 1));
+  const double ds[2] = {1e-30, 1e-100};
+  for (int i = 0; i < 2; i++) {
+    pld_result r;
+    REQUIRE_OK(pld_accountant_epsilon(acc, ds[i], &r));
+    double ref = (double)ref_invert(sel_gauss_cb, NULL, (long double)ds[i]);
+    print_message("selection of Gaussians at %g: [%.9g, %.9g], exact %.9g\n",
+                  ds[i], r.bound.lower, r.bound.upper, ref);
+    EXPECT(r.bound.lower <= ref * (1 + 1e-12) &&
+               r.bound.upper >= ref * (1 - 1e-12) && r.met_accuracy,
+           "Gaussians at %g: [%.9g, %.9g] met %d against %.9g", ds[i],
+           r.bound.lower, r.bound.upper, r.met_accuracy, ref);
+  }
+  pld_accountant_free(acc);
+  pld_accountant_free(m[0]);
+  pld_accountant_free(m[1]);
+  m[0] = new_acc(NULL);
+  m[1] = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add(m[0], pg, 20));
+  REQUIRE_OK(pld_accountant_add(m[1], lap, 10));
+  acc = new_acc(NULL);
+  REQUIRE_OK(pld_accountant_add_selection(
+      acc, 2, (const pld_accountant *const *)m, w, 1));
+  const double dd[2] = {1e-12, 1e-30};
+  for (int i = 0; i < 2; i++) {
+    pld_result r, a;
+    REQUIRE_OK(pld_accountant_epsilon(acc, dd[i], &r));
+    REQUIRE_OK(pld_accountant_epsilon(m[0], 2.0 * dd[i], &a));
+    print_message("selection of PG x 20 | Laplace x 10 at %g: [%.9g, %.9g] "
+                  "met %d; PG x 20 alone at twice: [%.9g, %.9g]\n", dd[i],
+                  r.bound.lower, r.bound.upper, r.met_accuracy, a.bound.lower,
+                  a.bound.upper);
+    EXPECT(a.bound.upper > 5.0 && r.bound.lower <= a.bound.upper &&
+               a.bound.lower <= r.bound.upper && r.met_accuracy &&
+               a.met_accuracy,
+           "at %g: [%.9g, %.9g] met %d against [%.9g, %.9g]", dd[i],
+           r.bound.lower, r.bound.upper, r.met_accuracy, a.bound.lower,
+           a.bound.upper);
+  }
+  pld_accountant_free(acc);
+  pld_accountant_free(m[0]);
+  pld_accountant_free(m[1]);
+  pld_mech_free(g1);
+  pld_mech_free(g2);
+  pld_mech_free(pg);
+  pld_mech_free(lap);
+  EXPECT_DONE();
+}
+
 static void test_accuracy_targets(void **state) {
   pld_mech *pg = NULL;
   REQUIRE_OK(pld_mech_poisson_gaussian(0.1, 1.0, 1.0, &pg));
@@ -931,6 +1012,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_width_rule, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_fine_grid_tail, start_timer, stop_timer),
       cmocka_unit_test_setup_teardown(test_wrong_order_bracket, start_timer, stop_timer),
+      cmocka_unit_test_setup_teardown(test_selection_tiny_delta, start_timer, stop_timer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
