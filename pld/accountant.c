@@ -1714,6 +1714,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     grid = lstep;
   double prev_w = INFINITY, prev_grid = 0.0;
   unsigned coarsen = 0, stalls = 0;
+  int last_look = 0;
   int fit_tried = 0;
   /* The builds' tail mass: what a build cuts off above its grid goes to
    * +inf (pessimistic) or is dropped (optimistic), up to tail_mass per run,
@@ -1934,8 +1935,21 @@ static int run_query(const pld_accountant *acc, const struct query *q,
        * points the width saw-tooths (Laplace: 4.8e-3 -> 2.7e-3 left it at
        * 0.5%, 1e-3 meets 0.2%); a second one is. */
       if (!(order >= 0.5)) {
-        if (++stalls >= 2)
-          break;
+        /* A second stall ends the refinement, except once: when a grid 16
+         * times finer still fits max_grid, one last look there.  A bracket whose lower end aliases with an event's own
+         * atom lattice widens as the step nears the atoms' spacing and
+         * narrows again below it (poisson-splitting, q = 0.01, 1000
+         * steps: 0.40% wide at 1e-4, 0.89% at 1.1e-5, where it stopped,
+         * 0.05% at 5e-7). */
+        if (++stalls >= 2) {
+          if (last_look ||
+              !(16.0 * (double)r.grid_size <= (double)pp->max_grid))
+            break;
+          last_look = 1;
+          stalls = 1;
+          grid /= 16.0;
+          continue;
+        }
         stalled = 1;
       } else {
         stalls = 0;
