@@ -183,7 +183,6 @@ int ev_closed_participation(const struct value *v);
 int ev_mwcs_weights(const struct value *v, double *wq, double *r0);
 const char *ev_no_pld_bounded(const struct value *v);
 const char *ev_no_pld_poisson_bounded(const struct value *v);
-const char *ev_no_pld_splitting(const struct value *v);
 const char *ev_no_solve_participation(const struct value *v, size_t k);
 const char *ev_note_participation(const struct value *v);
 
@@ -210,6 +209,13 @@ int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
                      uint64_t count);
 int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
                              uint64_t count);
+int ev_rdp_model_splitting(const struct value *v, pld_rdp_curve *c,
+                           uint64_t count);
+int ev_rdp_model_splitting_forward(const struct value *v, pld_rdp_curve *c,
+                                   uint64_t count);
+/* model-splitting: the clip key (index of CLIPS, = pld_split_clip). */
+enum { CLIP_BLOCK, CLIP_TOTAL };
+#define CLIPS "block|total"
 int ev_rdp_wor_gaussian(const struct value *v, pld_rdp_curve *c,
                         uint64_t count);
 int ev_rdp_zero_like(const pld_rdp_curve *c, pld_rdp_curve **out);

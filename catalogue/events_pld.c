@@ -353,21 +353,6 @@ const char *ev_no_pld_poisson_bounded(const struct value *v)
   return ev_no_pld_bounded(v + 1); /* the same supports as theta +- c */
 }
 
-/* model-splitting with k > 1 of d blocks: the record's clipped gradient
- * (norm c in all) is shared among its k blocks in a way the adversary
- * chooses, so neither the one-of-d pair (k = 1) nor balanced-iteration's
- * group reduction (norm c in each of k steps) describes it; no dominating
- * pair is proven in pldkit. */
-const char *ev_no_pld_splitting(const struct value *v)
-{
-  if (v[1].integer == 1)
-    return NULL;
-  return "model-splitting with k > 1 has its guarantee only as an RDP "
-         "curve (splitting paper, Thm 3.1, made sound as in "
-         "docs/papers-rdp.md): no dominating pair is proven for a gradient "
-         "shared among k blocks (k = 1 has a PLD: the one-of-d allocation)";
-}
-
 /* balanced-iteration: T steps, k each (papers/allocation.c: the split of
  * pld_allocation_split, one-of-n groups and two-of-m blocks). */
 int ev_add_bis(const struct value *v, pld_accountant *acc,
@@ -378,15 +363,18 @@ int ev_add_bis(const struct value *v, pld_accountant *acc,
                                        v[3].real, count);
 }
 
-/* model-splitting with k = 1: disjoint submodels, the one-of-d allocation
- * pair (d = 1: the Gaussian mechanism itself). */
+/* model-splitting (keys d, k, sigma, c, clip): k of d blocks
+ * (papers/allocation.c; k = 1 or per-block clipping: the k-of-d
+ * allocation, which dominates any gradient directions; d = 1 is the
+ * Gaussian mechanism itself). */
 int ev_add_split(const struct value *v, pld_accountant *acc,
                  uint64_t count)
 {
-  if (v[1].integer != 1)
-    return PLD_EUNSUPPORTED; /* not reached: ev_no_pld_splitting says why */
-  return pld_accountant_add_allocation(acc, (uint64_t)v[0].integer, 1,
-                                       v[2].real, v[3].real, count);
+  return pld_accountant_add_model_splitting(
+      acc, (uint64_t)v[0].integer, (uint64_t)v[1].integer, v[2].real,
+      v[3].real,
+      v[4].integer == CLIP_TOTAL ? PLD_SPLIT_CLIP_TOTAL : PLD_SPLIT_CLIP_BLOCK,
+      count);
 }
 
 /* poisson-splitting (keys q, d, sigma, c): the splitting paper's Fig. 1

@@ -162,6 +162,47 @@ int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
   return add_split_curve(pld_rdp_model_splitting_forward_curve, v, c, count);
 }
 
+/* model-splitting (keys d, k, sigma, c, clip): the allocation pair with
+ * norm c in every block drawn dominates any gradient whose parts have
+ * norm <= c each (papers/allocation.c, pld_accountant_add_model_splitting),
+ * so its sound curve holds for both clippings; under total clipping the
+ * Gaussian with shift c dominates as well (release the blocks drawn), and
+ * the smaller of two bounds at an order is one.  f: the sound curve or the
+ * forward terms alone (the rdp_lower: min with the same Gaussian keeps it
+ * below the sound one's, bit for bit). */
+static int add_model_split(split_curve_fn f, const struct value *v,
+                           pld_rdp_curve *c, uint64_t count)
+{
+  if (v[4].integer != CLIP_TOTAL || v[1].integer == 1)
+    return add_split_curve(f, v, c, count);
+  size_t n = pld_rdp_curve_size(c);
+  const double *orders = pld_rdp_curve_orders(c);
+  double *eps = malloc(n * sizeof *eps);
+  if (eps == NULL)
+    return PLD_ENOMEM;
+  int st = f(n, orders, v[0].integer, v[1].integer, v[2].real, v[3].real,
+             eps);
+  double mu = v[3].real / v[2].real;
+  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
+    eps[i] = fmin(eps[i], 0.5 * orders[i] * mu * mu * (1.0 + 1e-15));
+  if (st == PLD_SUCCESS)
+    st = pld_rdp_curve_add_values(c, eps, count);
+  free(eps);
+  return st;
+}
+
+int ev_rdp_model_splitting(const struct value *v, pld_rdp_curve *c,
+                           uint64_t count)
+{
+  return add_model_split(pld_rdp_model_splitting_curve, v, c, count);
+}
+
+int ev_rdp_model_splitting_forward(const struct value *v, pld_rdp_curve *c,
+                                   uint64_t count)
+{
+  return add_model_split(pld_rdp_model_splitting_forward_curve, v, c, count);
+}
+
 /* poisson-splitting: pld_rdp_poisson_split at every order; where it has no
  * value (orders above 2048, c/sigma above 8, a quadrature over its cap or
  * failing its self-check) the Gaussian's alpha c^2/(2 sigma^2), which is

@@ -245,29 +245,36 @@ static const struct event_spec events[] = {
             {"analysis", DOM_CHOICE, 0, AN_WCS, "which analysis",
              ANALYSES}}},
   {.name = "model-splitting",
-   .title = "one training step with model splitting (PLD for k = 1)",
+   .title = "one training step with model splitting (k of d blocks)",
    .example = "model-splitting:d=4,k=1,sigma=1,c=1,count=10",
    .summary = "one training step with model splitting (splitting paper, "
-              "Thm 3.1): each example's gradient, clipped to norm c, is "
-              "routed to k of the d disjoint blocks of the model, chosen "
-              "uniformly at random, and every block gets N(0, sigma^2) "
-              "noise; k = 1 is disjoint submodels (Thm 3.4), d = 2, k = 1 "
-              "dropout with rate 1/2 (Cor. 3.7).  count=N composes N steps.  "
-              "PLD (k = 1 only, the default backend): the one-of-d random "
-              "allocation pair bracketed between two finite pairs "
-              "(docs/allocation.md; d = 1 is the Gaussian mechanism); k > 1 "
-              "needs --backend rdp.  The RDP is sound: max(forward, reverse), "
-              "the forward the exact eq. (2) where affordable, else the "
-              "smaller of eq. (3) and a proven group bound, the reverse "
-              "exact for k in {1, d-1, d} (quadrature with an added error "
-              "estimate), else the group bound; the paper's reverse term is "
-              "not a bound and is not used.  The reduction of a training "
-              "step to this pair is the paper's (docs/papers-rdp.md)",
+              "Thm 3.1): the model's parameters in d disjoint blocks, k of "
+              "them drawn uniformly at random for each example, whose "
+              "gradient (any direction in a block, which may depend on the "
+              "blocks drawn) is clipped as clip= says, and every block gets "
+              "N(0, sigma^2) noise; k = 1 is disjoint submodels (Thm 3.4), "
+              "d = 2, k = 1 dropout with rate 1/2 (Cor. 3.7).  count=N "
+              "composes N steps.  PLD (the default backend): clip=block "
+              "(each block's part clipped to c; the default, and sound for "
+              "either clipping) and k = 1 are exactly the k-out-of-d random "
+              "allocation, bracketed as balanced-iteration with T = d "
+              "(docs/allocation.md \"Model splitting with k > 1\"; d = 1 "
+              "is the Gaussian mechanism); clip=total (the whole gradient "
+              "clipped to c) with 1 < k < d takes the upper end from that "
+              "allocation or from the Gaussian with shift c, whichever is "
+              "smaller at delta = 1e-5, the lower end from Poisson sampling "
+              "at rate k/d (a gradient in one block).  The RDP is sound: "
+              "max(forward, reverse), the forward the exact eq. (2) where "
+              "affordable, else the smaller of eq. (3) and a proven group "
+              "bound, the reverse exact for k in {1, d-1, d} (quadrature "
+              "with an added error estimate), else the group bound; the "
+              "paper's reverse term is not a bound and is not used; "
+              "clip=total also takes the Gaussian's alpha c^2/(2 sigma^2) "
+              "where smaller",
    .check = ev_check_split,
    .add = ev_add_split,
-   .rdp = ev_rdp_splitting,
-   .rdp_lower = ev_rdp_splitting_forward,
-   .no_pld = ev_no_pld_splitting,
+   .rdp = ev_rdp_model_splitting,
+   .rdp_lower = ev_rdp_model_splitting_forward,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
               "--orders",
@@ -276,8 +283,13 @@ static const struct event_spec events[] = {
              "blocks each gradient goes to, 1 <= k <= d"},
             {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
             {"c", DOM_POSITIVE, 1, 0,
-             "clipping norm of one example's gradient (L2 sensitivity)",
-             .mono = MONO_LESS}}},
+             "clipping norm (L2 sensitivity): of each block's part "
+             "(clip=block) or of the whole gradient (clip=total)",
+             .mono = MONO_LESS},
+            {"clip", DOM_CHOICE, 0, CLIP_BLOCK,
+             "what c clips: block (each block's part) or total (the whole "
+             "gradient)",
+             CLIPS}}},
   {.name = "balanced-iteration",
    .title = "one run of Balanced Iteration Subsampling (k of T steps)",
    .example = "balanced-iteration:T=10,k=1,sigma=1,c=1",

@@ -974,7 +974,7 @@ fi
 if expect_ok "calibrate rdp model-splitting" calibrate --epsilon 2 --delta 1e-5 --backend rdp --orders '2;4;8;16;32' model-splitting:d=2,k=1,sigma=?,c=1,count=10; then
   if grep -q '^sigma = .* meets epsilon <= 2 at delta = 1e-05 by the RDP bound' "$OUT" && ! grep -q 'does not' "$OUT"; then ok; else bad "calibrate rdp text: '$(cat "$OUT")'"; fi
 fi
-usage "needs --backend rdp" calibrate --epsilon 2 --delta 1e-5 --backend both model-splitting:d=4,k=2,sigma=?,c=1
+usage "needs --backend rdp" calibrate --epsilon 2 --delta 1e-5 --backend both bounded-gaussian:kind=truncated,theta=1e10,a=1,sigma=?,c=1
 # Undecided: on a grid of at most 64 points the brackets of 10 Laplace runs
 # are wide.  The neighbour of the answer is then UNDECIDED, and it must not
 # be called a failure: its true epsilon is at most 10/b < 10 (pure DP of
@@ -1342,11 +1342,11 @@ if expect_ok "rectified both" delta --epsilon 2 --backend both --json bounded-ga
 fi
 
 # Bad input: the papers' events, --backend, --orders, --rdp-conversion.
-usage "needs --backend rdp" epsilon --delta 1e-5 model-splitting:d=10,k=2,sigma=1,c=1
-usage "needs --backend rdp" epsilon --delta 1e-5 --backend both model-splitting:d=10,k=3,sigma=1,c=1
+usage "needs --backend rdp" epsilon --delta 1e-5 --backend both bounded-gaussian:kind=truncated,theta=1e10,a=1,sigma=1,c=1
 usage "needs --backend rdp" delta --epsilon 1 bounded-gaussian:kind=truncated,theta=1e10,a=1,sigma=1,c=1
-usage "needs --backend rdp" curve 'random-selection:weights=0.5;0.5[gaussian:sigma=1|model-splitting:d=3,k=2,sigma=1,c=1]'
-usage "needs --backend rdp" calibrate --epsilon 1 --delta 1e-5 model-splitting:d=3,k=2,sigma=?,c=1
+usage "needs --backend rdp" curve 'random-selection:weights=0.5;0.5[gaussian:sigma=1|bounded-gaussian:kind=truncated,theta=1e10,a=1,sigma=1,c=1]'
+usage "needs --backend rdp" calibrate --epsilon 1 --delta 1e-5 bounded-gaussian:kind=truncated,theta=1e10,a=1,sigma=?,c=1
+usage "clip='both'" epsilon --delta 1e-5 model-splitting:d=3,k=2,sigma=1,c=1,clip=both
 usage "k=4 is larger than d=3" epsilon --delta 1e-5 --backend rdp model-splitting:d=3,k=4,sigma=1,c=1
 usage "k=11 is larger than T=10" epsilon --delta 1e-5 --backend rdp balanced-iteration:T=10,k=11,sigma=1,c=1
 for v in 0 -1 1.5; do usage "d='$v'" epsilon --delta 1e-5 --backend rdp "model-splitting:d=$v,k=1,sigma=1,c=1"; done

@@ -107,6 +107,40 @@ PLD_API PLD_NODISCARD int pld_accountant_add_allocation(pld_accountant *acc,
                                                         double sigma, double c,
                                                         uint64_t count);
 
+/** How a model-splitting step clips the record's gradient over the k
+ *  blocks it updates. */
+typedef enum pld_split_clip {
+  /** every block's part clipped to norm c on its own (the splitting
+   *  paper's Thm 3.1: "a block whose norm is constrained to c") */
+  PLD_SPLIT_CLIP_BLOCK = 0,
+  /** the whole gradient clipped to norm c: the blocks' squared norms add
+   *  up to at most c^2 */
+  PLD_SPLIT_CLIP_TOTAL = 1
+} pld_split_clip;
+
+/** Add `count` steps of model splitting to the accountant: the model's
+ *  parameters in d disjoint blocks, each step updating k of them drawn
+ *  uniformly (k = 1: disjoint submodels; d = 2, k = 1: dropout with rate
+ *  1/2), the record's gradient clipped as `clip` says, N(0, sigma^2) noise
+ *  on every block.  The record's gradient in a block may have any
+ *  direction, and may depend on which blocks were drawn.
+ *  - k = 1, or PLD_SPLIT_CLIP_BLOCK: exactly k-out-of-d allocation
+ *    (pld_accountant_add_allocation with T = d): it dominates every such
+ *    gradient and fixed directions reach it (the supermodular order of
+ *    the Gaussian exponents, docs/allocation.md "Model splitting with k >
+ *    1").
+ *  - PLD_SPLIT_CLIP_TOTAL, k = d: the Gaussian mechanism with shift c.
+ *  - PLD_SPLIT_CLIP_TOTAL, 1 < k < d: upper end from the allocation above
+ *    or from the Gaussian with shift c (releasing the blocks drawn),
+ *    whichever answers the smaller epsilon at delta = 1e-5 for this update
+ *    alone (both certified); lower end from the Poisson-subsampled
+ *    Gaussian with rate k/d, which a gradient in one block reaches.
+ *  Domains as pld_accountant_add_allocation (T = d).  All or nothing.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_accountant_add_model_splitting(
+    pld_accountant *acc, uint64_t d, uint64_t k, double sigma, double c,
+    pld_split_clip clip, uint64_t count);
+
 /** The two finite pairs behind the bracket (docs/allocation.md): *upper
  *  dominates the one-of-T pair in both directions (its law of S is larger
  *  in the convex order), *lower is dominated by it.  Compose *upper (with

@@ -95,6 +95,14 @@ class Parity(unittest.TestCase):
                     n += 1
         self.assertGreater(n, 20)
 
+    def test_model_splitting_total(self):
+        # a key's non-default choice takes the same path in both front ends
+        r = self.check("epsilon", 1e-5,
+                       "model-splitting:d=10,k=2,sigma=1,c=1,clip=total",
+                       "pld")
+        self.assertIsNotNone(r)
+        self.assertLess(r.lower, r.upper)
+
     def test_every_event_delta(self):
         for e, text in self.examples():
             for backend in ("pld", "rdp"):
