@@ -1884,7 +1884,8 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
  * variances k c^2 and covariances sum_{b in K n K'} <m_Kb, m_K'b> <= c^2
  * |K n K'|, the allocation's; phi(sum_K e^{G_K - v/2}) is supermodular for
  * convex phi, and the supermodular order of Gaussian vectors with equal
- * variances follows the covariances (Mueller and Scarsini 2000), so both
+ * variances follows the covariances (Mueller, Ann. Inst. Statist. Math. 53,
+ * 2001; Gaussian interpolation), so both
  * directions' curves are at most the allocation's.  Per-block clipping
  * reaches it (fixed directions): exact.  Total clipping (sum of the
  * blocks' squared norms <= c^2) is also dominated by the Gaussian with
