@@ -123,6 +123,9 @@ struct event_spec {
   rdp_fn rdp_lower; /* may be NULL: a cheap curve <= rdp at every order
                        (not an RDP bound), used only to skip rdp where it
                        cannot win (pld_event_ctx.rdp_lower, query.c) */
+  rdp_fn rdp_lower2; /* may be NULL (then rdp_lower serves): a cheaper
+                        curve, <= rdp_lower's too, tried first
+                        (pld_event_ctx.rdp_lower = 2) */
   no_pld_fn no_pld; /* may be NULL (then the event has a PLD) */
   no_solve_fn no_solve; /* may be NULL */
   const char *rdp_how; /* how --backend rdp handles it, for --help */
@@ -211,6 +214,13 @@ int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
                              uint64_t count);
 int ev_rdp_model_splitting(const struct value *v, pld_rdp_curve *c,
                            uint64_t count);
+int ev_rdp_model_splitting_projection(const struct value *v,
+                                      pld_rdp_curve *c, uint64_t count);
+int ev_rdp_bis_projection(const struct value *v, pld_rdp_curve *c,
+                          uint64_t count);
+/* Events that added their rdp_lower2 curve on this thread since the last
+ * call (events_parse.c; read by query.c's second opinion). */
+unsigned ev_take_lowered2(void);
 int ev_rdp_model_splitting_forward(const struct value *v, pld_rdp_curve *c,
                                    uint64_t count);
 /* model-splitting: the clip key (index of CLIPS, = pld_split_clip). */

@@ -42,6 +42,18 @@
 #include "detail.h"
 #include "events_internal.h"
 
+
+/* ev_take_lowered2: a count per thread (pld_event_ctx is public; its
+ * lowered counts every lower curve) */
+static _Thread_local unsigned lowered2;
+
+unsigned ev_take_lowered2(void)
+{
+  unsigned n = lowered2;
+  lowered2 = 0;
+  return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Numbers.                                                                  */
 
@@ -1141,7 +1153,12 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
      * members is not needed to be monotone */
     if (rdp && rdp == e->rdp && e->rdp_lower && ps->ctx->rdp_lower &&
         depth == 0) {
-      st = e->rdp_lower(rdp_vals, sk->rdp, count);
+      if (ps->ctx->rdp_lower >= 2 && e->rdp_lower2) {
+        st = e->rdp_lower2(rdp_vals, sk->rdp, count);
+        lowered2++;
+      } else {
+        st = e->rdp_lower(rdp_vals, sk->rdp, count);
+      }
       ps->ctx->lowered++;
     } else if (rdp) {
       st = rdp(rdp_vals, sk->rdp, count);

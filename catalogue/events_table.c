@@ -275,6 +275,7 @@ static const struct event_spec events[] = {
    .add = ev_add_split,
    .rdp = ev_rdp_model_splitting,
    .rdp_lower = ev_rdp_model_splitting_forward,
+   .rdp_lower2 = ev_rdp_model_splitting_projection,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
               "--orders",
@@ -314,6 +315,7 @@ static const struct event_spec events[] = {
    .add = ev_add_bis,
    .rdp = ev_rdp_splitting,
    .rdp_lower = ev_rdp_splitting_forward,
+   .rdp_lower2 = ev_rdp_bis_projection,
    .rdp_how = "as above (pld_rdp_model_splitting_curve); it takes about "
               "0.2 to 1 s on the 157 default orders, less with fewer "
               "--orders",

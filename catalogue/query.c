@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "events_internal.h"
+
 static double now(void)
 {
   struct timespec ts;
@@ -184,21 +186,32 @@ static pld_rdp_curve *optional_rdp_for(const pld_event_query *q, size_t n,
                                        double x, const pld_params *p)
 {
   pld_event_query d = *q;
-  pld_rdp_curve *lo = NULL;
-  unsigned lowered = 0;
   char err[256];
   d.orders = NULL;
   d.n_orders = 0;
-  if (rdp_curve(&d, n, events, NULL, 1, 1, &lo, NULL, &lowered, err,
-                sizeof err) != PLD_EVENT_OK)
-    return optional_rdp(q, n, events); /* undecided */
-  if (lowered == 0)
-    return lo;
-  pld_result t = *r;
-  int st = pld_best_lower_upper(&t, lo, is_delta, x, p);
-  pld_rdp_curve_free(lo);
-  if (st == PLD_SUCCESS && !(t.bound.upper < r->bound.upper))
-    return NULL;
+  /* level 2 first: the cheapest lower curves (balanced-iteration and
+   * model-splitting: a projection of the run, no dynamic program), every
+   * other event's level-1 curve or its RDP; if that cannot win, done;
+   * else level 1 (the forward terms), unless level 2 used nothing
+   * cheaper */
+  for (int level = 2; level >= 1; level--) {
+    pld_rdp_curve *lo = NULL;
+    unsigned lowered = 0;
+    (void)ev_take_lowered2();
+    if (rdp_curve(&d, n, events, NULL, 1, level, &lo, NULL, &lowered, err,
+                  sizeof err) != PLD_EVENT_OK)
+      return optional_rdp(q, n, events); /* undecided */
+    unsigned cheaper = ev_take_lowered2();
+    if (lowered == 0)
+      return lo;
+    pld_result t = *r;
+    int st = pld_best_lower_upper(&t, lo, is_delta, x, p);
+    pld_rdp_curve_free(lo);
+    if (st == PLD_SUCCESS && !(t.bound.upper < r->bound.upper))
+      return NULL;
+    if (level == 2 && cheaper == 0)
+      break; /* level 1 would be the same curve */
+  }
   return optional_rdp(q, n, events);
 }
 

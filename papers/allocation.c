@@ -31,6 +31,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "parallel.h"
 
 #define SQRT2 1.41421356237309504880
 #define MU_MIN 1e-3
@@ -1425,29 +1426,116 @@ static int group_law(struct group_laws *g, uint64_t n, const struct law **out)
   return PLD_SUCCESS;
 }
 
+/* two_block_law's independent parts, run on the two cores (pld_run2):
+ * the block's own 2-D law, and the groups' default laws (which only this
+ * side fills in gl) with the product of their coarse laws. */
+struct tb_own {
+  double mu;
+  uint64_t n1, n2;
+  struct law U;
+};
+
+static int tb_own_run(void *arg)
+{
+  struct tb_own *a = arg;
+  return law_two_of(a->mu, a->n1 + a->n2, &a->U);
+}
+
+struct tb_groups {
+  double mu;
+  uint64_t n1, n2;
+  struct group_laws *gl;
+  struct law G;
+};
+
+static int tb_groups_run(void *arg)
+{
+  struct tb_groups *b = arg;
+  struct law G1 = {0}, G2 = {0};
+  const struct law *F;
+  int st = group_law(b->gl, b->n1, &F);
+  if (!st)
+    st = group_law(b->gl, b->n2, &F);
+  if (!st)
+    st = law_of_mean(b->mu, b->n1, TWO_GROUP_ETA * default_eta(b->mu, b->n1),
+                       1, LV_PROD, &G1);
+  if (!st && b->n2 != b->n1)
+    st = law_of_mean(b->mu, b->n2,
+                     TWO_GROUP_ETA * default_eta(b->mu, b->n2), 1, LV_PROD,
+                     &G2);
+  if (!st)
+    st = law_prod(&G1, b->n2 != b->n1 ? &G2 : &G1, TWO_PROD_ETA, 1, &b->G);
+  if (!st)
+    law_trim(&b->G, 1, TRIM_CHUNK);
+  law_free(&G1);
+  law_free(&G2);
+  return st;
+}
+
+/* The decision's sides: the groups' eps at delta = dl (bisection on the
+ * larger direction's delta of F1 x F2, non-increasing in eps), or whether
+ * the meet's delta is at most the groups' at the points [i0, i1) of 101
+ * evenly spaced between the two ends. */
+struct tb_decide {
+  const struct law *F1;
+  const struct stoploss *tf, *tm;
+  double dl, end;
+  const double *ends;
+  int i0, i1, ok;
+};
+
+static int tb_end_run(void *arg)
+{
+  struct tb_decide *c = arg;
+  double lo = 0.0, hi = 1.0, dg[2];
+  for (int it = 0; it < 60; it++) { /* an upper end */
+    prod_deltas(c->F1, c->tf, hi, dg);
+    if (fmax(dg[0], dg[1]) <= c->dl)
+      break;
+    lo = hi;
+    hi *= 2.0;
+  }
+  for (int it = 0; it < 40; it++) {
+    double md = 0.5 * (lo + hi);
+    prod_deltas(c->F1, c->tf, md, dg);
+    if (fmax(dg[0], dg[1]) > c->dl)
+      lo = md;
+    else
+      hi = md;
+  }
+  c->end = lo;
+  return PLD_SUCCESS;
+}
+
+static int tb_points_run(void *arg)
+{
+  struct tb_decide *c = arg;
+  c->ok = 1;
+  for (int i = c->i0; i < c->i1 && c->ok; i++) {
+    double eps = c->ends[0] + (c->ends[1] - c->ends[0]) * (double)i / 100.0;
+    double dm[2], dg[2];
+    prod_deltas(c->F1, c->tf, eps, dg);
+    law_deltas(c->tm, eps, dm);
+    c->ok = fmax(dm[0], dm[1]) <= fmax(dg[0], dg[1]);
+  }
+  return PLD_SUCCESS;
+}
+
 static int two_block_law(double mu, uint64_t n1, uint64_t n2,
                          struct group_laws *gl, struct law *out, int *use)
 {
-  struct law U = {0}, G1 = {0}, G2 = {0}, G = {0}, M = {0};
+  struct law M = {0};
   const struct law *F1 = NULL, *F2 = NULL;
   struct stoploss tm = {0}, tf = {0};
   *use = 0;
-  int st = law_two_of(mu, n1 + n2, &U);
+  struct tb_own a = {mu, n1, n2, {0}};
+  struct tb_groups b = {mu, n1, n2, gl, {0}};
+  int st = pld_run2(tb_own_run, &a, tb_groups_run, &b);
   if (!st)
-    st = law_of_mean(mu, n1, TWO_GROUP_ETA * default_eta(mu, n1), 1, LV_PROD, &G1);
-  if (!st && n2 != n1)
-    st = law_of_mean(mu, n2, TWO_GROUP_ETA * default_eta(mu, n2), 1, LV_PROD, &G2);
-  if (!st)
-    st = law_prod(&G1, n2 != n1 ? &G2 : &G1, TWO_PROD_ETA, 1, &G);
-  if (!st) {
-    law_trim(&G, 1, TRIM_CHUNK);
-    st = law_meet(&U, &G, &M);
-  }
-  law_free(&U);
-  law_free(&G1);
-  law_free(&G2);
-  law_free(&G);
-  /* the groups as the accountant composes them */
+    st = law_meet(&a.U, &b.G, &M);
+  law_free(&a.U);
+  law_free(&b.G);
+  /* the groups as the accountant composes them (built above) */
   if (!st)
     st = group_law(gl, n1, &F1);
   if (!st)
@@ -1457,38 +1545,18 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2,
   if (!st)
     st = stoploss_make(F2, &tf);
   if (!st) {
-    /* the groups' eps at delta 1e-3 and 1e-12 (bisection on the larger
-     * direction's delta, non-increasing in eps), then 101 points between */
+    /* the groups' eps at delta 1e-3 and 1e-12, then 101 points between */
     double ends[2];
-    const double dl[2] = {1e-3, 1e-12};
-    for (int e = 0; e < 2; e++) {
-      double lo = 0.0, hi = 1.0, dg[2];
-      for (int it = 0; it < 60; it++) { /* an upper end */
-        prod_deltas(F1, &tf, hi, dg);
-        if (fmax(dg[0], dg[1]) <= dl[e])
-          break;
-        lo = hi;
-        hi *= 2.0;
-      }
-      for (int it = 0; it < 40; it++) {
-        double md = 0.5 * (lo + hi);
-        prod_deltas(F1, &tf, md, dg);
-        if (fmax(dg[0], dg[1]) > dl[e])
-          lo = md;
-        else
-          hi = md;
-      }
-      ends[e] = lo;
-    }
-    int ok = 1;
-    for (int i = 0; i <= 100 && ok; i++) {
-      double eps = ends[0] + (ends[1] - ends[0]) * (double)i / 100.0;
-      double dm[2], dg[2];
-      prod_deltas(F1, &tf, eps, dg);
-      law_deltas(&tm, eps, dm);
-      ok = fmax(dm[0], dm[1]) <= fmax(dg[0], dg[1]);
-    }
-    *use = ok;
+    struct tb_decide e0 = {F1, &tf, &tm, 1e-3, 0.0, ends, 0, 0, 1};
+    struct tb_decide e1 = {F1, &tf, &tm, 1e-12, 0.0, ends, 0, 0, 1};
+    st = pld_run2(tb_end_run, &e0, tb_end_run, &e1);
+    ends[0] = e0.end;
+    ends[1] = e1.end;
+    struct tb_decide p0 = {F1, &tf, &tm, 0.0, 0.0, ends, 0, 51, 1};
+    struct tb_decide p1 = {F1, &tf, &tm, 0.0, 0.0, ends, 51, 101, 1};
+    if (!st)
+      st = pld_run2(tb_points_run, &p0, tb_points_run, &p1);
+    *use = !st && p0.ok && p1.ok;
   }
   stoploss_free(&tm);
   stoploss_free(&tf);
@@ -1563,7 +1631,9 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
  * 51.5, upper 53.7); at most 62 steps.
  *
  * y is then binned (a post-processing again): cells of width h with
- * h max|m_r| <= 0.005 (the loss moves by at most that inside a cell) on
+ * h max|m_r| <= blur (the loss moves by at most that inside a cell;
+ * 0.005 for the accountant's pair, 0.02 for the Renyi lower curve, which
+ * only decides whether a second opinion can win) on
  * [-L, L], L = min(12 + max|m_r|, 37), and the two half-lines beyond: a finite
  * pair, whose PLD is cheap on any grid (the mixture pair itself costs a
  * root isolation per grid point: 3x the whole query at T = 10, k = 4, eps
@@ -1571,8 +1641,8 @@ static int share_gaussian(uint64_t T, uint64_t k, uint64_t units,
  * each mean (as phi_diff; relative error ~1e-14); P is then mixed with 1e-9 of Q (a
  * post-processing too: replace the output by a fresh draw from Q), which
  * lowers delta by 1e-9 relative and covers them. */
-static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
-                       pld_mech **out)
+static int subset_binned(uint64_t T, uint64_t k, double sigma, double c,
+                         double blur, double **pp, double **qq, size_t *np)
 {
   uint64_t a = k < T - k ? k : T - k;
   if (a > 62)
@@ -1599,7 +1669,9 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
   }
   /* at most 2^16 cells (c/sigma up to MU_MAX would ask for millions):
    * coarser cells there only blur the loss more, still a post-processing */
-  double L = fmin(12.0 + mmax, 37.0), h = fmin(0.02, 0.005 / fmax(mmax, 1e-9));
+  /* the Renyi curve's high orders weigh the far cells: all of [-37, 37] */
+  double L = blur > 0.005 ? 37.0 : fmin(12.0 + mmax, 37.0);
+  double h = fmin(0.02 * blur / 0.005, blur / fmax(mmax, 1e-9));
   size_t nc = (size_t)fmin(ceil(2.0 * L / h), 65536.0);
   h = 2.0 * L / (double)nc;
   size_t n = nc + 2; /* the cells, then (-inf, -L] and [L, inf) */
@@ -1655,8 +1727,26 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
     q[nk - 1] += aq;
   }
   n = nk;
+  pld_free(g);
+  if (st) {
+    pld_free(p);
+    pld_free(q);
+    return st;
+  }
+  *pp = p;
+  *qq = q;
+  *np = n;
+  return PLD_SUCCESS;
+}
+
+static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
+                       pld_mech **out)
+{
+  double *p = NULL, *q = NULL;
+  size_t n = 0;
   pld_mech *fin = NULL, *null = NULL;
   double one = 1.0;
+  int st = subset_binned(T, k, sigma, c, 0.005, &p, &q, &n);
   if (!st)
     st = pld_mech_finite(n, p, q, &fin);
   if (!st)
@@ -1665,10 +1755,66 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
     st = pld_mech_bracket(null, fin, out);
   pld_free(p);
   pld_free(q);
-  pld_free(g);
   pld_mech_free(fin);
   pld_mech_free(null);
   return st;
+}
+
+/* A Renyi curve below the k-out-of-T pair's (1 < k < T), at every order:
+ * the projected pair above (the summed-output Gaussian, alpha mu_g^2 / 2
+ * with mu_g^2 = k^2 (c/sigma)^2 / T, times the binned Gaussian mixture)
+ * is a post-processing of the run, and D_alpha never grows under
+ * post-processing, nor by the binning; D_alpha of a finite pair is
+ * log(sum q_j (p_j/q_j)^alpha) / (alpha - 1).  Rounded down: each term's
+ * exponent alpha log p - (alpha - 1) log q carries at most ~4 u (alpha +
+ * 1) 745 of error, the log-sum a few u of its size; 1e-13 (alpha + 1) of
+ * margin covers both, far below anything the second opinion's decision
+ * notices. */
+int pld_rdp_allocation_lower_curve(size_t n, const double *orders, uint64_t T,
+                                   uint64_t k, double sigma, double c,
+                                   double *eps)
+{
+  if (!orders || !eps || n == 0 || !(k > 1 && k < T) ||
+      T > PLD_ALLOCATION_MAX_T || !isfinite(sigma) || !(sigma > 0.0) ||
+      !isfinite(c) || !(c > 0.0) || !(c / sigma >= MU_MIN && c / sigma <= MU_MAX))
+    return PLD_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!(orders[i] > 1.0) || !isfinite(orders[i]))
+      return PLD_EINVAL;
+  double *p = NULL, *q = NULL;
+  size_t m = 0;
+  int st = subset_binned(T, k, sigma, c, 0.02, &p, &q, &m);
+  if (st)
+    return st;
+  double mu = c / sigma;
+  double g2 = (double)k * (double)k * mu * mu / (double)T * (1.0 - 8.0 * DBL_EPSILON);
+  double *lp = pld_malloc(2 * m * sizeof *lp);
+  if (!lp) {
+    pld_free(p);
+    pld_free(q);
+    return PLD_ENOMEM;
+  }
+  double *lq = lp + m;
+  for (size_t j = 0; j < m; j++) {
+    lp[j] = p[j] > 0.0 ? log(p[j]) : -INFINITY;
+    lq[j] = log(q[j]); /* every cell has Q-mass > 0 (subset_binned) */
+  }
+  for (size_t i = 0; i < n; i++) {
+    double a = orders[i], top = -INFINITY, sum = 0.0;
+    for (size_t j = 0; j < m; j++)
+      if (lp[j] > -INFINITY)
+        top = fmax(top, a * lp[j] - (a - 1.0) * lq[j]);
+    for (size_t j = 0; j < m; j++)
+      if (lp[j] > -INFINITY)
+        sum += exp(a * lp[j] - (a - 1.0) * lq[j] - top);
+    double d = (top + log(sum)) / (a - 1.0);
+    double lo = 0.5 * a * g2 + fmax(d, 0.0) - 1e-13 * (a + 1.0) * (1.0 + fabs(d));
+    eps[i] = fmax(lo, 0.0);
+  }
+  pld_free(lp);
+  pld_free(p);
+  pld_free(q);
+  return PLD_SUCCESS;
 }
 
 /* pld_allocation_split; laws (NULL: not wanted) gets the law of every

@@ -1005,6 +1005,71 @@ static void test_model_splitting(void **state)
   pld_accountant_free(acc);
 }
 
+/* The projection's Renyi curve (pld_rdp_allocation_lower_curve, the
+ * default backend's first test of whether an RDP second opinion can win):
+ * below the sound curve of the pair at every order, and close to the
+ * projected pair's own divergence computed here: for T = 4, k = 2 the
+ * mixture has weights 1/6, 4/6, 1/6 at means -mu, 0, mu (a = 2: (r - 1)
+ * mu / 1), whose E_Q[(sum W e^{m y - m^2/2})^a] at an integer order is the
+ * multinomial sum of W^n e^{(s^2 - q)/2}, s and q the sums of n m and n
+ * m^2; plus the summed output's alpha mu^2 k^2 / (2 T). */
+static long double proj4_D(int a, long double mu)
+{
+  const long double W[3] = {1.0L / 6, 4.0L / 6, 1.0L / 6};
+  const long double m[3] = {-mu, 0.0L, mu};
+  long double tot = 0.0L;
+  for (int n0 = 0; n0 <= a; n0++)
+    for (int n1 = 0; n0 + n1 <= a; n1++) {
+      int n2 = a - n0 - n1, n[3] = {n0, n1, n2};
+      long double lc = lgammal(a + 1.0L), s = 0, q = 0;
+      for (int i = 0; i < 3; i++) {
+        lc += -lgammal(n[i] + 1.0L) + n[i] * logl(W[i]);
+        s += n[i] * m[i];
+        q += n[i] * m[i] * m[i];
+      }
+      tot += expl(lc + (s * s - q) / 2);
+    }
+  return logl(tot) / (a - 1) + a * mu * mu * 4.0L / 8.0L;
+}
+
+static void test_rdp_lower_curve(void **state)
+{
+  (void)state;
+  const double orders[] = {1.5, 2, 3, 5, 8, 16, 32};
+  const size_t n = sizeof orders / sizeof *orders;
+  double lo[7], snd[7];
+  assert_int_equal(pld_rdp_allocation_lower_curve(n, orders, 4, 2, 1.0, 1.0,
+                                                  lo), 0);
+  assert_int_equal(pld_rdp_model_splitting_curve(n, orders, 4, 2, 1.0, 1.0,
+                                                 snd), 0);
+  for (size_t i = 0; i < n; i++) {
+    print_message("alpha %g: lower %.6g, sound %.6g", orders[i], lo[i], snd[i]);
+    assert_true(lo[i] >= 0.0 && lo[i] <= snd[i]);
+    if (orders[i] == floor(orders[i])) {
+      long double ex = proj4_D((int)orders[i], 1.0L);
+      print_message(", projection %.6Lg", ex);
+      assert_true(lo[i] <= ex && lo[i] >= 0.999L * ex);
+    }
+    print_message("\n");
+  }
+  /* a larger case: below the sound curve too */
+  assert_int_equal(pld_rdp_allocation_lower_curve(n, orders, 10, 4, 2.0, 1.0,
+                                                  lo), 0);
+  assert_int_equal(pld_rdp_model_splitting_curve(n, orders, 10, 4, 2.0, 1.0,
+                                                 snd), 0);
+  for (size_t i = 0; i < n; i++)
+    assert_true(lo[i] >= 0.5 * orders[i] * 1.6 / 10 * 0.25 && lo[i] <= snd[i]);
+  /* bad input writes nothing */
+  double keep = -1.0, o1 = 1.0, o2 = 2.0, oi = INFINITY;
+  assert_int_equal(pld_rdp_allocation_lower_curve(1, &o1, 4, 2, 1.0, 1.0, &keep), PLD_EINVAL);
+  assert_int_equal(pld_rdp_allocation_lower_curve(1, &oi, 4, 2, 1.0, 1.0, &keep), PLD_EINVAL);
+  assert_int_equal(pld_rdp_allocation_lower_curve(1, &o2, 4, 1, 1.0, 1.0, &keep), PLD_EINVAL);
+  assert_int_equal(pld_rdp_allocation_lower_curve(1, &o2, 4, 4, 1.0, 1.0, &keep), PLD_EINVAL);
+  assert_int_equal(pld_rdp_allocation_lower_curve(1, &o2, 4, 2, NAN, 1.0, &keep), PLD_EINVAL);
+  assert_int_equal(pld_rdp_allocation_lower_curve(0, &o2, 4, 2, 1.0, 1.0, &keep), PLD_EINVAL);
+  assert_true(keep == -1.0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1025,6 +1090,7 @@ int main(void)
       cmocka_unit_test(test_poisson_split_many),
       cmocka_unit_test(test_partial_split),
       cmocka_unit_test(test_model_splitting),
+      cmocka_unit_test(test_rdp_lower_curve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

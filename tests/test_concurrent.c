@@ -237,6 +237,43 @@ static void test_merge_threads(void **state)
   EXPECT_DONE();
 }
 
+/* ---- the allocation's blocks of two on two threads ---- */
+
+/* A block of two builds its own law and its groups' laws on two threads
+ * (src/parallel.c pld_run2): the same answer, bit for bit, when two such
+ * adds also run at once from two user threads (four threads in all). */
+static void *bis_worker(void *arg)
+{
+  pld_bound *out = arg;
+  pld_accountant *acc = NULL;
+  pld_result r;
+  if (pld_accountant_alloc(NULL, &acc) == PLD_SUCCESS &&
+      pld_accountant_add_allocation(acc, 6, 2, 1.0, 1.0, 1) == PLD_SUCCESS &&
+      pld_accountant_epsilon(acc, 1e-5, &r) == PLD_SUCCESS)
+    *out = r.bound;
+  pld_accountant_free(acc);
+  return NULL;
+}
+
+static void test_allocation_threads(void **state)
+{
+  (void)state;
+  pld_bound ref = {NAN, NAN}, got[2] = {{NAN, NAN}, {NAN, NAN}};
+  bis_worker(&ref);
+  EXPECT(isfinite(ref.upper) && ref.lower <= ref.upper, "alone: [%g, %g]",
+         ref.lower, ref.upper);
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&t[i], NULL, bis_worker, &got[i]), 0);
+  for (int i = 0; i < 2; i++)
+    pthread_join(t[i], NULL);
+  for (int i = 0; i < 2; i++)
+    EXPECT(memcmp(&got[i], &ref, sizeof ref) == 0,
+           "thread %d: [%.17g, %.17g] against [%.17g, %.17g] alone", i,
+           got[i].lower, got[i].upper, ref.lower, ref.upper);
+  EXPECT_DONE();
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -244,6 +281,7 @@ int main(void)
       cmocka_unit_test(test_detail_per_thread),
       cmocka_unit_test(test_progress_hook),
       cmocka_unit_test(test_merge_threads),
+      cmocka_unit_test(test_allocation_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,6 +141,21 @@ PLD_API PLD_NODISCARD int pld_accountant_add_model_splitting(
     pld_accountant *acc, uint64_t d, uint64_t k, double sigma, double c,
     pld_split_clip clip, uint64_t count);
 
+/** A curve below the Renyi divergences of k-out-of-T allocation (1 < k <
+ *  T, Gaussian noise sigma, norm c) in both directions at every order:
+ *  eps[i] <= max(D_a(P||Q), D_a(Q||P)) at a = orders[i] > 1 (finite), the
+ *  forward one in fact, of the projection of the run that gives the lower
+ *  end of pld_accountant_add_allocation (the summed output's Gaussian
+ *  times a binned Gaussian mixture, docs/allocation.md "k > 1: the lower
+ *  end"), rounded down.  NOT an RDP bound of the mechanism (it is below
+ *  every bound): the default backend uses it to skip an RDP second opinion
+ *  that cannot win, before the costlier exact forward terms.  Domains as
+ *  pld_accountant_add_allocation; eps written only on success.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_rdp_allocation_lower_curve(
+    size_t n, const double *orders, uint64_t T, uint64_t k, double sigma,
+    double c, double *eps);
+
 /** The two finite pairs behind the bracket (docs/allocation.md): *upper
  *  dominates the one-of-T pair in both directions (its law of S is larger
  *  in the convex order), *lower is dominated by it.  Compose *upper (with

@@ -98,7 +98,11 @@ typedef struct pld_event_ctx {
                                epsilon/delta is <= the RDP's (a conversion
                                is monotone in the curve): the default
                                backend skips its optional RDP bound when
-                               even this cannot win (catalogue/query.c) */
+                               even this cannot win (catalogue/query.c).
+                               2: where an event has an even cheaper
+                               lower curve (balanced-iteration and
+                               model-splitting with 1 < k < T: a
+                               projection of the run), that one */
   /* out, accumulated over calls (zero the struct to start) */
   unsigned marks;                     /* KEY=? markers seen */
   char mark_key[32];                  /* the key of the marker */
