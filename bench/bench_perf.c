@@ -300,8 +300,10 @@ static const struct pcase cases[] = {
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 5.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 8.0),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 10.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 15.0),
   BIS(1000, 1, 1.0), BIS(10, 4, 2.0), BIS(10, 5, 1.0), BIS(100, 10, 1.0),
-  BIS(100, 10, 2.0), BIS(2000, 655, 1.0),
+  BIS(100, 10, 2.0), BIS(2000, 655, 1.0), BIS(4, 2, 1.0), BIS(20, 2, 1.0),
+  BIS(2000, 3, 1.0), BIS(1000, 100, 2.0),
   BISD(10, 1, 1.0, 9), BISD(10, 1, 1.0, 12), BISD(10, 4, 2.0, 10),
+  BISD(10, 4, 2.0, 8),
 };
 
 int main(int argc, char **argv)
