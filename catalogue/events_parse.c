@@ -1089,12 +1089,13 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
   if (!no_pld && e->add && sk && sk->acc) {
     st = e->add(vals, sk->acc, count);
     if (st != PLD_SUCCESS) {
+      /* pld_status_text: the detail too, where the library recorded one */
       if (st == PLD_EINVAL) {
         snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_strerror(st));
+                 qev, pld_status_text(st));
       } else {
         snprintf(err, errlen, "%s (while adding event %s)",
-                 pld_strerror(st), qev);
+                 pld_status_text(st), qev);
         rc = PLD_EVENT_EFAIL;
       }
       goto done;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "detail.h"
 #include "internal.h"
 #include "parallel.h"
 
@@ -1774,13 +1775,23 @@ int pld_rdp_allocation_lower_curve(size_t n, const double *orders, uint64_t T,
                                    uint64_t k, double sigma, double c,
                                    double *eps)
 {
-  if (!orders || !eps || n == 0 || !(k > 1 && k < T) ||
-      T > PLD_ALLOCATION_MAX_T || !isfinite(sigma) || !(sigma > 0.0) ||
-      !isfinite(c) || !(c > 0.0) || !(c / sigma >= MU_MIN && c / sigma <= MU_MAX))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (!orders || !eps || n == 0)
+    return pld_fail(PLD_EINVAL, "orders and eps must not be NULL, n >= 1");
+  if (!(k > 1 && k < T) || T > PLD_ALLOCATION_MAX_T)
+    return pld_fail(PLD_EINVAL,
+                    "T = %llu, k = %llu: needs 1 < k < T <= %d",
+                    (unsigned long long)T, (unsigned long long)k,
+                    PLD_ALLOCATION_MAX_T);
+  if (!isfinite(sigma) || !(sigma > 0.0) || !isfinite(c) || !(c > 0.0) ||
+      !(c / sigma >= MU_MIN && c / sigma <= MU_MAX))
+    return pld_fail(PLD_EINVAL,
+                    "sigma = %g, c = %g: both finite > 0, c/sigma in "
+                    "[%g, %g]", sigma, c, MU_MIN, MU_MAX);
   for (size_t i = 0; i < n; i++)
     if (!(orders[i] > 1.0) || !isfinite(orders[i]))
-      return PLD_EINVAL;
+      return pld_fail(PLD_EINVAL, "orders[%zu] = %g must be finite and > 1",
+                      i, orders[i]);
   double *p = NULL, *q = NULL;
   size_t m = 0;
   int st = subset_binned(T, k, sigma, c, 0.02, &p, &q, &m);
@@ -2008,8 +2019,15 @@ static int scratch_of(const pld_accountant *acc, pld_accountant **out)
 int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
                                   double sigma, double c, uint64_t count)
 {
+  pld_detail_clear();
   if (!acc || !alloc_args_ok(T, k, sigma, c, count))
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL,
+                    "T = %llu, k = %llu, sigma = %g, c = %g, count = %llu: "
+                    "needs acc, 1 <= k <= T <= %d, sigma and c finite > 0 "
+                    "with c/sigma in [%g, %g], 1 <= count <= 2^53/k",
+                    (unsigned long long)T, (unsigned long long)k, sigma, c,
+                    (unsigned long long)count, PLD_ALLOCATION_MAX_T, MU_MIN,
+                    MU_MAX);
   pld_accountant *scratch = NULL;
   int st = scratch_of(acc, &scratch);
   if (!st)
@@ -2042,9 +2060,18 @@ int pld_accountant_add_model_splitting(pld_accountant *acc, uint64_t d,
                                        uint64_t k, double sigma, double c,
                                        pld_split_clip clip, uint64_t count)
 {
-  if (!acc || !alloc_args_ok(d, k, sigma, c, count) ||
-      (clip != PLD_SPLIT_CLIP_BLOCK && clip != PLD_SPLIT_CLIP_TOTAL))
-    return PLD_EINVAL;
+  pld_detail_clear();
+  if (clip != PLD_SPLIT_CLIP_BLOCK && clip != PLD_SPLIT_CLIP_TOTAL)
+    return pld_fail(PLD_EINVAL, "clip = %d is not a pld_split_clip",
+                    (int)clip);
+  if (!acc || !alloc_args_ok(d, k, sigma, c, count))
+    return pld_fail(PLD_EINVAL,
+                    "d = %llu, k = %llu, sigma = %g, c = %g, count = %llu: "
+                    "needs acc, 1 <= k <= d <= %d, sigma and c finite > 0 "
+                    "with c/sigma in [%g, %g], 1 <= count <= 2^53/k",
+                    (unsigned long long)d, (unsigned long long)k, sigma, c,
+                    (unsigned long long)count, PLD_ALLOCATION_MAX_T, MU_MIN,
+                    MU_MAX);
   if (clip == PLD_SPLIT_CLIP_BLOCK || k == 1)
     return pld_accountant_add_allocation(acc, d, k, sigma, c, count);
   pld_mech *g = NULL;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <pldkit/allocation.h>
 #include <pldkit/participation.h>
 #include <pldkit/rdp_papers.h>
 
@@ -69,6 +70,18 @@ static void test_detail_names_parameter(void **state)
   REQUIRE_OK(pld_accountant_epsilon(acc, 1e-6, &r));
   EXPECT(pld_error_detail()[0] == '\0', "detail after success: '%s'",
          pld_error_detail());
+  /* random allocation and model splitting */
+  EXPECT_DETAIL(pld_accountant_add_allocation(acc, 3, 4, 1.0, 1.0, 1),
+                PLD_EINVAL, "T = 3, k = 4", "1 <= k <= T");
+  EXPECT_DETAIL(pld_accountant_add_model_splitting(acc, 3, 2, 1e-5, 1.0,
+                                                   PLD_SPLIT_CLIP_TOTAL, 1),
+                PLD_EINVAL, "sigma = 1e-05", "c/sigma in [0.001, 30]");
+  EXPECT_DETAIL(pld_accountant_add_model_splitting(acc, 3, 2, 1.0, 1.0,
+                                                   (pld_split_clip)5, 1),
+                PLD_EINVAL, "clip = 5");
+  double ords[2] = {2.0, 0.5}, ev[2];
+  EXPECT_DETAIL(pld_rdp_allocation_lower_curve(2, ords, 10, 4, 1.0, 1.0, ev),
+                PLD_EINVAL, "orders[1] = 0.5", "> 1");
   pld_accountant_free(acc);
   pld_mech_free(m);
 
