@@ -1574,6 +1574,35 @@ static int two_block_law(double mu, uint64_t n1, uint64_t n2,
   return st;
 }
 
+/* split_blocks' sides: one pair kind's block (two_block_law), and one
+ * group size's default law (group_law), built before the kinds run at
+ * once so that they only read the cache. */
+struct tb_kind {
+  double mu;
+  uint64_t n1, n2;
+  struct group_laws *gl;
+  struct law M;
+  int use;
+};
+
+static int tb_kind_run(void *arg)
+{
+  struct tb_kind *k = arg;
+  return two_block_law(k->mu, k->n1, k->n2, k->gl, &k->M, &k->use);
+}
+
+struct tb_group_law {
+  struct group_laws *gl;
+  uint64_t n;
+};
+
+static int tb_group_law_run(void *arg)
+{
+  struct tb_group_law *g = arg;
+  const struct law *F;
+  return group_law(g->gl, g->n, &F);
+}
+
 /* The mechanism of a block of the split: one of m steps (j = 1: from its
  * default upper law M when one is given, else pld_mech_random_allocation's
  * bracket) or two of m (j = 2, its law M from two_block_law), the upper
@@ -1863,13 +1892,41 @@ static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
     const uint64_t pair[3][3] = {{n[0], n[1], mixed},
                                  {n[1], n[1], big / 2},
                                  {n[0], n[0], small / 2}};
+    /* the kinds' laws: two of them at once on the two cores when there
+     * are two (T = 2000, k = 655: two-of-7 and two-of-6), the groups'
+     * laws built first, which both read */
+    struct tb_kind kd[3];
+    size_t nk = 0, want[3];
+    memset(kd, 0, sizeof kd);
+    for (int i = 0; i < 3; i++)
+      if (pair[i][2] && two_feasible(mu, pair[i][0] + pair[i][1])) {
+        kd[nk] = (struct tb_kind){mu, pair[i][0], pair[i][1], gl, {0}, 0};
+        want[nk++] = (size_t)i;
+      }
+    if (nk >= 2) {
+      struct tb_group_law g0 = {gl, n[0]}, g1 = {gl, n[1]};
+      st = n[1] != n[0] && mult[1] ? pld_run2(tb_group_law_run, &g1,
+                                              tb_group_law_run, &g0)
+                                   : tb_group_law_run(&g0);
+    }
+    for (size_t i = 0; i + 1 < nk && !st; i += 2)
+      st = pld_run2(tb_kind_run, &kd[i], tb_kind_run, &kd[i + 1]);
+    if (!st && nk % 2)
+      st = tb_kind_run(&kd[nk - 1]);
+    size_t kj = 0;
     for (int i = 0; i < 3 && !st; i++) {
       uint64_t m = pair[i][0] + pair[i][1], cnt = pair[i][2];
       if (!cnt)
         continue;
       int use = 0;
-      if (two_feasible(mu, m))
-        st = two_block_law(mu, pair[i][0], pair[i][1], gl, &tl[nb], &use);
+      if (kj < nk && want[kj] == (size_t)i) {
+        use = kd[kj].use;
+        if (use) {
+          tl[nb] = kd[kj].M;
+          memset(&kd[kj].M, 0, sizeof kd[kj].M);
+        }
+        kj++;
+      }
       if (use) {
         tmp[nb++] = (pld_allocation_block){2, m, cnt};
       } else {
@@ -1877,6 +1934,8 @@ static int split_blocks(uint64_t T, uint64_t k, double sigma, double c,
         tmp[nb++] = (pld_allocation_block){1, pair[i][1], cnt};
       }
     }
+    for (size_t i = 0; i < nk; i++)
+      law_free(&kd[i].M);
     if (big % 2)
       tmp[nb++] = (pld_allocation_block){1, n[1], 1};
     if (small % 2)
