@@ -239,16 +239,17 @@ static void test_merge_threads(void **state)
 
 /* ---- the allocation's blocks of two on two threads ---- */
 
-/* A block of two builds its own law and its groups' laws on two threads
+/* A block of two builds its own law and its groups' laws on two threads,
+ * and two pair kinds (T = 11, k = 5: two-of-5 and two-of-4) build at once
  * (src/parallel.c pld_run2): the same answer, bit for bit, when two such
- * adds also run at once from two user threads (four threads in all). */
+ * adds also run at once from two user threads. */
 static void *bis_worker(void *arg)
 {
   pld_bound *out = arg;
   pld_accountant *acc = NULL;
   pld_result r;
   if (pld_accountant_alloc(NULL, &acc) == PLD_SUCCESS &&
-      pld_accountant_add_allocation(acc, 6, 2, 1.0, 1.0, 1) == PLD_SUCCESS &&
+      pld_accountant_add_allocation(acc, 11, 5, 1.0, 1.0, 1) == PLD_SUCCESS &&
       pld_accountant_epsilon(acc, 1e-5, &r) == PLD_SUCCESS)
     *out = r.bound;
   pld_accountant_free(acc);
