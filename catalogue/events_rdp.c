@@ -133,14 +133,21 @@ typedef int (*split_curve_fn)(size_t, const double *, int64_t, int64_t,
  * library batches the orders so that none loses its amplification to a
  * much larger one, papers/splitting_rdp.c) */
 static int add_split_curve(split_curve_fn f, const struct value *v,
-                           pld_rdp_curve *c, uint64_t count)
+                           pld_rdp_curve *c, uint64_t count, int gauss)
 {
   size_t n = pld_rdp_curve_size(c);
+  const double *orders = pld_rdp_curve_orders(c);
   double *eps = malloc(n * sizeof *eps);
   if (eps == NULL)
     return PLD_ENOMEM;
-  int st = f(n, pld_rdp_curve_orders(c), v[0].integer, v[1].integer,
-             v[2].real, v[3].real, eps);
+  int st = f(n, orders, v[0].integer, v[1].integer, v[2].real, v[3].real,
+             eps);
+  /* gauss: each value at most the Gaussian's alpha c^2 / (2 sigma^2),
+   * rounded up; the same for a curve and its lower curves, which keeps
+   * their order bit for bit */
+  double mu = v[3].real / v[2].real;
+  for (size_t i = 0; i < n && st == PLD_SUCCESS && gauss; i++)
+    eps[i] = fmin(eps[i], 0.5 * orders[i] * mu * mu * (1.0 + 1e-15));
   if (st == PLD_SUCCESS)
     st = pld_rdp_curve_add_values(c, eps, count);
   free(eps);
@@ -150,7 +157,7 @@ static int add_split_curve(split_curve_fn f, const struct value *v,
 int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
                      uint64_t count)
 {
-  return add_split_curve(pld_rdp_model_splitting_curve, v, c, count);
+  return add_split_curve(pld_rdp_model_splitting_curve, v, c, count, 0);
 }
 
 /* model-splitting, balanced-iteration: the forward terms alone, the
@@ -159,84 +166,61 @@ int ev_rdp_splitting(const struct value *v, pld_rdp_curve *c,
 int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
                              uint64_t count)
 {
-  return add_split_curve(pld_rdp_model_splitting_forward_curve, v, c, count);
+  return add_split_curve(pld_rdp_model_splitting_forward_curve, v, c, count,
+                         0);
 }
 
 /* model-splitting (keys d, k, sigma, c, clip): the allocation pair with
  * norm c in every block drawn dominates any gradient whose parts have
  * norm <= c each (papers/allocation.c, pld_accountant_add_model_splitting),
- * so its sound curve holds for both clippings; under total clipping the
- * Gaussian with shift c dominates as well (release the blocks drawn), and
- * the smaller of two bounds at an order is one.  f: the sound curve or the
- * forward terms alone (the rdp_lower: min with the same Gaussian keeps it
- * below the sound one's, bit for bit). */
-static int add_model_split(split_curve_fn f, const struct value *v,
-                           pld_rdp_curve *c, uint64_t count)
+ * so its sound curve holds for both clippings; under total clipping with k
+ * > 1 the Gaussian with shift c dominates as well (release the blocks
+ * drawn), and the smaller of two bounds at an order is one.  Its lower
+ * curves take the same minimum. */
+static int split_total(const struct value *v)
 {
-  if (v[4].integer != CLIP_TOTAL || v[1].integer == 1)
-    return add_split_curve(f, v, c, count);
-  size_t n = pld_rdp_curve_size(c);
-  const double *orders = pld_rdp_curve_orders(c);
-  double *eps = malloc(n * sizeof *eps);
-  if (eps == NULL)
-    return PLD_ENOMEM;
-  int st = f(n, orders, v[0].integer, v[1].integer, v[2].real, v[3].real,
-             eps);
-  double mu = v[3].real / v[2].real;
-  for (size_t i = 0; i < n && st == PLD_SUCCESS; i++)
-    eps[i] = fmin(eps[i], 0.5 * orders[i] * mu * mu * (1.0 + 1e-15));
-  if (st == PLD_SUCCESS)
-    st = pld_rdp_curve_add_values(c, eps, count);
-  free(eps);
-  return st;
+  return v[4].integer == CLIP_TOTAL && v[1].integer > 1;
 }
 
 int ev_rdp_model_splitting(const struct value *v, pld_rdp_curve *c,
                            uint64_t count)
 {
-  return add_model_split(pld_rdp_model_splitting_curve, v, c, count);
+  return add_split_curve(pld_rdp_model_splitting_curve, v, c, count,
+                         split_total(v));
 }
 
 int ev_rdp_model_splitting_forward(const struct value *v, pld_rdp_curve *c,
                                    uint64_t count)
 {
-  return add_model_split(pld_rdp_model_splitting_forward_curve, v, c, count);
+  return add_split_curve(pld_rdp_model_splitting_forward_curve, v, c, count,
+                         split_total(v));
 }
 
-/* The projection's curve (pld_rdp_allocation_lower_curve: the summed
- * output's Gaussian times a binned Gaussian mixture, a post-processing of
- * the k-of-T run) for 1 < k < T: below the allocation's sound curve and
- * its forward terms at every order, and no dynamic program; other k: the
- * forward terms.  model-splitting with clip=total: its min with the
- * Gaussian, as the sound curve's. */
+/* pld_rdp_allocation_lower_curve in split_curve_fn's form (T = d). */
+static int projection_curve(size_t n, const double *orders, int64_t T,
+                            int64_t k, double sigma, double c, double *eps)
+{
+  return pld_rdp_allocation_lower_curve(n, orders, (uint64_t)T, (uint64_t)k,
+                                        sigma, c, eps);
+}
+
+/* The projection's curve (the summed output's Gaussian times a binned
+ * Gaussian mixture, a post-processing of the k-of-T run) for 1 < k < T:
+ * below the allocation's sound curve at every order, and no dynamic
+ * program; else the forward terms.  Not where a = min(k, T - k) > 10: the
+ * forward terms are cheap there (their program is over its cap: eq. (3)
+ * and the group bound), and the mixture has a + 1 components (T = 1000, k
+ * = 100: 0.65 -> 0.72 s with it; T = 2000, k = 3: 0.80 -> 0.42 s; T = 4,
+ * k = 2: 2.1 -> 0.35 s). */
 static int add_projection(const struct value *v, pld_rdp_curve *c,
-                          uint64_t count, int total)
+                          uint64_t count, int gauss)
 {
   int64_t T = v[0].integer, k = v[1].integer;
-  /* a = min(k, T - k) > 10: the forward terms are cheap there (their
-   * program is over its cap: eq. (3) and the group bound), and the
-   * projection's mixture has a + 1 components (T = 1000, k = 100: 0.65 ->
-   * 0.72 s with it, T = 2000, k = 3: 0.80 -> 0.42 s, T = 4, k = 2: 2.1 ->
-   * 0.35 s) */
   int64_t a = k < T - k ? k : T - k;
-  if (!(k > 1 && k < T) || a > 10)
-    return add_split_curve(pld_rdp_model_splitting_forward_curve, v, c,
-                           count);
-  size_t n = pld_rdp_curve_size(c);
-  const double *orders = pld_rdp_curve_orders(c);
-  double *eps = malloc(n * sizeof *eps);
-  if (eps == NULL)
-    return PLD_ENOMEM;
-  int st = pld_rdp_allocation_lower_curve(n, orders, (uint64_t)T,
-                                          (uint64_t)k, v[2].real, v[3].real,
-                                          eps);
-  double mu = v[3].real / v[2].real;
-  for (size_t i = 0; i < n && st == PLD_SUCCESS && total; i++)
-    eps[i] = fmin(eps[i], 0.5 * orders[i] * mu * mu);
-  if (st == PLD_SUCCESS)
-    st = pld_rdp_curve_add_values(c, eps, count);
-  free(eps);
-  return st;
+  int proj = k > 1 && k < T && a <= 10;
+  return add_split_curve(proj ? projection_curve
+                              : pld_rdp_model_splitting_forward_curve,
+                         v, c, count, gauss);
 }
 
 int ev_rdp_bis_projection(const struct value *v, pld_rdp_curve *c,
@@ -248,7 +232,7 @@ int ev_rdp_bis_projection(const struct value *v, pld_rdp_curve *c,
 int ev_rdp_model_splitting_projection(const struct value *v,
                                       pld_rdp_curve *c, uint64_t count)
 {
-  return add_projection(v, c, count, v[4].integer == CLIP_TOTAL);
+  return add_projection(v, c, count, split_total(v));
 }
 
 /* poisson-splitting: pld_rdp_poisson_split at every order; where it has no

@@ -2065,6 +2065,19 @@ static int alloc_args_ok(uint64_t T, uint64_t k, double sigma, double c,
          c / sigma >= MU_MIN && c / sigma <= MU_MAX;
 }
 
+/* What alloc_args_ok (or a NULL accountant) refused; T named `tn`. */
+static int alloc_args_fail(const char *tn, uint64_t T, uint64_t k,
+                           double sigma, double c, uint64_t count)
+{
+  return pld_fail(PLD_EINVAL,
+                  "%s = %llu, k = %llu, sigma = %g, c = %g, count = %llu: "
+                  "needs acc, 1 <= k <= %s <= %d, sigma and c finite > 0 "
+                  "with c/sigma in [%g, %g], 1 <= count <= 2^53/k",
+                  tn, (unsigned long long)T, (unsigned long long)k, sigma, c,
+                  (unsigned long long)count, tn, PLD_ALLOCATION_MAX_T, MU_MIN,
+                  MU_MAX);
+}
+
 /* An accountant with acc's params, for one update built aside and merged
  * into acc in one step: a failure anywhere leaves acc as it was (a
  * half-added allocation would under-count). */
@@ -2080,13 +2093,7 @@ int pld_accountant_add_allocation(pld_accountant *acc, uint64_t T, uint64_t k,
 {
   pld_detail_clear();
   if (!acc || !alloc_args_ok(T, k, sigma, c, count))
-    return pld_fail(PLD_EINVAL,
-                    "T = %llu, k = %llu, sigma = %g, c = %g, count = %llu: "
-                    "needs acc, 1 <= k <= T <= %d, sigma and c finite > 0 "
-                    "with c/sigma in [%g, %g], 1 <= count <= 2^53/k",
-                    (unsigned long long)T, (unsigned long long)k, sigma, c,
-                    (unsigned long long)count, PLD_ALLOCATION_MAX_T, MU_MIN,
-                    MU_MAX);
+    return alloc_args_fail("T", T, k, sigma, c, count);
   pld_accountant *scratch = NULL;
   int st = scratch_of(acc, &scratch);
   if (!st)
@@ -2124,13 +2131,7 @@ int pld_accountant_add_model_splitting(pld_accountant *acc, uint64_t d,
     return pld_fail(PLD_EINVAL, "clip = %d is not a pld_split_clip",
                     (int)clip);
   if (!acc || !alloc_args_ok(d, k, sigma, c, count))
-    return pld_fail(PLD_EINVAL,
-                    "d = %llu, k = %llu, sigma = %g, c = %g, count = %llu: "
-                    "needs acc, 1 <= k <= d <= %d, sigma and c finite > 0 "
-                    "with c/sigma in [%g, %g], 1 <= count <= 2^53/k",
-                    (unsigned long long)d, (unsigned long long)k, sigma, c,
-                    (unsigned long long)count, PLD_ALLOCATION_MAX_T, MU_MIN,
-                    MU_MAX);
+    return alloc_args_fail("d", d, k, sigma, c, count);
   if (clip == PLD_SPLIT_CLIP_BLOCK || k == 1)
     return pld_accountant_add_allocation(acc, d, k, sigma, c, count);
   pld_mech *g = NULL;

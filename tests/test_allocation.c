@@ -34,19 +34,26 @@ static long double gauss_eps(long double mu, long double delta)
 
 /* One k-out-of-T run (c = 1) in a fresh default accountant: its epsilon
  * bracket at x = delta (want_delta 0) or delta bracket at x = eps (1). */
-static pld_result bis_query(uint64_t T, uint64_t k, double sigma, int want_delta,
-                            double x)
+/* acc's epsilon bracket at x = delta (want_delta 0) or delta bracket at x
+ * = eps (1); acc is freed. */
+static pld_result answer(pld_accountant *acc, int want_delta, double x)
 {
-  pld_accountant *acc = NULL;
   pld_result r;
-  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-  assert_int_equal(pld_accountant_add_allocation(acc, T, k, sigma, 1.0, 1), 0);
   if (want_delta)
     assert_int_equal(pld_accountant_delta(acc, x, &r), 0);
   else
     assert_int_equal(pld_accountant_epsilon(acc, x, &r), 0);
   pld_accountant_free(acc);
   return r;
+}
+
+static pld_result bis_query(uint64_t T, uint64_t k, double sigma, int want_delta,
+                            double x)
+{
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add_allocation(acc, T, k, sigma, 1.0, 1), 0);
+  return answer(acc, want_delta, x);
 }
 
 /* The allocation books its laws' arithmetic as rel_err 1e-9 on its
@@ -206,11 +213,12 @@ static long double put_ln(long double A, long double B, long double mu)
   return A * ncdf(z) - B * ncdf(z - mu);
 }
 
-/* The Fig. 1 pair with d = 2, mu = 1: P = (1-q) Q + (q/2) sum_i N(e_i),
- * delta = max of E_Q (1-q + q S - t)_+ and E_Q (1 - t(1-q+qS))_+, S =
- * (X1 + X2)/2: X2 in closed form, X1 by the midpoint rule (2e5 points on
- * [-14, 14]; smooth integrand, error far below 1e-9 relative). */
-static long double quad_psplit2(long double q, long double eps)
+/* delta of the likelihood ratio S = s0 + s1 X1 + s2 X2 (X1, X2 i.i.d.
+ * e^{Z - 1/2}), the larger of E_Q (S - t)_+ and E_Q (1 - t S)_+: X2 in
+ * closed form, X1 by the midpoint rule (2e5 points on [-14, 14]; smooth
+ * integrand, error far below 1e-9 relative). */
+static long double quad_lin2(long double s0, long double s1, long double s2,
+                             long double eps)
 {
   const int n = 200000;
   const long double lo = -14.0L, h = 28.0L / n, t = expl(eps);
@@ -219,10 +227,17 @@ static long double quad_psplit2(long double q, long double eps)
     long double z = lo + (i + 0.5L) * h;
     long double w = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
     long double x1 = expl(z - 0.5L);
-    a += w * call_ln(1 - q + q * x1 / 2 - t, q / 2, 1.0L);
-    b += w * put_ln(1 - t * (1 - q) - t * q * x1 / 2, t * q / 2, 1.0L);
+    a += w * call_ln(s0 + s1 * x1 - t, s2, 1.0L);
+    b += w * put_ln(1 - t * s0 - t * s1 * x1, t * s2, 1.0L);
   }
   return a > b ? a : b;
+}
+
+/* The Fig. 1 pair with d = 2, mu = 1: P = (1-q) Q + (q/2) sum_i N(e_i), S
+ * = 1 - q + q (X1 + X2)/2. */
+static long double quad_psplit2(long double q, long double eps)
+{
+  return quad_lin2(1 - q, q / 2, q / 2, eps);
 }
 
 /* Partial splitting, d = 2, split mu 1, shared mu m: the likelihood ratio
@@ -892,16 +907,10 @@ static pld_result split_query(uint64_t d, uint64_t k, double sigma,
                               pld_split_clip clip, int want_delta, double x)
 {
   pld_accountant *acc = NULL;
-  pld_result r;
   assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
   assert_int_equal(
       pld_accountant_add_model_splitting(acc, d, k, sigma, 1.0, clip, 1), 0);
-  if (want_delta)
-    assert_int_equal(pld_accountant_delta(acc, x, &r), 0);
-  else
-    assert_int_equal(pld_accountant_epsilon(acc, x, &r), 0);
-  pld_accountant_free(acc);
-  return r;
+  return answer(acc, want_delta, x);
 }
 
 /* d = 3, k = 2, mu = 1, total clipping, two gradients the adversary can
@@ -919,17 +928,7 @@ static long double psamp_delta(long double q, long double eps)
 }
 static long double greedy32_delta(long double eps)
 {
-  const int n = 200000;
-  const long double lo = -14.0L, h = 28.0L / n, t = expl(eps);
-  long double a = 0, b = 0;
-  for (int i = 0; i < n; i++) {
-    long double z = lo + (i + 0.5L) * h;
-    long double w = expl(-z * z / 2) / sqrtl(2 * 3.14159265358979323846L) * h;
-    long double x1 = expl(z - 0.5L);
-    a += w * call_ln(2 * x1 / 3 - t, 1.0L / 3, 1.0L);
-    b += w * put_ln(1 - 2 * t * x1 / 3, t / 3, 1.0L);
-  }
-  return a > b ? a : b;
+  return quad_lin2(0.0L, 2.0L / 3, 1.0L / 3, eps);
 }
 
 /* Per-block clipping is the k-of-d allocation (bit for bit the same

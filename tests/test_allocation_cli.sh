@@ -60,20 +60,31 @@ limit() {
 limit bis10k4 mechanism 0 balanced-iteration:T=10,k=4,sigma=2,c=1
 limit bis10 grid 1 balanced-iteration:T=10,k=1,sigma=1,c=1
 
-# model-splitting with d = 1 is the Gaussian mechanism: its closed form,
-# computed here by bisection on Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu).
-python3 - >"$tmp/g" <<'PY'
+# eps_of_py: the epsilon at delta = 1e-5 of the curve d(e) that the
+# Python text on stdin defines (P is the normal CDF), by bisection.
+eps_of_py() {
+  { cat <<'PY'
 import math
-def d(e, mu=1.0):
-    P = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
-    return P(mu / 2 - e / mu) - math.exp(e) * P(-mu / 2 - e / mu)
+P = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+PY
+    cat
+    cat <<'PY'
 lo, hi = 0.0, 20.0
 for _ in range(200):
     m = (lo + hi) / 2
     lo, hi = (m, hi) if d(m) > 1e-5 else (lo, m)
 print(hi)
 PY
-G=$(cat "$tmp/g")
+  } | python3 -
+}
+
+# model-splitting with d = 1 is the Gaussian mechanism: its closed form,
+# Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu).
+G=$(eps_of_py <<'PY'
+def d(e, mu=1.0):
+    return P(mu / 2 - e / mu) - math.exp(e) * P(-mu / 2 - e / mu)
+PY
+)
 eps split1 model-splitting:d=1,k=1,sigma=1,c=1
 check split1 "abs(hi - $G) <= 1e-9 * $G and abs(lo - $G) <= 1e-9 * $G"
 # d = 2 (dropout) is the one-of-2 allocation: the same as BIS with T = 2.
@@ -104,9 +115,7 @@ check tot33 "abs(hi - $G) <= 1e-9 * $G and abs(lo - $G) <= 1e-9 * $G"
 # the whole shift (a gradient in one block reaches it), computed here in
 # closed form (both directions: the loss is monotone in the one coordinate),
 # and the lower end at most that and within 1% of it.
-python3 - >"$tmp/pg" <<'PY'
-import math
-P = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+PG=$(eps_of_py <<'PY'
 q, mu = 0.2, 1.0
 def d(e):
     xs = (math.log((math.exp(e) - 1 + q) / q) + mu * mu / 2) / mu
@@ -116,13 +125,8 @@ def d(e):
         xa = (math.log((math.exp(-e) - 1 + q) / q) + mu * mu / 2) / mu
         add = P(xa) - math.exp(e) * (q * P(xa - mu) + (1 - q) * P(xa))
     return max(rem, add)
-lo, hi = 0.0, 20.0
-for _ in range(200):
-    m = (lo + hi) / 2
-    lo, hi = (m, hi) if d(m) > 1e-5 else (lo, m)
-print(hi)
 PY
-PG=$(cat "$tmp/pg")
+)
 eps tot102 model-splitting:d=10,k=2,sigma=1,c=1,clip=total
 eps bis102 balanced-iteration:T=10,k=2,sigma=1,c=1
 B102=$(python3 -c "import sys; print(open(sys.argv[1]).read().split()[1])" "$tmp/bis102")
