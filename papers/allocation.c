@@ -1795,10 +1795,9 @@ static int subset_pair(uint64_t T, uint64_t k, double sigma, double c,
  * with mu_g^2 = k^2 (c/sigma)^2 / T, times the binned Gaussian mixture)
  * is a post-processing of the run, and D_alpha never grows under
  * post-processing, nor by the binning; D_alpha of a finite pair is
- * log(sum q_j (p_j/q_j)^alpha) / (alpha - 1).  Rounded down: each term's
- * exponent alpha log p - (alpha - 1) log q carries at most ~4 u (alpha +
- * 1) 745 of error, the log-sum a few u of its size; 1e-13 (alpha + 1) of
- * margin covers both, far below anything the second opinion's decision
+ * log(sum q_j (p_j/q_j)^alpha) / (alpha - 1).  Rounded down by twice a
+ * bound on its rounding (below), which the division by alpha - 1 makes
+ * largest near order 1; far below anything the second opinion's decision
  * notices. */
 int pld_rdp_allocation_lower_curve(size_t n, const double *orders, uint64_t T,
                                    uint64_t k, double sigma, double c,
@@ -1847,9 +1846,14 @@ int pld_rdp_allocation_lower_curve(size_t n, const double *orders, uint64_t T,
     for (size_t j = 0; j < m; j++)
       if (lp[j] > -INFINITY)
         sum += exp(a * lp[j] - (a - 1.0) * lq[j] - top);
+    /* error in log(sum q (p/q)^a): each exponent's rounding (~4 u |top|
+     * plus the masses' 1e-14 relative, a times), the naive sum's (m u),
+     * the logs'; all divided by a - 1, which grows it near order 1 */
+    double err = (4.0 * DBL_EPSILON * (fabs(top) + 1.0) + 4e-14 * a +
+                  2.0 * (double)(m + 8) * DBL_EPSILON) /
+                 (a - 1.0);
     double d = (top + log(sum)) / (a - 1.0);
-    double lo = 0.5 * a * g2 + fmax(d, 0.0) - 1e-13 * (a + 1.0) * (1.0 + fabs(d));
-    eps[i] = fmax(lo, 0.0);
+    eps[i] = fmax(0.5 * a * g2 + fmax(d, 0.0) - 2.0 * err, 0.0);
   }
   pld_free(lp);
   pld_free(p);
