@@ -214,6 +214,8 @@ int ev_rdp_splitting_forward(const struct value *v, pld_rdp_curve *c,
                              uint64_t count);
 int ev_rdp_model_splitting(const struct value *v, pld_rdp_curve *c,
                            uint64_t count);
+int ev_rdp_model_splitting_forward(const struct value *v, pld_rdp_curve *c,
+                                   uint64_t count);
 int ev_rdp_model_splitting_projection(const struct value *v,
                                       pld_rdp_curve *c, uint64_t count);
 int ev_rdp_bis_projection(const struct value *v, pld_rdp_curve *c,
@@ -221,8 +223,6 @@ int ev_rdp_bis_projection(const struct value *v, pld_rdp_curve *c,
 /* Events that added their rdp_lower2 curve on this thread since the last
  * call (events_parse.c; read by query.c's second opinion). */
 unsigned ev_take_lowered2(void);
-int ev_rdp_model_splitting_forward(const struct value *v, pld_rdp_curve *c,
-                                   uint64_t count);
 /* model-splitting: the clip key (index of CLIPS, = pld_split_clip). */
 enum { CLIP_BLOCK, CLIP_TOTAL };
 #define CLIPS "block|total"

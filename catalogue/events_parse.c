@@ -42,7 +42,6 @@
 #include "detail.h"
 #include "events_internal.h"
 
-
 /* ev_take_lowered2: a count per thread (pld_event_ctx is public; its
  * lowered counts every lower curve) */
 static _Thread_local unsigned lowered2;

@@ -1136,6 +1136,15 @@ static int width_ok(const struct query *q, const pld_params *pp, pld_bound b)
   return pld_bound_meets(pp, b, q->kind != Q_EPS);
 }
 
+/* The width the query asks for at an upper end `upper` (pld_bound_meets'
+ * target without its infinite-epsilon case). */
+static double width_target(const struct query *q, const pld_params *pp,
+                           double upper)
+{
+  return q->kind == Q_EPS ? fmax(pp->accuracy * upper, pp->abs_accuracy)
+                          : fmax(pp->accuracy * upper, PLD_DELTA_FLOOR);
+}
+
 /* A build's tail mass for answers near delta over `runs` runs: its share of
  * the bracket at most a hundredth of the accuracy asked (a thousandth cost
  * 1000 distinct Poisson-Gaussian steps 12% more time for 5e-7 of width).  It goes to +inf
@@ -1519,10 +1528,8 @@ static int members_apart(const struct plan *p, const pld_params *bp,
     return 0;
   int st = member_bracket(p, &bl, bp, grid, tilts, nt, ws, q, 0, &bo, tmp);
   built_free(&bl);
-  double target = q->kind == Q_EPS
-                      ? fmax(pp->accuracy * bu.upper, pp->abs_accuracy)
-                      : fmax(pp->accuracy * bu.upper, PLD_DELTA_FLOOR);
-  return st == PLD_SUCCESS && bu_lo - bo.upper > target;
+  return st == PLD_SUCCESS &&
+         bu_lo - bo.upper > width_target(q, pp, bu.upper);
 }
 
 static int run_query(const pld_accountant *acc, const struct query *q,
@@ -1928,10 +1935,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     /* the lower ends of the upper members alone and of the bracket: their
      * distance is the members' gap as this grid sees it */
     gap_wide = have_bu &&
-               bu.lower - best.lower >
-                   (q->kind == Q_EPS
-                        ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
-                        : fmax(pp->accuracy * best.upper, PLD_DELTA_FLOOR));
+               bu.lower - best.lower > width_target(q, pp, best.upper);
     if (have_bu && width_ok(q, &pfine, bu))
       break;
     /* what the grid can still narrow: the upper members' width where a
@@ -2004,9 +2008,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     prev_w = w;
     prev_grid = grid;
     /* aim a little below the target, by at most 16x per step */
-    double target = q->kind == Q_EPS
-                        ? fmax(pp->accuracy * best.upper, pp->abs_accuracy)
-                        : fmax(pp->accuracy * best.upper, PLD_DELTA_FLOOR);
+    double target = width_target(q, pp, best.upper);
     double f = (isfinite(w) && w > 0.0) ? pow(0.8 * target / w, 1.0 / order)
                                         : 0.125;
     if (!(f >= 1.0 / 16.0))
