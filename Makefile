@@ -5,7 +5,7 @@
 PKGS := meson ninja-build pkg-config gcc g++ libfftw3-dev libgsl-dev libcmocka-dev libjansson-dev valgrind
 BUILD := build
 
-.PHONY: all deps configure demo test tsan bench figures fuzz clean python-install install uninstall
+.PHONY: all deps configure demo quick test tsan bench figures fuzz clean python-install install uninstall
 
 all: configure
 	ninja -C $(BUILD)
@@ -32,10 +32,16 @@ demo: configure
 	ninja -C $(BUILD) pldkit
 	./$(BUILD)/pldkit demo
 
-# The whole suite, then again under AddressSanitizer + UndefinedBehavior-
-# Sanitizer (any report fails the run), then the CLI under valgrind, then
-# the threaded tests under ThreadSanitizer (make tsan, < 1 minute).
+# The tiers (tests/meson.build): `make quick` is the inner loop (meson test
+# --suite quick: every layer in under a minute); `make test` is everything a
+# change must pass: the quick and full suites, the quick suite again under
+# AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the run),
+# a representative set of CLI commands under valgrind, and the threaded
+# tests under ThreadSanitizer.  Measured times: bench/results/test_tiers.txt.
 SAN := build-sanitize
+quick: all
+	meson test -C $(BUILD) --suite quick --print-errorlogs
+
 test: all
 	meson test -C $(BUILD) --print-errorlogs
 	@if [ ! -f $(SAN)/build.ninja ]; then \
@@ -44,8 +50,8 @@ test: all
 	ninja -C $(SAN)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(SAN) --print-errorlogs --num-processes 2 -t 4
-	PLDKIT_TEST_VALGRIND=1 bash tests/test_cli.sh $(BUILD)/pldkit
+	  meson test -C $(SAN) --suite quick --print-errorlogs --num-processes 2 -t 4
+	bash tests/test_valgrind.sh $(BUILD)/pldkit
 	$(MAKE) --no-print-directory tsan
 
 # ThreadSanitizer (issue 13): pldkit from several threads at once -- a host
@@ -109,7 +115,7 @@ fuzz: deps
 	  -Dtests=false -Dbench=false -Dc_args=-fsanitize=fuzzer-no-link; fi
 	ninja -C $(FUZZ) libpldkit.a
 	@for t in $$(cd tests/fuzz && ls fuzz_*.c | sed 's/fuzz_\(.*\)\.c/\1/'); do \
-	  extra=""; [ $$t = config ] && extra="cli/config.c cli/output.c $$(pkg-config --libs jansson)"; \
+	  extra=""; [ $$t = config ] && extra="cli/config.c cli/output.c cli/text.c $$(pkg-config --libs jansson)"; \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -I$(FUZZ)/include -Icli \
 	    -D_POSIX_C_SOURCE=200809L tests/fuzz/fuzz_$$t.c $$extra $(FUZZ)/libpldkit.a \
 	    $$(pkg-config --libs fftw3 gsl) -lfftw3_threads -lm -lpthread -o $(FUZZ)/fuzz_$$t || exit 1; \

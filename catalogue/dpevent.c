@@ -5,6 +5,12 @@
 #include <pldkit/dpevent.h>
 #include <pldkit/event.h>
 
+
+#include "detail.h"
+#include "events_internal.h"
+#include "tree.h"
+
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,7 +273,7 @@ struct spec {
 
 static void fx(char *buf, size_t n, double x)
 {
-  pld_fmt_exact(buf, n, x);
+  ev_fmt_exact(buf, n, x);
 }
 
 /* Append "k=v1;v2;..." exact decimals. */
@@ -689,7 +695,7 @@ static int emit_text(struct tr *t, struct spec *s, double count, void *ctx)
   return PLD_EVENT_OK;
 }
 
-void pld_dpevent_texts_free(pld_dpevent_texts *t)
+static void texts_free(pld_dpevent_texts *t)
 {
   if (t == NULL)
     return;
@@ -699,9 +705,9 @@ void pld_dpevent_texts_free(pld_dpevent_texts *t)
   memset(t, 0, sizeof *t);
 }
 
-int pld_dpevent_to_events(const pld_dpevent *root, int relation,
-                          unsigned long long count, pld_dpevent_texts *out,
-                          char *err, size_t errlen)
+static int dpevent_to_texts(const pld_dpevent *root, int relation,
+                            unsigned long long count, pld_dpevent_texts *out,
+                            char *err, size_t errlen)
 {
   struct tr t;
   memset(&t, 0, sizeof t);
@@ -724,6 +730,46 @@ int pld_dpevent_to_events(const pld_dpevent *root, int relation,
   if (check_tree(&t, root, "event", 0) == PLD_EVENT_OK && count > 0)
     plan(&t, root, (double)count, "event", emit_text, NULL);
   if (t.rc != PLD_EVENT_OK)
-    pld_dpevent_texts_free(out);
+    texts_free(out);
   return t.rc;
+}
+
+int pld_event_from_dpevent(const pld_dpevent *root, int relation,
+                           unsigned long long count, pld_event **out,
+                           int *nonprivate)
+{
+  char err[1024];
+  pld_dpevent_texts t;
+  pld_detail_clear();
+  if (out == NULL)
+    return pld_fail(PLD_EINVAL, "out must not be NULL");
+  int rc = dpevent_to_texts(root, relation, count, &t, err, sizeof err);
+  if (rc != PLD_EVENT_OK)
+    return pld_fail(rc == PLD_EVENT_EFAIL ? PLD_ENOMEM : PLD_EINVAL, "%s",
+                    err);
+  pld_event **parts = calloc(t.n ? t.n : 1, sizeof *parts);
+  int st = parts ? PLD_SUCCESS : PLD_ENOMEM;
+  for (size_t i = 0; st == PLD_SUCCESS && i < t.n; i++)
+    st = pld_event_parse(t.texts[i], &parts[i]);
+  pld_event *ev = NULL;
+  if (st == PLD_SUCCESS && t.n > 0) {
+    st = pld_event_compose(t.n, (const pld_event *const *)parts, &ev);
+  } else if (st == PLD_SUCCESS) { /* only no-ops: the empty composition */
+    ev = calloc(1, sizeof *ev);
+    if (ev && (ev->node = calloc(1, sizeof *ev->node)) == NULL) {
+      free(ev);
+      ev = NULL;
+    }
+    st = ev ? PLD_SUCCESS : PLD_ENOMEM;
+  }
+  for (size_t i = 0; parts && i < t.n; i++)
+    pld_event_free(parts[i]);
+  free(parts);
+  if (st == PLD_SUCCESS && nonprivate)
+    *nonprivate = t.nonprivate;
+  texts_free(&t);
+  if (st != PLD_SUCCESS)
+    return st;
+  *out = ev;
+  return PLD_SUCCESS;
 }

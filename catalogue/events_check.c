@@ -42,7 +42,7 @@ static int bad_sum(const struct value *v, const char *name, double tol,
   if (fabs(s - 1.0) <= tol)
     return 0;
   char sum[40];
-  pld_fmt(sum, sizeof sum, s, 17);
+  ev_fmt_exact(sum, sizeof sum, s);
   size_t len = strlen(name);
   snprintf(why, n, "%s %s to %s (%s)", name,
            len && name[len - 1] == 's' ? "sum" : "sums", sum, rule);
@@ -138,8 +138,7 @@ int ev_check_merge_lc(const struct value *v, char *why, size_t n)
   return 0;
 }
 
-int ev_build_merge_lc(const struct value *v, pld_mech **out,
-                      pld_event_owned **own)
+int ev_build_merge_lc(const struct value *v, pld_mech **out)
 {
   pld_merge_run runs[PLD_MERGE_MAX_RUNS];
   size_t n = lc_runs(v, runs);

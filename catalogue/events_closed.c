@@ -31,7 +31,7 @@
 /* ------------------------------------------------------------------------ */
 /* Closed-form single-round answers.                                         */
 
-const char *pld_event_closed_name(const pld_event_closed *c)
+const char *ev_closed_name(const struct ev_closed *c)
 {
   static const char *const names[] = {"wcs", "cs", "thm41", "ols", "mwcs"};
   return c->analysis >= 0 && c->analysis < 5 ? names[c->analysis] : "?";
@@ -40,7 +40,7 @@ const char *pld_event_closed_name(const pld_event_closed *c)
 /* The delta bracket of a closed-form analysis at eps, with its flags
  * (thm41: only when `flags`; without, the flags are left as they are and
  * the bracket is the same, at a fraction of the cost). */
-static int closed_delta(const pld_event_closed *c, double eps,
+static int closed_delta(const struct ev_closed *c, double eps,
                         pld_event_closed_answer *a, int flags)
 {
   pld_participation_params par;
@@ -82,7 +82,7 @@ static int closed_delta(const pld_event_closed *c, double eps,
  * (which counts the evaluations); the last one that meets, and where, in
  * *at and hi. */
 struct closed_pred {
-  const pld_event_closed *c;
+  const struct ev_closed *c;
   double target;
   int which;
   pld_event_closed_answer *a, *at;
@@ -108,7 +108,7 @@ static int closed_above(double eps, void *ctx, int *above)
  * <= target, by doubling then bisection to a relative 1e-12.  The upper
  * answer is an eps where the upper delta was evaluated to meet the target.
  * *flags receives the evaluation at the answer. */
-static int closed_epsilon(const pld_event_closed *c, double target, int which,
+static int closed_epsilon(const struct ev_closed *c, double target, int which,
                           double *eps_out, pld_event_closed_answer *flags,
                           unsigned *evals)
 {
@@ -153,9 +153,8 @@ static int closed_epsilon(const pld_event_closed *c, double target, int which,
   return PLD_SUCCESS;
 }
 
-int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
-                         pld_event_closed_answer *out, char *err,
-                         size_t errlen)
+int ev_closed_query(const struct ev_closed *c, int want_delta, double x,
+                    pld_event_closed_answer *out)
 {
   pld_event_closed_answer a;
   int st;
@@ -173,17 +172,16 @@ int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
     a.bound.upper = eps_hi;
     a.evaluations = evals;
   }
-  if (st != PLD_SUCCESS) {
-    snprintf(err, errlen, "%s (while computing analysis=%s of event %s)",
-             pld_status_text(st), pld_event_closed_name(c), c->where);
-    return pld_event_rc_of_status(st);
-  }
+  if (st != PLD_SUCCESS)
+    return pld_fail(st, "%s (while computing analysis=%s of event %s)",
+                    pld_status_text(st), ev_closed_name(c), c->where);
+  snprintf(a.analysis, sizeof a.analysis, "%s", ev_closed_name(c));
   *out = a;
-  return PLD_EVENT_OK;
+  return PLD_SUCCESS;
 }
 
-int pld_event_closed_bracket(const pld_event_closed *c, double delta,
-                           pld_bound *out)
+int ev_closed_bracket(const struct ev_closed *c, double delta,
+                      pld_bound *out)
 {
   pld_participation_params par;
   par.p = c->p;

@@ -14,7 +14,38 @@
 #include <stdio.h>
 
 #define MAX_KEYS 6
-#define QUOTE_LEN PLD_QUOTE_LEN
+#define QUOTE_LEN 96
+
+/* Internal return codes of the DpEvent translator (dpevent.c). */
+enum { PLD_EVENT_OK = 0, PLD_EVENT_EFAIL = 1, PLD_EVENT_EUSAGE = 2 };
+
+/* The EVENT texts of a DpEvent tree (dpevent.c). */
+typedef struct pld_dpevent_texts {
+  size_t n;       /* number of texts (0: the tree holds only no-ops) */
+  char **texts;   /* texts[0..n-1], each "NAME:key=value,...,count=N" */
+  int nonprivate; /* a non-private event was met (its text is among them) */
+} pld_dpevent_texts;
+
+/* A closed-form single-round analysis (random-participation analysis=thm41
+ * or ols): not a mechanism, answered by its formula (events_closed.c). */
+struct ev_closed {
+  int analysis; /* AN_* */
+  double p, q, C, sigma;
+  long long d;
+  char where[QUOTE_LEN]; /* the quoted event, for messages */
+};
+int ev_closed_query(const struct ev_closed *c, int want_delta, double x,
+                    pld_event_closed_answer *out);
+int ev_closed_bracket(const struct ev_closed *c, double delta,
+                      pld_bound *out);
+const char *ev_closed_name(const struct ev_closed *c);
+
+/* Number parsing and quoting (text.c). */
+int ev_parse_double(const char *s, double *out);
+enum { EV_INT_OK = 0, EV_INT_NOT_INTEGER = 1, EV_INT_RANGE = 2 };
+int ev_parse_int(const char *s, long long lo, long long hi, long long *out);
+const char *ev_quote(char *buf, size_t size, const char *s);
+void ev_fmt_exact(char *buf, size_t size, double x);
 
 enum domain {
   DOM_POSITIVE,    /* finite, > 0 */
@@ -58,20 +89,13 @@ struct value {
   int64_t integer;
   size_t len;   /* lists */
   double *list; /* lists, owned */
-  const char *text; /* DOM_PATH: points into the parsed argument */
-};
-
-/* Objects a mechanism needs alive (see events.h); `release` frees one. */
-struct pld_event_owned {
-  pld_event_owned *next;
-  void (*release)(pld_event_owned *o);
+  const char *text; /* DOM_PATH: the path, owned by the tree */
 };
 
 /* Build the mechanism from values given in the order of the spec's keys;
- * returns a pld_status.  A mechanism whose curve context must outlive it
- * hands that context over in *own (else *own stays NULL). */
-typedef int (*build_fn)(const struct value *v, pld_mech **out,
-                        pld_event_owned **own);
+ * returns a pld_status (a context the mechanism needs alive is owned by it:
+ * pld_mech_from_curve_owned). */
+typedef int (*build_fn)(const struct value *v, pld_mech **out);
 
 /* Add count runs of the event's RDP to the curve (at its orders); returns a
  * pld_status, the curve unchanged on failure. */
@@ -152,36 +176,21 @@ int ev_add_bis(const struct value *v, pld_accountant *acc,
                uint64_t count);
 int ev_add_split(const struct value *v, pld_accountant *acc,
                  uint64_t count);
-int ev_build_bounded(const struct value *v, pld_mech **out,
-                     pld_event_owned **own);
-int ev_build_discrete_gaussian(const struct value *v, pld_mech **out,
-                               pld_event_owned **own);
-int ev_build_discrete_laplace(const struct value *v, pld_mech **out,
-                              pld_event_owned **own);
-int ev_build_finite(const struct value *v, pld_mech **out,
-                    pld_event_owned **own);
-int ev_build_gaussian(const struct value *v, pld_mech **out,
-                      pld_event_owned **own);
-int ev_build_laplace(const struct value *v, pld_mech **out,
-                     pld_event_owned **own);
-int ev_build_mixture_gaussian(const struct value *v, pld_mech **out,
-                              pld_event_owned **own);
-int ev_build_partial_split(const struct value *v, pld_mech **out,
-                           pld_event_owned **own);
-int ev_build_participation(const struct value *v, pld_mech **out,
-                           pld_event_owned **own);
-int ev_build_poisson_bounded(const struct value *v, pld_mech **out,
-                             pld_event_owned **own);
-int ev_build_poisson_gaussian(const struct value *v, pld_mech **out,
-                              pld_event_owned **own);
-int ev_build_poisson_laplace(const struct value *v, pld_mech **out,
-                             pld_event_owned **own);
-int ev_build_poisson_split(const struct value *v, pld_mech **out,
-                           pld_event_owned **own);
-int ev_build_randomized_response(const struct value *v, pld_mech **out,
-                                 pld_event_owned **own);
-int ev_build_wor_gaussian(const struct value *v, pld_mech **out,
-                          pld_event_owned **own);
+int ev_build_bounded(const struct value *v, pld_mech **out);
+int ev_build_discrete_gaussian(const struct value *v, pld_mech **out);
+int ev_build_discrete_laplace(const struct value *v, pld_mech **out);
+int ev_build_finite(const struct value *v, pld_mech **out);
+int ev_build_gaussian(const struct value *v, pld_mech **out);
+int ev_build_laplace(const struct value *v, pld_mech **out);
+int ev_build_mixture_gaussian(const struct value *v, pld_mech **out);
+int ev_build_partial_split(const struct value *v, pld_mech **out);
+int ev_build_participation(const struct value *v, pld_mech **out);
+int ev_build_poisson_bounded(const struct value *v, pld_mech **out);
+int ev_build_poisson_gaussian(const struct value *v, pld_mech **out);
+int ev_build_poisson_laplace(const struct value *v, pld_mech **out);
+int ev_build_poisson_split(const struct value *v, pld_mech **out);
+int ev_build_randomized_response(const struct value *v, pld_mech **out);
+int ev_build_wor_gaussian(const struct value *v, pld_mech **out);
 int ev_closed_participation(const struct value *v);
 int ev_mwcs_weights(const struct value *v, double *wq, double *r0);
 const char *ev_no_pld_bounded(const struct value *v);
@@ -220,9 +229,6 @@ int ev_rdp_model_splitting_projection(const struct value *v,
                                       pld_rdp_curve *c, uint64_t count);
 int ev_rdp_bis_projection(const struct value *v, pld_rdp_curve *c,
                           uint64_t count);
-/* Events that added their rdp_lower2 curve on this thread since the last
- * call (events_parse.c; read by query.c's second opinion). */
-unsigned ev_take_lowered2(void);
 /* model-splitting: the clip key (index of CLIPS, = pld_split_clip). */
 enum { CLIP_BLOCK, CLIP_TOTAL };
 #define CLIPS "block|total"
@@ -231,8 +237,7 @@ int ev_rdp_wor_gaussian(const struct value *v, pld_rdp_curve *c,
 int ev_rdp_zero_like(const pld_rdp_curve *c, pld_rdp_curve **out);
 
 /* events_check.c */
-int ev_build_merge_lc(const struct value *v, pld_mech **out,
-                      pld_event_owned **own);
+int ev_build_merge_lc(const struct value *v, pld_mech **out);
 int ev_check_bis(const struct value *v, char *why, size_t n);
 int ev_check_discrete_gaussian(const struct value *v, char *why, size_t n);
 int ev_check_discrete_sensitivity(const struct value *v, char *why,

@@ -1,21 +1,13 @@
-/* pldkit catalogue: the EVENT parser.
+/* pldkit catalogue: the event tree -- text parsed once into a tree of
+ * catalogue entries with their values (pld_event), and the tree formatted
+ * back, copied, filled and built into an accountant or an RDP curve.
  *
- * Everything an event is lives in the table `events` below: its name, its
- * keys (domain, whether required, default, meaning, all of which also feed
- * --help) and a one-line adapter to its constructor in <pldkit/mech.h>.  A new
- * event is one table entry plus, if it needs them, an adapter and a
- * cross-key check.
- *
- * Structure above the key=value items (events.h has the grammar): an
- * argument is a LIST of EVENTs joined by '+'; random-selection carries a
- * bracketed list of members, each a LIST again.  Brackets are checked for
- * balance once per argument (pld_event_parse); below that, parse_list
- * splits on '+' and parse_one splits one EVENT into its head (name and
- * items, never containing a bracket) and its member list.
- *
- * The event table itself is in events_table.c, the adapters in
- * events_pld.c, events_rdp.c and events_check.c, the closed forms in
- * events_closed.c; events_internal.h has the types they share.
+ * Parsing checks everything that needs no computation: names, keys, each
+ * value's domain, the events' cross-key rules, member lists and the one
+ * hole KEY=?.  Building (pld_event_to_accountant, ev_tree_rdp) turns each
+ * node into mechanisms through the table's adapters (events_table.c,
+ * events_pld.c, events_rdp.c); what the library refuses there is reported
+ * with the event quoted.  The grammar is in <pldkit/event.h>.
  */
 #include <pldkit/event.h>
 
@@ -34,116 +26,18 @@
 #include <pldkit/rdp.h>
 #include <pldkit/rdp_papers.h>
 #include <pldkit/select.h>
-#include <pldkit/merge.h>
-
-
 #include <pldkit/participation.h>
 #include <pldkit/allocation.h>
 #include "detail.h"
 #include "events_internal.h"
+#include "tree.h"
 
-/* ev_take_lowered2: a count per thread (pld_event_ctx is public; its
- * lowered counts every lower curve) */
-static _Thread_local unsigned lowered2;
-
-unsigned ev_take_lowered2(void)
-{
-  unsigned n = lowered2;
-  lowered2 = 0;
-  return n;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Numbers.                                                                  */
-
-int pld_event_parse_double(const char *s, double *out)
-{
-  char *end;
-  /* strtod would skip leading blanks and accept "nan"/"inf"; a token with
-   * blanks in it is almost always a quoting mistake, so refuse it. */
-  if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
-    return -1;
-  /* Decimal only: strtod also reads C99 hex floats (0x1p3 = 8), which no
-   * one means on a command line. */
-  if (strpbrk(s, "xX"))
-    return -1;
-  errno = 0;
-  double x = strtod(s, &end);
-  if (end == s || *end != '\0' || !isfinite(x))
-    return -1;
-  *out = x;
-  return 0;
-}
-
-int pld_event_parse_int(const char *s, long long lo, long long hi,
-                      long long *out)
-{
-  const char *p = s;
-  char *end;
-  if (s == NULL)
-    return PLD_EVENT_INT_NOT_INTEGER;
-  if (*p == '+' || *p == '-')
-    p++;
-  if (!isdigit((unsigned char)*p))
-    return PLD_EVENT_INT_NOT_INTEGER;
-  errno = 0;
-  long long x = strtoll(s, &end, 10);
-  if (*end != '\0')
-    return PLD_EVENT_INT_NOT_INTEGER;
-  if (errno == ERANGE || x < lo || x > hi)
-    return PLD_EVENT_INT_RANGE;
-  *out = x;
-  return PLD_EVENT_INT_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* The parser.                                                               */
-
-/* One parse of one argument. */
+/* One parse: the hole seen so far. */
 struct pstate {
-  pld_event_ctx *ctx;
-  char *err;
-  size_t errlen;
-  int local_ctx; /* ctx is a temporary: it cannot keep objects alive */
+  int holes;
+  char hole_key[32];
+  char hole_where[QUOTE_LEN];
 };
-
-/* Where a parse puts the events: an accountant (PLD) or an RDP curve; a
- * NULL sink only validates. */
-struct sink {
-  pld_accountant *acc;
-  pld_rdp_curve *rdp;
-};
-
-static unsigned backends_of(const pld_event_ctx *c)
-{
-  return c->backends ? c->backends : PLD_EVENT_BACKEND_PLD;
-}
-
-void pld_event_owned_free(pld_event_owned *list)
-{
-  while (list) {
-    pld_event_owned *next = list->next;
-    list->release(list);
-    list = next;
-  }
-}
-
-void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from)
-{
-  pld_event_owned **end = to;
-  while (*end)
-    end = &(*end)->next;
-  *end = *from;
-  *from = NULL;
-}
-
-void pld_event_ctx_release(pld_event_ctx *ctx)
-{
-  if (ctx == NULL)
-    return;
-  pld_event_owned_free(ctx->owned);
-  ctx->owned = NULL;
-}
 
 static void list_keys(const struct event_spec *e, char *buf, size_t n)
 {
@@ -195,34 +89,22 @@ static const char *list_range_text(enum domain d, double x)
   return "out of range";
 }
 
-/* The calibrate marker KEY=?: check it is allowed here and record it
- * (whether '?' may stand for this key is checked by solve_check, once the
- * event's other keys are known).  Returns a pld_event_rc; on success *val
- * points at the substituted text. */
-static int take_marker(struct pstate *ps, const char *name, enum domain dom,
-                       const char *qev, const char **val)
+
+/* The hole KEY=?: at most one per tree; the parse goes on with a valid
+ * stand-in value so that the event's other checks run. */
+static int take_hole(struct pstate *ps, const char *name, const char *qev,
+                     int *hole, int k)
 {
-  pld_event_ctx *c = ps->ctx;
-  if (c->subst == NULL) {
-    snprintf(ps->err, ps->errlen, "%s=? in event %s: '?' marks the value to "
-             "solve for and is only allowed in 'pldkit calibrate' (%s must "
-             "be %s)", name, qev, name, ev_domain_text(dom));
-    return PLD_EVENT_EUSAGE;
-  }
-  if (c->marks > 0) {
-    snprintf(ps->err, ps->errlen, "a second '?' (%s=? in event %s): "
-             "calibrate solves for exactly one value, and %s=? in event %s "
-             "already marks it", name, qev, c->mark_key, c->mark_where);
-    return PLD_EVENT_EUSAGE;
-  }
-  c->marks++;
-  snprintf(c->mark_key, sizeof c->mark_key, "%s", name);
-  snprintf(c->mark_where, sizeof c->mark_where, "%s", qev);
-  if (strcmp(c->subst, PLD_EVENT_STANDIN) == 0)
-    *val = dom == DOM_INT_GE2 ? "2" : "1";
-  else
-    *val = c->subst;
-  return PLD_EVENT_OK;
+  if (ps->holes > 0)
+    return pld_fail(PLD_EINVAL, "a second '?' (%s=? in event %s): "
+                    "calibration solves for exactly one value, and %s=? in "
+                    "event %s already marks it", name, qev, ps->hole_key,
+                    ps->hole_where);
+  ps->holes++;
+  snprintf(ps->hole_key, sizeof ps->hole_key, "%s", name);
+  snprintf(ps->hole_where, sizeof ps->hole_where, "%s", qev);
+  *hole = k;
+  return PLD_SUCCESS;
 }
 
 /* The keys of event e (with values v) that calibrate may solve for. */
@@ -244,88 +126,24 @@ static void solvable_keys_of(const struct event_spec *e,
     snprintf(buf + o, n - o, "count");
 }
 
-/* Calibrate: event e (values v, defaults filled in) holds the marker; check
- * that its key can be solved for and record the search's direction and
- * domain.  Returns a pld_event_rc. */
-static int solve_check(struct pstate *ps, const struct event_spec *e,
-                       const struct value *v, const char *qev)
-{
-  pld_event_ctx *c = ps->ctx;
-  int closed = e->closed && e->closed(v);
-  char keys[200];
-  if (strcmp(c->mark_key, "count") == 0) {
-    if (closed) {
-      char an[32];
-      ev_choice_name(&e->keys[5], v[5].integer, an, sizeof an);
-      snprintf(ps->err, ps->errlen, "count=? in event %s: analysis=%s is a "
-               "closed-form single round and does not compose (count must "
-               "be 1; analysis=wcs composes over rounds)", qev, an);
-      return PLD_EVENT_EUSAGE;
-    }
-    c->mark_direction = MONO_LESS;
-    c->mark_integer = 1;
-    c->mark_lo = 1.0;
-    c->mark_hi = (double)PLD_EVENT_MAX_COUNT;
-    return PLD_EVENT_OK;
-  }
-  size_t k = 0;
-  while (k < ev_n_keys(e) && strcmp(e->keys[k].name, c->mark_key) != 0)
-    k++;
-  if (k == ev_n_keys(e))
-    return PLD_EVENT_OK; /* not reached: the marker was read from e's keys */
-  const struct key_spec *ks = &e->keys[k];
-  const char *why = e->no_solve ? e->no_solve(v, k) : NULL;
-  if (why == NULL && ev_key_mono(ks) == MONO_NONE)
-    why = "pldkit knows no monotone dependence of epsilon on it";
-  if (why) {
-    solvable_keys_of(e, v, keys, sizeof keys);
-    snprintf(ps->err, ps->errlen, "%s=? in event %s: calibrate cannot solve "
-             "for %s: %s (it solves for one key in which epsilon is "
-             "monotone; in this event: %s)", ks->name, qev, ks->name, why,
-             keys);
-    return PLD_EVENT_EUSAGE;
-  }
-  c->mark_direction = ev_key_mono(ks);
-  c->mark_integer = ks->dom == DOM_INT_GE1 || ks->dom == DOM_INT_GE2;
-  /* The search doubles and halves: positive bounds, 1e-12 and 1e12 as for
-   * noise scales (rates stop at 1). */
-  c->mark_lo = c->mark_integer ? (ks->dom == DOM_INT_GE2 ? 2.0 : 1.0)
-                               : 1e-12;
-  c->mark_hi = ks->dom == DOM_RATE ? 1.0
-               : c->mark_integer   ? (double)PLD_EVENT_MAX_COUNT
-                                   : 1e12;
-  if (ks->solve_hi > 0)
-    c->mark_hi = ks->solve_hi;
-  /* The closed forms depend on C/sigma only; the library's own calibration
-   * floor is sigma = 1e-4 C (pld_participation_calibrate). */
-  if (closed && strcmp(ks->name, "sigma") == 0)
-    c->mark_lo = 1e-4 * v[3].real;
-  if (closed && strcmp(ks->name, "C") == 0)
-    c->mark_hi = 1e4 * v[4].real;
-  return PLD_EVENT_OK;
-}
-
 /* Parse `val` for key `ks` into *v.  `qev` is the quoted event text for
- * messages.  Returns a pld_event_rc. */
+ * messages.  Returns a pld_status. */
 static int parse_value(struct pstate *ps, const struct key_spec *ks,
-                       char *val, struct value *v, const char *qev)
+                       char *val, struct value *v, const char *qev,
+                       int *hole, int k)
 {
   char qv[QUOTE_LEN], dom[96];
-  char *err = ps->err;
-  size_t errlen = ps->errlen;
   ev_domain_phrase(ks, dom, sizeof dom);
   if (*val == '\0') {
-    snprintf(err, errlen, "key '%s' has an empty value in event %s "
+    return pld_fail(PLD_EINVAL, "key '%s' has an empty value in event %s "
              "(%s must be %s)", ks->name, qev, ks->name, dom);
-    return PLD_EVENT_EUSAGE;
   }
-  if (strcmp(val, "?") == 0 && ps->ctx->subst &&
+  if (strcmp(val, "?") == 0 &&
       (ks->dom == DOM_PROB_LIST || ks->dom == DOM_WEIGHT_LIST ||
        ks->dom == DOM_REAL_LIST || ks->dom == DOM_CHOICE ||
        ks->dom == DOM_PATH)) {
-    snprintf(err, errlen, "%s=? in event %s: calibrate solves for one "
+    return pld_fail(PLD_EINVAL, "%s=? in event %s: calibrate solves for one "
              "number, and %s is %s", ks->name, qev, ks->name, dom);
-    return PLD_EVENT_EUSAGE;
   }
   switch (ks->dom) {
   case DOM_INT_GE1:
@@ -333,18 +151,18 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     long long x = 0;
     const char *s = val;
     if (strcmp(val, "?") == 0) {
-      int rc = take_marker(ps, ks->name, ks->dom, qev, &s);
-      if (rc != PLD_EVENT_OK)
+      int rc = take_hole(ps, ks->name, qev, hole, k);
+      if (rc != PLD_SUCCESS)
         return rc;
+      s = ks->dom == DOM_INT_GE2 ? "2" : "1";
     }
-    int r = pld_event_parse_int(s, ks->dom == DOM_INT_GE2 ? 2 : 1, INT64_MAX,
+    int r = ev_parse_int(s, ks->dom == DOM_INT_GE2 ? 2 : 1, INT64_MAX,
                               &x);
-    if (r != PLD_EVENT_INT_OK) {
-      snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
-               ks->name, pld_quote(qv, sizeof qv, s), qev,
-               r == PLD_EVENT_INT_RANGE ? "out of range" : "not an integer",
+    if (r != EV_INT_OK) {
+      return pld_fail(PLD_EINVAL, "%s=%s in event %s is %s (%s must be %s)",
+               ks->name, ev_quote(qv, sizeof qv, s), qev,
+               r == EV_INT_RANGE ? "out of range" : "not an integer",
                ks->name, dom);
-      return PLD_EVENT_EUSAGE;
     }
     v->integer = (int64_t)x;
     v->real = (double)x;
@@ -356,10 +174,9 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     for (;; i++) {
       ev_choice_name(ks, i, word, sizeof word);
       if (strcmp(word, "?") == 0) {
-        snprintf(err, errlen, "%s=%s in event %s is not a known value (%s "
-                 "must be %s)", ks->name, pld_quote(qv, sizeof qv, val),
+        return pld_fail(PLD_EINVAL, "%s=%s in event %s is not a known value (%s "
+                 "must be %s)", ks->name, ev_quote(qv, sizeof qv, val),
                  qev, ks->name, dom);
-        return PLD_EVENT_EUSAGE;
       }
       if (strcmp(word, val) == 0)
         break;
@@ -368,9 +185,13 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     v->real = (double)i;
     break;
   }
-  case DOM_PATH:
-    v->text = val;
+  case DOM_PATH: {
+    char *t = strdup(val);
+    if (t == NULL)
+      return PLD_ENOMEM;
+    v->text = t;
     break;
+  }
   case DOM_PROB_LIST:
   case DOM_WEIGHT_LIST:
   case DOM_REAL_LIST: {
@@ -379,9 +200,7 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
       n += *p == ';';
     v->list = malloc(n * sizeof *v->list);
     if (v->list == NULL) {
-      snprintf(err, errlen, "%s (while reading %s of event %s)",
-               pld_strerror(PLD_ENOMEM), ks->name, qev);
-      return PLD_EVENT_EFAIL;
+      return PLD_ENOMEM;
     }
     char *item = val;
     for (size_t i = 0; i < n; i++) {
@@ -390,18 +209,16 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
         *semi = '\0';
       double x;
       if (*item == '\0') {
-        snprintf(err, errlen, "%s has an empty entry (number %zu) in event "
+        return pld_fail(PLD_EINVAL, "%s has an empty entry (number %zu) in event "
                  "%s (%s must be %s)", ks->name, i + 1, qev, ks->name, dom);
-        return PLD_EVENT_EUSAGE;
       }
-      if (pld_event_parse_double(item, &x) != 0 || !in_domain(ks->dom, x)) {
-        snprintf(err, errlen, "%s entry %s in event %s is %s (%s must be %s)",
-                 ks->name, pld_quote(qv, sizeof qv, item), qev,
-                 pld_event_parse_double(item, &x) != 0
+      if (ev_parse_double(item, &x) != 0 || !in_domain(ks->dom, x)) {
+        return pld_fail(PLD_EINVAL, "%s entry %s in event %s is %s (%s must be %s)",
+                 ks->name, ev_quote(qv, sizeof qv, item), qev,
+                 ev_parse_double(item, &x) != 0
                      ? "not a finite number"
                      : list_range_text(ks->dom, x),
                  ks->name, dom);
-        return PLD_EVENT_EUSAGE;
       }
       v->list[i] = x;
       if (semi)
@@ -414,118 +231,24 @@ static int parse_value(struct pstate *ps, const struct key_spec *ks,
     double x;
     const char *s = val;
     if (strcmp(val, "?") == 0) {
-      int rc = take_marker(ps, ks->name, ks->dom, qev, &s);
-      if (rc != PLD_EVENT_OK)
+      int rc = take_hole(ps, ks->name, qev, hole, k);
+      if (rc != PLD_SUCCESS)
         return rc;
+      s = ks->dom == DOM_INT_GE2 ? "2" : "1";
     }
-    if (pld_event_parse_double(s, &x) != 0 || !in_domain(ks->dom, x)) {
-      snprintf(err, errlen, "%s=%s in event %s is %s (%s must be %s)",
-               ks->name, pld_quote(qv, sizeof qv, s), qev,
-               pld_event_parse_double(s, &x) != 0 ? "not a finite number"
+    if (ev_parse_double(s, &x) != 0 || !in_domain(ks->dom, x)) {
+      return pld_fail(PLD_EINVAL, "%s=%s in event %s is %s (%s must be %s)",
+               ks->name, ev_quote(qv, sizeof qv, s), qev,
+               ev_parse_double(s, &x) != 0 ? "not a finite number"
                                                 : "out of range",
                ks->name, dom);
-      return PLD_EVENT_EUSAGE;
     }
     v->real = x;
     break;
   }
   }
   v->present = 1;
-  return PLD_EVENT_OK;
-}
-
-static int parse_count(struct pstate *ps, const char *text, uint64_t *count,
-                       const char *qev)
-{
-  char qv[QUOTE_LEN];
-  long long x = 0;
-  const char *val = text;
-  if (strcmp(text, "?") == 0) {
-    int rc = take_marker(ps, "count", DOM_INT_GE1, qev, &val);
-    if (rc != PLD_EVENT_OK)
-      return rc;
-  }
-  int r = *val ? pld_event_parse_int(val, 1, (long long)PLD_EVENT_MAX_COUNT, &x)
-               : -1;
-  if (r == PLD_EVENT_INT_OK) {
-    *count = (uint64_t)x;
-    return PLD_EVENT_OK;
-  }
-  if (r < 0)
-    snprintf(ps->err, ps->errlen, "key 'count' has an empty value in event "
-             "%s (count must be an integer from 1 to 2^53 = %llu)", qev,
-             PLD_EVENT_MAX_COUNT);
-  else
-    snprintf(ps->err, ps->errlen, "count=%s in event %s is %s (count must be "
-             "an integer from 1 to 2^53 = %llu)",
-             pld_quote(qv, sizeof qv, val), qev,
-             r == PLD_EVENT_INT_RANGE ? "out of range" : "not an integer",
-             PLD_EVENT_MAX_COUNT);
-  return PLD_EVENT_EUSAGE;
-}
-
-/* Parse the key=value items after the ':'.  `items` is modified in place. */
-static int parse_items(struct pstate *ps, const struct event_spec *e,
-                       char *items, struct value *vals, uint64_t *count,
-                       const char *qev)
-{
-  char qk[QUOTE_LEN], allowed[160];
-  char *err = ps->err;
-  size_t errlen = ps->errlen;
-  int have_count = 0;
-  list_keys(e, allowed, sizeof allowed);
-  if (*items == '\0') {
-    snprintf(err, errlen, "event %s has nothing after ':' (expected "
-             "key=value,...; %s takes %s)", qev, e->name, allowed);
-    return PLD_EVENT_EUSAGE;
-  }
-  for (char *item = items; item;) {
-    char *comma = strchr(item, ',');
-    if (comma)
-      *comma = '\0';
-    char *eq = strchr(item, '=');
-    if (*item == '\0') {
-      snprintf(err, errlen, "event %s has an empty item (a stray ','; "
-               "expected key=value with key one of %s)", qev, allowed);
-      return PLD_EVENT_EUSAGE;
-    }
-    if (eq == NULL || eq == item) {
-      snprintf(err, errlen, "%s in event %s is not of the form key=value "
-               "(%s takes %s)", pld_quote(qk, sizeof qk, item), qev,
-               e->name, allowed);
-      return PLD_EVENT_EUSAGE;
-    }
-    *eq = '\0';
-    char *val = eq + 1;
-    int rc;
-    if (strcmp(item, "count") == 0) {
-      if (have_count) {
-        snprintf(err, errlen, "key 'count' given twice in event %s", qev);
-        return PLD_EVENT_EUSAGE;
-      }
-      have_count = 1;
-      rc = parse_count(ps, val, count, qev);
-    } else {
-      size_t k = 0, nk = ev_n_keys(e);
-      while (k < nk && strcmp(e->keys[k].name, item) != 0)
-        k++;
-      if (k == nk) {
-        snprintf(err, errlen, "unknown key %s in event %s (%s takes %s)",
-                 pld_quote(qk, sizeof qk, item), qev, e->name, allowed);
-        return PLD_EVENT_EUSAGE;
-      }
-      if (vals[k].present) {
-        snprintf(err, errlen, "key '%s' given twice in event %s",
-                 e->keys[k].name, qev);
-        return PLD_EVENT_EUSAGE;
-      }
-      rc = parse_value(ps, &e->keys[k], val, &vals[k], qev);
-    }
-    if (rc != PLD_EVENT_OK)
-      return rc;
-    item = comma ? comma + 1 : NULL;
-  }
-  return PLD_EVENT_OK;
+  return PLD_SUCCESS;
 }
 
 /* The next `sep` at bracket depth 0 of s, or NULL.  A '+' counts only when a
@@ -545,318 +268,316 @@ static char *find_sep(char *s, char sep)
   return NULL;
 }
 
-static int parse_list(struct pstate *ps, char *text, const struct sink *sk,
-                      unsigned depth);
-
-/* The members of a selection: `body` is the text inside the brackets. */
-static int parse_members(struct pstate *ps, const struct event_spec *e,
-                         const struct value *vals, uint64_t count, char *body,
-                         const struct sink *sk, unsigned depth,
-                         const char *qev)
+/* Brackets balanced and '|' only inside them.  Returns a pld_status. */
+static int check_brackets(const char *text, const char *qtext)
 {
-  size_t n = 1;
-  for (char *p = find_sep(body, '|'); p; p = find_sep(p + 1, '|'))
-    n++;
-  if (*body == '\0') {
-    snprintf(ps->err, ps->errlen, "event %s has an empty member list '[]' "
-             "(expected [EVENT|EVENT|...], one member per weight)", qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  if (depth + 1 >= PLD_EVENT_MAX_DEPTH) {
-    snprintf(ps->err, ps->errlen, "event %s nests random-selection deeper "
-             "than %d levels", qev, PLD_EVENT_MAX_DEPTH);
-    return PLD_EVENT_EUSAGE;
-  }
-  /* Empty members and the count first, before any work on them. */
-  {
-    size_t i = 0;
-    char *m = body;
-    for (;;) {
-      char *bar = find_sep(m, '|');
-      if (bar == m || (bar == NULL && *m == '\0')) {
-        snprintf(ps->err, ps->errlen, "member %zu of %zu in event %s is "
-                 "empty (each member is one or more EVENTs joined by '+', "
-                 "members are separated by '|')", i + 1, n, qev);
-        return PLD_EVENT_EUSAGE;
+  int depth = 0;
+  size_t last_open = 0;
+  for (size_t i = 0; text[i]; i++) {
+    char c = text[i];
+    if (c == '[') {
+      if (depth == 0)
+        last_open = i;
+      depth++;
+    } else if (c == ']') {
+      if (depth == 0) {
+        return pld_fail(PLD_EINVAL, "unbalanced brackets in %s: the ']' at "
+                 "character %zu has no '[' before it", qtext, i + 1);
       }
-      if (bar == NULL)
-        break;
-      m = bar + 1;
-      i++;
+      depth--;
+    } else if (c == '|' && depth == 0) {
+      return pld_fail(PLD_EINVAL, "the '|' at character %zu of %s is outside "
+               "brackets ('|' separates the members of "
+               "random-selection:weights=...[MEMBER|MEMBER])", i + 1, qtext);
     }
   }
-  if (vals[0].len != n) {
-    snprintf(ps->err, ps->errlen, "event %s has %zu weight%s but %zu "
-             "member%s (%s needs one weight per member, in order)", qev,
-             vals[0].len, vals[0].len == 1 ? "" : "s", n, n == 1 ? "" : "s",
-             e->name);
-    return PLD_EVENT_EUSAGE;
-  }
-
-  pld_accountant **members = calloc(n, sizeof *members);
-  pld_rdp_curve **curves = calloc(n, sizeof *curves);
-  pld_rdp_curve *sel = NULL;
-  int rc = PLD_EVENT_OK;
-  if (members == NULL || curves == NULL) {
-    free(members);
-    free(curves);
-    snprintf(ps->err, ps->errlen, "%s (while reading the members of event "
-             "%s)", pld_strerror(PLD_ENOMEM), qev);
-    return PLD_EVENT_EFAIL;
-  }
-  char *m = body;
-  for (size_t i = 0; i < n && rc == PLD_EVENT_OK; i++) {
-    char *bar = find_sep(m, '|');
-    struct sink member = {NULL, NULL};
-    if (bar)
-      *bar = '\0';
-    if (sk) {
-      int st = sk->acc ? pld_accountant_alloc(ps->ctx->params, &members[i])
-                       : ev_rdp_zero_like(sk->rdp, &curves[i]);
-      if (st != PLD_SUCCESS) {
-        snprintf(ps->err, ps->errlen, "%s (while creating member %zu of "
-                 "event %s)", pld_status_text(st), i + 1, qev);
-        rc = pld_event_rc_of_status(st);
-        break;
-      }
-      member.acc = members[i];
-      member.rdp = curves[i];
-    }
-    rc = parse_list(ps, m, sk ? &member : NULL, depth + 1);
-    m = bar ? bar + 1 : NULL;
-  }
-  if (rc == PLD_EVENT_OK && sk) {
-    int st;
-    if (sk->acc) {
-      st = pld_accountant_add_selection(
-          sk->acc, n, (const pld_accountant *const *)members, vals[0].list,
-          count);
-    } else {
-      /* Model merging paper, Thm 5.1, then count-fold composition. */
-      st = ev_rdp_zero_like(sk->rdp, &sel);
-      if (st == PLD_SUCCESS)
-        st = pld_rdp_random_selection(
-            n, (const pld_rdp_curve *const *)curves, vals[0].list, sel);
-      if (st == PLD_SUCCESS)
-        st = pld_rdp_curve_compose(sk->rdp, sel, count);
-    }
-    if (st != PLD_SUCCESS) {
-      if (st == PLD_EINVAL || st == PLD_EEMPTY) {
-        snprintf(ps->err, ps->errlen, "event %s was rejected by the "
-                 "library: %s", qev, pld_status_text(st));
-        rc = PLD_EVENT_EUSAGE;
-      } else {
-        snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-                 pld_status_text(st), qev);
-        rc = pld_event_rc_of_status(st);
-      }
-    }
-  }
-  for (size_t i = 0; i < n; i++) {
-    pld_accountant_free(members[i]);
-    pld_rdp_curve_free(curves[i]);
-  }
-  pld_rdp_curve_free(sel);
-  free(members);
-  free(curves);
-  return rc;
-}
-
-/* Record a closed-form event in the context (checks where it may be). */
-static int take_closed(struct pstate *ps, const struct event_spec *e,
-                       const struct value *vals, uint64_t count,
-                       unsigned depth, const char *qev)
-{
-  char an[32];
-  const struct key_spec *ks = &e->keys[5];
-  ev_choice_name(ks, vals[5].integer, an, sizeof an);
   if (depth > 0) {
-    snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
-             "single-round answer, not a mechanism: it cannot be a member of "
-             "random-selection (use analysis=wcs or cs)", an, qev);
-    return PLD_EVENT_EUSAGE;
+    return pld_fail(PLD_EINVAL, "unbalanced brackets in %s: %d '[' never closed "
+             "(the outermost one at character %zu)", qtext, depth,
+             last_open + 1);
   }
-  if (count != 1) {
-    snprintf(ps->err, ps->errlen, "count=%llu in event %s: analysis=%s is "
-             "a closed-form single-round answer, and thm41 and ols do not "
-             "compose (count must be 1; analysis=wcs composes over rounds)",
-             (unsigned long long)count, qev, an);
-    return PLD_EVENT_EUSAGE;
-  }
-  if (ps->ctx->closed.present || ps->ctx->top_events > 0) {
-    snprintf(ps->err, ps->errlen, "analysis=%s in event %s is a closed-form "
-             "single-round answer, and thm41 and ols do not compose: it must "
-             "be the only EVENT (analysis=wcs composes)", an, qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  pld_event_closed *c = &ps->ctx->closed;
-  c->present = 1;
-  c->analysis = (int)vals[5].integer;
-  c->p = vals[0].real;
-  c->q = vals[1].real;
-  c->d = (long long)vals[2].integer;
-  c->C = vals[3].real;
-  c->sigma = vals[4].real;
-  c->count = (unsigned long long)count;
-  snprintf(c->where, sizeof c->where, "%s", qev);
-  return PLD_EVENT_OK;
+  return PLD_SUCCESS;
 }
 
-/* A saved PLD (event pld:file=FILE): load it, then add it count times.  The
- * file is checked here, before the library reads it, so that the message can
- * say why it cannot be opened and so that no parse ever blocks on a FIFO or
- * a device. */
-static int add_dist(struct pstate *ps, const char *path, uint64_t count,
-                    const struct sink *sk, const char *qev)
-{
-  char qp[QUOTE_LEN];
-  struct stat sb;
-  pld_quote(qp, sizeof qp, path);
-  if (stat(path, &sb) != 0) {
-    snprintf(ps->err, ps->errlen, "cannot open the PLD file %s of event %s: "
-             "%s", qp, qev, strerror(errno));
-    return PLD_EVENT_EUSAGE;
-  }
-  if (!S_ISREG(sb.st_mode)) {
-    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is not a "
-             "regular file", qp, qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  pld_dist *d = NULL;
-  const pld_params *cap = ps->ctx->params;
-  /* --max-grid covers loaded files too: refused before they are read */
-  int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
-               : pld_dist_load(path, &d);
-  if (st == PLD_ERANGE && cap) {
-    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
-             "than --max-grid %zu grid points (a larger --max-grid loads it)",
-             qp, qev, cap->max_grid);
-    return PLD_EVENT_EUSAGE;
-  }
-  if (st != PLD_SUCCESS) {
-    if (st == PLD_ENOMEM) {
-      snprintf(ps->err, ps->errlen, "%s (while loading the PLD file %s of "
-               "event %s)", pld_status_text(st), qp, qev);
-      return pld_event_rc_of_status(st);
-    }
-    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused: "
-             "%s", qp, qev, pld_status_text(st));
-    return PLD_EVENT_EUSAGE;
-  }
-  double g = pld_dist_discretization(d);
-  const pld_params *pp = ps->ctx->params;
-  int rc = PLD_EVENT_OK;
-  if (pp && pp->discretization > 0 && pp->discretization != g) {
-    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is on the "
-             "grid %.17g, not the --discretization %.17g (leave "
-             "--discretization out, or give the file's)", qp, qev, g,
-             pp->discretization);
-    rc = PLD_EVENT_EUSAGE;
-  } else if (sk && sk->acc) {
-    st = pld_accountant_add_dist(sk->acc, d, count);
-    if (st == PLD_EINCOMPAT) {
-      snprintf(ps->err, ps->errlen, "the PLD file %s of event %s is on the "
-               "grid %.17g, unlike another PLD file of the composition (all "
-               "must share one grid step)", qp, qev, g);
-      rc = PLD_EVENT_EUSAGE;
-    } else if (st != PLD_SUCCESS) {
-      snprintf(ps->err, ps->errlen, "%s (while adding event %s)",
-               pld_status_text(st), qev);
-      rc = pld_event_rc_of_status(st);
-    }
-  } else if (sk && sk->rdp && ps->ctx->no_bridge) {
-    snprintf(ps->err, ps->errlen, "event %s has no RDP formula", qev);
-    rc = PLD_EVENT_EFAIL;
-  } else if (sk && sk->rdp) {
-    pld_rdp_curve *one = NULL;
-    st = ev_rdp_zero_like(sk->rdp, &one);
-    if (st == PLD_SUCCESS)
-      st = pld_rdp_of_pld(d, one);
-    if (st == PLD_SUCCESS)
-      st = pld_rdp_curve_compose(sk->rdp, one, count);
-    pld_rdp_curve_free(one);
-    ps->ctx->bridged++;
-    if (st != PLD_SUCCESS) {
-      snprintf(ps->err, ps->errlen, "%s (while computing the RDP of event "
-               "%s)", pld_status_text(st), qev);
-      rc = pld_event_rc_of_status(st);
-    }
-  }
-  pld_dist_free(d);
-  return rc;
-}
 
-/* The keys of event e: its items (NULL: none), the defaults, calibrate's
- * marker and the event's cross-key check.  Returns a pld_event_rc. */
-static int parse_keys(struct pstate *ps, const struct event_spec *e,
-                      char *items, struct value *vals, uint64_t *count,
-                      const char *qev)
+static int parse_count(struct pstate *ps, const char *text, uint64_t *count,
+                       const char *qev, int *hole)
 {
-  char why[240];
-  unsigned marks0 = ps->ctx->marks;
-  if (items) {
-    int rc = parse_items(ps, e, items, vals, count, qev);
-    if (rc != PLD_EVENT_OK)
+  char qv[QUOTE_LEN];
+  long long x = 0;
+  const char *val = text;
+  if (strcmp(text, "?") == 0) {
+    int rc = take_hole(ps, "count", qev, hole, HOLE_COUNT);
+    if (rc != PLD_SUCCESS)
       return rc;
+    val = "1";
   }
+  int r = *val ? ev_parse_int(val, 1, (long long)PLD_EVENT_MAX_COUNT, &x)
+               : -1;
+  if (r == EV_INT_OK) {
+    *count = (uint64_t)x;
+    return PLD_SUCCESS;
+  }
+  if (r < 0)
+    return pld_fail(PLD_EINVAL, "key 'count' has an empty value in event %s "
+                    "(count must be an integer from 1 to 2^53 = %llu)", qev,
+                    PLD_EVENT_MAX_COUNT);
+  return pld_fail(PLD_EINVAL, "count=%s in event %s is %s (count must be an "
+                  "integer from 1 to 2^53 = %llu)",
+                  ev_quote(qv, sizeof qv, val), qev,
+                  r == EV_INT_RANGE ? "out of range" : "not an integer",
+                  PLD_EVENT_MAX_COUNT);
+}
+
+/* The key=value items after the ':' (modified in place). */
+static int parse_items(struct pstate *ps, struct ev_node *nd, char *items)
+{
+  const struct event_spec *e = nd->e;
+  const char *qev = nd->q;
+  char qk[QUOTE_LEN], allowed[160];
+  int have_count = 0;
+  list_keys(e, allowed, sizeof allowed);
+  if (*items == '\0')
+    return pld_fail(PLD_EINVAL, "event %s has nothing after ':' (expected "
+                    "key=value,...; %s takes %s)", qev, e->name, allowed);
+  for (char *item = items; item;) {
+    char *comma = strchr(item, ',');
+    if (comma)
+      *comma = '\0';
+    char *eq = strchr(item, '=');
+    if (*item == '\0')
+      return pld_fail(PLD_EINVAL, "event %s has an empty item (a stray ','; "
+                      "expected key=value with key one of %s)", qev, allowed);
+    if (eq == NULL || eq == item)
+      return pld_fail(PLD_EINVAL, "%s in event %s is not of the form "
+                      "key=value (%s takes %s)",
+                      ev_quote(qk, sizeof qk, item), qev, e->name, allowed);
+    *eq = '\0';
+    char *val = eq + 1;
+    int rc;
+    if (strcmp(item, "count") == 0) {
+      if (have_count)
+        return pld_fail(PLD_EINVAL, "key 'count' given twice in event %s",
+                        qev);
+      have_count = 1;
+      rc = parse_count(ps, val, &nd->count, qev, &nd->hole);
+    } else {
+      size_t k = 0, nk = ev_n_keys(e);
+      while (k < nk && strcmp(e->keys[k].name, item) != 0)
+        k++;
+      if (k == nk)
+        return pld_fail(PLD_EINVAL, "unknown key %s in event %s (%s takes "
+                        "%s)", ev_quote(qk, sizeof qk, item), qev, e->name,
+                        allowed);
+      if (nd->v[k].present)
+        return pld_fail(PLD_EINVAL, "key '%s' given twice in event %s",
+                        e->keys[k].name, qev);
+      rc = parse_value(ps, &e->keys[k], val, &nd->v[k], qev, &nd->hole,
+                       (int)k);
+    }
+    if (rc != PLD_SUCCESS)
+      return rc;
+    item = comma ? comma + 1 : NULL;
+  }
+  return PLD_SUCCESS;
+}
+
+/* The hole's search domain and direction, once the event's other keys are
+ * known: whether calibration may solve for it here. */
+static int hole_check(const struct ev_node *nd)
+{
+  const struct event_spec *e = nd->e;
+  const char *qev = nd->q;
+  int closed = e->closed && e->closed(nd->v);
+  char keys[200];
+  if (nd->hole == HOLE_COUNT) {
+    if (closed) {
+      char an[32];
+      ev_choice_name(&e->keys[5], nd->v[5].integer, an, sizeof an);
+      return pld_fail(PLD_EINVAL, "count=? in event %s: analysis=%s is a "
+                      "closed-form single round and does not compose (count "
+                      "must be 1; analysis=wcs composes over rounds)", qev,
+                      an);
+    }
+    return PLD_SUCCESS;
+  }
+  const struct key_spec *ks = &e->keys[nd->hole];
+  const char *why = e->no_solve ? e->no_solve(nd->v, (size_t)nd->hole)
+                                : NULL;
+  if (why == NULL && ev_key_mono(ks) == MONO_NONE)
+    why = "pldkit knows no monotone dependence of epsilon on it";
+  if (why) {
+    solvable_keys_of(e, nd->v, keys, sizeof keys);
+    return pld_fail(PLD_EINVAL, "%s=? in event %s: calibrate cannot solve "
+                    "for %s: %s (it solves for one key in which epsilon is "
+                    "monotone; in this event: %s)", ks->name, qev, ks->name,
+                    why, keys);
+  }
+  return PLD_SUCCESS;
+}
+
+void ev_node_hole_info(const struct ev_node *nd, pld_event_hole *h)
+{
+  const struct event_spec *e = nd->e;
+  int closed = e->closed && e->closed(nd->v);
+  h->present = 1;
+  snprintf(h->where, sizeof h->where, "%s", nd->q);
+  if (nd->hole == HOLE_COUNT) {
+    snprintf(h->key, sizeof h->key, "count");
+    h->direction = MONO_LESS;
+    h->integer = 1;
+    h->lo = 1.0;
+    h->hi = (double)PLD_EVENT_MAX_COUNT;
+    return;
+  }
+  const struct key_spec *ks = &e->keys[nd->hole];
+  snprintf(h->key, sizeof h->key, "%s", ks->name);
+  h->direction = ev_key_mono(ks);
+  h->integer = ks->dom == DOM_INT_GE1 || ks->dom == DOM_INT_GE2;
+  /* The search doubles and halves: positive bounds, 1e-12 and 1e12 as for
+   * noise scales (rates stop at 1). */
+  h->lo = h->integer ? (ks->dom == DOM_INT_GE2 ? 2.0 : 1.0) : 1e-12;
+  h->hi = ks->dom == DOM_RATE ? 1.0
+          : h->integer        ? (double)PLD_EVENT_MAX_COUNT
+                              : 1e12;
+  if (ks->solve_hi > 0)
+    h->hi = ks->solve_hi;
+  /* The closed forms depend on C/sigma only; the library's own calibration
+   * floor is sigma = 1e-4 C (pld_participation_calibrate). */
+  if (closed && strcmp(ks->name, "sigma") == 0)
+    h->lo = 1e-4 * nd->v[3].real;
+  if (closed && strcmp(ks->name, "C") == 0)
+    h->hi = 1e4 * nd->v[4].real;
+}
+
+/* The defaults and the cross-key check of a node whose items are read. */
+static int finish_keys(struct ev_node *nd)
+{
+  const struct event_spec *e = nd->e;
+  char why[240];
   for (size_t k = 0; k < ev_n_keys(e); k++) {
     const struct key_spec *ks = &e->keys[k];
     char dom[96];
-    if (vals[k].present)
+    if (nd->v[k].present)
       continue;
     if (ks->required) {
       ev_domain_phrase(ks, dom, sizeof dom);
-      snprintf(ps->err, ps->errlen, "event %s is missing the required key "
-               "'%s' (%s, %s)", qev, ks->name, ks->meaning, dom);
-      return PLD_EVENT_EUSAGE;
+      return pld_fail(PLD_EINVAL, "event %s is missing the required key "
+                      "'%s' (%s, %s)", nd->q, ks->name, ks->meaning, dom);
     }
-    vals[k].real = ks->def;
-    vals[k].integer = (int64_t)ks->def;
+    nd->v[k].real = ks->def;
+    nd->v[k].integer = (int64_t)ks->def;
   }
-  if (ps->ctx->marks > marks0) {
-    int rc = solve_check(ps, e, vals, qev);
-    if (rc != PLD_EVENT_OK)
+  if (nd->hole != HOLE_NONE) {
+    int rc = hole_check(nd);
+    if (rc != PLD_SUCCESS)
       return rc;
   }
-  if (e->check && e->check(vals, why, sizeof why)) {
-    snprintf(ps->err, ps->errlen, "event %s: %s", qev, why);
-    return PLD_EVENT_EUSAGE;
-  }
-  return PLD_EVENT_OK;
+  if (e->check && e->check(nd->v, why, sizeof why))
+    return pld_fail(PLD_EINVAL, "event %s: %s", nd->q, why);
+  return PLD_SUCCESS;
 }
 
-/* The member of poisson-sampled:q=Q[MEMBER] (`body`, the text inside the
- * brackets): exactly one EVENT whose table entry builds one pld_mech, with
- * count 1.  On success *out is its entry and mvals its values (the caller
- * frees their lists).  Returns a pld_event_rc. */
-static int parse_subsample_member(struct pstate *ps, char *body,
-                                  const struct event_spec **out,
-                                  struct value *mvals, const char *qev)
+static void node_clear(struct ev_node *nd)
+{
+  for (size_t k = 0; k < MAX_KEYS; k++) {
+    free(nd->v[k].list);
+    free((char *)nd->v[k].text);
+  }
+  for (size_t i = 0; i < nd->nm; i++)
+    pld_event_free(nd->members[i]);
+  free(nd->members);
+  if (nd->sub) {
+    node_clear(nd->sub);
+    free(nd->sub);
+  }
+  memset(nd, 0, sizeof *nd);
+}
+
+void pld_event_free(pld_event *ev)
+{
+  if (ev == NULL)
+    return;
+  for (size_t i = 0; i < ev->n; i++)
+    node_clear(&ev->node[i]);
+  free(ev->node);
+  free(ev);
+}
+
+static int parse_list(struct pstate *ps, char *text, unsigned depth,
+                      pld_event **out);
+
+/* The members of a selection: `body` is the text inside the brackets. */
+static int parse_members(struct pstate *ps, struct ev_node *nd, char *body,
+                         unsigned depth)
+{
+  const char *qev = nd->q;
+  size_t n = 1;
+  for (char *p = find_sep(body, '|'); p; p = find_sep(p + 1, '|'))
+    n++;
+  if (*body == '\0')
+    return pld_fail(PLD_EINVAL, "event %s has an empty member list '[]' "
+                    "(expected [EVENT|EVENT|...], one member per weight)",
+                    qev);
+  if (depth + 1 >= PLD_EVENT_MAX_DEPTH)
+    return pld_fail(PLD_EINVAL, "event %s nests random-selection deeper than "
+                    "%d levels", qev, PLD_EVENT_MAX_DEPTH);
+  size_t i = 0;
+  for (char *m = body;;) {
+    char *bar = find_sep(m, '|');
+    if (bar == m || (bar == NULL && *m == '\0'))
+      return pld_fail(PLD_EINVAL, "member %zu of %zu in event %s is empty "
+                      "(each member is one or more EVENTs joined by '+', "
+                      "members are separated by '|')", i + 1, n, qev);
+    if (bar == NULL)
+      break;
+    m = bar + 1;
+    i++;
+  }
+  if (nd->v[0].len != n)
+    return pld_fail(PLD_EINVAL, "event %s has %zu weight%s but %zu member%s "
+                    "(%s needs one weight per member, in order)", qev,
+                    nd->v[0].len, nd->v[0].len == 1 ? "" : "s", n,
+                    n == 1 ? "" : "s", nd->e->name);
+  nd->members = calloc(n, sizeof *nd->members);
+  if (nd->members == NULL)
+    return PLD_ENOMEM;
+  nd->nm = n;
+  char *m = body;
+  for (i = 0; i < n; i++) {
+    char *bar = find_sep(m, '|');
+    if (bar)
+      *bar = '\0';
+    int rc = parse_list(ps, m, depth + 1, &nd->members[i]);
+    if (rc != PLD_SUCCESS)
+      return rc;
+    m = bar ? bar + 1 : NULL;
+  }
+  return PLD_SUCCESS;
+}
+
+/* The member of poisson-sampled:q=Q[MEMBER] (`body`): exactly one EVENT
+ * whose table entry builds one pld_mech, with count 1. */
+static int parse_subsample_member(struct pstate *ps, struct ev_node *nd,
+                                  char *body)
 {
   char qm[QUOTE_LEN], names[512];
-  char *err = ps->err;
-  size_t errlen = ps->errlen;
-  if (*body == '\0') {
-    snprintf(err, errlen, "event %s has an empty member '[]' (expected "
-             "poisson-sampled:q=Q[EVENT], one mechanism EVENT in brackets)",
-             qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  pld_quote(qm, sizeof qm, body);
-  if (find_sep(body, '|')) {
-    snprintf(err, errlen, "event %s has several members: poisson-sampled "
-             "subsamples exactly one mechanism EVENT (no '|'; to subsample "
-             "a random selection, select among poisson-sampled events)",
-             qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  if (find_sep(body, '+')) {
-    snprintf(err, errlen, "the member %s of event %s is a list of EVENTs "
-             "joined by '+': poisson-sampled subsamples exactly one "
-             "mechanism EVENT (subsample each one, or use count=N before "
-             "'[')", qm, qev);
-    return PLD_EVENT_EUSAGE;
-  }
+  const char *qev = nd->q;
+  if (*body == '\0')
+    return pld_fail(PLD_EINVAL, "event %s has an empty member '[]' (expected "
+                    "poisson-sampled:q=Q[EVENT], one mechanism EVENT in "
+                    "brackets)", qev);
+  ev_quote(qm, sizeof qm, body);
+  if (find_sep(body, '|'))
+    return pld_fail(PLD_EINVAL, "event %s has several members: "
+                    "poisson-sampled subsamples exactly one mechanism EVENT "
+                    "(no '|'; to subsample a random selection, select among "
+                    "poisson-sampled events)", qev);
+  if (find_sep(body, '+'))
+    return pld_fail(PLD_EINVAL, "the member %s of event %s is a list of "
+                    "EVENTs joined by '+': poisson-sampled subsamples exactly "
+                    "one mechanism EVENT (subsample each one, or use count=N "
+                    "before '[')", qm, qev);
   char *items = strchr(body, ':');
   size_t name_len = items ? (size_t)(items - body) : strcspn(body, "[");
   char name[64];
@@ -867,9 +588,9 @@ static int parse_subsample_member(struct pstate *ps, char *body,
   if (me == NULL) {
     char qn[QUOTE_LEN];
     ev_list_event_names(names, sizeof names);
-    snprintf(err, errlen, "unknown event %s as the member of %s (allowed: "
-             "%s)", pld_quote(qn, sizeof qn, name), qev, names);
-    return PLD_EVENT_EUSAGE;
+    return pld_fail(PLD_EINVAL, "unknown event %s as the member of %s "
+                    "(allowed: %s)", ev_quote(qn, sizeof qn, name), qev,
+                    names);
   }
   const char *why = NULL;
   if (me->kind == KIND_SELECTION)
@@ -888,67 +609,50 @@ static int parse_subsample_member(struct pstate *ps, char *body,
     why = "it has no single PLD mechanism (pair) to subsample";
   else if (strchr(body, '['))
     why = "it takes no member list";
-  if (why) {
-    snprintf(err, errlen, "event %s cannot be the member of %s: %s", qm, qev,
-             why);
-    return PLD_EVENT_EUSAGE;
-  }
+  if (why)
+    return pld_fail(PLD_EINVAL, "event %s cannot be the member of %s: %s",
+                    qm, qev, why);
   if (items)
     *items++ = '\0';
-  uint64_t count = 1;
-  unsigned marks0 = ps->ctx->marks;
-  int rc = parse_keys(ps, me, items, mvals, &count, qm);
-  if (rc != PLD_EVENT_OK)
+  struct ev_node *sub = calloc(1, sizeof *sub);
+  if (sub == NULL)
+    return PLD_ENOMEM;
+  nd->sub = sub;
+  sub->e = me;
+  sub->count = 1;
+  sub->hole = HOLE_NONE;
+  snprintf(sub->q, sizeof sub->q, "%s", qm);
+  int rc = items ? parse_items(ps, sub, items) : PLD_SUCCESS;
+  if (rc == PLD_SUCCESS)
+    rc = finish_keys(sub);
+  if (rc != PLD_SUCCESS)
     return rc;
-  if (count != 1 || (ps->ctx->marks > marks0 &&
-                     strcmp(ps->ctx->mark_key, "count") == 0)) {
-    snprintf(err, errlen, "the member %s of event %s has a count: "
-             "poisson-sampled subsamples one run of one mechanism (count=N "
-             "before '[' composes N subsampled steps)", qm, qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  if (me->closed && me->closed(mvals)) {
-    snprintf(err, errlen, "the member %s of event %s is a closed-form "
-             "single-round answer, not a mechanism (use analysis=wcs or cs)",
-             qm, qev);
-    return PLD_EVENT_EUSAGE;
-  }
-  const char *no_pld = me->no_pld ? me->no_pld(mvals) : NULL;
-  if (no_pld) {
-    snprintf(err, errlen, "the member %s of event %s has no PLD mechanism "
-             "to subsample: %s", qm, qev, no_pld);
-    return PLD_EVENT_EUSAGE;
-  }
-  if (me->note && me->note(mvals))
-    ps->ctx->note = me->note(mvals);
-  /* as in parse_one: centralized sampling is a lower limit of the worst
-   * case, and so is its subsampling (issue 16) */
-  if (me->note == ev_note_participation && mvals[5].integer == AN_CS)
-    ps->ctx->not_bound = "lower_limit";
-  *out = me;
-  return PLD_EVENT_OK;
+  if (sub->count != 1 || sub->hole == HOLE_COUNT)
+    return pld_fail(PLD_EINVAL, "the member %s of event %s has a count: "
+                    "poisson-sampled subsamples one run of one mechanism "
+                    "(count=N before '[' composes N subsampled steps)", qm,
+                    qev);
+  if (me->closed && me->closed(sub->v))
+    return pld_fail(PLD_EINVAL, "the member %s of event %s is a closed-form "
+                    "single-round answer, not a mechanism (use analysis=wcs "
+                    "or cs)", qm, qev);
+  const char *no_pld = me->no_pld ? me->no_pld(sub->v) : NULL;
+  if (no_pld)
+    return pld_fail(PLD_EINVAL, "the member %s of event %s has no PLD "
+                    "mechanism to subsample: %s", qm, qev, no_pld);
+  return PLD_SUCCESS;
 }
 
-/* Parse one EVENT (brackets balanced) and add it to acc (NULL: validate). */
-static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
-                     unsigned depth)
+/* One EVENT (brackets balanced) into *nd. */
+static int parse_one(struct pstate *ps, char *text, unsigned depth,
+                     struct ev_node *nd)
 {
-  char qev[QUOTE_LEN], names[512];
-  struct value vals[MAX_KEYS];
-  const struct event_spec *me = NULL; /* poisson-sampled: its member */
-  double sub_q = 1.0;                 /* and its rate */
-  const struct event_spec *e = NULL;
-  pld_mech *mech = NULL;
-  pld_event_owned *own = NULL;
-  uint64_t count = 1;
+  char names[512];
   char *body = NULL;
-  char *err = ps->err;
-  size_t errlen = ps->errlen;
-  int rc = PLD_EVENT_EUSAGE;
-
-  memset(vals, 0, sizeof vals);
-  pld_quote(qev, sizeof qev, text);
-  ev_list_event_names(names, sizeof names);
+  nd->count = 1;
+  nd->hole = HOLE_NONE;
+  ev_quote(nd->q, sizeof nd->q, text);
+  const char *qev = nd->q;
 
   /* The member list: from the first '[' to its matching ']', which must end
    * the event. */
@@ -964,397 +668,145 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
     }
     if (*close != ']' || close[1] != '\0') {
       char qt[QUOTE_LEN];
-      snprintf(err, errlen, "event %s has text %s after the ']' that closes "
-               "its member list (the member list must end the event; count=N "
-               "goes before '[')", qev,
-               pld_quote(qt, sizeof qt, *close ? close + 1 : close));
-      goto done;
+      return pld_fail(PLD_EINVAL, "event %s has text %s after the ']' that "
+                      "closes its member list (the member list must end the "
+                      "event; count=N goes before '[')", qev,
+                      ev_quote(qt, sizeof qt, *close ? close + 1 : close));
     }
     *open = '\0';
     *close = '\0';
     body = open + 1;
   }
-
   char *items = strchr(text, ':');
   if (items)
     *items++ = '\0';
-  if (*text == '\0') {
-    snprintf(err, errlen, "event %s has no name (expected NAME:key=value,... "
-             "with NAME one of %s)", qev, names);
-    goto done;
-  }
-  e = ev_find_event(text);
+  ev_list_event_names(names, sizeof names);
+  if (*text == '\0')
+    return pld_fail(PLD_EINVAL, "event %s has no name (expected "
+                    "NAME:key=value,... with NAME one of %s)", qev, names);
+  const struct event_spec *e = ev_find_event(text);
   if (e == NULL) {
     char qn[QUOTE_LEN];
-    snprintf(err, errlen, "unknown event %s in %s (allowed: %s)",
-             pld_quote(qn, sizeof qn, text), qev, names);
-    goto done;
+    return pld_fail(PLD_EINVAL, "unknown event %s in %s (allowed: %s)",
+                    ev_quote(qn, sizeof qn, text), qev, names);
   }
-  if (body && e->kind != KIND_SELECTION && e->kind != KIND_SUBSAMPLE) {
-    snprintf(err, errlen, "event %s: %s takes no member list '[...]' (only "
-             "random-selection and poisson-sampled do)", qev, e->name);
-    goto done;
+  nd->e = e;
+  if (body && e->kind != KIND_SELECTION && e->kind != KIND_SUBSAMPLE)
+    return pld_fail(PLD_EINVAL, "event %s: %s takes no member list '[...]' "
+                    "(only random-selection and poisson-sampled do)", qev,
+                    e->name);
+  if (!body && e->kind == KIND_SELECTION)
+    return pld_fail(PLD_EINVAL, "event %s has no member list: write "
+                    "%s:weights=W1;W2[EVENT|EVENT] (members in brackets, "
+                    "separated by '|')", qev, e->name);
+  if (!body && e->kind == KIND_SUBSAMPLE)
+    return pld_fail(PLD_EINVAL, "event %s has no member: write %s:q=Q[EVENT] "
+                    "(the one mechanism EVENT to subsample, in brackets)",
+                    qev, e->name);
+  int rc = items ? parse_items(ps, nd, items) : PLD_SUCCESS;
+  if (rc == PLD_SUCCESS)
+    rc = finish_keys(nd);
+  if (rc != PLD_SUCCESS)
+    return rc;
+  if (e->closed && e->closed(nd->v)) {
+    char an[32];
+    ev_choice_name(&e->keys[5], nd->v[5].integer, an, sizeof an);
+    if (depth > 0)
+      return pld_fail(PLD_EINVAL, "analysis=%s in event %s is a closed-form "
+                      "single-round answer, not a mechanism: it cannot be a "
+                      "member of random-selection (use analysis=wcs or cs)",
+                      an, qev);
+    if (nd->count != 1)
+      return pld_fail(PLD_EINVAL, "count=%llu in event %s: analysis=%s is a "
+                      "closed-form single-round answer, and thm41 and ols do "
+                      "not compose (count must be 1; analysis=wcs composes "
+                      "over rounds)", (unsigned long long)nd->count, qev, an);
+    nd->closed = 1;
+    return PLD_SUCCESS;
   }
-  if (!body && e->kind == KIND_SELECTION) {
-    snprintf(err, errlen, "event %s has no member list: write %s:weights="
-             "W1;W2[EVENT|EVENT] (members in brackets, separated by '|')",
-             qev, e->name);
-    goto done;
-  }
-  if (!body && e->kind == KIND_SUBSAMPLE) {
-    snprintf(err, errlen, "event %s has no member: write %s:q=Q[EVENT] (the "
-             "one mechanism EVENT to subsample, in brackets)", qev, e->name);
-    goto done;
-  }
-  rc = parse_keys(ps, e, items, vals, &count, qev);
-  if (rc != PLD_EVENT_OK)
-    goto done;
-  rc = PLD_EVENT_EUSAGE;
-
-  unsigned backends = backends_of(ps->ctx);
-  if (e->closed && e->closed(vals)) {
-    if ((backends & PLD_EVENT_BACKEND_RDP) || (sk && sk->rdp)) {
-      char an[32];
-      ev_choice_name(&e->keys[5], vals[5].integer, an, sizeof an);
-      snprintf(err, errlen, "analysis=%s in event %s is a closed-form "
-               "single-round answer with no RDP curve: use --backend pld "
-               "(analysis=wcs and cs work with every backend)", an, qev);
-      goto done;
-    }
-    rc = take_closed(ps, e, vals, count, depth, qev);
-    goto done_counted;
-  }
-  if (depth == 0 && ps->ctx->closed.present) {
-    snprintf(err, errlen, "event %s cannot be composed with the closed-form "
-             "single-round answer %s (it must be the only EVENT)", qev,
-             ps->ctx->closed.where);
-    goto done;
-  }
-  const char *no_pld = e->no_pld ? e->no_pld(vals) : NULL;
-  if (no_pld && ((backends & PLD_EVENT_BACKEND_PLD) || (sk && sk->acc))) {
-    snprintf(err, errlen, "event %s needs --backend rdp: %s (--backend rdp "
-             "works with 'pldkit epsilon', 'pldkit delta' and 'pldkit "
-             "calibrate', and 'pldkit rdp-curve' prints the RDP curve)", qev,
-             no_pld);
-    goto done;
-  }
-
-  if (e->note && e->note(vals))
-    ps->ctx->note = e->note(vals);
-  /* centralized sampling is a lower limit of the worst case: no answer
-   * composed with it is a bound (issue 16) */
-  if (e->note == ev_note_participation && vals[5].integer == AN_CS)
-    ps->ctx->not_bound = "lower_limit";
-  if (e->kind == KIND_SELECTION) {
-    rc = parse_members(ps, e, vals, count, body, sk, depth, qev);
-    goto done_counted;
-  }
-  if (e->kind == KIND_SUBSAMPLE) {
-    /* From here on the event is its member's mechanism, Poisson-subsampled
-     * at sub_q after it is built (the outer event has no lists to free). */
-    sub_q = vals[0].real;
-    memset(vals, 0, sizeof vals);
-    rc = parse_subsample_member(ps, body, &me, vals, qev);
-    if (rc != PLD_EVENT_OK)
-      goto done;
-    rc = PLD_EVENT_EUSAGE;
-    e = me;
-  }
-  /* The RDP formula, if any: q = 1 is the member itself; a Gaussian member
-   * is exactly poisson-gaussian (same curve, Mironov, Talwar, Zhang 2019);
-   * other subsampled members go through the bridge. */
-  rdp_fn rdp = e->rdp;
-  const struct value *rdp_vals = vals;
-  struct value pg[3];
-  if (me && sub_q < 1.0) {
-    rdp = NULL;
-    if (me->build == ev_build_gaussian) {
-      memset(pg, 0, sizeof pg);
-      pg[0].real = sub_q;
-      pg[1] = vals[0];
-      pg[2] = vals[1];
-      rdp = ev_rdp_poisson_gaussian;
-      rdp_vals = pg;
-    }
-  }
-  if (e->kind == KIND_DIST) {
-    rc = add_dist(ps, vals[0].text, count, sk, qev);
-    goto done_counted;
-  }
-
-  /* The mechanism (PLD), unless only an RDP formula is wanted. */
-  int st;
-  int added = 0;
-  if (!no_pld && e->add && sk && sk->acc) {
-    st = e->add(vals, sk->acc, count);
-    if (st != PLD_SUCCESS) {
-      /* pld_status_text: the detail too, where the library recorded one */
-      if (st == PLD_EINVAL) {
-        snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_status_text(st));
-      } else {
-        snprintf(err, errlen, "%s (while adding event %s)",
-                 pld_status_text(st), qev);
-        rc = PLD_EVENT_EFAIL;
-      }
-      goto done;
-    }
-    added = 1;
-  }
-  if (!no_pld && e->build && !(sk && sk->rdp && rdp)) {
-    st = e->build(vals, &mech, &own);
-    if (st == PLD_SUCCESS && me && sub_q < 1.0) {
-      /* Zhu, Dong, Wang 2022, Prop. 30 (add/remove, both directions) */
-      pld_mech *sub = NULL;
-      st = pld_mech_poisson(mech, sub_q, &sub);
-      pld_mech_free(mech);
-      mech = sub;
-    }
-    if (st != PLD_SUCCESS) {
-      /* Our checks mirror the documented domains, so an EINVAL here means
-       * the library knows a limit we do not: still the user's input,
-       * hence 2. */
-      if (st == PLD_EINVAL) {
-        snprintf(err, errlen, "event %s was rejected by the library: %s",
-                 qev, pld_status_text(st));
-      } else {
-        snprintf(err, errlen, "%s (while building event %s)",
-                 pld_status_text(st), qev);
-        rc = pld_event_rc_of_status(st);
-      }
-      goto done;
-    }
-  }
-  if (sk && sk->acc && added) {
-    /* done above */
-  } else if (sk && sk->acc) {
-    /* The accountant will hold copies of mech that use own's context. */
-    if (own && ps->local_ctx) {
-      snprintf(err, errlen, "event %s cannot be added without a parse "
-               "context that keeps its mechanism alive", qev);
-      rc = PLD_EVENT_EFAIL;
-      goto done;
-    }
-    st = pld_accountant_add(sk->acc, mech, count);
-    if (st != PLD_SUCCESS) {
-      snprintf(err, errlen, "%s (while adding event %s)", pld_status_text(st),
-               qev);
-      rc = pld_event_rc_of_status(st);
-      goto done;
-    }
-    if (own) {
-      own->next = ps->ctx->owned;
-      ps->ctx->owned = own;
-      own = NULL;
-    }
-  } else if (sk && sk->rdp) {
-    /* the lower curve only at the top level, where curves add (count-fold
-     * and across events, both monotone); a selection's combination of its
-     * members is not needed to be monotone */
-    if (rdp && rdp == e->rdp && e->rdp_lower && ps->ctx->rdp_lower &&
-        depth == 0) {
-      if (ps->ctx->rdp_lower >= 2 && e->rdp_lower2) {
-        st = e->rdp_lower2(rdp_vals, sk->rdp, count);
-        lowered2++;
-      } else {
-        st = e->rdp_lower(rdp_vals, sk->rdp, count);
-      }
-      ps->ctx->lowered++;
-    } else if (rdp) {
-      st = rdp(rdp_vals, sk->rdp, count);
-    } else if (ps->ctx->no_bridge) {
-      st = PLD_EUNSUPPORTED;
-    } else {
-      st = mech ? ev_rdp_bridge(mech, ps->ctx->params, count, sk->rdp)
-                : PLD_EUNSUPPORTED; /* not reached: the table has no such
-                                       event */
-      ps->ctx->bridged++;
-    }
-    if (st != PLD_SUCCESS) {
-      if (st == PLD_EINVAL) {
-        snprintf(err, errlen, "event %s was rejected by the library's RDP "
-                 "backend: %s", qev, pld_status_text(st));
-      } else {
-        snprintf(err, errlen, "%s (while computing the RDP of event %s%s)",
-                 pld_status_text(st), qev,
-                 st == PLD_ERANGE ? "; fewer or smaller --orders, or a "
-                                    "coarser --discretization, may help"
-                                  : "");
-        rc = pld_event_rc_of_status(st);
-      }
-      goto done;
-    }
-  }
-  rc = PLD_EVENT_OK;
-
-done_counted:
-  if (rc == PLD_EVENT_OK && depth == 0)
-    ps->ctx->top_events++;
-done:
-  pld_mech_free(mech);
-  pld_event_owned_free(own);
-  for (size_t k = 0; k < MAX_KEYS; k++)
-    free(vals[k].list);
-  return rc;
+  if (e->kind == KIND_SELECTION)
+    return parse_members(ps, nd, body, depth);
+  if (e->kind == KIND_SUBSAMPLE)
+    return parse_subsample_member(ps, nd, body);
+  return PLD_SUCCESS;
 }
 
 /* A LIST: EVENTs joined by '+' (brackets balanced). */
-static int parse_list(struct pstate *ps, char *text, const struct sink *sk,
-                      unsigned depth)
+static int parse_list(struct pstate *ps, char *text, unsigned depth,
+                      pld_event **out)
 {
   char ql[QUOTE_LEN];
-  pld_quote(ql, sizeof ql, text);
-  for (char *ev = text;;) {
-    char *plus = find_sep(ev, '+');
+  ev_quote(ql, sizeof ql, text);
+  size_t n = 1;
+  for (char *p = find_sep(text, '+'); p; p = find_sep(p + 1, '+'))
+    n++;
+  pld_event *ev = calloc(1, sizeof *ev);
+  if (ev == NULL)
+    return PLD_ENOMEM;
+  ev->node = calloc(n, sizeof *ev->node);
+  if (ev->node == NULL) {
+    free(ev);
+    return PLD_ENOMEM;
+  }
+  *out = ev; /* freed by the caller on failure */
+  for (char *item = text;;) {
+    char *plus = find_sep(item, '+');
     if (plus)
       *plus = '\0';
-    if (*ev == '\0' && (plus || ev != text)) {
-      snprintf(ps->err, ps->errlen, "an empty EVENT %s '+' in %s (EVENTs "
-               "are joined by '+', e.g. gaussian:sigma=2+laplace:b=3)",
-               plus ? "before" : "after", ql);
-      return PLD_EVENT_EUSAGE;
-    }
-    int rc = parse_one(ps, ev, sk, depth);
-    if (rc != PLD_EVENT_OK)
+    if (*item == '\0' && (plus || item != text))
+      return pld_fail(PLD_EINVAL, "an empty EVENT %s '+' in %s (EVENTs are "
+                      "joined by '+', e.g. gaussian:sigma=2+laplace:b=3)",
+                      plus ? "before" : "after", ql);
+    int rc = parse_one(ps, item, depth, &ev->node[ev->n]);
+    ev->n++;
+    if (rc != PLD_SUCCESS)
       return rc;
     if (plus == NULL)
-      return PLD_EVENT_OK;
-    ev = plus + 1;
+      break;
+    item = plus + 1;
   }
+  return ev_tree_check_closed(ev);
 }
 
-/* Brackets balanced and '|' only inside them.  Returns a pld_event_rc. */
-static int check_brackets(const char *text, const char *qtext, char *err,
-                          size_t errlen)
+/* A closed-form analysis is the only EVENT of its tree. */
+int ev_tree_check_closed(const pld_event *ev)
 {
-  int depth = 0;
-  size_t last_open = 0;
-  for (size_t i = 0; text[i]; i++) {
-    char c = text[i];
-    if (c == '[') {
-      if (depth == 0)
-        last_open = i;
-      depth++;
-    } else if (c == ']') {
-      if (depth == 0) {
-        snprintf(err, errlen, "unbalanced brackets in %s: the ']' at "
-                 "character %zu has no '[' before it", qtext, i + 1);
-        return PLD_EVENT_EUSAGE;
-      }
-      depth--;
-    } else if (c == '|' && depth == 0) {
-      snprintf(err, errlen, "the '|' at character %zu of %s is outside "
-               "brackets ('|' separates the members of "
-               "random-selection:weights=...[MEMBER|MEMBER])", i + 1, qtext);
-      return PLD_EVENT_EUSAGE;
-    }
+  for (size_t i = 0; i < ev->n; i++) {
+    if (!ev->node[i].closed || ev->n == 1)
+      continue;
+    char an[32];
+    const struct ev_node *nd = &ev->node[i];
+    ev_choice_name(&nd->e->keys[5], nd->v[5].integer, an, sizeof an);
+    return pld_fail(PLD_EINVAL, "analysis=%s in event %s is a closed-form "
+                    "single-round answer, and thm41 and ols do not compose: "
+                    "it must be the only EVENT (analysis=wcs composes)", an,
+                    nd->q);
   }
-  if (depth > 0) {
-    snprintf(err, errlen, "unbalanced brackets in %s: %d '[' never closed "
-             "(the outermost one at character %zu)", qtext, depth,
-             last_open + 1);
-    return PLD_EVENT_EUSAGE;
-  }
-  return PLD_EVENT_OK;
+  return PLD_SUCCESS;
 }
 
-static int parse_event(const char *text, pld_event_ctx *ctx,
-                       const struct sink *sk, char *err, size_t errlen)
+int pld_event_parse(const char *text, pld_event **out)
 {
-  char dummy[8], qtext[QUOTE_LEN];
-  pld_event_ctx local;
+  char qtext[QUOTE_LEN];
   struct pstate ps;
-
-  if (err == NULL || errlen == 0) {
-    err = dummy;
-    errlen = sizeof dummy;
-  }
-  err[0] = '\0';
-  ps.local_ctx = ctx == NULL;
-  if (ctx == NULL) {
-    memset(&local, 0, sizeof local);
-    ctx = &local;
-  }
-  if (text == NULL) {
-    snprintf(err, errlen, "no EVENT text");
-    return PLD_EVENT_EUSAGE;
-  }
-  ps.ctx = ctx;
-  ps.err = err;
-  ps.errlen = errlen;
-  pld_quote(qtext, sizeof qtext, text);
-  int rc = check_brackets(text, qtext, err, errlen);
-  if (rc != PLD_EVENT_OK)
+  pld_detail_clear();
+  if (text == NULL || out == NULL)
+    return pld_fail(PLD_EINVAL, "text and out must not be NULL");
+  memset(&ps, 0, sizeof ps);
+  ev_quote(qtext, sizeof qtext, text);
+  int rc = check_brackets(text, qtext);
+  if (rc != PLD_SUCCESS)
     return rc;
-
-  size_t len = strlen(text);
-  char *buf = malloc(len + 1);
-  if (buf == NULL) {
-    snprintf(err, errlen, "%s (while reading event %s)",
-             pld_strerror(PLD_ENOMEM), qtext);
-    return PLD_EVENT_EFAIL;
-  }
-  memcpy(buf, text, len + 1);
-  rc = parse_list(&ps, buf, sk, 0);
+  char *buf = strdup(text);
+  if (buf == NULL)
+    return PLD_ENOMEM;
+  pld_event *ev = NULL;
+  rc = parse_list(&ps, buf, 0, &ev);
   free(buf);
-  return rc;
-}
-
-/* One EVENT argument is one update, all or nothing: its events go into a
- * scratch accountant (curve), merged into the caller's only when all of
- * them parsed and built.  A list that fails at its third item must not leave
- * its first two recorded: the caller, told it failed, would fix the text and
- * add them again, or give up on a run that happened. */
-static int scratch_failed(int st, char *err, size_t errlen)
-{
-  if (err && errlen)
-    snprintf(err, errlen, "%s (while recording the event)",
-             pld_status_text(st));
-  return pld_event_rc_of_status(st);
-}
-
-int pld_event_parse(const char *text, pld_event_ctx *ctx,
-                        pld_accountant *acc, char *err, size_t errlen)
-{
-  if (!acc)
-    return parse_event(text, ctx, NULL, err, errlen);
-  pld_params prm;
-  pld_accountant *scratch = NULL;
-  int st = pld_accountant_get_params(acc, &prm);
-  if (st == PLD_SUCCESS)
-    st = pld_accountant_alloc(&prm, &scratch);
-  if (st != PLD_SUCCESS)
-    return scratch_failed(st, err, errlen);
-  struct sink sk = {scratch, NULL};
-  int rc = parse_event(text, ctx, &sk, err, errlen);
-  if (rc == PLD_EVENT_OK && (st = pld_accountant_merge(acc, scratch))) {
-    rc = scratch_failed(st, err, errlen);
-    if (st == PLD_EINCOMPAT && err && errlen) { /* the user's input */
-      char q[QUOTE_LEN];
-      pld_quote(q, sizeof q, text);
-      snprintf(err, errlen, "a PLD file of event %s is on a grid step "
-               "unlike another PLD file of the composition (all must share "
-               "one grid step)", q);
-      rc = PLD_EVENT_EUSAGE;
-    }
+  if (rc != PLD_SUCCESS) {
+    pld_event_free(ev);
+    return rc;
   }
-  pld_accountant_free(scratch);
-  return rc;
-}
-
-int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
-                            pld_rdp_curve *curve, char *err, size_t errlen)
-{
-  if (!curve)
-    return parse_event(text, ctx, NULL, err, errlen);
-  pld_rdp_curve *scratch = NULL;
-  int st = ev_rdp_zero_like(curve, &scratch);
-  if (st != PLD_SUCCESS)
-    return scratch_failed(st, err, errlen);
-  struct sink sk = {NULL, scratch};
-  int rc = parse_event(text, ctx, &sk, err, errlen);
-  if (rc == PLD_EVENT_OK && (st = pld_rdp_curve_compose(curve, scratch, 1)))
-    rc = scratch_failed(st, err, errlen);
-  pld_rdp_curve_free(scratch);
-  return rc;
+  *out = ev;
+  return PLD_SUCCESS;
 }

@@ -30,63 +30,53 @@
 /* ------------------------------------------------------------------------ */
 /* Adapters to <pldkit/mech.h>; indices follow the key order in the table.   */
 
-int ev_build_gaussian(const struct value *v, pld_mech **out,
-                      pld_event_owned **own)
+int ev_build_gaussian(const struct value *v, pld_mech **out)
 {
   return pld_mech_gaussian(v[0].real, v[1].real, out);
 }
 
-int ev_build_laplace(const struct value *v, pld_mech **out,
-                     pld_event_owned **own)
+int ev_build_laplace(const struct value *v, pld_mech **out)
 {
   return pld_mech_laplace(v[0].real, v[1].real, out);
 }
 
-int ev_build_discrete_laplace(const struct value *v, pld_mech **out,
-                              pld_event_owned **own)
+int ev_build_discrete_laplace(const struct value *v, pld_mech **out)
 {
   return pld_mech_discrete_laplace(v[0].real, v[1].integer, out);
 }
 
-int ev_build_discrete_gaussian(const struct value *v, pld_mech **out,
-                               pld_event_owned **own)
+int ev_build_discrete_gaussian(const struct value *v, pld_mech **out)
 {
   return pld_mech_discrete_gaussian(v[0].real, v[1].integer, out);
 }
 
-int ev_build_randomized_response(const struct value *v, pld_mech **out,
-                                 pld_event_owned **own)
+int ev_build_randomized_response(const struct value *v, pld_mech **out)
 {
   return pld_mech_randomized_response(v[0].real, v[1].integer, out);
 }
 
-int ev_build_poisson_gaussian(const struct value *v, pld_mech **out,
-                              pld_event_owned **own)
+int ev_build_poisson_gaussian(const struct value *v, pld_mech **out)
 {
   return pld_mech_poisson_gaussian(v[0].real, v[1].real, v[2].real, out);
 }
 
-int ev_build_poisson_laplace(const struct value *v, pld_mech **out,
-                             pld_event_owned **own)
+int ev_build_poisson_laplace(const struct value *v, pld_mech **out)
 {
   return pld_mech_poisson_laplace(v[0].real, v[1].real, v[2].real, out);
 }
 
-int ev_build_finite(const struct value *v, pld_mech **out,
-                    pld_event_owned **own)
+int ev_build_finite(const struct value *v, pld_mech **out)
 {
   return pld_mech_finite(v[0].len, v[0].list, v[1].list, out);
 }
 
-int ev_build_mixture_gaussian(const struct value *v, pld_mech **out,
-                              pld_event_owned **own)
+int ev_build_mixture_gaussian(const struct value *v, pld_mech **out)
 {
   return pld_mech_mixture_gaussian(v[0].real, v[1].len, v[2].list, v[1].list,
                                    v[3].len, v[4].list, v[3].list, out);
 }
 
-int ev_build_wor_gaussian(const struct value *v, pld_mech **out,
-                          pld_event_owned **own)
+int ev_build_wor_gaussian(const struct value *v, pld_mech **out)
 {
   return pld_mech_wor_gaussian((uint64_t)v[0].integer, (uint64_t)v[1].integer,
                                v[2].real, v[3].real, out);
@@ -99,8 +89,7 @@ int ev_build_wor_gaussian(const struct value *v, pld_mech **out,
  * docs/participation.md sec. 5); r0 = 0 is the zero-loss pair.  Returns
  * non-zero when the library that knows the mixture is not compiled in. */
 
-int ev_build_participation(const struct value *v, pld_mech **out,
-                           pld_event_owned **own)
+int ev_build_participation(const struct value *v, pld_mech **out)
 {
   double p = v[0].real, q = v[1].real, C = v[3].real, sigma = v[4].real;
   if (v[5].integer == AN_CS) /* centralized sampling at rate p q */
@@ -186,13 +175,12 @@ const char *ev_note_participation(const struct value *v)
  * of each run gives one of their adaptive composition (Zhu, Dong and Wang
  * 2022), so this is sound even if the sign changes from run to run. */
 struct worst_pair {
-  pld_event_owned head; /* first: the list link */
-  pld_mech *m[2];     /* shifts +c and -c */
+  pld_mech *m[2]; /* shifts +c and -c */
 };
 
-static void worst_pair_release(pld_event_owned *o)
+static void worst_pair_release(void *o)
 {
-  struct worst_pair *w = (struct worst_pair *)o;
+  struct worst_pair *w = o;
   pld_mech_free(w->m[0]);
   pld_mech_free(w->m[1]);
   free(w);
@@ -258,13 +246,11 @@ static int worst_pair_tails(void *ctx, int dir, size_t n, const double *eps,
 /* The worse of two bounded pairs, (P, Q) = (N^b(t0), N^b(t0 + c0)) and
  * (N^b(t1), N^b(t1 + c1)), as one mechanism (keys as bounded-gaussian). */
 static int build_bounded_worst(const struct value *v, double t0, double c0,
-                               double t1, double c1, pld_mech **out,
-                               pld_event_owned **own)
+                               double t1, double c1, pld_mech **out)
 {
   struct worst_pair *w = calloc(1, sizeof *w);
   if (w == NULL)
     return PLD_ENOMEM;
-  w->head.release = worst_pair_release;
   int (*mk)(double, double, double, double, pld_mech **) =
       v[0].integer == BK_TRUNCATED ? pld_mech_truncated_gaussian
                                    : pld_mech_rectified_gaussian;
@@ -283,23 +269,19 @@ static int build_bounded_worst(const struct value *v, double t0, double c0,
     cv.loss_scale = fmax(a->loss_scale, b->loss_scale);
     cv.tails = a->tails && b->tails ? worst_pair_tails : NULL;
     cv.loss_lattice = 0;
-    st = pld_mech_from_curve(&cv, out);
+    st = pld_mech_from_curve_owned(&cv, worst_pair_release, out);
   }
-  if (st != PLD_SUCCESS) {
-    worst_pair_release(&w->head);
-    return st;
-  }
-  *own = &w->head;
-  return PLD_SUCCESS;
+  if (st != PLD_SUCCESS)
+    worst_pair_release(w);
+  return st;
 }
 
 /* bounded-gaussian: keys kind, theta, a, sigma, c; both shifts +-c (the
  * worst case over neighbours), either kind. */
-int ev_build_bounded(const struct value *v, pld_mech **out,
-                     pld_event_owned **own)
+int ev_build_bounded(const struct value *v, pld_mech **out)
 {
   return build_bounded_worst(v, v[1].real, v[4].real, v[1].real, -v[4].real,
-                             out, own);
+                             out);
 }
 
 /* kind=truncated has a PLD unless its normalizers underflow (the support
@@ -327,8 +309,7 @@ const char *ev_no_pld_bounded(const struct value *v)
  * per-instance mechanism, and Poisson subsampling of a dominating pair
  * dominates the subsampled mechanism (Zhu, Dong, Wang 2022, Prop. 30), so
  * pld_mech_poisson of that pair is the exact per-instance PLD. */
-int ev_build_poisson_bounded(const struct value *v, pld_mech **out,
-                             pld_event_owned **own)
+int ev_build_poisson_bounded(const struct value *v, pld_mech **out)
 {
   /* pld_mech_poisson's base is (P, Q) = (with the record, without it), and
    * theta is the location WITHOUT the record (the paper's mu_theta in (*)):
@@ -336,15 +317,11 @@ int ev_build_poisson_bounded(const struct value *v, pld_mech **out,
   const struct value *b = v + 1;
   double th = b[1].real, c = b[4].real;
   pld_mech *pair = NULL;
-  int st = build_bounded_worst(b, th + c, -c, th - c, c, &pair, own);
+  int st = build_bounded_worst(b, th + c, -c, th - c, c, &pair);
   if (st != PLD_SUCCESS)
     return st;
   st = pld_mech_poisson(pair, v[0].real, out);
-  pld_mech_free(pair); /* the curve's ctx stays with *own */
-  if (st != PLD_SUCCESS) {
-    (*own)->release(*own);
-    *own = NULL;
-  }
+  pld_mech_free(pair); /* the subsampled mechanism keeps the pair's ctx */
   return st;
 }
 
@@ -379,20 +356,16 @@ int ev_add_split(const struct value *v, pld_accountant *acc,
 
 /* poisson-splitting (keys q, d, sigma, c): the splitting paper's Fig. 1
  * pair, the Poisson subsampling of the one-of-d allocation bracket. */
-int ev_build_poisson_split(const struct value *v, pld_mech **out,
-                           pld_event_owned **own)
+int ev_build_poisson_split(const struct value *v, pld_mech **out)
 {
-  (void)own;
   return pld_mech_poisson_split(v[0].real, (uint64_t)v[1].integer, v[2].real,
                                 v[3].real, out);
 }
 
 /* partial-splitting (keys q, d, sigma, c-split, c-shared): the split and
  * shared parts subsampled together (pld_mech_partial_split). */
-int ev_build_partial_split(const struct value *v, pld_mech **out,
-                           pld_event_owned **own)
+int ev_build_partial_split(const struct value *v, pld_mech **out)
 {
-  (void)own;
   return pld_mech_partial_split(v[0].real, (uint64_t)v[1].integer, v[2].real,
                                 v[3].real, v[4].real, out);
 }

@@ -589,8 +589,10 @@ size_t pld_event_count(void) { return N_EVENTS; }
 
 int pld_event_info_get(size_t i, pld_event_info *out)
 {
+  pld_detail_clear();
   if (i >= N_EVENTS || !out)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "no catalogue entry %zu (there are %zu)", i,
+                    (size_t)N_EVENTS);
   const struct event_spec *e = &events[i];
   pld_event_info r;
   memset(&r, 0, sizeof r);
@@ -601,131 +603,43 @@ int pld_event_info_get(size_t i, pld_event_info *out)
   r.rdp_how = e->rdp_how;
   r.has_pld = e->no_pld == NULL;
   r.n_keys = ev_n_keys(e);
+  r.members = e->kind == KIND_SELECTION   ? 1
+              : e->kind == KIND_SUBSAMPLE ? 2
+                                          : 0;
   *out = r;
   return PLD_SUCCESS;
 }
 
 int pld_event_find(const char *name, size_t *index)
 {
+  pld_detail_clear();
   if (!name || !index)
-    return PLD_EINVAL;
+    return pld_fail(PLD_EINVAL, "name and index must not be NULL");
   for (size_t i = 0; i < N_EVENTS; i++)
     if (strcmp(events[i].name, name) == 0) {
       *index = i;
       return PLD_SUCCESS;
     }
-  return PLD_EINVAL;
+  return pld_fail(PLD_EINVAL, "no event is called '%s'", name);
 }
 
-/* One event's entry: its summary, how RDP handles it, and every key with
- * its meaning, default and domain. */
-static void event_entry(FILE *f, const struct event_spec *e)
+int pld_event_key_get(size_t i, size_t k, pld_event_key *out)
 {
-  char head[32], text[400], dom[96];
-  fprintf(f, "%s%s%s\n", e->name, e->title ? " - " : "",
-          e->title ? e->title : "");
-  pld_text_wrap(f, "", 2, e->summary);
-  if (e->rdp_how) {
-    snprintf(text, sizeof text, "RDP (--backend rdp): %s", e->rdp_how);
-    pld_text_wrap(f, "", 2, text);
-  }
-  fputs("Keys:\n", f);
-  for (size_t k = 0; k < ev_n_keys(e); k++) {
-    const struct key_spec *ks = &e->keys[k];
-    char def[48];
-    if (ks->required)
-      snprintf(def, sizeof def, "required");
-    else if (ks->dom == DOM_CHOICE)
-      snprintf(def, sizeof def, "default %s",
-               ev_choice_name(ks, (int64_t)ks->def, head, sizeof head));
-    else
-      snprintf(def, sizeof def, "default %g", ks->def);
-    ev_domain_phrase(ks, dom, sizeof dom);
-    snprintf(head, sizeof head, "  %s", ks->name);
-    snprintf(text, sizeof text, "%s; %s, %s%s", ks->meaning, def, dom,
-             ev_key_mono(ks) == MONO_MORE
-                 ? " (or ? in calibrate: larger is more private)"
-             : ev_key_mono(ks) == MONO_LESS
-                 ? " (or ? in calibrate: smaller is more private)"
-                 : "");
-    pld_text_wrap(f, head, 16, text);
-  }
-  pld_text_wrap(f, "  count", 16,
-               "number of runs, composed with itself (every EVENT takes it); "
-               "default 1, an integer from 1 to 2^53 (or ? in calibrate: the "
-               "largest number of runs that meets the target)");
-  if (e->kind == KIND_SELECTION)
-    pld_event_members_help(f);
-}
-
-/* The one walk over the event table behind 'pldkit events' and 'pldkit
- * help EVENT' (the table is the only description of the events). */
-int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
-                            const char *name)
-{
-  int found = 0;
-  for (size_t i = 0; i < N_EVENTS; i++) {
-    const struct event_spec *e = &events[i];
-    if (name != NULL && strcmp(name, e->name) != 0)
-      continue;
-    found = 1;
-    if (mode == PLD_EVENT_CAT_LIST)
-      fprintf(f, "  %-26s %s\n", e->name, e->title ? e->title : "");
-    else
-      event_entry(f, e);
-  }
-  return found ? 0 : -1;
-}
-
-void pld_event_members_help(FILE *f)
-{
-  fputs("\nMember lists and '+':\n", f);
-  pld_text_wrap(f, "", 2,
-               "random-selection:weights=W1;...;Wn[,count=N][M1|M2|...|Mn] "
-               "runs member Mi with probability Wi (the choice is visible; "
-               "there must be exactly one weight per member, each >= 0, "
-               "summing to 1 within 1e-12).  The member list is in brackets, "
-               "at the end of the event, members separated by '|'.  Each "
-               "member is one or more EVENTs joined by '+', composed on their "
-               "own before the selection, e.g. "
-               "[gaussian:sigma=2,count=10+laplace:b=3|gaussian:sigma=8]; a "
-               "member may itself be a random-selection (nesting up to 32 "
-               "levels).  count=N, before '[', composes the whole selection "
-               "N times.  A '+' joins EVENTs only when a letter follows it "
-               "(1e+5 stays a number), and an EVENT argument may itself be "
-               "several EVENTs joined by '+'.  Quote such arguments in the "
-               "shell: ';', '|', '[' and ']' are special there.  Example: "
-               "pldkit epsilon --delta 1e-5 "
-               "'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10|"
-               "gaussian:sigma=8,count=10]'");
-}
-
-void pld_event_rdp_help(FILE *f)
-{
-  fputs("The RDP backend (--backend rdp|both of epsilon, delta and calibrate, "
-        "and rdp-curve):\n", f);
-  pld_text_wrap(f, "", 2,
-               "Every EVENT's Renyi DP curve eps(alpha) is computed at every "
-               "order alpha of the grid (--orders), as a certified upper "
-               "bound, and the curves are added (composition).  Events with "
-               "a closed form or a paper's bound use it (pldkit help EVENT, "
-               "line RDP).  "
-               "The others go through the PLD bridge: the certified upper "
-               "Renyi divergence of the pessimistic PLD of one run (on a "
-               "fine grid: --discretization if given, else a divisor of the "
-               "mechanism's loss lattice if it has one, else about 1e-3/count "
-               "of its loss scale, at least 1e-4 of it; where that gives inf, "
-               "also a second grid, keeping the smaller value), composed "
-               "count times.  "
-               "The bridge is conservative: it adds up to one grid step per "
-               "run, and it is inf at every order when the PLD has mass at "
-               "+inf (losses truncated at a finite value, e.g. unbounded "
-               "losses, or rounding); inf is then the honest answer, not "
-               "an error.  Members of random-selection are composed into "
-               "their own curves.  model-splitting, balanced-iteration and "
-               "bounded-gaussian with kind=truncated exist only in RDP; "
-               "random-participation with analysis=thm41 or ols only in "
-               "PLD.  Proofs and what is not proven: docs/papers-rdp.md");
+  pld_detail_clear();
+  if (i >= N_EVENTS || !out || k >= ev_n_keys(&events[i]))
+    return pld_fail(PLD_EINVAL, "no key %zu of catalogue entry %zu", k, i);
+  const struct key_spec *ks = &events[i].keys[k];
+  pld_event_key r;
+  memset(&r, 0, sizeof r);
+  r.name = ks->name;
+  r.meaning = ks->meaning;
+  r.required = ks->required;
+  r.def = ks->def;
+  r.choices = ks->dom == DOM_CHOICE ? ks->choices : NULL;
+  r.direction = ev_key_mono(ks);
+  ev_domain_phrase(ks, r.domain, sizeof r.domain);
+  *out = r;
+  return PLD_SUCCESS;
 }
 
 const char *pld_event_solvable_keys(void)
@@ -758,19 +672,6 @@ const char *pld_event_solvable_keys(void)
   snprintf(buf + o, sizeof buf - o, "count");
   return buf;
 }
-
-int pld_event_is_solvable_key(const char *name)
-{
-  if (strcmp(name, "count") == 0)
-    return 1;
-  for (size_t i = 0; i < N_EVENTS; i++)
-    for (size_t k = 0; k < ev_n_keys(&events[i]); k++)
-      if (ev_key_mono(&events[i].keys[k]) != MONO_NONE &&
-          strcmp(events[i].keys[k].name, name) == 0)
-        return 1;
-  return 0;
-}
-
 
 const struct event_spec *ev_find_event(const char *name)
 {

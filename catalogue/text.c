@@ -1,7 +1,9 @@
-/* pldkit catalogue: quoting user tokens and formatting numbers for
- * messages and help (shared by the catalogue and the front ends, so that
- * every front end prints the same digits). */
+/* pldkit catalogue: quoting user tokens, exact numbers and strict number
+ * parsing for the event texts and their messages. */
 #include <pldkit/event.h>
+
+#include <errno.h>
+#include <stdint.h>
 
 #include <ctype.h>
 #include <math.h>
@@ -9,25 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pld_event_rc_of_status(int st)
-{
-  switch (st) {
-  case PLD_SUCCESS:
-    return PLD_EVENT_OK;
-  case PLD_ENOMEM:
-  case PLD_EFFT:
-  case PLD_EMAXITER:
-  case PLD_ECALLBACK:
-    return PLD_EVENT_EFAIL;
-  default:
-    return PLD_EVENT_EUSAGE;
-  }
-}
+#include "events_internal.h"
 
-/* help texts fit 80-column terminals */
-#define WRAP_WIDTH 79
-
-const char *pld_quote(char *buf, size_t size, const char *s)
+const char *ev_quote(char *buf, size_t size, const char *s)
 {
   static const char hex[] = "0123456789abcdef";
   size_t o = 0;
@@ -61,7 +47,7 @@ const char *pld_quote(char *buf, size_t size, const char *s)
   return buf;
 }
 
-void pld_fmt(char *buf, size_t size, double x, int digits)
+static void fmt(char *buf, size_t size, double x, int digits)
 {
   if (isnan(x))
     snprintf(buf, size, "nan");
@@ -71,10 +57,10 @@ void pld_fmt(char *buf, size_t size, double x, int digits)
     snprintf(buf, size, "%.*g", digits, x);
 }
 
-void pld_fmt_exact(char *buf, size_t size, double x)
+void ev_fmt_exact(char *buf, size_t size, double x)
 {
   if (!isfinite(x)) {
-    pld_fmt(buf, size, x, 17);
+    fmt(buf, size, x, 17);
     return;
   }
   /* %.17g always round-trips but prints 1e-05 as 1.0000000000000001e-05;
@@ -92,48 +78,42 @@ void pld_fmt_exact(char *buf, size_t size, double x)
   }
 }
 
-void pld_fmt_bracket(char *lo, char *hi, size_t size, double lower,
-                         double upper)
+int ev_parse_double(const char *s, double *out)
 {
-  int d = 6;
-  for (;;) {
-    pld_fmt(lo, size, lower, d);
-    pld_fmt(hi, size, upper, d);
-    if (d >= 17 || lower == upper || strcmp(lo, hi) != 0)
-      break;
-    d++;
-  }
+  char *end;
+  /* strtod would skip leading blanks and accept "nan"/"inf"; a token with
+   * blanks in it is almost always a quoting mistake, so refuse it. */
+  if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
+    return -1;
+  /* Decimal only: strtod also reads C99 hex floats (0x1p3 = 8), which no
+   * one means on a command line. */
+  if (strpbrk(s, "xX"))
+    return -1;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end != '\0' || !isfinite(x))
+    return -1;
+  *out = x;
+  return 0;
 }
 
-void pld_text_wrap(FILE *f, const char *head, size_t indent, const char *text)
+int ev_parse_int(const char *s, long long lo, long long hi,
+                      long long *out)
 {
-  size_t col = strlen(head);
-  fputs(head, f);
-  if (col > 0 && col + 1 > indent) {
-    fputc('\n', f);
-    col = 0;
-  }
-  for (; col < indent; col++)
-    fputc(' ', f);
-  const char *p = text;
-  int first = 1;
-  while (*p) {
-    while (*p == ' ')
-      p++;
-    size_t w = strcspn(p, " ");
-    if (w == 0)
-      break;
-    if (!first && col + 1 + w > WRAP_WIDTH) {
-      fprintf(f, "\n%*s", (int)indent, "");
-      col = indent;
-    } else if (!first) {
-      fputc(' ', f);
-      col++;
-    }
-    fwrite(p, 1, w, f);
-    col += w;
-    p += w;
-    first = 0;
-  }
-  fputc('\n', f);
+  const char *p = s;
+  char *end;
+  if (s == NULL)
+    return EV_INT_NOT_INTEGER;
+  if (*p == '+' || *p == '-')
+    p++;
+  if (!isdigit((unsigned char)*p))
+    return EV_INT_NOT_INTEGER;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (*end != '\0')
+    return EV_INT_NOT_INTEGER;
+  if (errno == ERANGE || x < lo || x > hi)
+    return EV_INT_RANGE;
+  *out = x;
+  return EV_INT_OK;
 }

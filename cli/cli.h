@@ -9,6 +9,7 @@
 #include <pldkit/pldkit.h>
 #include <pldkit/event.h>
 #include "output.h"
+#include "text.h"
 
 enum cmd { CMD_EPSILON, CMD_DELTA, CMD_CURVE, CMD_CALIBRATE, CMD_DEMO,
            CMD_RDP_CURVE, CMD_SAVE, N_CMDS };
@@ -120,10 +121,17 @@ struct cli {
   int ledger;           /* save as 'pldkit ledger add': a locked update */
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
-  pld_event_ctx parse; /* what the validation pass found */
+  pld_event **parts;       /* each EVENT argument parsed once, then
+                              --events-json's tree (owned) */
+  size_t n_parts;
+  pld_event *ev;           /* their composition (owned) */
+  pld_event_summary sum;   /* what they hold */
+  pld_event_hole hole;     /* calibrate: the KEY=? */
   const char *events_json; /* --events-json FILE (borrowed from argv) */
   int relation;            /* --relation, enum pld_dpevent_relation */
-  pld_dpevent_texts dp;    /* the EVENT texts of --events-json (owned) */
+  int dp_nonprivate;       /* --events-json held a non-private event */
+  char *json_text;         /* --events-json's canonical text (owned) */
+  int closed_thm41;        /* the closed-form analysis is thm41 */
 };
 
 #define ERRLEN 1024
@@ -142,6 +150,7 @@ struct answer {
   /* closed-form single round (random-participation thm41/ols) */
   int closed;
   pld_event_closed_answer ca;
+  pld_event_calibration calr[2]; /* calibrate: the library's results */
   /* calibrate: [CAL_PLD] the PLD search (accountant or closed form),
    * [CAL_RDP] the RDP one */
   pld_search_result cal[2];
@@ -164,6 +173,12 @@ struct answer {
 
 /* Shared between the CLI's files (defined where their section is). */
 
+/* help_events.c */
+int cli_catalogue_write(FILE *f, int full, const char *name);
+void cli_members_help(FILE *f);
+void cli_rdp_help(FILE *f);
+int cli_is_solvable_key(const char *name);
+
 /* options.c */
 void cli_cmd_help(FILE *f, enum cmd c);
 void cli_main_help(FILE *f);
@@ -171,12 +186,9 @@ int cli_parse_args(struct cli *c, int argc, char **argv);
 
 /* compute.c */
 void cli_answer_free(struct answer *a);
-int cli_build_accountant(const struct cli *c, const char *subst,
-                         pld_accountant **out, pld_event_owned **owned,
-                         char *err, size_t errlen);
-int cli_build_rdp(const struct cli *c, const char *subst,
-                  pld_rdp_curve **out, unsigned *bridged, char *err,
-                  size_t errlen);
+void cli_query(const struct cli *c, pld_event_query *q);
+void cli_free(struct cli *c);
+int cli_lib_error(int st, const char *hint);
 int cli_compute(const struct cli *c, struct answer *a);
 const char *cli_hint(int st);
 double cli_now(void);

@@ -5,6 +5,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,7 +63,7 @@ const char *cli_hint(int st)
 }
 
 /* The library's query for this command line (<pldkit/event.h>). */
-static void cli_query(const struct cli *c, pld_event_query *q)
+void cli_query(const struct cli *c, pld_event_query *q)
 {
   pld_event_query_default(q);
   q->params = c->params;
@@ -73,47 +74,54 @@ static void cli_query(const struct cli *c, pld_event_query *q)
   q->n_orders = c->n_orders;
 }
 
-/* A fresh accountant holding all the EVENTs; `subst` replaces the '?' of
- * calibrate (NULL elsewhere).  Objects the accountant's mechanisms need are
- * appended to *owned, which the caller frees (pld_event_owned_free) after the
- * accountant.  On failure err holds the message. */
-int cli_build_accountant(const struct cli *c, const char *subst,
-                         pld_accountant **out, pld_event_owned **owned,
-                         char *err, size_t errlen)
+void cli_free(struct cli *c)
 {
-  pld_event_query q;
-  cli_query(c, &q);
-  return pld_event_accountant(&q, c->n_events, c->events, subst, out, owned,
-                              err, errlen);
+  for (size_t i = 0; i < c->n_parts; i++)
+    pld_event_free(c->parts[i]);
+  free(c->parts);
+  pld_event_free(c->ev);
+  free(c->json_text);
+  c->json_text = NULL;
+  c->parts = NULL;
+  c->n_parts = 0;
+  c->ev = NULL;
 }
 
-/* The RDP curve of all the EVENTs on the --orders grid; `subst` replaces
- * the '?' of calibrate (NULL elsewhere).  On failure err holds the
- * message. */
-int cli_build_rdp(const struct cli *c, const char *subst,
-                  pld_rdp_curve **out, unsigned *bridged, char *err,
-                  size_t errlen)
+int cli_rc_of_status(int st)
 {
-  pld_event_query q;
-  cli_query(c, &q);
-  return pld_event_rdp_curve(&q, c->n_events, c->events, subst, 0, out,
-                             bridged, err, errlen);
+  switch (st) {
+  case PLD_SUCCESS:
+    return CLI_OK;
+  case PLD_ENOMEM:
+  case PLD_EFFT:
+  case PLD_EMAXITER:
+  case PLD_ECALLBACK:
+    return CLI_EFAIL;
+  default:
+    return CLI_EUSAGE;
+  }
+}
+
+/* One line for a failed library call: its detail (or the status's text)
+ * and a hint; returns the exit status. */
+int cli_lib_error(int st, const char *hint)
+{
+  const char *d = pld_error_detail();
+  pld_cli_error("%s%s", d[0] ? d : pld_strerror(st), hint ? hint : "");
+  return cli_rc_of_status(st);
 }
 
 /* ---- the other queries -------------------------------------------------- */
 
-/* The RDP answer (--backend rdp or both) or the RDP curve (rdp-curve). */
 /* rdp-curve: the curve itself, on the --orders grid. */
 static int compute_rdp_curve(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN];
   pld_rdp_curve *cv = NULL;
   double t0 = cli_now();
-  int rc = cli_build_rdp(c, NULL, &cv, &a->bridged, err, sizeof err);
-  if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s", err);
-    return rc;
-  }
+  int st = pld_event_to_rdp(c->ev, c->n_orders, c->orders, 1, &c->params,
+                            &cv, &a->bridged);
+  if (st != PLD_SUCCESS)
+    return cli_lib_error(st, NULL);
   size_t n = pld_rdp_curve_size(cv);
   const double *orders = pld_rdp_curve_orders(cv);
   a->rdp_n = n;
@@ -130,34 +138,29 @@ static int compute_rdp_curve(const struct cli *c, struct answer *a)
   if (!a->rdp_orders || !a->rdp_values) {
     pld_cli_error("%s (while copying the curve of %zu orders)",
                   pld_strerror(PLD_ENOMEM), n);
-    return PLD_EVENT_EFAIL;
+    return CLI_EFAIL;
   }
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* epsilon, delta and curve under the chosen backends: the library answers
  * (pld_event_epsilon / _delta / _curve), the CLI prints. */
 static int compute_query(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN];
   pld_event_query q;
   pld_event_answer ans;
   memset(&ans, 0, sizeof ans);
+  ans.size = sizeof ans;
   cli_query(c, &q);
-  int rc;
+  int st;
   if (c->cmd == CMD_DELTA)
-    rc = pld_event_delta(&q, c->n_events, c->events, c->epsilon, &ans, err,
-                         sizeof err);
+    st = pld_event_delta(c->ev, &q, c->epsilon, &ans);
   else if (c->cmd == CMD_CURVE)
-    rc = pld_event_curve(&q, c->n_events, c->events, c->range_n, a->eps,
-                         a->curve, &ans, err, sizeof err);
+    st = pld_event_curve(c->ev, &q, c->range_n, a->eps, a->curve, &ans);
   else
-    rc = pld_event_epsilon(&q, c->n_events, c->events, c->delta, &ans, err,
-                           sizeof err);
-  if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s%s", err, cli_hint(ans.status));
-    return rc;
-  }
+    st = pld_event_epsilon(c->ev, &q, c->delta, &ans);
+  if (st != PLD_SUCCESS)
+    return cli_lib_error(st, cli_hint(st));
   a->res = ans.pld;
   a->closed = ans.closed;
   a->ca = ans.closed_answer;
@@ -168,7 +171,7 @@ static int compute_query(const struct cli *c, struct answer *a)
   a->rdp_last = ans.rdp_last;
   a->pld_seconds = ans.pld_seconds;
   a->rdp_seconds = ans.rdp_seconds;
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* save: compose on the grid the automatic refinement chooses for
@@ -186,21 +189,21 @@ static int compose_for_save(const struct cli *c, pld_accountant *acc,
   int st = pld_event_compose_for_save(acc, c->delta, &c->params, out, &r);
   if (st == PLD_SUCCESS && *out == NULL) {
     char lo[40], hi[40];
-    pld_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
+    cli_fmt_bracket(lo, hi, sizeof lo, r.bound.lower, r.bound.upper);
     pld_cli_error("no PLD grid can be composed for these EVENTs (the "
                   "answer, epsilon in [%s, %s], came from %s without "
                   "one): nothing to save; --discretization forces a grid",
                   lo, hi, cli_kind_words(r.bound_kind));
-    return PLD_EVENT_EFAIL;
+    return CLI_EFAIL;
   }
   if (st != PLD_SUCCESS) {
     pld_cli_error("%s (while composing the PLD to save%s)", pld_strerror(st),
                   cli_hint(st));
-    return st == PLD_EINCOMPAT ? PLD_EVENT_EUSAGE : PLD_EVENT_EFAIL;
+    return st == PLD_EINCOMPAT ? CLI_EUSAGE : CLI_EFAIL;
   }
   a->res.refinements = r.refinements;
   a->res.bound = r.bound;
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 static void fill_saved(const struct cli *c, const pld_dist *d,
@@ -220,14 +223,14 @@ static int file_error(const char *what, const char *path, int st,
                       const pld_file_error *fe)
 {
   char q[QLEN], q2[QLEN];
-  pld_quote(q, sizeof q, path);
+  cli_quote(q, sizeof q, path);
   if (st == PLD_EUNSUPPORTED) {
     int other = fe->path[0] && strcmp(fe->path, path) != 0;
     pld_cli_error("%s %s is not a regular file%s%s%s: refusing to replace it",
                   what, q, other ? " (its target " : "",
-                  other ? pld_quote(q2, sizeof q2, fe->path) : "",
+                  other ? cli_quote(q2, sizeof q2, fe->path) : "",
                   other ? " is not)" : "");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (st == PLD_ETOL) {
     pld_cli_error("the composed PLD cannot be represented on its grid (its "
@@ -235,13 +238,13 @@ static int file_error(const char *what, const char *path, int st,
                   "format's checks, see pld.h): nothing was written to %s; a "
                   "coarser --discretization or fewer runs per file may help",
                   q);
-    return PLD_EVENT_EFAIL;
+    return CLI_EFAIL;
   }
   if (st != PLD_EIO) {
     pld_cli_error("%s (while writing %s %s%s)", pld_strerror(st), what, q,
                   cli_hint(st));
-    return st == PLD_ENOMEM || st == PLD_EFFT ? PLD_EVENT_EFAIL
-                                              : PLD_EVENT_EUSAGE;
+    return st == PLD_ENOMEM || st == PLD_EFFT ? CLI_EFAIL
+                                              : CLI_EUSAGE;
   }
   static const char *const stage[] = {
       "access", "inspect", "lock", "read", "create the temporary file",
@@ -251,9 +254,9 @@ static int file_error(const char *what, const char *path, int st,
                                                                   : 0;
   pld_cli_error("could not write %s %s (could not %s %s): %s", what, q,
                 stage[k],
-                pld_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
+                cli_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
                 fe->errnum ? strerror(fe->errnum) : "failed");
-  return PLD_EVENT_EUSAGE;
+  return CLI_EUSAGE;
 }
 
 /* The history record of a save or ledger update: the EVENTs as given,
@@ -280,21 +283,16 @@ static char *events_record(const struct cli *c)
 
 static int compute_save(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN];
   pld_accountant *acc = NULL;
-  pld_event_owned *owned = NULL;
   pld_dist *d = NULL;
   double t0 = cli_now();
 
-  int rc = cli_build_accountant(c, NULL, &acc, &owned, err, sizeof err);
-  if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s", err);
-    return rc;
-  }
-  rc = compose_for_save(c, acc, a, &d);
+  int st0 = pld_event_to_accountant(c->ev, &c->params, &acc);
+  if (st0 != PLD_SUCCESS)
+    return cli_lib_error(st0, NULL);
+  int rc = compose_for_save(c, acc, a, &d);
   pld_accountant_free(acc);
-  pld_event_owned_free(owned);
-  if (rc != PLD_EVENT_OK)
+  if (rc != CLI_OK)
     return rc;
   fill_saved(c, d, a);
 
@@ -308,7 +306,7 @@ static int compute_save(const struct cli *c, struct answer *a)
   if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);
   a->seconds = cli_now() - t0;
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* A ledger update (pldkit ledger add, or save --out L with pld:file=L among
@@ -317,59 +315,56 @@ static int compute_save(const struct cli *c, struct answer *a)
  * given. */
 static int compute_ledger_add(const struct cli *c, struct answer *a)
 {
-  char err[ERRLEN], q[QLEN];
+  char q[QLEN];
   pld_accountant *acc = NULL;
-  pld_event_owned *owned = NULL;
   pld_dist *d = NULL;
   double t0 = cli_now(), grid = 0;
   struct stat sb;
 
-  pld_quote(q, sizeof q, c->out);
+  cli_quote(q, sizeof q, c->out);
   if (stat(c->out, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     pld_cli_error("the ledger %s is not a regular file: refusing to replace "
                   "it", q);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   int fresh = stat(c->out, &sb) != 0 && errno == ENOENT;
-  int rc = cli_build_accountant(c, NULL, &acc, &owned, err, sizeof err);
-  if (rc != PLD_EVENT_OK) {
-    pld_cli_error("%s", err);
-    return rc;
-  }
+  int st0 = pld_event_to_accountant(c->ev, &c->params, &acc);
+  if (st0 != PLD_SUCCESS)
+    return cli_lib_error(st0, NULL);
+  int rc = CLI_OK;
   if (fresh && !(c->params.discretization > 0)) {
     /* a new ledger: the grid 'pldkit save' would pick */
     rc = compose_for_save(c, acc, a, &d);
-    if (rc == PLD_EVENT_OK)
+    if (rc == CLI_OK)
       grid = pld_dist_discretization(d);
     pld_dist_free(d);
     d = NULL;
   }
-  char *rec = rc == PLD_EVENT_OK ? events_record(c) : NULL;
-  if (rc == PLD_EVENT_OK && !rec) {
+  char *rec = rc == CLI_OK ? events_record(c) : NULL;
+  if (rc == CLI_OK && !rec) {
     pld_cli_error("%s (while recording the events)", pld_strerror(PLD_ENOMEM));
-    rc = PLD_EVENT_EFAIL;
+    rc = CLI_EFAIL;
   }
   int st = PLD_SUCCESS;
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  if (rc == PLD_EVENT_OK)
+  if (rc == CLI_OK)
     st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
   free(rec);
   pld_accountant_free(acc);
-  pld_event_owned_free(owned);
-  if (rc != PLD_EVENT_OK)
+  if (rc != CLI_OK)
     return rc;
   if (st == PLD_EINCOMPAT) {
     pld_cli_error("the ledger %s is on another grid than the "
                   "--discretization %.17g (leave --discretization out)", q,
                   c->params.discretization);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (st == PLD_EFORMAT || st == PLD_EVERSION || st == PLD_ERANGE) {
     pld_cli_error("the ledger %s was refused: %s%s", q, pld_strerror(st),
                   st == PLD_ERANGE ? " (an array over --max-grid, or the "
                                      "composition exceeds it)" : "");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (st != PLD_SUCCESS)
     return file_error("the ledger", c->out, st, &fe);
@@ -380,79 +375,96 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   if (st != PLD_SUCCESS) {
     pld_cli_error("%s (while computing the ledger's epsilon)",
                   pld_status_text(st));
-    return pld_event_rc_of_status(st);
+    return cli_rc_of_status(st);
   }
   a->seconds = cli_now() - t0;
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* save --out L where an EVENT is pld:file=L (the same file, by device and
- * inode): a ledger update, routed through the locked one without that
- * EVENT.  Returns the number of such EVENTs (0: a plain save), or -1 after
- * printing an error; *rest gets the other EVENTs (malloc'd). */
-static int ledger_self_refs(const struct cli *c, const char ***rest,
-                            size_t *n_rest)
+ * inode, decided on the parsed EVENTs, whatever the order of their keys): a
+ * ledger update, routed through the locked one without that EVENT.  Returns
+ * the number of such EVENTs (0: a plain save), or -1 after printing an
+ * error; *rest gets the composition of the other EVENTs and *texts their
+ * texts (for the history). */
+static int ledger_self_refs(const struct cli *c, pld_event **rest,
+                            const char ***texts, size_t *n_texts)
 {
   struct stat so, se;
   int self = 0;
   *rest = NULL;
-  *n_rest = 0;
+  *texts = NULL;
+  *n_texts = 0;
   if (stat(c->out, &so) != 0)
     return 0; /* a new file cannot be loaded too */
-  const char **r = malloc((c->n_events + 1) * sizeof *r);
-  if (!r) {
+  const pld_event **keep = malloc((c->n_parts + 1) * sizeof *keep);
+  const char **t = malloc((c->n_parts + 1) * sizeof *t);
+  size_t nk = 0;
+  if (!keep || !t) {
+    free(keep);
+    free(t);
     pld_cli_error("%s (while reading the events)", pld_strerror(PLD_ENOMEM));
     return -1;
   }
-  for (size_t i = 0; i < c->n_events; i++) {
-    const char *e = c->events[i];
-    if (strncmp(e, "pld:file=", 9) == 0) {
-      const char *p = e + 9, *comma = strchr(p, ',');
-      int same = stat(p, &se) == 0 && se.st_dev == so.st_dev &&
-                 se.st_ino == so.st_ino;
-      int same_prefix = 0;
-      if (!same && comma) {
-        char *pre = strndup(p, (size_t)(comma - p));
-        same_prefix = pre && stat(pre, &se) == 0 && se.st_dev == so.st_dev &&
-                      se.st_ino == so.st_ino;
-        free(pre);
-      }
-      if (same_prefix) {
-        char q[QLEN];
-        pld_cli_error("event %s loads the ledger --out writes with other "
-                      "keys: a ledger update composes the ledger once; give "
-                      "it as pld:file=FILE or use 'pldkit ledger add FILE "
-                      "EVENT...'", pld_quote(q, sizeof q, e));
-        free(r);
-        return -1;
-      }
-      if (same) {
-        if (self++) {
-          char q[QLEN];
-          pld_cli_error("event %s loads the ledger --out writes a second "
-                        "time: a ledger update composes it once",
-                        pld_quote(q, sizeof q, e));
-          free(r);
-          return -1;
-        }
-        continue;
-      }
+  for (size_t i = 0; i < c->n_parts; i++) {
+    const char *paths[8];
+    size_t nf = 0;
+    char q[QLEN], canon[PATH_MAX + 32];
+    const char *text = c->events[i];
+    if (pld_event_files(c->parts[i], 8, paths, &nf) != PLD_SUCCESS)
+      nf = 0;
+    int refs = 0;
+    for (size_t k = 0; k < nf && k < 8; k++)
+      refs += stat(paths[k], &se) == 0 && se.st_dev == so.st_dev &&
+              se.st_ino == so.st_ino;
+    if (refs == 0) {
+      keep[nk] = c->parts[i];
+      t[nk++] = text;
+      continue;
     }
-    r[(*n_rest)++] = e;
+    /* exactly the ledger, once: pld:file=L with count 1 and nothing else */
+    size_t len = 0;
+    int exact = nf == 1 && refs == 1 &&
+                pld_event_format(c->parts[i], canon, sizeof canon, &len) ==
+                    PLD_SUCCESS &&
+                strncmp(canon, "pld:file=", 9) == 0 &&
+                strcmp(canon + 9, paths[0]) == 0;
+    if (!exact || self++) {
+      pld_cli_error("event %s loads the ledger --out writes %s: a ledger "
+                    "update composes the ledger once; give it once as "
+                    "pld:file=FILE, or use 'pldkit ledger add FILE "
+                    "EVENT...'", cli_quote(q, sizeof q, text),
+                    exact ? "a second time" : "with other keys or events");
+      free(keep);
+      free(t);
+      return -1;
+    }
   }
-  if (self && *n_rest == 0) {
+  if (self && nk == 0) {
     pld_cli_error("nothing to add to the ledger %s: give the EVENTs to "
                   "book", c->out);
-    free(r);
+    free(keep);
+    free(t);
     return -1;
   }
-  *rest = r;
+  if (self) {
+    int st = pld_event_compose(nk, keep, rest);
+    if (st != PLD_SUCCESS) {
+      free(keep);
+      free(t);
+      cli_lib_error(st, NULL);
+      return -1;
+    }
+  }
+  free(keep);
+  *texts = t;
+  *n_texts = nk;
   return self;
 }
 
 int cli_compute(const struct cli *c, struct answer *a)
 {
-  int rc = PLD_EVENT_OK;
+  int rc = CLI_OK;
 
   memset(a, 0, sizeof *a);
   if (c->cmd == CMD_CURVE) {
@@ -462,7 +474,7 @@ int cli_compute(const struct cli *c, struct answer *a)
       pld_cli_error("%s (while allocating %zu curve points)",
                     pld_strerror(PLD_ENOMEM), c->range_n);
       cli_answer_free(a);
-      return PLD_EVENT_EFAIL;
+      return CLI_EFAIL;
     }
     double w = c->range_hi - c->range_lo;
     for (size_t i = 0; i < c->range_n; i++)
@@ -472,22 +484,25 @@ int cli_compute(const struct cli *c, struct answer *a)
 
   double t0 = cli_now();
   if (c->cmd == CMD_SAVE) {
-    const char **rest;
-    size_t n_rest;
-    int self = ledger_self_refs(c, &rest, &n_rest);
+    pld_event *rest = NULL;
+    const char **texts = NULL;
+    size_t n_texts = 0;
+    int self = ledger_self_refs(c, &rest, &texts, &n_texts);
     if (self < 0)
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     if (!self && !c->ledger) {
-      free(rest);
+      free(texts);
       return compute_save(c, a);
     }
     struct cli lc = *c;
     if (self) {
-      lc.events = rest;
-      lc.n_events = n_rest;
+      lc.ev = rest;
+      lc.events = texts;
+      lc.n_events = n_texts;
     }
     rc = compute_ledger_add(&lc, a);
-    free(rest);
+    free(texts);
+    pld_event_free(rest);
     return rc;
   }
   if (c->cmd == CMD_CALIBRATE) {
@@ -500,7 +515,7 @@ int cli_compute(const struct cli *c, struct answer *a)
   else
     rc = compute_query(c, a);
   a->seconds = cli_now() - t0;
-  if (rc != PLD_EVENT_OK)
+  if (rc != CLI_OK)
     cli_answer_free(a);
   return rc;
 }

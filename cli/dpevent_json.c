@@ -2,8 +2,9 @@
  * (JSON of DpEvent.to_named_tuple(): objects with "class_name" and the
  * fields, or json.dumps' lists [module_name, class_name, values...]) read
  * with jansson into a pld_dpevent tree; the library translates it
- * (pld_dpevent_to_events, catalogue/dpevent.c).  No accounting here. */
+ * (pld_event_from_dpevent, catalogue/dpevent.c).  No accounting here. */
 #include "dpevent_json.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -77,7 +78,7 @@ static int read_value(const char *name, const json_t *v, pld_dpevent_field *f,
     pld_dpevent *one = calloc(1, sizeof *one);
     if (one == NULL) {
       set_err(err, errlen, "%s", pld_strerror(PLD_ENOMEM));
-      return PLD_EVENT_EFAIL;
+      return CLI_EFAIL;
     }
     f->kind = PLD_DPEVENT_EVENT;
     f->events = one;
@@ -87,13 +88,13 @@ static int read_value(const char *name, const json_t *v, pld_dpevent_field *f,
   if (strcmp(name, "events") == 0) {
     if (!json_is_array(v) || is_list_form(v)) {
       set_err(err, errlen, "%s: expected a list of events", here);
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
     size_t n = json_array_size(v);
     pld_dpevent *list = calloc(n ? n : 1, sizeof *list);
     if (list == NULL) {
       set_err(err, errlen, "%s", pld_strerror(PLD_ENOMEM));
-      return PLD_EVENT_EFAIL;
+      return CLI_EFAIL;
     }
     f->kind = PLD_DPEVENT_EVENTS;
     f->events = list;
@@ -103,10 +104,10 @@ static int read_value(const char *name, const json_t *v, pld_dpevent_field *f,
       snprintf(h, sizeof h, "%s[%zu]", here, i);
       int rc = read_event(json_array_get(v, i), &list[i], h, depth + 1, err,
                           errlen);
-      if (rc != PLD_EVENT_OK)
+      if (rc != CLI_OK)
         return rc;
     }
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   if (json_is_number(v)) {
     f->kind = PLD_DPEVENT_NUMBER;
@@ -121,7 +122,7 @@ static int read_value(const char *name, const json_t *v, pld_dpevent_field *f,
     double *x = calloc(n ? n : 1, sizeof *x);
     if (x == NULL) {
       set_err(err, errlen, "%s", pld_strerror(PLD_ENOMEM));
-      return PLD_EVENT_EFAIL;
+      return CLI_EFAIL;
     }
     f->numbers = x;
     f->n = n;
@@ -136,7 +137,7 @@ static int read_value(const char *name, const json_t *v, pld_dpevent_field *f,
   } else {
     f->kind = PLD_DPEVENT_OTHER;
   }
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 static int read_event(const json_t *v, pld_dpevent *e, const char *where,
@@ -145,21 +146,21 @@ static int read_event(const json_t *v, pld_dpevent *e, const char *where,
   if (depth > MAX_DEPTH) {
     set_err(err, errlen, "%s: the event tree is nested more than %d deep",
             where, MAX_DEPTH);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (json_is_object(v)) {
     const json_t *cn = json_object_get(v, "class_name");
     if (!json_is_string(cn)) {
       set_err(err, errlen, "%s: an event object needs a \"class_name\" "
               "string (the form of DpEvent.to_named_tuple())", where);
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
     e->class_name = json_string_value(cn);
     size_t n = json_object_size(v);
     pld_dpevent_field *fs = calloc(n ? n : 1, sizeof *fs);
     if (fs == NULL) {
       set_err(err, errlen, "%s", pld_strerror(PLD_ENOMEM));
-      return PLD_EVENT_EFAIL;
+      return CLI_EFAIL;
     }
     e->fields = fs;
     const char *key;
@@ -169,10 +170,10 @@ static int read_event(const json_t *v, pld_dpevent *e, const char *where,
         continue;
       int rc = read_value(key, val, &fs[e->n_fields++], where, depth, err,
                           errlen);
-      if (rc != PLD_EVENT_OK)
+      if (rc != CLI_OK)
         return rc;
     }
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   if (is_list_form(v) || is_list_form_class(v)) {
     e->class_name = json_string_value(json_array_get(v, 1));
@@ -181,37 +182,36 @@ static int read_event(const json_t *v, pld_dpevent *e, const char *where,
       if (pld_dpevent_field_name(e->class_name, i) == NULL) {
         set_err(err, errlen, "%s: %.80s takes fewer than %zu fields", where,
                 e->class_name, n);
-        return PLD_EVENT_EUSAGE;
+        return CLI_EUSAGE;
       }
     pld_dpevent_field *fs = calloc(n ? n : 1, sizeof *fs);
     if (fs == NULL) {
       set_err(err, errlen, "%s", pld_strerror(PLD_ENOMEM));
-      return PLD_EVENT_EFAIL;
+      return CLI_EFAIL;
     }
     e->fields = fs;
     for (size_t i = 0; i < n; i++) {
       int rc = read_value(pld_dpevent_field_name(e->class_name, i),
                           json_array_get(v, i + 2), &fs[e->n_fields++],
                           where, depth, err, errlen);
-      if (rc != PLD_EVENT_OK)
+      if (rc != CLI_OK)
         return rc;
     }
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   set_err(err, errlen, "%s: expected an event (an object with \"class_name\" "
           "or a list [module_name, class_name, fields...])", where);
-  return PLD_EVENT_EUSAGE;
+  return CLI_EUSAGE;
 }
 
-int pld_cli_events_json_load(const char *path, int relation,
-                             pld_dpevent_texts *out, char *err, size_t errlen)
+int pld_cli_events_json_load(const char *path, int relation, pld_event **out,
+                             int *nonprivate, char *err, size_t errlen)
 {
-  memset(out, 0, sizeof *out);
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (f == NULL) {
     set_err(err, errlen, "--events-json: cannot open '%.200s': %s", path,
             strerror(errno));
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   json_error_t je;
   json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
@@ -220,15 +220,20 @@ int pld_cli_events_json_load(const char *path, int relation,
   if (root == NULL) {
     set_err(err, errlen, "--events-json '%.200s': not valid JSON: %s "
             "(line %d, column %d)", path, je.text, je.line, je.column);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   pld_dpevent tree;
   memset(&tree, 0, sizeof tree);
   char msg[800];
   int rc = read_event(root, &tree, "event", 0, msg, sizeof msg);
-  if (rc == PLD_EVENT_OK)
-    rc = pld_dpevent_to_events(&tree, relation, 1, out, msg, sizeof msg);
-  if (rc != PLD_EVENT_OK)
+  if (rc == CLI_OK) {
+    int st = pld_event_from_dpevent(&tree, relation, 1, out, nonprivate);
+    if (st != PLD_SUCCESS) {
+      snprintf(msg, sizeof msg, "%s", pld_error_detail());
+      rc = cli_rc_of_status(st);
+    }
+  }
+  if (rc != CLI_OK)
     set_err(err, errlen, "--events-json '%.200s': %s", path, msg);
   free_event(&tree);
   json_decref(root);

@@ -12,8 +12,7 @@
  *  `relation` (enum pld_dpevent_relation).  On failure *out is zeroed and
  *  err gets one line naming the file, the event class and its place.
  *  @return an enum pld_event_rc. */
-int pld_cli_events_json_load(const char *path, int relation,
-                             pld_dpevent_texts *out, char *err,
-                             size_t errlen);
+int pld_cli_events_json_load(const char *path, int relation, pld_event **out,
+                             int *nonprivate, char *err, size_t errlen);
 
 #endif

@@ -42,7 +42,7 @@ int cli_run(const struct cli *c)
   pld_cli_progress_begin();
   int rc = cli_compute(c, &a);
   pld_cli_progress_end();
-  if (rc != PLD_EVENT_OK)
+  if (rc != CLI_OK)
     return rc;
   cli_collect_warnings(c, &a);
   if (c->json)
@@ -54,7 +54,7 @@ int cli_run(const struct cli *c)
   /* Warnings on stderr, after the answer (JSON carries them too). */
   pld_cli_warnings_print(&a.warn);
   cli_answer_free(&a);
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -78,42 +78,42 @@ static int help_command(int argc, char **argv)
   int events = strcmp(argv[0], "events") == 0;
   if (argc > (events ? 1 : 2)) {
     pld_cli_error("unexpected argument %s after '%s%s%s' (see pldkit --help)",
-                  pld_quote(q, sizeof q, argv[events ? 1 : 2]), argv[0],
+                  cli_quote(q, sizeof q, argv[events ? 1 : 2]), argv[0],
                   events ? "" : " ", events ? "" : argv[1]);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (events) {
     fputs("EVENTs (NAME:key=value,...; every EVENT also takes count=N; "
           "several compose):\n", stdout);
-    pld_event_catalogue_write(stdout, PLD_EVENT_CAT_LIST, NULL);
+    cli_catalogue_write(stdout, 0, NULL);
     fputs("\n'pldkit help EVENT' gives an EVENT's keys, domains and "
           "defaults.\n", stdout);
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   if (argc == 1 || strcmp(argv[1], "--help") == 0 ||
       strcmp(argv[1], "-h") == 0) {
     cli_main_help(stdout);
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   const char *what = argv[1];
-  if (pld_event_catalogue_write(stdout, PLD_EVENT_CAT_FULL, what) == 0)
-    return PLD_EVENT_OK;
+  if (cli_catalogue_write(stdout, 1, what) == 0)
+    return CLI_OK;
   if (strcmp(what, "rdp") == 0) {
-    pld_event_rdp_help(stdout);
-    return PLD_EVENT_OK;
+    cli_rdp_help(stdout);
+    return CLI_OK;
   }
   for (size_t k = 0; k < N_CMDS; k++)
     if (strcmp(what, cli_cmd_names[k]) == 0) {
       cli_cmd_help(stdout, (enum cmd)k);
-      return PLD_EVENT_OK;
+      return CLI_OK;
     }
   if (strcmp(what, "merge") == 0) {
     char *merge_argv[] = {(char *)"merge", (char *)"--help", NULL};
     return pld_cli_merge(2, merge_argv);
   }
   pld_cli_error("no help for %s: not an EVENT (see pldkit events), a command "
-                "(" CMD_LIST ") or 'rdp'", pld_quote(q, sizeof q, what));
-  return PLD_EVENT_EUSAGE;
+                "(" CMD_LIST ") or 'rdp'", cli_quote(q, sizeof q, what));
+  return CLI_EUSAGE;
 }
 
 static int run_cmd(int argc, char **argv, int ledger);
@@ -148,39 +148,39 @@ static int ledger_show(int argc, char **argv)
       delta = strtod(argv[++i], &end);
       if (*end || errno || !(delta > 0 && delta < 1)) {
         pld_cli_error("invalid --delta %s for 'pldkit ledger show' (a number "
-                      "in (0, 1))", pld_quote(q, sizeof q, argv[i]));
-        return PLD_EVENT_EUSAGE;
+                      "in (0, 1))", cli_quote(q, sizeof q, argv[i]));
+        return CLI_EUSAGE;
       }
     } else {
       pld_cli_error("unexpected argument %s to 'pldkit ledger show FILE "
-                    "[--delta D]'", pld_quote(q, sizeof q, argv[i]));
-      return PLD_EVENT_EUSAGE;
+                    "[--delta D]'", cli_quote(q, sizeof q, argv[i]));
+      return CLI_EUSAGE;
     }
   }
-  pld_quote(q, sizeof q, path);
+  cli_quote(q, sizeof q, path);
   struct stat sb;
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
     pld_cli_error("cannot read the ledger %s: %s", q,
                   errno && !S_ISREG(sb.st_mode) ? strerror(errno)
                                                 : "not a regular file");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   pld_dist *d = NULL;
   pld_bound b;
   int st = pld_dist_load(path, &d);
   if (st != PLD_SUCCESS) {
     pld_cli_error("the ledger %s was refused: %s", q, pld_strerror(st));
-    return st == PLD_ENOMEM ? PLD_EVENT_EFAIL : PLD_EVENT_EUSAGE;
+    return st == PLD_ENOMEM ? CLI_EFAIL : CLI_EUSAGE;
   }
   if ((st = pld_dist_epsilon(d, delta, &b)) != PLD_SUCCESS) {
     pld_dist_free(d);
     pld_cli_error("%s (while computing the ledger's epsilon)",
                   pld_status_text(st));
-    return pld_event_rc_of_status(st);
+    return cli_rc_of_status(st);
   }
   char lo[40], hi[40], in[40];
-  pld_fmt_bracket(lo, hi, sizeof lo, b.lower, b.upper);
-  pld_fmt_exact(in, sizeof in, delta);
+  cli_fmt_bracket(lo, hi, sizeof lo, b.lower, b.upper);
+  cli_fmt_exact(in, sizeof in, delta);
   size_t n = pld_dist_history_size(d);
   printf("ledger %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
          "at delta = %s (upper: certified); %zu update%s recorded\n", path,
@@ -200,7 +200,7 @@ static int ledger_show(int argc, char **argv)
     printf("%s %.*s\n", ts, (int)len, text);
   }
   pld_dist_free(d);
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 static int ledger_cmd(int argc, char **argv)
@@ -209,20 +209,20 @@ static int ledger_cmd(int argc, char **argv)
   if (argc < 3 || has_help(argc - 2, argv + 2)) {
     if (argc >= 3) {
       ledger_help(stdout);
-      return PLD_EVENT_OK;
+      return CLI_OK;
     }
     pld_cli_error("missing action for 'pldkit ledger' (expected add or show)");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   const char *act = argv[2];
   if (strcmp(act, "add") != 0 && strcmp(act, "show") != 0) {
     pld_cli_error("unknown action %s for 'pldkit ledger' (expected add or "
-                  "show)", pld_quote(q, sizeof q, act));
-    return PLD_EVENT_EUSAGE;
+                  "show)", cli_quote(q, sizeof q, act));
+    return CLI_EUSAGE;
   }
   if (argc < 4 || argv[3][0] == '-') {
     pld_cli_error("missing FILE for 'pldkit ledger %s FILE ...'", act);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (strcmp(act, "show") == 0)
     return ledger_show(argc - 3, argv + 3);
@@ -230,7 +230,7 @@ static int ledger_cmd(int argc, char **argv)
   char **v = malloc(((size_t)argc + 2) * sizeof *v);
   if (!v) {
     pld_cli_error("%s (while reading the arguments)", pld_strerror(PLD_ENOMEM));
-    return PLD_EVENT_EFAIL;
+    return CLI_EFAIL;
   }
   static char save[] = "save", out[] = "--out";
   v[0] = argv[0];
@@ -251,21 +251,21 @@ static int dispatch(int argc, char **argv)
   if (argc < 2) {
     pld_cli_error("missing command (expected " CMD_LIST ", --help or "
                   "--version)");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   const char *sub = argv[1];
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 ||
       strcmp(sub, "--version") == 0 || strcmp(sub, "-V") == 0) {
     if (argc > 2) {
       pld_cli_error("unexpected argument %s after '%s' (it takes none)",
-                    pld_quote(q, sizeof q, argv[2]), sub);
-      return PLD_EVENT_EUSAGE;
+                    cli_quote(q, sizeof q, argv[2]), sub);
+      return CLI_EUSAGE;
     }
     if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
       cli_main_help(stdout);
     else
       printf("pldkit %s\n", PLD_VERSION_STRING);
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
 
   if (strcmp(sub, "events") == 0 || strcmp(sub, "help") == 0)
@@ -293,13 +293,13 @@ static int run_cmd(int argc, char **argv, int ledger)
     k++;
   if (k == N_CMDS) {
     pld_cli_error("unknown command %s (expected " CMD_LIST ", --help or "
-                  "--version)", pld_quote(q, sizeof q, sub));
-    return PLD_EVENT_EUSAGE;
+                  "--version)", cli_quote(q, sizeof q, sub));
+    return CLI_EUSAGE;
   }
   c.cmd = (enum cmd)k;
   if (has_help(argc - 2, argv + 2)) {
     cli_cmd_help(stdout, c.cmd);
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
 
   pld_params_default(&c.params);
@@ -310,29 +310,37 @@ static int run_cmd(int argc, char **argv, int ledger)
   c.events = malloc(((size_t)argc + 1) * sizeof *c.events);
   if (c.events == NULL) {
     pld_cli_error("%s (while reading the arguments)", pld_strerror(PLD_ENOMEM));
-    return PLD_EVENT_EFAIL;
+    return CLI_EFAIL;
   }
   int rc = cli_parse_args(&c, argc - 2, argv + 2);
-  if (rc == PLD_EVENT_OK && c.cmd == CMD_DEMO) {
+  if (rc == CLI_OK && c.cmd == CMD_DEMO) {
     /* The demo goes through the same parser as a user's EVENT, so that what
      * it prints as "the same from the command line" is exactly what ran. */
     static char demo_event[128];
-    char qs[40], err[ERRLEN];
-    pld_fmt_exact(qs, sizeof qs, DEMO_BATCH / DEMO_N);
+    char qs[40];
+    cli_fmt_exact(qs, sizeof qs, DEMO_BATCH / DEMO_N);
     snprintf(demo_event, sizeof demo_event,
              "poisson-gaussian:q=%s,sigma=%g,count=%d", qs, DEMO_SIGMA,
              DEMO_STEPS);
     c.delta = DEMO_DELTA;
     c.events[c.n_events++] = demo_event;
-    rc = pld_event_parse(demo_event, NULL, NULL, err, sizeof err);
-    if (rc != PLD_EVENT_OK)
-      pld_cli_error("%s", err);
+    c.parts = calloc(1, sizeof *c.parts);
+    int st = c.parts ? pld_event_parse(demo_event, &c.parts[0]) : PLD_ENOMEM;
+    if (st == PLD_SUCCESS) {
+      c.n_parts = 1;
+      st = pld_event_compose(1, (const pld_event *const *)c.parts, &c.ev);
+    }
+    c.sum.size = sizeof c.sum;
+    if (st == PLD_SUCCESS)
+      st = pld_event_summarize(c.ev, &c.sum);
+    if (st != PLD_SUCCESS)
+      rc = cli_lib_error(st, NULL);
   }
-  if (rc == PLD_EVENT_OK)
+  if (rc == CLI_OK)
     rc = cli_run(&c);
   free(c.events);
   free(c.orders);
-  pld_dpevent_texts_free(&c.dp);
+  cli_free(&c);
   return rc;
 }
 
@@ -342,8 +350,8 @@ int main(int argc, char **argv)
   /* A full disk or closed pipe must not pass for success. */
   if (fflush(stdout) != 0 || ferror(stdout)) {
     pld_cli_error("could not write the output to stdout");
-    if (rc == PLD_EVENT_OK)
-      rc = PLD_EVENT_EFAIL;
+    if (rc == CLI_OK)
+      rc = CLI_EFAIL;
   }
   return rc;
 }

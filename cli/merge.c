@@ -99,7 +99,7 @@ static int parse_double(const char *opt, const char *s, double *x)
   double d = strtod(s, &end);
   if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d)) {
     pld_cli_error("merge: %s: expected a finite number, got %s", opt,
-                  pld_quote(q, sizeof q, s));
+                  cli_quote(q, sizeof q, s));
     return -1;
   }
   *x = d;
@@ -139,7 +139,7 @@ static void put_num(FILE *f, double x) /* JSON number, "inf", or null */
   else if (isinf(x))
     fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
   else {
-    pld_fmt_exact(b, sizeof b, x);
+    cli_fmt_exact(b, sizeof b, x);
     fputs(b, f);
   }
 }
@@ -262,7 +262,7 @@ static void csv_num(FILE *f, double x)
   char b[40];
   if (isnan(x))
     return; /* empty field: not available */
-  pld_fmt_exact(b, sizeof b, x);
+  cli_fmt_exact(b, sizeof b, x);
   fputs(b, f);
 }
 
@@ -291,8 +291,8 @@ static void write_text(FILE *f, const pld_merge_report *p, double seconds)
 {
   size_t n = p->n;
   char a[40], b[40], e[40], d[40];
-  pld_fmt(e, sizeof e, p->epsilon, 6);
-  pld_fmt(d, sizeof d, p->delta, 6);
+  cli_fmt(e, sizeof e, p->epsilon, 6);
+  cli_fmt(d, sizeof d, p->delta, 6);
   fprintf(f, "merge planner: %zu run%s, target epsilon' = %s at delta' = %s\n",
           n, n == 1 ? "" : "s", e, d);
   fprintf(f, "runs (sorted: run 0 is the less private one, by its own "
@@ -300,11 +300,11 @@ static void write_text(FILE *f, const pld_merge_report *p, double seconds)
   for (size_t i = 0; i < n; i++) {
     const pld_merge_run *r = &p->runs[i];
     char qs[40], ss[40], cs[40], ls[40];
-    pld_fmt(qs, sizeof qs, r->q, 6);
-    pld_fmt(ss, sizeof ss, r->sigma, 6);
-    pld_fmt(cs, sizeof cs, r->clip, 6);
-    pld_fmt(ls, sizeof ls, r->lr, 6);
-    pld_fmt_bracket(a, b, sizeof a, p->own_eps[i].lower,
+    cli_fmt(qs, sizeof qs, r->q, 6);
+    cli_fmt(ss, sizeof ss, r->sigma, 6);
+    cli_fmt(cs, sizeof cs, r->clip, 6);
+    cli_fmt(ls, sizeof ls, r->lr, 6);
+    cli_fmt_bracket(a, b, sizeof a, p->own_eps[i].lower,
                         p->own_eps[i].upper);
     fprintf(f,
             "  run %zu (config runs[%zu]): q=%s sigma=%s clip=%s lr=%s "
@@ -313,18 +313,18 @@ static void write_text(FILE *f, const pld_merge_report *p, double seconds)
             p->own_met_accuracy[i] ? "" : " ~");
   }
   fprintf(f, "baselines (independent of the weights):\n");
-  pld_fmt_bracket(a, b, sizeof a, p->joint_pld.lower, p->joint_pld.upper);
+  cli_fmt_bracket(a, b, sizeof a, p->joint_pld.lower, p->joint_pld.upper);
   fprintf(f, "  joint release, PLD      epsilon in [%s, %s]%s\n", a, b,
           p->joint_pld_met_accuracy ? "" : " ~");
-  pld_fmt(a, sizeof a, p->joint_rdp, 6);
+  cli_fmt(a, sizeof a, p->joint_rdp, 6);
   fprintf(f, "  joint release, RDP      epsilon <= %s\n", a);
-  pld_fmt(a, sizeof a, p->adv_eps, 6);
+  cli_fmt(a, sizeof a, p->adv_eps, 6);
   fprintf(f, "  advanced composition    epsilon <= %s (delta_i = delta'/(2N) "
              "per run, delta0 = delta'/2)\n", a);
   if (n == 2) {
     fprintf(f, "largest feasible weight on run 0 (-1 = none):\n ");
     for (int m = 0; m < N_METHODS; m++) {
-      pld_fmt(a, sizeof a, p->max_weight[method_code[m]], 6);
+      cli_fmt(a, sizeof a, p->max_weight[method_code[m]], 6);
       fprintf(f, "  %s %s", method_label[m], a);
     }
     fputc('\n', f);
@@ -343,7 +343,7 @@ static void write_text(FILE *f, const pld_merge_report *p, double seconds)
       fprintf(f, " %7.4f", p->weights[g * n + i]);
     for (int m = 0; m < N_METHODS; m++) {
       int c = method_code[m];
-      pld_fmt(a, sizeof a, pr->upper[c], 6);
+      cli_fmt(a, sizeof a, pr->upper[c], 6);
       fprintf(f, " %10s%c", a,
               pr->feasible[c] ? '*' : pr->met_accuracy[c] ? ' ' : '~');
     }
@@ -404,7 +404,7 @@ int pld_cli_merge(int argc, char **argv)
                 strcmp(a, "--threads") == 0;
     if (!known) {
       pld_cli_error("merge: unknown option %s (see pldkit merge --help)",
-                    pld_quote(q, sizeof q, argv[i]));
+                    cli_quote(q, sizeof q, argv[i]));
       return EXIT_USAGE;
     }
     if (val == NULL) {
@@ -480,7 +480,7 @@ int pld_cli_merge(int argc, char **argv)
   struct pld_cli_config cfg;
   char err[256];
   if (pld_cli_config_load(config, &cfg, err, sizeof err)) {
-    pld_cli_error("merge: %s: %s", pld_quote(q, sizeof q, config), err);
+    pld_cli_error("merge: %s: %s", cli_quote(q, sizeof q, config), err);
     return EXIT_USAGE;
   }
   pld_merge_plan plan;
@@ -528,7 +528,7 @@ int pld_cli_merge(int argc, char **argv)
     /* the configuration passed the parser but not the library (a cap, a
      * domain the parser does not know): the input's fault, 2; the
      * machine's (memory, FFTW, non-convergence): 1 */
-    return pld_event_rc_of_status(st);
+    return cli_rc_of_status(st);
   }
   if (json)
     write_json(stdout, R, seconds);

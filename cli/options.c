@@ -215,7 +215,7 @@ static void options_help(FILE *f, unsigned cmds)
                def[0] && o->allowed ? "; " : "", o->allowed ? o->allowed : "");
     else
       snprintf(text, sizeof text, "%s", meaning);
-    pld_text_wrap(f, head, 27, text);
+    cli_text_wrap(f, head, 27, text);
   }
 }
 
@@ -240,7 +240,7 @@ static void bracket_help(FILE *f)
 static void exit_help(FILE *f)
 {
   fputc('\n', f);
-  pld_text_wrap(f, "", 0,
+  cli_text_wrap(f, "", 0,
                "Exit status: 0 an answer was printed; 1 internal error (the "
                "library failed on valid input, e.g. out of memory or a grid "
                "over --max-grid); 2 bad input (one line on stderr, nothing on "
@@ -254,7 +254,7 @@ static void exit_help(FILE *f)
 static void events_pointer(FILE *f)
 {
   fputc('\n', f);
-  pld_text_wrap(f, "", 0,
+  cli_text_wrap(f, "", 0,
                "EVENTs are NAME:key=value,... (every EVENT also takes count=N; "
                "several EVENTs compose).  'pldkit events' lists them; 'pldkit "
                "help EVENT' gives the keys, domains and defaults of one, e.g. "
@@ -386,7 +386,7 @@ void cli_cmd_help(FILE *f, enum cmd c)
           "[--range LO:HI]\n"
           "                        [--tolerance REL] [--backend pld|rdp|both]"
           "\n                        [OPTIONS] EVENT...\n\n", f);
-    pld_text_wrap(f, "", 0,
+    cli_text_wrap(f, "", 0,
                  "Find the least private value of one key (the smallest "
                  "noise, the largest sampling rate, sensitivity or count) "
                  "such that the EVENTs are (E, D)-DP by the CERTIFIED upper "
@@ -395,7 +395,7 @@ void cli_cmd_help(FILE *f, enum cmd c)
                  "'pldkit help EVENT'):");
     fputs("  pldkit calibrate --epsilon 1 --delta 1e-5 "
           "gaussian:sigma=?,count=100\n", f);
-    pld_text_wrap(f, "", 0,
+    cli_text_wrap(f, "", 0,
                  "A value MEETS the target if its upper epsilon at D is <= E, "
                  "FAILS if its lower one is > E, else is UNDECIDED (never "
                  "taken for a failure).  The search doubles or halves from 1 "
@@ -408,7 +408,7 @@ void cli_cmd_help(FILE *f, enum cmd c)
   case CMD_DEMO:
     {
       char q[40];
-      pld_fmt_exact(q, sizeof q, DEMO_BATCH / DEMO_N);
+      cli_fmt_exact(q, sizeof q, DEMO_BATCH / DEMO_N);
       fprintf(f, "Usage: pldkit demo [OPTIONS]\n\n"
               "Account a canonical DP-SGD run and explain the answer: a "
               "Poisson-subsampled\nGaussian with sampling rate q = %g/%g, "
@@ -452,8 +452,8 @@ static int bad_value(const struct option_spec *o, const char *val,
 {
   char q[QLEN];
   pld_cli_error("%s value %s is %s (%s must be %s)", o->name,
-                pld_quote(q, sizeof q, val), what, o->metavar, o->allowed);
-  return PLD_EVENT_EUSAGE;
+                cli_quote(q, sizeof q, val), what, o->metavar, o->allowed);
+  return CLI_EUSAGE;
 }
 
 /* Read a real option value that must satisfy lo <(=) x <(=) hi. */
@@ -463,14 +463,14 @@ static int real_value(const struct option_spec *o, const char *val, double lo,
   double x;
   if (*val == '\0')
     return bad_value(o, val, "empty");
-  if (pld_event_parse_double(val, &x) != 0)
+  if (cli_parse_double(val, &x) != 0)
     return bad_value(o, val, "not a finite number");
   if (lo_open ? !(x > lo) : !(x >= lo))
     return bad_value(o, val, "out of range");
   if (hi_open ? !(x < hi) : !(x <= hi))
     return bad_value(o, val, "out of range");
   *out = x;
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* Split s in place at ':' into at most 3 fields; returns the number of
@@ -494,41 +494,41 @@ static int range_value(struct cli *c, const struct option_spec *o,
 {
   char *copy, *f[3], q[QLEN];
   size_t len = strlen(val), nf = 0;
-  int rc = PLD_EVENT_EUSAGE;
+  int rc = CLI_EUSAGE;
   long long n = 0;
 
   copy = malloc(len + 1);
   if (copy == NULL) {
     pld_cli_error("%s (while reading %s)", pld_strerror(PLD_ENOMEM), o->name);
-    return PLD_EVENT_EFAIL;
+    return CLI_EFAIL;
   }
   memcpy(copy, val, len + 1);
   nf = split3(copy, f);
   if (nf != 3) {
     pld_cli_error("%s value %s is not of the form LO:HI:N (%s)", o->name,
-                  pld_quote(q, sizeof q, val), o->allowed);
-  } else if (pld_event_parse_double(f[0], &c->range_lo) != 0) {
+                  cli_quote(q, sizeof q, val), o->allowed);
+  } else if (cli_parse_double(f[0], &c->range_lo) != 0) {
     pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
-                  pld_quote(q, sizeof q, f[0]), o->allowed);
-  } else if (pld_event_parse_double(f[1], &c->range_hi) != 0) {
+                  cli_quote(q, sizeof q, f[0]), o->allowed);
+  } else if (cli_parse_double(f[1], &c->range_hi) != 0) {
     pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
-                  pld_quote(q, sizeof q, f[1]), o->allowed);
+                  cli_quote(q, sizeof q, f[1]), o->allowed);
   } else if (!(c->range_lo >= 0)) {
     pld_cli_error("%s: LO %s is negative (%s)", o->name,
-                  pld_quote(q, sizeof q, f[0]), o->allowed);
+                  cli_quote(q, sizeof q, f[0]), o->allowed);
   } else if (!(c->range_hi > c->range_lo)) {
     pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
-                  pld_quote(q, sizeof q, f[1]), o->allowed);
+                  cli_quote(q, sizeof q, f[1]), o->allowed);
   } else {
-    int r = pld_event_parse_int(f[2], 2, RANGE_MAX_N, &n);
-    if (r != PLD_EVENT_INT_OK)
+    int r = cli_parse_int(f[2], 2, RANGE_MAX_N, &n);
+    if (r != CLI_INT_OK)
       pld_cli_error("%s: N %s is %s (%s)", o->name,
-                    pld_quote(q, sizeof q, f[2]),
-                    r == PLD_EVENT_INT_RANGE ? "out of range" : "not an integer",
+                    cli_quote(q, sizeof q, f[2]),
+                    r == CLI_INT_RANGE ? "out of range" : "not an integer",
                     o->allowed);
     else {
       c->range_n = (size_t)n;
-      rc = PLD_EVENT_OK;
+      rc = CLI_OK;
     }
   }
   free(copy);
@@ -545,32 +545,32 @@ static int param_range_value(struct cli *c, const struct option_spec *o,
   if (colon == NULL || strchr(colon + 1, ':') != NULL ||
       (size_t)(colon - val) >= sizeof lo) {
     pld_cli_error("%s value %s is not of the form LO:HI (%s)", o->name,
-                  pld_quote(q, sizeof q, val), o->allowed);
-    return PLD_EVENT_EUSAGE;
+                  cli_quote(q, sizeof q, val), o->allowed);
+    return CLI_EUSAGE;
   }
   memcpy(lo, val, (size_t)(colon - val));
   lo[colon - val] = '\0';
-  if (pld_event_parse_double(lo, &c->cal_lo) != 0) {
+  if (cli_parse_double(lo, &c->cal_lo) != 0) {
     pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
-                  pld_quote(q, sizeof q, lo), o->allowed);
-    return PLD_EVENT_EUSAGE;
+                  cli_quote(q, sizeof q, lo), o->allowed);
+    return CLI_EUSAGE;
   }
-  if (pld_event_parse_double(colon + 1, &c->cal_hi) != 0) {
+  if (cli_parse_double(colon + 1, &c->cal_hi) != 0) {
     pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
-                  pld_quote(q, sizeof q, colon + 1), o->allowed);
-    return PLD_EVENT_EUSAGE;
+                  cli_quote(q, sizeof q, colon + 1), o->allowed);
+    return CLI_EUSAGE;
   }
   if (!(c->cal_lo > 0)) {
     pld_cli_error("%s: LO %s is not positive (%s)", o->name,
-                  pld_quote(q, sizeof q, lo), o->allowed);
-    return PLD_EVENT_EUSAGE;
+                  cli_quote(q, sizeof q, lo), o->allowed);
+    return CLI_EUSAGE;
   }
   if (!(c->cal_hi > c->cal_lo)) {
     pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
-                  pld_quote(q, sizeof q, colon + 1), o->allowed);
-    return PLD_EVENT_EUSAGE;
+                  cli_quote(q, sizeof q, colon + 1), o->allowed);
+    return CLI_EUSAGE;
   }
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* A word among names[0..n) (NULL entries skipped); -1 if none. */
@@ -592,7 +592,7 @@ static int orders_value(struct cli *c, const struct option_spec *o,
   size_t len = strlen(val), n = 0, cap = 1;
   double *x = NULL;
   char *copy = NULL;
-  int rc = PLD_EVENT_EUSAGE;
+  int rc = CLI_EUSAGE;
 
   if (len == 0)
     return bad_value(o, val, "empty");
@@ -611,27 +611,27 @@ static int orders_value(struct cli *c, const struct option_spec *o,
     nf = split3(copy, f);
     if (nf != 3) {
       pld_cli_error("%s value %s is neither a list A;B;C nor of the form "
-                    "LO:HI:N (%s)", o->name, pld_quote(q, sizeof q, val),
+                    "LO:HI:N (%s)", o->name, cli_quote(q, sizeof q, val),
                     o->allowed);
-    } else if (pld_event_parse_double(f[0], &lo) != 0) {
+    } else if (cli_parse_double(f[0], &lo) != 0) {
       pld_cli_error("%s: LO %s is not a finite number (%s)", o->name,
-                    pld_quote(q, sizeof q, f[0]), o->allowed);
-    } else if (pld_event_parse_double(f[1], &hi) != 0) {
+                    cli_quote(q, sizeof q, f[0]), o->allowed);
+    } else if (cli_parse_double(f[1], &hi) != 0) {
       pld_cli_error("%s: HI %s is not a finite number (%s)", o->name,
-                    pld_quote(q, sizeof q, f[1]), o->allowed);
+                    cli_quote(q, sizeof q, f[1]), o->allowed);
     } else if (!(lo > 1)) {
       pld_cli_error("%s: LO %s is not above 1 (Renyi orders alpha must be "
-                    "> 1; %s)", o->name, pld_quote(q, sizeof q, f[0]),
+                    "> 1; %s)", o->name, cli_quote(q, sizeof q, f[0]),
                     o->allowed);
     } else if (!(hi > lo)) {
       pld_cli_error("%s: HI %s is not above LO (%s)", o->name,
-                    pld_quote(q, sizeof q, f[1]), o->allowed);
+                    cli_quote(q, sizeof q, f[1]), o->allowed);
     } else {
-      int r = pld_event_parse_int(f[2], 2, ORDERS_MAX, &N);
-      if (r != PLD_EVENT_INT_OK) {
+      int r = cli_parse_int(f[2], 2, ORDERS_MAX, &N);
+      if (r != CLI_INT_OK) {
         pld_cli_error("%s: N %s is %s (N must be an integer from 2 to %d)",
-                      o->name, pld_quote(q, sizeof q, f[2]),
-                      r == PLD_EVENT_INT_RANGE ? "out of range"
+                      o->name, cli_quote(q, sizeof q, f[2]),
+                      r == CLI_INT_RANGE ? "out of range"
                                              : "not an integer",
                       ORDERS_MAX);
       } else {
@@ -642,13 +642,13 @@ static int orders_value(struct cli *c, const struct option_spec *o,
           x[i] = lo + (hi - lo) * (double)i / (double)(N - 1);
         x[N - 1] = hi;
         n = (size_t)N;
-        rc = PLD_EVENT_OK;
-        for (size_t i = 1; i < n && rc == PLD_EVENT_OK; i++)
+        rc = CLI_OK;
+        for (size_t i = 1; i < n && rc == CLI_OK; i++)
           if (!(x[i] > x[i - 1])) {
             pld_cli_error("%s value %s: the orders are too close to be "
                           "told apart in double precision (use a smaller N)",
-                          o->name, pld_quote(q, sizeof q, val));
-            rc = PLD_EVENT_EUSAGE;
+                          o->name, cli_quote(q, sizeof q, val));
+            rc = CLI_EUSAGE;
           }
       }
     }
@@ -663,39 +663,39 @@ static int orders_value(struct cli *c, const struct option_spec *o,
     if (copy == NULL || x == NULL)
       goto nomem;
     memcpy(copy, val, len + 1);
-    rc = PLD_EVENT_OK;
+    rc = CLI_OK;
     char *item = copy;
-    for (size_t i = 0; i < cap && rc == PLD_EVENT_OK; i++) {
+    for (size_t i = 0; i < cap && rc == CLI_OK; i++) {
       size_t w = strcspn(item, ";,");
       char *next = item[w] ? item + w + 1 : NULL;
       item[w] = '\0';
-      rc = PLD_EVENT_EUSAGE;
+      rc = CLI_EUSAGE;
       if (*item == '\0')
         pld_cli_error("%s value %s has an empty entry (number %zu; %s)",
-                      o->name, pld_quote(q, sizeof q, val), i + 1,
+                      o->name, cli_quote(q, sizeof q, val), i + 1,
                       o->allowed);
-      else if (pld_event_parse_double(item, &x[i]) != 0)
+      else if (cli_parse_double(item, &x[i]) != 0)
         pld_cli_error("%s: order %s is not a finite number (%s)", o->name,
-                      pld_quote(q, sizeof q, item), o->allowed);
+                      cli_quote(q, sizeof q, item), o->allowed);
       else if (!(x[i] > 1))
         pld_cli_error("%s: order %s is not above 1 (Renyi orders alpha "
                       "must be > 1; %s)", o->name,
-                      pld_quote(q, sizeof q, item), o->allowed);
+                      cli_quote(q, sizeof q, item), o->allowed);
       else if (i > 0 && !(x[i] > x[i - 1])) {
         char prev[40];
-        pld_fmt_exact(prev, sizeof prev, x[i - 1]);
+        cli_fmt_exact(prev, sizeof prev, x[i - 1]);
         pld_cli_error("%s: order %s is not above the order before it, %s "
                       "(the orders must be strictly increasing)", o->name,
-                      pld_quote(q, sizeof q, item),
-                      pld_quote(q2, sizeof q2, prev));
+                      cli_quote(q, sizeof q, item),
+                      cli_quote(q2, sizeof q2, prev));
       } else {
-        rc = PLD_EVENT_OK;
+        rc = CLI_OK;
         n = i + 1;
       }
       item = next;
     }
   }
-  if (rc == PLD_EVENT_OK) {
+  if (rc == CLI_OK) {
     c->orders = x;
     c->n_orders = n;
     x = NULL;
@@ -703,7 +703,7 @@ static int orders_value(struct cli *c, const struct option_spec *o,
   goto out;
 nomem:
   pld_cli_error("%s (while reading %s)", pld_strerror(PLD_ENOMEM), o->name);
-  rc = PLD_EVENT_EFAIL;
+  rc = CLI_EFAIL;
 out:
   free(copy);
   free(x);
@@ -718,10 +718,10 @@ static int set_option(struct cli *c, const struct option_spec *o,
     if (*val == '\0') {
       pld_cli_error("option '--out' has an empty value (FILE must be a file "
                     "name)");
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
     c->out = val;
-    return PLD_EVENT_OK;
+    return CLI_OK;
   case OPT_DELTA:
   case OPT_TARGET_DELTA:
   case OPT_SAVE_DELTA:
@@ -733,16 +733,16 @@ static int set_option(struct cli *c, const struct option_spec *o,
     return range_value(c, o, val);
   case OPT_PARAM: {
     char q[QLEN];
-    if (!pld_event_is_solvable_key(val)) {
+    if (!cli_is_solvable_key(val)) {
       pld_cli_error("%s value %s is %s (NAME must be a key calibrate can "
                     "solve for: one of %s)", o->name,
-                    pld_quote(q, sizeof q, val),
+                    cli_quote(q, sizeof q, val),
                     *val ? "not such a key" : "empty",
                     pld_event_solvable_keys());
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
     snprintf(c->param, sizeof c->param, "%s", val);
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   case OPT_PARAM_RANGE:
     return param_range_value(c, o, val);
@@ -762,43 +762,43 @@ static int set_option(struct cli *c, const struct option_spec *o,
     long long n = 0;
     long long hi = SIZE_MAX < (size_t)INT64_MAX ? (long long)SIZE_MAX
                                                 : (long long)INT64_MAX;
-    int r = pld_event_parse_int(val, 1, hi, &n);
-    if (r != PLD_EVENT_INT_OK)
-      return bad_value(o, val, r == PLD_EVENT_INT_RANGE ? "out of range"
+    int r = cli_parse_int(val, 1, hi, &n);
+    if (r != CLI_INT_OK)
+      return bad_value(o, val, r == CLI_INT_RANGE ? "out of range"
                                                       : "not an integer");
     c->params.max_grid = (size_t)n;
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   case OPT_BACKEND: {
     int i = word_value(o, val, cli_backend_names, 4);
     if (i < 0)
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     c->backend = (enum backend)i;
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   case OPT_ORDERS:
     return orders_value(c, o, val);
   case OPT_RDP_CONVERSION: {
     int i = word_value(o, val, cli_conversion_names, 3);
     if (i < 0)
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     c->rdp_method = i;
-    return PLD_EVENT_OK;
+    return CLI_OK;
   }
   case OPT_EVENTS_JSON:
     c->events_json = val;
-    return PLD_EVENT_OK;
+    return CLI_OK;
   case OPT_RELATION:
     if (pld_dpevent_relation_parse(val, &c->relation) != PLD_SUCCESS)
       return bad_value(o, val, "not a relation");
-    return PLD_EVENT_OK;
+    return CLI_OK;
   case OPT_JSON:
     c->json = 1;
-    return PLD_EVENT_OK;
+    return CLI_OK;
   case OPT_HELP:
-    return PLD_EVENT_OK; /* handled before parsing */
+    return CLI_OK; /* handled before parsing */
   }
-  return PLD_EVENT_EUSAGE;
+  return CLI_EUSAGE;
 }
 
 /* The option of that name for subcommand `cmd_bit`, else the first of that
@@ -829,28 +829,28 @@ static const struct option_spec *find_option(const char *name, size_t len,
 static int cal_domain(struct cli *c)
 {
   char lo[40], hi[40];
-  const pld_event_ctx *p = &c->parse;
+  const pld_event_hole *p = &c->hole;
   pld_search_opts o;
   pld_search_opts_default(&o);
-  int st = pld_search_opts_domain(&o, p->mark_lo, p->mark_hi,
-                                  p->mark_integer, c->cal_lo, c->cal_hi);
+  int st = pld_search_opts_domain(&o, p->lo, p->hi, p->integer, c->cal_lo,
+                                  c->cal_hi);
   if (st == PLD_ERANGE) {
     pld_cli_error("--range holds fewer than two integers, and %s takes "
                   "integers", c->param);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (st != PLD_SUCCESS) {
-    pld_fmt_exact(lo, sizeof lo, p->mark_lo);
-    pld_fmt_exact(hi, sizeof hi, p->mark_hi);
+    cli_fmt_exact(lo, sizeof lo, p->lo);
+    cli_fmt_exact(hi, sizeof hi, p->hi);
     pld_cli_error("--range must lie inside the domain calibrate searches "
                   "for %s (%s=? in event %s): [%s, %s]", c->param, c->param,
-                  p->mark_where, lo, hi);
-    return PLD_EVENT_EUSAGE;
+                  p->where, lo, hi);
+    return CLI_EUSAGE;
   }
   c->cal_dom_lo = o.lo;
   c->cal_dom_hi = o.hi;
   c->cal_start = o.start;
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }
 
 /* Parse and validate the arguments of a subcommand (argv[0] is the first
@@ -862,9 +862,6 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
   int only_events = 0;
 
   list_options(ON(c->cmd), allowed, sizeof allowed);
-  memset(&c->parse, 0, sizeof c->parse);
-  /* calibrate: validate with a valid stand-in for the one '?'. */
-  c->parse.subst = c->cmd == CMD_CALIBRATE ? PLD_EVENT_STANDIN : NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (!only_events && a[0] == '-') {
@@ -880,25 +877,25 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
         char name[QLEN];
         snprintf(name, sizeof name, "%.*s", (int)(len < 64 ? len : 64), a);
         pld_cli_error("unknown option %s for 'pldkit %s' (allowed: %s)",
-                      pld_quote(q, sizeof q, name), cmd, allowed);
-        return PLD_EVENT_EUSAGE;
+                      cli_quote(q, sizeof q, name), cmd, allowed);
+        return CLI_EUSAGE;
       }
       if (!(o->cmds & ON(c->cmd))) {
         pld_cli_error("option '%s' does not apply to 'pldkit %s' "
                       "(allowed: %s)", o->name, cmd, allowed);
-        return PLD_EVENT_EUSAGE;
+        return CLI_EUSAGE;
       }
       if (c->seen & ON(o->id)) {
         pld_cli_error("option '%s' given twice", o->name);
-        return PLD_EVENT_EUSAGE;
+        return CLI_EUSAGE;
       }
       c->seen |= ON(o->id);
       const char *val = NULL;
       if (o->metavar == NULL) {
         if (eq) {
           pld_cli_error("option '%s' takes no value, got %s", o->name,
-                        pld_quote(q, sizeof q, a));
-          return PLD_EVENT_EUSAGE;
+                        cli_quote(q, sizeof q, a));
+          return CLI_EUSAGE;
         }
       } else if (eq) {
         val = eq + 1;
@@ -907,51 +904,24 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
       } else {
         pld_cli_error("option '%s' needs a value %s (%s)", o->name,
                       o->metavar, o->allowed);
-        return PLD_EVENT_EUSAGE;
+        return CLI_EUSAGE;
       }
       int rc = set_option(c, o, val);
-      if (rc != PLD_EVENT_OK)
+      if (rc != CLI_OK)
         return rc;
       continue;
     }
     if (c->cmd == CMD_DEMO) {
       pld_cli_error("'pldkit demo' takes no EVENT, got %s",
-                    pld_quote(q, sizeof q, a));
-      return PLD_EVENT_EUSAGE;
+                    cli_quote(q, sizeof q, a));
+      return CLI_EUSAGE;
     }
     c->events[c->n_events++] = a;
   }
   if ((c->seen & ON(OPT_RELATION)) && !c->events_json) {
     pld_cli_error("option '--relation' applies only with --events-json");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
-  if (c->events_json) {
-    /* the library's translation (catalogue/dpevent.c); its texts follow
-     * the EVENTs of the command line */
-    int rc = pld_cli_events_json_load(c->events_json, c->relation, &c->dp,
-                                      err, sizeof err);
-    if (rc != PLD_EVENT_OK) {
-      pld_cli_error("%s", err);
-      return rc;
-    }
-    if (c->dp.n == 0) {
-      pld_cli_error("--events-json '%s': the DpEvent tree holds no "
-                    "mechanism (only no-ops, zero counts or zero rates): "
-                    "nothing to account", c->events_json);
-      return PLD_EVENT_EUSAGE;
-    }
-    const char **ev = realloc(c->events, (c->n_events + c->dp.n + 1) *
-                                             sizeof *ev);
-    if (ev == NULL) {
-      pld_cli_error("%s (while reading --events-json)",
-                    pld_strerror(PLD_ENOMEM));
-      return PLD_EVENT_EFAIL;
-    }
-    c->events = ev;
-    for (size_t k = 0; k < c->dp.n; k++)
-      c->events[c->n_events++] = c->dp.texts[k];
-  }
-
   /* The EVENTs, once the options (which may follow them) fix the backend. */
   if (c->backend == 0)
     c->backend = BACKEND_PLD;
@@ -962,18 +932,121 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
     pld_cli_error("option '%s' applies only with --backend rdp or both "
                   "(the backend is pld, the default)",
                   c->seen & ON(OPT_ORDERS) ? "--orders" : "--rdp-conversion");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
-  c->parse.backends = (c->backend & BACKEND_PLD ? PLD_EVENT_BACKEND_PLD : 0u) |
-                      (c->backend & BACKEND_RDP ? PLD_EVENT_BACKEND_RDP : 0u);
-  /* the caps (--max-grid) apply to loaded PLD files from validation on */
-  c->parse.params = &c->params;
-  for (size_t i = 0; i < c->n_events; i++) {
-    int rc = pld_event_parse(c->events[i], &c->parse, NULL, err,
-                                 sizeof err);
-    if (rc != PLD_EVENT_OK) {
+  /* Each text parsed once into a tree; the trees (and --events-json's)
+   * composed in order. */
+  size_t nparts = c->n_events + (c->events_json ? 1 : 0);
+  pld_event **parts = calloc(nparts ? nparts : 1, sizeof *parts);
+  c->parts = parts;
+  c->n_parts = nparts;
+  if (parts == NULL) {
+    pld_cli_error("%s (while reading the EVENTs)", pld_strerror(PLD_ENOMEM));
+    return CLI_EFAIL;
+  }
+  int rc = CLI_OK;
+  for (size_t i = 0; i < c->n_events && rc == CLI_OK; i++) {
+    int st = pld_event_parse(c->events[i], &parts[i]);
+    if (st != PLD_SUCCESS) {
+      pld_cli_error("%s", pld_error_detail()[0] ? pld_error_detail()
+                                                : pld_strerror(st));
+      rc = cli_rc_of_status(st);
+    }
+  }
+  if (rc == CLI_OK && c->events_json) {
+    /* the library's translation (catalogue/dpevent.c), after the EVENTs of
+     * the command line */
+    rc = pld_cli_events_json_load(c->events_json, c->relation,
+                                  &parts[c->n_events], &c->dp_nonprivate,
+                                  err, sizeof err);
+    if (rc != CLI_OK) {
       pld_cli_error("%s", err);
-      return rc;
+    } else {
+      pld_event_summary js;
+      js.size = sizeof js;
+      if (pld_event_summarize(parts[c->n_events], &js) == PLD_SUCCESS &&
+          js.events == 0) {
+        pld_cli_error("--events-json '%s': the DpEvent tree holds no "
+                      "mechanism (only no-ops, zero counts or zero rates): "
+                      "nothing to account", c->events_json);
+        rc = CLI_EUSAGE;
+      }
+    }
+  }
+  if (rc == CLI_OK && c->events_json) {
+    /* its canonical text stands for it among the EVENTs (history records) */
+    size_t len = 0;
+    int st = pld_event_format(parts[c->n_events], NULL, 0, &len);
+    char *t = malloc(len + 1);
+    const char **ev = realloc(c->events, (c->n_events + 2) * sizeof *ev);
+    if (ev)
+      c->events = ev;
+    if (t == NULL || ev == NULL ||
+        pld_event_format(parts[c->n_events], t, len + 1, &len) !=
+            PLD_SUCCESS) {
+      free(t);
+      pld_cli_error("%s (while reading --events-json)",
+                    pld_strerror(PLD_ENOMEM));
+      return CLI_EFAIL;
+    }
+    (void)st;
+    c->json_text = t;
+    c->events[c->n_events++] = t;
+  }
+  if (rc == CLI_OK && nparts > 0) {
+    int st = pld_event_compose(nparts, (const pld_event *const *)parts,
+                               &c->ev);
+    if (st != PLD_SUCCESS) {
+      pld_cli_error("%s", pld_error_detail());
+      rc = cli_rc_of_status(st);
+    }
+  }
+  if (rc != CLI_OK)
+    return rc;
+  if (c->ev) {
+    c->sum.size = sizeof c->sum;
+    c->hole.size = sizeof c->hole;
+    if (pld_event_summarize(c->ev, &c->sum) != PLD_SUCCESS ||
+        pld_event_get_hole(c->ev, &c->hole) != PLD_SUCCESS) {
+      pld_cli_error("%s", pld_error_detail());
+      return CLI_EFAIL;
+    }
+    c->closed_thm41 = c->sum.closed_analysis &&
+                      strcmp(c->sum.closed_analysis, "thm41") == 0;
+    if (c->hole.present && c->cmd != CMD_CALIBRATE) {
+      pld_cli_error("%s=? in event %s: '?' marks the value to solve for "
+                    "and is only allowed in 'pldkit calibrate'",
+                    c->hole.key, c->hole.where);
+      return CLI_EUSAGE;
+    }
+    if (c->sum.closed && (c->backend & BACKEND_RDP)) {
+      pld_cli_error("a closed-form single-round analysis "
+                    "(random-participation analysis=thm41 or ols) has no RDP "
+                    "curve: use --backend pld (analysis=wcs and cs work with "
+                    "every backend)");
+      return CLI_EUSAGE;
+    }
+    if (!c->sum.has_pld && (c->backend & BACKEND_PLD) &&
+        c->cmd != CMD_RDP_CURVE) {
+      /* the library says which event and why (a hole filled with a value
+       * of its domain first) */
+      pld_accountant *acc = NULL;
+      pld_event *probe = NULL;
+      int st = PLD_SUCCESS;
+      if (c->hole.present)
+        st = pld_event_fill(c->ev, fmax(c->hole.lo, fmin(1.0, c->hole.hi)),
+                            &probe);
+      if (st == PLD_SUCCESS)
+        st = pld_event_to_accountant(probe ? probe : c->ev, &c->params, &acc);
+      pld_accountant_free(acc);
+      pld_event_free(probe);
+      if (st != PLD_SUCCESS) {
+        pld_cli_error("%s; it needs --backend rdp (which works with 'pldkit "
+                      "epsilon', 'pldkit delta' and 'pldkit calibrate', and "
+                      "'pldkit rdp-curve' prints the RDP curve)",
+                      pld_error_detail());
+        return CLI_EUSAGE;
+      }
     }
   }
 
@@ -981,77 +1054,75 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
     if (!(c->seen & ON(OPT_TARGET_EPSILON))) {
       pld_cli_error("missing --epsilon E for 'pldkit calibrate' (the target "
                     "epsilon, a finite number >= 0, e.g. --epsilon 1)");
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
     if (!(c->seen & ON(OPT_TARGET_DELTA))) {
       pld_cli_error("missing --delta D for 'pldkit calibrate' (the target "
                     "delta, a number in (0, 1), e.g. --delta 1e-5)");
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
-    if (c->n_events > 0 && c->parse.marks == 0) {
+    if (c->n_events > 0 && !c->hole.present) {
       pld_cli_error("no '?' in the EVENTs of 'pldkit calibrate': mark the "
                     "one value to solve for as KEY=?, e.g. "
                     "poisson-gaussian:q=0.01,sigma=?,count=1000 (KEY one of "
                     "%s)", pld_event_solvable_keys());
-      return PLD_EVENT_EUSAGE;
+      return CLI_EUSAGE;
     }
     if (c->n_events > 0 && c->param[0] &&
-        strcmp(c->param, c->parse.mark_key) != 0) {
+        strcmp(c->param, c->hole.key) != 0) {
       pld_cli_error("--param %s does not match the key that holds '?' "
                     "(%s=? in event %s); give --param %s or move the '?'",
-                    c->param, c->parse.mark_key, c->parse.mark_where,
-                    c->parse.mark_key);
-      return PLD_EVENT_EUSAGE;
+                    c->param, c->hole.key, c->hole.where, c->hole.key);
+      return CLI_EUSAGE;
     }
-    snprintf(c->param, sizeof c->param, "%s", c->parse.mark_key);
+    snprintf(c->param, sizeof c->param, "%s", c->hole.key);
     if (c->tolerance == 0)
       c->tolerance = CAL_TOLERANCE;
-    if (c->n_events > 0 && cal_domain(c) != PLD_EVENT_OK)
-      return PLD_EVENT_EUSAGE;
+    if (c->n_events > 0 && cal_domain(c) != CLI_OK)
+      return CLI_EUSAGE;
   }
-  if (c->parse.closed.present && c->cmd != CMD_EPSILON &&
-      c->cmd != CMD_DELTA && c->cmd != CMD_CALIBRATE) {
-    pld_cli_error("analysis=%s in event %s is a closed-form single-round "
-                  "answer: only 'pldkit epsilon', 'pldkit delta' and 'pldkit "
-                  "calibrate' can ask it (analysis=wcs works everywhere)",
-                  pld_event_closed_name(&c->parse.closed),
-                  c->parse.closed.where);
-    return PLD_EVENT_EUSAGE;
+  if (c->sum.closed && c->cmd != CMD_EPSILON && c->cmd != CMD_DELTA &&
+      c->cmd != CMD_CALIBRATE) {
+    pld_cli_error("a closed-form single-round analysis (random-participation "
+                  "analysis=thm41 or ols) is answered only by 'pldkit "
+                  "epsilon', 'pldkit delta' and 'pldkit calibrate' "
+                  "(analysis=wcs works everywhere)");
+    return CLI_EUSAGE;
   }
 
   if (c->cmd == CMD_EPSILON && !(c->seen & ON(OPT_DELTA))) {
     pld_cli_error("missing --delta D for 'pldkit epsilon' (D must be a number "
                   "in (0, 1), e.g. --delta 1e-5)");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (c->cmd == CMD_SAVE && c->out == NULL) {
     pld_cli_error("missing --out FILE for 'pldkit save' (the PLD file to "
                   "write, e.g. --out ledger.pld)");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (c->cmd == CMD_SAVE && !(c->seen & ON(OPT_SAVE_DELTA)))
     c->delta = SAVE_DELTA;
   if (c->cmd == CMD_DELTA && !(c->seen & ON(OPT_EPSILON))) {
     pld_cli_error("missing --epsilon E for 'pldkit delta' (E must be a finite "
                   "number >= 0, e.g. --epsilon 1)");
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   if (c->cmd != CMD_DEMO && c->n_events == 0) {
     pld_cli_error("no EVENT given to 'pldkit %s' (e.g. gaussian:sigma=1; see "
                   "'pldkit %s --help' for the list)", cmd, cmd);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
   /* Backstop for limits the library knows and the table above does not. */
   int st = pld_params_validate(&c->params);
   if (st != PLD_SUCCESS) {
     char d[32], a[32], t[32];
-    pld_fmt_exact(d, sizeof d, c->params.discretization);
-    pld_fmt_exact(a, sizeof a, c->params.accuracy);
-    pld_fmt_exact(t, sizeof t, c->params.tail_mass);
+    cli_fmt_exact(d, sizeof d, c->params.discretization);
+    cli_fmt_exact(a, sizeof a, c->params.accuracy);
+    cli_fmt_exact(t, sizeof t, c->params.tail_mass);
     pld_cli_error("the library rejected the options (%s): --discretization %s "
                   "--accuracy %s --tail-mass %s --max-grid %zu",
                   pld_status_text(st), d, a, t, c->params.max_grid);
-    return PLD_EVENT_EUSAGE;
+    return CLI_EUSAGE;
   }
-  return PLD_EVENT_OK;
+  return CLI_OK;
 }

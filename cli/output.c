@@ -1,5 +1,6 @@
 /* pldkit CLI: printing helpers. */
 #include "output.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -137,11 +138,11 @@ static void json_write_number(FILE *f, double x)
 {
   char buf[40];
   if (!isfinite(x)) {
-    pld_fmt(buf, sizeof buf, x, 17);
+    cli_fmt(buf, sizeof buf, x, 17);
     json_write_string(f, buf);
     return;
   }
-  pld_fmt_exact(buf, sizeof buf, x);
+  cli_fmt_exact(buf, sizeof buf, x);
   fputs(buf, f);
 }
 

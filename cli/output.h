@@ -2,6 +2,7 @@
 #ifndef PLDKIT_CLI_OUTPUT_H
 #define PLDKIT_CLI_OUTPUT_H
 
+#include "text.h"
 #include <stddef.h>
 #include <stdio.h>
 

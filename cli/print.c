@@ -105,13 +105,13 @@ static void json_pld_answer(pld_cli_json *j, const struct cli *c,
   }
   if (a->closed) {
     pld_cli_json_bool(j, "certified", a->ca.certified);
-    pld_cli_json_string(j, "kind", c->parse.closed.analysis == 2
+    pld_cli_json_string(j, "kind", c->closed_thm41
                                        ? "one-instance value"
                                        : "upper bound");
     pld_cli_json_string(j, "analysis",
-                        pld_event_closed_name(&c->parse.closed));
+                        c->sum.closed_analysis);
     pld_cli_json_bool(j, "single_round", 1);
-    if (c->parse.closed.analysis == 2) { /* thm41 */
+    if (c->closed_thm41) { /* thm41 */
       pld_cli_json_bool(j, "refuted", a->ca.refuted);
       pld_cli_json_bool(j, "below_cs", a->ca.below_cs);
       pld_cli_json_number(j, "cs_delta", a->ca.cs_delta);
@@ -173,7 +173,7 @@ static int cal_tighter(const struct cli *c, const struct answer *a)
     return 1;
   if (p->param == r->param)
     return 2;
-  return (c->parse.mark_direction > 0) == (p->param < r->param) ? 0 : 1;
+  return (c->hole.direction > 0) == (p->param < r->param) ? 0 : 1;
 }
 
 /* One calibration's answer: the value, its bracket and its neighbours. */
@@ -181,7 +181,7 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
                      const struct answer *a, int which)
 {
   const pld_search_result *r = &a->cal[which];
-  int rdp = which == CAL_RDP, closed = !rdp && c->parse.closed.present;
+  int rdp = which == CAL_RDP, closed = !rdp && c->sum.closed;
   pld_cli_json_string(j, "threshold", !r->found  ? "not_found"
                                       : r->located ? "located"
                                                    : "undecided");
@@ -241,8 +241,8 @@ static void json_cal(pld_cli_json *j, const struct cli *c,
     }
     pld_cli_json_uint(j, "rdp_bridged", a->bridged);
   } else if (closed) {
-    int thm41 = c->parse.closed.analysis == 2;
-    pld_cli_json_string(j, "analysis", pld_event_closed_name(&c->parse.closed));
+    int thm41 = c->closed_thm41;
+    pld_cli_json_string(j, "analysis", c->sum.closed_analysis);
     pld_cli_json_bool(j, "single_round", 1);
     /* Theorem 4.1 is no bound: its calibration is never certified. */
     pld_cli_json_bool(j, "certified", !thm41);
@@ -320,10 +320,10 @@ void cli_print_json(const struct cli *c, const struct answer *a)
   case N_CMDS:
     pld_cli_json_string(&j, "backend", cli_backend_names[c->backend]);
     pld_cli_json_string(&j, "param", c->param);
-    pld_cli_json_string(&j, "direction", c->parse.mark_direction > 0
+    pld_cli_json_string(&j, "direction", c->hole.direction > 0
                                              ? "larger_is_more_private"
                                              : "smaller_is_more_private");
-    pld_cli_json_bool(&j, "integer", c->parse.mark_integer);
+    pld_cli_json_bool(&j, "integer", c->hole.integer);
     pld_cli_json_number(&j, "delta", c->delta);
     pld_cli_json_number(&j, "target_epsilon", c->epsilon);
     pld_cli_json_number(&j, "tolerance", c->tolerance);
@@ -365,14 +365,14 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
 {
   char lo[40], hi[40], in[40], cs[40], ll[40];
   const pld_event_closed_answer *ca = &a->ca;
-  const char *an = pld_event_closed_name(&c->parse.closed);
-  int thm41 = c->parse.closed.analysis == 2;
-  pld_fmt_bracket(lo, hi, sizeof lo, ca->bound.lower, ca->bound.upper);
+  const char *an = c->sum.closed_analysis;
+  int thm41 = c->closed_thm41;
+  cli_fmt_bracket(lo, hi, sizeof lo, ca->bound.lower, ca->bound.upper);
   if (c->cmd == CMD_DELTA) {
-    pld_fmt_exact(in, sizeof in, c->epsilon);
+    cli_fmt_exact(in, sizeof in, c->epsilon);
     printf("delta in [%s, %s] at epsilon = %s", lo, hi, in);
   } else {
-    pld_fmt_exact(in, sizeof in, c->delta);
+    cli_fmt_exact(in, sizeof in, c->delta);
     printf("epsilon in [%s, %s] at delta = %s", lo, hi, in);
   }
   printf(" (analysis=%s, %s as stated, closed form, one round; ", an,
@@ -389,8 +389,8 @@ static void print_closed_text(const struct cli *c, const struct answer *a)
   else
     printf("certified: no, a concrete dataset has a larger delta");
   if (thm41) {
-    pld_fmt(cs, sizeof cs, ca->cs_delta, 6);
-    pld_fmt(ll, sizeof ll, ca->lower_limit, 6);
+    cli_fmt(cs, sizeof cs, ca->cs_delta, 6);
+    cli_fmt(ll, sizeof ll, ca->lower_limit, 6);
     printf("; cs delta %s, certified lower limit %s", cs, ll);
   }
   printf("), %.3g s\n", a->seconds);
@@ -405,10 +405,10 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
   const pld_search_result *r = &a->cal[which];
   char v[40], e[40], d[40], lo[40], hi[40], how[192], x[40], xlo[40], xhi[40];
   char buf[ERRLEN];
-  int rdp = which == CAL_RDP, closed = !rdp && c->parse.closed.present;
-  int thm41 = closed && c->parse.closed.analysis == 2;
+  int rdp = which == CAL_RDP, closed = !rdp && c->sum.closed;
+  int thm41 = closed && c->closed_thm41;
   const char *P = c->param;
-  const char *less = c->parse.mark_direction > 0 ? "smaller" : "larger";
+  const char *less = c->hole.direction > 0 ? "smaller" : "larger";
 
   fputs(prefix, stdout);
   if (!r->found) {
@@ -417,23 +417,23 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
     return;
   }
   cli_cal_text(c, r->param, v, sizeof v);
-  pld_fmt_exact(e, sizeof e, c->epsilon);
-  pld_fmt_exact(d, sizeof d, c->delta);
-  pld_fmt_bracket(lo, hi, sizeof lo, r->at_param.bound.lower,
+  cli_fmt_exact(e, sizeof e, c->epsilon);
+  cli_fmt_exact(d, sizeof d, c->delta);
+  cli_fmt_bracket(lo, hi, sizeof lo, r->at_param.bound.lower,
                       r->at_param.bound.upper);
   if (rdp) {
-    pld_fmt(hi, sizeof hi, r->at_param.bound.upper, 6);
+    cli_fmt(hi, sizeof hi, r->at_param.bound.upper, 6);
     printf("%s = %s meets epsilon <= %s at delta = %s by the RDP bound: "
            "epsilon <= %s at it", P, v, e, d, hi);
     if (a->cal_rdp_have[0] && !isnan(a->cal_rdp[0].order)) {
-      pld_fmt_exact(x, sizeof x, a->cal_rdp[0].order);
+      cli_fmt_exact(x, sizeof x, a->cal_rdp[0].order);
       printf(" (order %s%s)", x,
              a->cal_rdp[0].at_edge ? ", an end of the order grid" : "");
     }
   } else if (closed) {
     printf("%s = %s meets epsilon <= %s at delta = %s by analysis=%s (%s): "
            "epsilon in [%s, %s] at it", P, v, e, d,
-           pld_event_closed_name(&c->parse.closed),
+           c->sum.closed_analysis,
            thm41 ? "Theorem 4.1 as stated, NOT a certified bound: its proof "
                    "is invalid"
                  : "Theorem 5.1, a certified bound",
@@ -449,7 +449,7 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
   } else {
     printf("%s = %s meets epsilon <= %s at delta = %s by %s: epsilon in "
            "[%s, %s] at it%s", P, v, e, d,
-           c->parse.not_bound ? "the cs value (a lower limit of the worst "
+           c->sum.not_bound ? "the cs value (a lower limit of the worst "
                                 "case, NOT a bound)"
                               : "the certified bound",
            lo, hi,
@@ -459,26 +459,26 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
   if (r->at_limit) {
     if (c->cal_hi > 0) {
       printf("; it is the %s of --range",
-             c->parse.mark_direction > 0 ? "bottom" : "top");
+             c->hole.direction > 0 ? "bottom" : "top");
     } else {
       cli_cal_limit_text(c, 0, buf, sizeof buf);
       printf("; every %s value tried (%s) met it too", less, buf);
     }
   } else {
     cli_cal_text(c, r->param_next, x, sizeof x);
-    pld_fmt_bracket(xlo, xhi, sizeof xlo, r->at_next.bound.lower,
+    cli_fmt_bracket(xlo, xhi, sizeof xlo, r->at_next.bound.lower,
                         r->at_next.bound.upper);
     if (r->verdict_next == PLD_VERDICT_FAILS && closed) {
       /* An analysis's value above the target says that the analysis does
        * not certify it, not that the protocol fails. */
       printf("; %s = %s does not meet it by analysis=%s (its epsilon in "
-             "[%s, %s])", P, x, pld_event_closed_name(&c->parse.closed), xlo,
+             "[%s, %s])", P, x, c->sum.closed_analysis, xlo,
              xhi);
     } else if (r->verdict_next == PLD_VERDICT_FAILS) {
       printf("; %s = %s does not (certified: epsilon in [%s, %s])", P, x,
              xlo, xhi);
     } else if (rdp) {
-      pld_fmt(xhi, sizeof xhi, r->at_next.bound.upper, 6);
+      cli_fmt(xhi, sizeof xhi, r->at_next.bound.upper, 6);
       printf("; not certified by RDP at %s = %s (epsilon <= %s; RDP has no "
              "lower bound, so no value is certified to fail and a %s %s "
              "may meet the target too)", P, x, xhi, less, P);
@@ -491,7 +491,7 @@ static void print_cal_line(const struct cli *c, const struct answer *a,
       if (!isnan(r->param_fail)) {
         char f[40], flo[40], fhi[40];
         cli_cal_text(c, r->param_fail, f, sizeof f);
-        pld_fmt_bracket(flo, fhi, sizeof flo, r->at_fail.bound.lower,
+        cli_fmt_bracket(flo, fhi, sizeof flo, r->at_fail.bound.lower,
                             r->at_fail.bound.upper);
         printf("; %s = %s does not (certified: epsilon in [%s, %s])", P, f,
                flo, fhi);
@@ -552,10 +552,10 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
   const pld_rdp_result *r = &a->rdp;
   char v[40], in[40], ord[40], first[40], last[40], conv[64], br[96];
   int d = c->cmd == CMD_DELTA;
-  pld_fmt(v, sizeof v, r->value, 6);
-  pld_fmt_exact(in, sizeof in, d ? c->epsilon : c->delta);
-  pld_fmt_exact(first, sizeof first, a->rdp_first);
-  pld_fmt_exact(last, sizeof last, a->rdp_last);
+  cli_fmt(v, sizeof v, r->value, 6);
+  cli_fmt_exact(in, sizeof in, d ? c->epsilon : c->delta);
+  cli_fmt_exact(first, sizeof first, a->rdp_first);
+  cli_fmt_exact(last, sizeof last, a->rdp_last);
   if (c->rdp_method == PLD_RDP_BEST)
     snprintf(conv, sizeof conv, "best (%s won)", method_name(r->method));
   else
@@ -564,7 +564,7 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
     snprintf(ord, sizeof ord, "none (%s)",
              d ? "the trivial delta = 1" : "no order gives a finite value");
   else
-    pld_fmt_exact(ord, sizeof ord, r->order);
+    cli_fmt_exact(ord, sizeof ord, r->order);
   br[0] = '\0';
   if (a->bridged)
     snprintf(br, sizeof br, ", %u event%s through the PLD bridge "
@@ -572,7 +572,7 @@ static void print_rdp_line(const struct cli *c, const struct answer *a,
   printf("%s%s <= %s (backend rdp: %s, no lower bound; "
          "conversion %s, order %s) at %s = %s; %zu orders from %s to %s%s, "
          "%.3g s\n", prefix, d ? "delta" : "epsilon", v,
-         c->parse.not_bound ? "NOT a bound, the RDP of cs, a lower limit "
+         c->sum.not_bound ? "NOT a bound, the RDP of cs, a lower limit "
                               "of the worst case"
                             : "a certified upper bound",
          conv, ord,
@@ -586,15 +586,15 @@ static void print_pld_line(const struct cli *c, const struct answer *a,
 {
   const pld_result *r = &a->res;
   char lo[40], hi[40], in[40], how[192];
-  pld_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
   how_text(r, how, sizeof how);
   fputs(prefix, stdout);
   if (c->cmd == CMD_DELTA) {
-    pld_fmt_exact(in, sizeof in, c->epsilon);
+    cli_fmt_exact(in, sizeof in, c->epsilon);
     printf("delta in [%s, %s] (%s) at epsilon = %s", lo, hi, cli_upper_word(c),
            in);
   } else {
-    pld_fmt_exact(in, sizeof in, c->delta);
+    cli_fmt_exact(in, sizeof in, c->delta);
     printf("epsilon in [%s, %s] (%s%s) at "
            "delta = %s", lo, hi, cli_upper_word(c),
            isinf(r->bound.upper) ? "; inf: no finite epsilon is certified"
@@ -617,9 +617,9 @@ void cli_print_text(const struct cli *c, const struct answer *a)
     return;
   }
   if (c->cmd == CMD_SAVE) {
-    pld_fmt_bracket(lo, hi, sizeof lo, a->res.bound.lower,
+    cli_fmt_bracket(lo, hi, sizeof lo, a->res.bound.lower,
                         a->res.bound.upper);
-    pld_fmt_exact(in, sizeof in, c->delta);
+    cli_fmt_exact(in, sizeof in, c->delta);
     printf("saved %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
            "at delta = %s (upper: certified)%s\n", c->out,
            a->res.discretization, a->res.grid_size, lo, hi, in,
@@ -629,9 +629,9 @@ void cli_print_text(const struct cli *c, const struct answer *a)
   if (c->cmd == CMD_CURVE) {
     puts("epsilon,delta_lower,delta_upper");
     for (size_t i = 0; i < c->range_n; i++) {
-      pld_fmt_exact(in, sizeof in, a->eps[i]);
-      pld_fmt_exact(lo, sizeof lo, a->curve[i].lower);
-      pld_fmt_exact(hi, sizeof hi, a->curve[i].upper);
+      cli_fmt_exact(in, sizeof in, a->eps[i]);
+      cli_fmt_exact(lo, sizeof lo, a->curve[i].lower);
+      cli_fmt_exact(hi, sizeof hi, a->curve[i].upper);
       printf("%s,%s,%s\n", in, lo, hi);
     }
     return;
@@ -639,8 +639,8 @@ void cli_print_text(const struct cli *c, const struct answer *a)
   if (c->cmd == CMD_RDP_CURVE) {
     puts("order,epsilon");
     for (size_t i = 0; i < a->rdp_n; i++) {
-      pld_fmt_exact(in, sizeof in, a->rdp_orders[i]);
-      pld_fmt_exact(hi, sizeof hi, a->rdp_values[i]);
+      cli_fmt_exact(in, sizeof in, a->rdp_orders[i]);
+      cli_fmt_exact(hi, sizeof hi, a->rdp_values[i]);
       printf("%s,%s\n", in, hi);
     }
     return;
@@ -666,15 +666,15 @@ static int uses_ledger(const struct cli *c)
 void cli_collect_warnings(const struct cli *c, struct answer *a)
 {
   pld_cli_warnings *w = &a->warn;
-  if (c->parse.note)
-    pld_cli_warn(w, "%s", c->parse.note);
+  if (c->sum.note)
+    pld_cli_warn(w, "%s", c->sum.note);
   /* An RDP optimum at an end of the order grid. */
   const pld_rdp_result *r = &a->rdp;
   if ((c->backend & BACKEND_RDP) && c->cmd != CMD_RDP_CURVE &&
       r->at_edge && !isnan(r->order)) {
     char ord[40];
     int low = r->index == 0;
-    pld_fmt_exact(ord, sizeof ord, r->order);
+    cli_fmt_exact(ord, sizeof ord, r->order);
     pld_cli_warn(w, "the optimal RDP order %s is the %s of the grid; orders "
                  "%s it (--orders) may give a smaller %s (this one is still "
                  "a valid bound)", ord, low ? "smallest" : "largest",
@@ -737,7 +737,7 @@ void cli_print_demo(const struct cli *c, const struct answer *a)
 {
   const pld_result *r = &a->res;
   char lo[40], hi[40];
-  pld_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
+  cli_fmt_bracket(lo, hi, sizeof lo, r->bound.lower, r->bound.upper);
   printf("pldkit demo: privacy accounting of a DP-SGD training run\n\n"
          "Training: %g examples, Poisson sampling with rate q = %g/%g\n"
          "          = %.6g per step, gradients clipped to norm 1, Gaussian "

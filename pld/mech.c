@@ -191,10 +191,33 @@ int pld_mech_equal(const pld_mech *a, const pld_mech *b)
 
 /* ---- mechanisms from a caller's curve ---- */
 
+/* An owned context (pld_mech_from_curve_owned) is shared by every copy and
+ * released with the last one; the count is atomic because accountants copy
+ * mechanisms on worker threads (src/parallel.c). */
+struct user_keep {
+  int refs;
+  void *ctx;
+  void (*release)(void *ctx);
+};
+
 static int user_copy(const struct pld_mech *src, struct pld_mech *dst)
 {
   dst->curve.ctx = src->curve.ctx; /* the caller's context, not ours */
+  struct user_keep *k = src->state;
+  if (k)
+    __atomic_add_fetch(&k->refs, 1, __ATOMIC_RELAXED);
+  dst->state = k;
   return PLD_SUCCESS;
+}
+
+static void user_free(struct pld_mech *m)
+{
+  struct user_keep *k = m->state;
+  if (k && __atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    k->release(k->ctx);
+    pld_free(k);
+  }
+  m->state = NULL;
 }
 
 /* the same callbacks on the same context */
@@ -209,7 +232,8 @@ static int user_equal(const struct pld_mech *a, const struct pld_mech *b)
 }
 
 const struct pld_mech_type pld_mech_type_user = {
-    .name = "user", .copy = user_copy, .equal = user_equal};
+    .name = "user", .copy = user_copy, .equal = user_equal,
+    .free = user_free};
 
 int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
 {
@@ -234,6 +258,29 @@ int pld_mech_from_curve(const pld_curve *curve, pld_mech **out)
   if (!m)
     return PLD_ENOMEM;
   m->curve = *curve;
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_from_curve_owned(const pld_curve *curve,
+                              void (*release)(void *ctx), pld_mech **out)
+{
+  pld_detail_clear();
+  if (!release)
+    return pld_fail(PLD_EINVAL, "release must not be NULL");
+  struct user_keep *k = pld_malloc(sizeof *k);
+  if (!k)
+    return PLD_ENOMEM;
+  pld_mech *m = NULL;
+  int st = pld_mech_from_curve(curve, &m);
+  if (st) {
+    pld_free(k);
+    return st;
+  }
+  k->refs = 1;
+  k->ctx = curve->ctx;
+  k->release = release;
+  m->state = k;
   *out = m;
   return PLD_SUCCESS;
 }

@@ -10,7 +10,7 @@
 /* One buffer per thread (C11 _Thread_local): concurrent callers never see
  * each other's details, and no lock is needed.  256 bytes hold a parameter
  * name, a value printed with %g and a range or cap. */
-#define PLD_DETAIL_SIZE 256
+#define PLD_DETAIL_SIZE 1024
 static _Thread_local char pld_detail_buf[PLD_DETAIL_SIZE];
 
 static void detail_vset(const char *fmt, va_list ap)
@@ -85,7 +85,7 @@ const char *pld_version_string(void) { return PLD_VERSION_STRING; }
 
 const char *pld_status_text(int status)
 {
-  static _Thread_local char buf[512];
+  static _Thread_local char buf[1280];
   const char *d = pld_error_detail();
   if (status == PLD_SUCCESS || !d || !d[0])
     return pld_strerror(status);

@@ -3,7 +3,7 @@
 # input (exit 2, exactly one line on stderr, nothing on stdout).
 #
 # usage: tests/test_cli.sh PATH/TO/pldkit
-# Set PLDKIT_TEST_VALGRIND=1 to also run a few commands under valgrind.
+# (tests/test_valgrind.sh runs a representative set under valgrind.)
 set -u
 
 BIN=${1:?usage: test_cli.sh PATH/TO/pldkit}
@@ -1473,7 +1473,7 @@ usage "corrupt" epsilon --delta 1e-5 "pld:file=$L.flip"
 usage "format version" epsilon --delta 1e-5 "pld:file=$L.ver"
 usage "No such file" epsilon --delta 1e-5 "pld:file=$tmp/none.pld"
 usage "not a regular file" delta --epsilon 1 "pld:file=$tmp"
-usage "not the --discretization" epsilon --delta 1e-5 --discretization 0.5 "pld:file=$L.1"
+usage "not the discretization" epsilon --delta 1e-5 --discretization 0.5 "pld:file=$L.1"
 usage "unlike another PLD file" epsilon --delta 1e-5 "pld:file=$L.1" "pld:file=$L.rr"
 usage "missing the required key 'file'" epsilon --delta 1e-5 pld:count=2
 usage "empty value" epsilon --delta 1e-5 pld:file=
@@ -1707,43 +1707,6 @@ for n in 1 1000000; do
   fi
 done
 
-if [ "${PLDKIT_TEST_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null 2>&1; then
-  vg() {
-    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
-      --error-exitcode=99 "$BIN" "$@" >/dev/null 2>"$ERR"
-    if [ $? -eq 99 ]; then bad "valgrind: pldkit $*"; sed 's/^/  /' "$ERR" | head -n 20; else ok; fi
-  }
-  vg epsilon --delta 1e-5 poisson-gaussian:q=0.01,sigma=1,count=100 laplace:b=3
-  vg delta --epsilon 1 --json 'finite:p=0.5;0.5,q=0.25;0.75,count=4'
-  vg curve --epsilon-range 0:3:7 --json discrete-laplace:scale=2
-  vg epsilon --delta 1e-5 gaussian:sigma=1 'finite:p=0.5;0.6,q=0.5;0.5'
-  vg epsilon --delta 1e-5 --discretization 1e-7 --max-grid 16 laplace:b=1
-  vg demo
-  vg --help
-  vg epsilon --delta 1e-5 'random-selection:weights=0.3;0.7[gaussian:sigma=2,count=10+laplace:b=3|random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=2]]'
-  vg epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=0]'
-  vg epsilon --delta 1e-5 'random-selection:weights=0.5;0.5[gaussian:sigma=1|laplace:b=1'
-  vg calibrate --epsilon 1 --delta 1e-5 --json 'random-selection:weights=0.5;0.5[gaussian:sigma=?|laplace:b=1]'
-  vg calibrate --epsilon 1 --delta 1e-5 --range 1:2 gaussian:sigma=?,count=10
-  vg delta --epsilon 0.5 'mixture-gaussian:sigma=1,p-means=0;2,p-weights=0.5;0.5,q-means=1,q-weights=1' wor-gaussian:batch=3,n=10,sigma=1
-  vg epsilon --delta 1e-5 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,count=10
-  vg epsilon --delta 1e-6 random-participation:p=0.1,q=0.1,d=3,C=1,sigma=1,analysis=ols
-  vg epsilon --delta 1e-5 --backend both --json poisson-gaussian:q=0.01,sigma=1,count=100 'finite:p=0.6;0.4,q=0.4;0.6' discrete-laplace:scale=2
-  vg delta --epsilon 1 --backend both bounded-gaussian:kind=rectified,theta=0.3,a=1,sigma=1,c=1,count=3
-  vg rdp-curve --orders '2;4;8' model-splitting:d=4,k=2,sigma=1,c=1 balanced-iteration:T=10,k=4,sigma=2,c=1 bounded-gaussian:kind=truncated,theta=0,a=1,sigma=1,c=1
-  vg epsilon --delta 1e-5 --backend rdp --orders 2:20:10 'random-selection:weights=0.3;0.7[model-splitting:d=3,k=1,sigma=1,c=1,count=10+laplace:b=1|random-selection:weights=0.5;0.5[gaussian:sigma=8|random-participation:p=0.1,q=0.1,d=2,C=1,sigma=1]]'
-  vg calibrate --epsilon 2 --delta 1e-5 'random-selection:weights=0.5;0.5[bounded-gaussian:kind=rectified,theta=0.3,a=1,sigma=?,c=1|gaussian:sigma=3]'
-  vg calibrate --epsilon 1 --delta 1e-5 --backend both --json poisson-gaussian:q=0.01,sigma=1,count=?
-  vg calibrate --epsilon 10 --delta 1e-5 --max-grid 64 "$LAPSEL"
-  vg calibrate --epsilon 10 --delta 1e-5 --max-grid 64 --range 0.8:1.05 "$LAPSEL"
-  vg calibrate --epsilon 0.015 --delta 1e-6 random-participation:p=0.001,q=0.1,d=30,C=1,sigma=?,analysis=thm41
-  vg calibrate --epsilon 2 --delta 1e-5 --backend rdp --orders '2;4;8' model-splitting:d=2,k=1,sigma=?,c=1
-  vg epsilon --delta 1e-5 --backend rdp --orders '3;2' gaussian:sigma=1
-  vg epsilon --delta 1e-5 model-splitting:d=3,k=1,sigma=1,c=1
-  vg save --out "$L.vg" "pld:file=$L.1" gaussian:sigma=2,count=5
-  vg epsilon --delta 1e-5 --backend both "pld:file=$L.rr,count=2"
-  vg epsilon --delta 1e-5 "pld:file=$L.ver"
-fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -127,7 +127,7 @@ with open(sys.argv[1], "wb") as f:
     f.write(one * 3 + struct.pack("<QQ", 0, 0) + b"\0" * 8)
 PY
 t0=$(date +%s%N)
-expect_refused "huge declared array over --max-grid" "max-grid" epsilon --delta 1e-5 "pld:file=$tmp/huge.pld"
+expect_refused "huge declared array over --max-grid" "max_grid" epsilon --delta 1e-5 "pld:file=$tmp/huge.pld"
 t1=$(date +%s%N)
 if [ $(((t1 - t0) / 1000000)) -lt 1000 ]; then ok; else bad "huge file took $(((t1 - t0) / 1000000)) ms"; fi
 

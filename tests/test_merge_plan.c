@@ -412,10 +412,11 @@ static pld_bound event_eps(const char *ev, unsigned backend, double *rdp)
   pld_event_query_default(&q);
   q.backend = backend;
   pld_event_answer a;
-  char err[256];
-  const char *evs[1] = {ev};
-  assert_int_equal(pld_event_epsilon(&q, 1, evs, 1e-5, &a, err, sizeof err),
-                   PLD_EVENT_OK);
+  a.size = sizeof a;
+  pld_event *t = NULL;
+  assert_int_equal(pld_event_parse(ev, &t), PLD_SUCCESS);
+  assert_int_equal(pld_event_epsilon(t, &q, 1e-5, &a), PLD_SUCCESS);
+  pld_event_free(t);
   if (rdp)
     *rdp = a.rdp.value;
   return a.pld.bound;
@@ -471,16 +472,20 @@ static void test_lc_event(void **state)
   pld_event_query q;
   pld_event_query_default(&q);
   pld_event_answer ans;
-  char err[256];
+  ans.size = sizeof ans;
   const char *bad[] = {"merge-lc:lambda=0;0,q=0.01;0.01,sigma=1;1",
                        "merge-lc:lambda=1;1,q=0.01,sigma=1;1",
                        "merge-lc:lambda=1;1,q=1.5;0.1,sigma=1;1",
                        "merge-lc:lambda=1;1;1;1;1;1,q=.1;.1;.1;.1;.1;.1,"
                        "sigma=1;1;1;1;1;1"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    assert_int_equal(pld_event_epsilon(&q, 1, &bad[i], 1e-5, &ans, err,
-                                       sizeof err),
-                     PLD_EVENT_EUSAGE);
+    pld_event *t = NULL;
+    int st = pld_event_parse(bad[i], &t);
+    if (st == PLD_SUCCESS)
+      st = pld_event_epsilon(t, &q, 1e-5, &ans);
+    pld_event_free(t);
+    assert_int_equal(st, PLD_EINVAL);
+    const char *err = pld_error_detail();
     assert_true(strlen(err) > 0 && strchr(err, '\n') == NULL);
   }
 }

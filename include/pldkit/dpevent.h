@@ -55,6 +55,7 @@
 
 #include <stddef.h>
 
+#include <pldkit/event.h>
 #include <pldkit/status.h>
 
 #ifdef __cplusplus
@@ -106,12 +107,6 @@ enum pld_dpevent_relation {
  * supports (epsilon(delta) = inf for delta < 1, delta(epsilon) = 1). */
 #define PLD_DPEVENT_NONPRIVATE "finite:p=1;0,q=0;1"
 
-/* The EVENT texts of a tree (pld_dpevent_to_events). */
-typedef struct pld_dpevent_texts {
-  size_t n;       /* number of texts (0: the tree holds only no-ops) */
-  char **texts;   /* texts[0..n-1], each "NAME:key=value,...,count=N" */
-  int nonprivate; /* a non-private event was met (its text is among them) */
-} pld_dpevent_texts;
 
 /** The relation called `name` (ADD_OR_REMOVE_ONE, REPLACE_ONE or
  *  REPLACE_SPECIAL).  @return PLD_SUCCESS or PLD_EINVAL (*out untouched). */
@@ -123,20 +118,19 @@ PLD_API int pld_dpevent_relation_parse(const char *name, int *out);
  *  the last or the class is not one of dp_accounting's. */
 PLD_API const char *pld_dpevent_field_name(const char *class_name, size_t i);
 
-/** Translate `count` runs of the tree `root` under `relation` (enum
- *  pld_dpevent_relation) into EVENT texts.  On success *out holds the
- *  texts (free them with pld_dpevent_texts_free).  On failure *out is
- *  zeroed and err gets one line naming the event class and its place in
- *  the tree ("event", "event.events[2].event", ...).
- *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (unsupported event or bad
- *  field) or PLD_EVENT_EFAIL (out of memory) -- enum pld_event_rc. */
-PLD_API int pld_dpevent_to_events(const pld_dpevent *root, int relation,
-                                  unsigned long long count,
-                                  pld_dpevent_texts *out, char *err,
-                                  size_t errlen);
-
-/** Free what pld_dpevent_to_events returned (NULL or zeroed is fine). */
-PLD_API void pld_dpevent_texts_free(pld_dpevent_texts *t);
+/** The event tree (<pldkit/event.h>) of `count` runs of the DpEvent tree
+ *  `root` under `relation` (enum pld_dpevent_relation).  Free *out with
+ *  pld_event_free; a tree of no-ops only gives the empty composition (its
+ *  accountant has no events).  *nonprivate (may be NULL) is set when a
+ *  non-private event was met.  On failure the detail names the event class
+ *  and its place in the tree ("event", "event.events[2].event", ...).
+ *  @return PLD_SUCCESS, PLD_EINVAL (an unsupported event or a bad field),
+ *  PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_event_from_dpevent(const pld_dpevent *root,
+                                                 int relation,
+                                                 unsigned long long count,
+                                                 pld_event **out,
+                                                 int *nonprivate);
 
 #ifdef __cplusplus
 }

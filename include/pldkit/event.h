@@ -1,27 +1,42 @@
-/* pldkit: the EVENT catalogue -- the grammar every front end speaks (the
- * CLI, Python) and, for each event, its keys and domains, its PLD builder
- * and its RDP (closed form, paper bound, or the PLD bridge).
+/* pldkit: the event model -- what every front end speaks.
+ *
+ * An event is a tree (pld_event, opaque): a LIST of EVENTs composed in
+ * order, each a mechanism of the catalogue with its keys and a count, a
+ * random selection of member LISTs, or the Poisson subsampling of one
+ * member.  A tree is made once -- from text, from dp_accounting's DpEvent
+ * trees (<pldkit/dpevent.h>), or by composing trees -- and then answers
+ * everything: an accountant, an RDP curve, epsilon, delta, a curve, the
+ * calibration of a hole, the PLD that a ledger saves.  Text is parsed once.
+ *
+ * The text grammar (the catalogue's names and keys: pld_event_info_get):
  *
  *   LIST   := EVENT { '+' EVENT }
  *   EVENT  := NAME [ ':' ITEM { ',' ITEM } ] [ '[' LIST { '|' LIST } ']' ]
  *   ITEM   := KEY '=' VALUE
  *
- * NAME and KEY come from one table in catalogue/events_table.c (the only place to touch when
- * an event is added); every event also takes `count=N` (self-composition).
- * List values (finite:p=0.5;0.5) are ';'-separated.  Only random-selection
- * and poisson-sampled take the bracketed member list: random-selection's
- * members are LISTs, composed on their own, and nest; poisson-sampled has
- * exactly one member, one mechanism EVENT with count 1.  A '+' separates
- * events only at bracket depth 0 of its LIST and when a letter follows it,
- * so that 1e+5 stays a number.
+ * Every event also takes `count=N` (self-composition, 1 <= N <= 2^53).  List
+ * values (finite:p=0.5;0.5) are ';'-separated.  random-selection carries a
+ * bracketed list of member LISTs (one per weight), which nest;
+ * poisson-sampled carries exactly one mechanism EVENT with count 1.  A '+'
+ * separates events only at bracket depth 0 and when a letter follows it, so
+ * that 1e+5 stays a number.  `KEY=?` marks a hole: the one number
+ * calibration solves for (pld_event_hole, pld_event_fill,
+ * pld_event_calibrate).
+ *
+ * Errors: every fallible call returns a pld_status (PLD_EINVAL for bad
+ * input) and records one line in pld_error_detail() that quotes the event
+ * and names its key, the value and what is allowed.  Outputs are untouched
+ * on failure.  A tree is immutable once made: calls taking a const tree may
+ * run on several threads at once.
  */
 #ifndef PLDKIT_EVENT_H
 #define PLDKIT_EVENT_H
 
 #include <stddef.h>
-#include <stdio.h>
+#include <stdint.h>
 
 #include <pldkit/accountant.h>
+#include <pldkit/select.h>
 #include <pldkit/rdp.h>
 #include <pldkit/status.h>
 
@@ -29,228 +44,139 @@
 extern "C" {
 #endif
 
-/* Return codes of the CLI helpers; they double as process exit statuses. */
-enum pld_event_rc {
-  PLD_EVENT_OK = 0,     /* success */
-  PLD_EVENT_EFAIL = 1,  /* the library failed on valid input (e.g. PLD_ENOMEM) */
-  PLD_EVENT_EUSAGE = 2  /* the input is bad; err names the bad token */
-};
+typedef struct pld_event pld_event;
 
-/* Largest count=N accepted (the contract's limit): beyond 2^53 not every
- * count is exactly representable as a double, so no caller can rely on it. */
+/** Largest count=N accepted: beyond 2^53 not every count is exactly
+ *  representable as a double. */
 #define PLD_EVENT_MAX_COUNT 9007199254740992ULL
-
-/* Deepest nesting of random-selection member lists. */
+/** Deepest nesting of random-selection member lists. */
 #define PLD_EVENT_MAX_DEPTH 32
 
-#define PLD_QUOTE_LEN 96
+/* ---- making and reading trees ---- */
 
-/* A single-round closed-form answer (random-participation with
- * analysis=thm41 or ols): not a mechanism, so it is not added to an
- * accountant; the caller answers it with pld_event_closed_query. */
-typedef struct pld_event_closed {
-  int present;
-  int analysis; /* index into the analysis choices */
-  double p, q, C, sigma;
-  long long d;
-  unsigned long long count;
-  char where[PLD_QUOTE_LEN]; /* the quoted event, for messages */
-} pld_event_closed;
+/** Parse one LIST into a tree.  Every key is checked against its domain and
+ *  every event's cross-key rules; nothing is built.  At most one `KEY=?`
+ *  hole.  Free *out with pld_event_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad text: the detail quotes the event
+ *  and names the key), PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_event_parse(const char *text, pld_event **out);
 
-/* The accounting backends an EVENT list is checked against
- * (pld_event_ctx.backends; 0 means PLD_EVENT_BACKEND_PLD). */
+/** The composition of n >= 1 trees, in order (deep copies); at most one of
+ *  them may hold a hole.  @return PLD_SUCCESS, PLD_EINVAL (n = 0, NULL, two
+ *  holes, a closed-form single-round analysis composed with anything),
+ *  PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_event_compose(size_t n,
+                                            const pld_event *const *parts,
+                                            pld_event **out);
+
+/** Free a tree (NULL is a no-op). */
+PLD_API void pld_event_free(pld_event *ev);
+
+/** The canonical text of a tree: the catalogue's names, keys in table
+ *  order, keys at their default left out, numbers in the shortest form that
+ *  reads back to the same double, count=N only when N > 1.  Parsing it
+ *  gives the same tree.  Writes at most size bytes including the NUL to buf
+ *  (buf may be NULL when size is 0); *len (may be NULL) receives the full
+ *  length without the NUL, so a first call with size 0 sizes the buffer.
+ *  @return PLD_SUCCESS, PLD_ERANGE (buf too small: truncated text written,
+ *  *len set), PLD_EINVAL (NULL ev). */
+PLD_API PLD_NODISCARD int pld_event_format(const pld_event *ev, char *buf,
+                                           size_t size, size_t *len);
+
+/** What a tree holds, for front ends and messages. */
+typedef struct pld_event_summary {
+  size_t size;            /**< sizeof(pld_event_summary), set by the caller */
+  size_t events;          /**< top-level EVENTs */
+  int closed;             /**< a closed-form single-round analysis
+                               (random-participation analysis=thm41|ols):
+                               answered by its formula, no accountant */
+  const char *closed_analysis; /**< its name ("thm41", "ols"), else NULL */
+  int has_pld;            /**< every event has a PLD (else only the RDP
+                               backend answers: pld_event_to_rdp) */
+  int has_rdp_formula;    /**< every event has an RDP formula (no bridge) */
+  int files;              /**< pld:file= events */
+  const char *note;       /**< a warning that goes with every answer, or
+                               NULL (static text) */
+  const char *not_bound;  /**< NULL when answers are proven bounds; else
+                               what they are ("lower_limit") */
+} pld_event_summary;
+
+/** Fill *out (out->size must be set).  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_event_summarize(const pld_event *ev,
+                                              pld_event_summary *out);
+
+/** The PLD files a tree reads (pld:file=PATH), in order, at most n of them
+ *  into paths[] (pointers into the tree, valid while it lives); *count
+ *  receives how many there are.  @return PLD_SUCCESS, PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_event_files(const pld_event *ev, size_t n,
+                                          const char **paths, size_t *count);
+
+/* ---- holes (KEY=?) ---- */
+
+/** The hole of a tree. */
+typedef struct pld_event_hole {
+  size_t size;      /**< sizeof(pld_event_hole), set by the caller */
+  int present;      /**< 0: the tree has no hole (the rest is zero) */
+  char key[32];     /**< the key, e.g. "sigma" or "count" */
+  char where[96];   /**< the event holding it, quoted, for messages */
+  int direction;    /**< +1: larger values are more private; -1: smaller */
+  int integer;      /**< the key takes integers */
+  double lo, hi;    /**< the domain calibration searches */
+} pld_event_hole;
+
+/** @return PLD_SUCCESS, PLD_EINVAL (NULL, or out->size too small). */
+PLD_API PLD_NODISCARD int pld_event_get_hole(const pld_event *ev,
+                                             pld_event_hole *out);
+
+/** A copy of the tree with its hole filled by `value` (checked against the
+ *  key's domain and the event's cross-key rules).
+ *  @return PLD_SUCCESS, PLD_EINVAL (no hole, a value outside the domain),
+ *  PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_event_fill(const pld_event *ev, double value,
+                                         pld_event **out);
+
+/* ---- what a tree becomes ---- */
+
+/** A fresh accountant (params NULL: defaults) holding the tree's
+ *  mechanisms with their counts.  @return PLD_SUCCESS, PLD_EINVAL (a hole,
+ *  a closed-form analysis, an event without a PLD, a value the library
+ *  refuses), PLD_EINCOMPAT (PLD files on different grids), PLD_EIO /
+ *  PLD_EFORMAT / PLD_EVERSION / PLD_ERANGE (a PLD file), PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_event_to_accountant(const pld_event *ev,
+                                                  const pld_params *params,
+                                                  pld_accountant **out);
+
+/** Add the tree's mechanisms to `acc`, all or nothing (acc is unchanged on
+ *  failure).  Statuses as pld_event_to_accountant. */
+PLD_API PLD_NODISCARD int pld_event_add_to(const pld_event *ev,
+                                           pld_accountant *acc);
+
+/** The RDP curve of the tree on n orders (orders NULL: the default grid of
+ *  <pldkit/rdp.h>).  Events with an RDP formula use it; with bridge != 0
+ *  the others go through the PLD bridge (pld_rdp_of_pld of their one-run
+ *  PLD on params' grid; conservative, may be +inf), else they fail with
+ *  PLD_EUNSUPPORTED.  *bridged (may be NULL) counts bridged events.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ERANGE,
+ *  PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_event_to_rdp(const pld_event *ev, size_t n,
+                                           const double *orders, int bridge,
+                                           const pld_params *params,
+                                           pld_rdp_curve **out,
+                                           unsigned *bridged);
+
+/* ---- answers ---- */
+
+/** The backends that answer (pld_event_query.backend). */
 enum pld_event_backend {
-  PLD_EVENT_BACKEND_PLD = 1, /* privacy loss distributions (the accountant) */
-  PLD_EVENT_BACKEND_RDP = 2  /* Renyi DP curves */
+  PLD_EVENT_BACKEND_PLD = 1, /**< privacy loss distributions */
+  PLD_EVENT_BACKEND_RDP = 2  /**< Renyi DP curves */
 };
 
-/* calibrate's validation pass: '?' stands for a valid value of its key. */
-#define PLD_EVENT_STANDIN "<stand-in>"
-
-/* Objects that must outlive the mechanisms built by a parse (the context of
- * a mechanism made with pld_mech_from_curve); freed by
- * pld_event_ctx_release. */
-typedef struct pld_event_owned pld_event_owned;
-
-/* State shared by the parses of one command line (all its EVENTs). */
-typedef struct pld_event_ctx {
-  /* in */
-  const pld_params *params; /* grid parameters of member accountants
-                               (random-selection) and of the RDP bridge;
-                               NULL means defaults */
-  const char *subst;        /* calibrate: the value text that replaces the
-                               one KEY=? marker (PLD_EVENT_STANDIN: a valid
-                               stand-in for validation); NULL: '?' is an
-                               error */
-  unsigned backends;        /* enum pld_event_backend bits the EVENTs must
-                               work with (validation); 0 means PLD */
-  int no_bridge;            /* pld_event_parse_rdp: an event without an
-                               RDP formula fails (PLD_EVENT_EFAIL) instead of
-                               going through the PLD bridge (the default
-                               backend's optional RDP bound, which must stay
-                               cheap) */
-  int rdp_lower;            /* pld_event_parse_rdp: a top-level event with
-                               a cheap lower curve (model-splitting,
-                               balanced-iteration: the forward terms
-                               alone) adds that instead of its RDP; the
-                               curve is then NOT an RDP bound but <= the
-                               one without the flag at every order, so its
-                               epsilon/delta is <= the RDP's (a conversion
-                               is monotone in the curve): the default
-                               backend skips its optional RDP bound when
-                               even this cannot win (catalogue/query.c).
-                               2: where an event has an even cheaper
-                               lower curve (balanced-iteration and
-                               model-splitting with 1 < k < T: a
-                               projection of the run), that one */
-  /* out, accumulated over calls (zero the struct to start) */
-  unsigned marks;                     /* KEY=? markers seen */
-  char mark_key[32];                  /* the key of the marker */
-  char mark_where[PLD_QUOTE_LEN]; /* the quoted event holding it */
-  int mark_direction;  /* +1: larger values are more private, -1: smaller */
-  int mark_integer;    /* the key takes integers (count, integer keys) */
-  double mark_lo, mark_hi; /* the domain calibrate searches */
-  unsigned top_events;                /* events at the top level */
-  const char *note;                   /* a warning for the answer, or NULL
-                                         (static text) */
-  const char *not_bound;              /* NULL when every event's answer is a
-                                         proven bound; else what it is
-                                         instead ("lower_limit": random-
-                                         participation analysis=cs) */
-  pld_event_closed closed;              /* a closed-form event, if any */
-  unsigned bridged;                   /* events whose RDP went through the
-                                         PLD bridge (pld_event_parse_rdp) */
-  unsigned lowered;                   /* events that added their lower
-                                         curve (rdp_lower) */
-  pld_event_owned *owned;               /* see pld_event_owned */
-} pld_event_ctx;
-
-/** Parse one command-line EVENT argument (a LIST), build its mechanisms and
- *  add them with their counts to `acc`.
- *  With acc == NULL the text is only validated (mechanisms are still built,
- *  so that the library's own checks run too, then freed); this is how the CLI
- *  validates all input before computing anything, and what a fuzzer calls.
- *  ctx may be NULL (defaults, no '?', PLD backend); then an event whose
- *  mechanism needs an owned context (bounded-gaussian) cannot be added to
- *  acc (PLD_EVENT_EFAIL).  With a ctx, call pld_event_ctx_release after acc is
- *  freed.
- *  On failure err receives one line (no "pldkit: " prefix, no newline) that
- *  names the bad token and what is allowed.  err may be NULL.
- *  One call is one update, all or nothing: on any failure acc is unchanged
- *  (the events are built in a scratch accountant and merged with
- *  pld_accountant_merge).
- *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad text) or PLD_EVENT_EFAIL (the
- *  library failed, e.g. out of memory). */
-PLD_API int pld_event_parse(const char *text, pld_event_ctx *ctx,
-                        pld_accountant *acc, char *err, size_t errlen);
-
-/** Like pld_event_parse, but add the RDP of the EVENTs to `curve` (at
- *  its orders; NULL: validate only, as with acc == NULL).  Events with an
- *  RDP formula use it (<pldkit/rdp.h>, <pldkit/rdp_papers.h>); the others
- *  go through the PLD bridge: the one-run PLD (pld_dist_from_curve on a fine
- *  grid), its certified upper RDP (pld_rdp_of_pld), composed count times.
- *  The bridge is conservative and may give +inf.  ctx->bridged counts them.
- *  All or nothing, as pld_event_parse: on failure curve is unchanged.
- *  @return as pld_event_parse. */
-PLD_API int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
-                            pld_rdp_curve *curve, char *err, size_t errlen);
-
-/** Free what the parses with ctx keep alive (ctx->owned); call it after the
- *  accountants those parses filled are freed.  The rest of ctx is kept. */
-PLD_API void pld_event_ctx_release(pld_event_ctx *ctx);
-
-/** Move the objects of *from to the end of *to (both lists may be empty). */
-PLD_API void pld_event_owned_move(pld_event_owned **to, pld_event_owned **from);
-
-/** Free a list of owned objects (NULL is a no-op). */
-PLD_API void pld_event_owned_free(pld_event_owned *list);
-
-/* What pld_event_catalogue_write writes. */
-enum pld_event_catalogue_mode {
-  PLD_EVENT_CAT_LIST, /* one line per event: its name and a few words */
-  PLD_EVENT_CAT_FULL  /* the summary, the RDP formula, every key with its
-                       meaning, default and domain (random-selection: also
-                       the grammar of member lists) */
-};
-
-/** Walk the event table (the only description of the events): write every
- *  event (name == NULL), or the one called `name`, in the given form
- *  ('pldkit events', 'pldkit help EVENT').
- *  @return 0, or -1 if no event is called `name` (nothing written). */
-PLD_API int pld_event_catalogue_write(FILE *f, enum pld_event_catalogue_mode mode,
-                            const char *name);
-
-/** The grammar of random-selection's member lists and of '+'. */
-PLD_API void pld_event_members_help(FILE *f);
-
-/** How the RDP backend treats the events ('pldkit help rdp'). */
-PLD_API void pld_event_rdp_help(FILE *f);
-
-/** One catalogue entry: its NAME, a title of a few words, a one-paragraph
- *  summary, an example
- *  EVENT text (NULL for `pld`, which needs a file), how the RDP backend
- *  answers it, whether the PLD backend answers it (else --backend rdp
- *  only) and its number of keys (count= not included).  Strings are
- *  static. */
-typedef struct pld_event_info {
-  const char *name;
-  const char *title;   /* a few words, for one-line lists */
-  const char *summary;
-  const char *example;
-  const char *rdp_how;
-  int has_pld;
-  size_t n_keys;
-} pld_event_info;
-
-/** Number of events in the catalogue. */
-PLD_API size_t pld_event_count(void);
-/** Entry i < pld_event_count().  @return PLD_SUCCESS or PLD_EINVAL. */
-PLD_API int pld_event_info_get(size_t i, pld_event_info *out);
-/** The index of the event called `name`.  @return PLD_SUCCESS or
- *  PLD_EINVAL (no such event; *index untouched). */
-PLD_API int pld_event_find(const char *name, size_t *index);
-
-/** The names of the keys that calibrate may solve for in some event (keys in
- *  which epsilon is monotone, and count), comma-separated, e.g. "sigma,
- *  sensitivity, b, ...". */
-PLD_API const char *pld_event_solvable_keys(void);
-/** Non-zero if `name` is one of them. */
-PLD_API int pld_event_is_solvable_key(const char *name);
-
-/** Name of a closed-form analysis (pld_event_closed.analysis). */
-PLD_API const char *pld_event_closed_name(const pld_event_closed *c);
-
-/** The answer to a closed-form event. */
-typedef struct pld_event_closed_answer {
-  pld_bound bound;  /* the delta or epsilon bracket (booked rounding error) */
-  int certified;    /* bound.upper is a proven bound (never for thm41) */
-  int refuted;      /* thm41: a concrete dataset has a larger delta, or it
-                       falls below cs */
-  int below_cs;     /* thm41: its delta is below CS's (so not a bound) */
-  double cs_delta;  /* thm41: CS's delta at the epsilon used, else NAN */
-  double lower_limit; /* thm41: pldkit's certified lower limit of the true
-                         worst-case delta there, else NAN */
-  unsigned evaluations; /* closed-form evaluations made */
-} pld_event_closed_answer;
-
-/** The epsilon bracket of a closed-form event at delta, for calibrate
- *  (pld_participation_epsilon).  @return a pld_status (not a pld_event_rc). */
-PLD_API int pld_event_closed_bracket(const pld_event_closed *c, double delta,
-                           pld_bound *out);
-
-/** Answer a closed-form event: want_delta ? delta(x) : epsilon(x).
- *  On failure err gets one line.  @return a pld_event_rc. */
-PLD_API int pld_event_closed_query(const pld_event_closed *c, int want_delta, double x,
-                         pld_event_closed_answer *out, char *err,
-                         size_t errlen);
-
-/* ---- answering an EVENT list (catalogue/query.c) ---- */
-
-/** How an EVENT list is answered: the grid parameters of the PLD backend,
- *  which backends answer (PLD_EVENT_BACKEND_PLD, _RDP or both), the RDP
- *  conversion (enum pld_rdp_conversion) and its orders (NULL: the default
- *  grid).  Fill it with pld_event_query_default, then change fields. */
+/** How a tree is answered: the PLD backend's grid parameters, the backends
+ *  (PLD, RDP or both), the RDP conversion and orders (NULL: the default
+ *  grid).  Fill with pld_event_query_default, then change fields. */
 typedef struct pld_event_query {
+  size_t size; /**< sizeof(pld_event_query), set by pld_event_query_default */
   pld_params params;
   unsigned backend;
   int rdp_method;
@@ -262,139 +188,165 @@ typedef struct pld_event_query {
  *  default orders. */
 PLD_API void pld_event_query_default(pld_event_query *q);
 
+/** The answer of a closed-form single-round analysis. */
+typedef struct pld_event_closed_answer {
+  pld_bound bound;      /**< the delta or epsilon bracket */
+  int certified;        /**< bound.upper is a proven bound (never thm41) */
+  int refuted;          /**< thm41: a concrete dataset has a larger delta,
+                             or it falls below cs */
+  int below_cs;         /**< thm41: its delta is below CS's */
+  double cs_delta;      /**< thm41: CS's delta at the epsilon used, else NaN */
+  double lower_limit;   /**< thm41: certified lower limit of the true
+                             worst-case delta there, else NaN */
+  unsigned evaluations; /**< closed-form evaluations made */
+  char analysis[8];     /**< "thm41", "ols", ... */
+} pld_event_closed_answer;
+
 /** An answer.  PLD backend (have_pld): `pld` is the tightest certified
- *  bracket the library has (pld_best_*: the accountant, grid-free bounds and
- *  the events' RDP when every event has an RDP formula); for a closed-form
- *  single-round event (closed != 0) it is that formula's bracket and
- *  closed_answer says whether it is certified.  RDP backend (have_rdp): the
- *  RDP answer on the query's orders; `bridged` events went through the PLD
- *  bridge.  `not_bound` says when the upper end is no bound.  `note` is a warning to show with the answer (static text) or
- *  NULL; `status` the library status of a failed computation. */
+ *  bracket the library has (the accountant, its grid-free bounds and, where
+ *  the bracket missed its target and every event has an RDP formula, the
+ *  RDP bound; pld.bound_kind names the bound behind each end); a
+ *  closed-form single-round analysis (closed != 0) answers with its formula
+ *  (closed_answer says whether it is certified).  RDP backend (have_rdp):
+ *  the RDP answer on the query's orders.  `note`: a warning to show with
+ *  the answer (static text) or NULL; `not_bound`: NULL when the upper end
+ *  is a proven bound, else what it is. */
 typedef struct pld_event_answer {
+  size_t size; /**< sizeof(pld_event_answer), set by the caller */
   int have_pld;
   pld_result pld;
   int closed;
-  pld_event_closed closed_event;
   pld_event_closed_answer closed_answer;
   int have_rdp;
   pld_rdp_result rdp;
-  unsigned bridged;
-  size_t rdp_n;              /* the RDP orders: how many, first and last */
+  unsigned bridged;          /**< events that went through the PLD bridge */
+  size_t rdp_n;              /**< the RDP orders: how many, first, last */
   double rdp_first, rdp_last;
   const char *note;
-  const char *not_bound; /* NULL when the answer is a proven bound; else
-                            what it is instead ("lower_limit": an event is
-                            random-participation analysis=cs) */
-  int status;
-  double pld_seconds, rdp_seconds; /* wall-clock time of each backend */
+  const char *not_bound;
+  double pld_seconds, rdp_seconds; /**< wall-clock time of each backend */
 } pld_event_answer;
 
-/** epsilon(delta) of the composition of n EVENT texts (each a LIST of the
- *  grammar above), as the CLI's `pldkit epsilon --delta D EVENT...` gives
- *  it.  Every event is validated before anything is computed.  On failure
- *  err gets one line naming the bad token or the failed computation, and
- *  of *out only `status` is written: the library status of the failed
- *  computation (0 when the input was refused before computing).  Cost: that of the accountant's query.
- *  @return PLD_EVENT_OK, PLD_EVENT_EUSAGE (bad input, including n == 0)
- *  or PLD_EVENT_EFAIL (the computation failed, e.g. out of memory). */
-PLD_API int pld_event_epsilon(const pld_event_query *q, size_t n,
-                              const char *const *events, double delta,
-                              pld_event_answer *out, char *err,
-                              size_t errlen);
+/** epsilon(delta) of the tree, delta in (0, 1).  out->size must be set.
+ *  @return PLD_SUCCESS, PLD_EINVAL (bad query, a hole, an event the
+ *  backend cannot answer), or the status of the failed computation (as
+ *  pld_accountant_epsilon). */
+PLD_API PLD_NODISCARD int pld_event_epsilon(const pld_event *ev,
+                                            const pld_event_query *q,
+                                            double delta,
+                                            pld_event_answer *out);
 
-/** delta(epsilon), as pld_event_epsilon. */
-PLD_API int pld_event_delta(const pld_event_query *q, size_t n,
-                            const char *const *events, double epsilon,
-                            pld_event_answer *out, char *err, size_t errlen);
+/** delta(epsilon), epsilon >= 0; as pld_event_epsilon. */
+PLD_API PLD_NODISCARD int pld_event_delta(const pld_event *ev,
+                                          const pld_event_query *q,
+                                          double epsilon,
+                                          pld_event_answer *out);
 
-/** delta at m epsilons (PLD backend only) into curve[0..m-1], as
- *  `pldkit curve`. */
-PLD_API int pld_event_curve(const pld_event_query *q, size_t n,
-                            const char *const *events, size_t m,
-                            const double *eps, pld_bound *curve,
-                            pld_event_answer *out, char *err, size_t errlen);
+/** delta at m >= 1 epsilons into curve[0..m-1] (PLD backend only); out's
+ *  pld.bound summarizes the points that steered the refinement. */
+PLD_API PLD_NODISCARD int pld_event_curve(const pld_event *ev,
+                                          const pld_event_query *q, size_t m,
+                                          const double *eps, pld_bound *curve,
+                                          pld_event_answer *out);
 
-/** A fresh accountant holding the n EVENTs (q->params), `subst` replacing
- *  the one KEY=? marker (NULL: none allowed).  Objects its mechanisms need
- *  are appended to *owned; free them (pld_event_owned_free) after the
- *  accountant.  @return as pld_event_parse. */
-PLD_API int pld_event_accountant(const pld_event_query *q, size_t n,
-                                 const char *const *events,
-                                 const char *subst, pld_accountant **out,
-                                 pld_event_owned **owned, char *err,
-                                 size_t errlen);
+/* ---- calibration over a hole ---- */
 
-/** The RDP curve of the n EVENTs on q's orders; with no_bridge an event
- *  without an RDP formula fails (PLD_EVENT_EFAIL) instead of going through
- *  the PLD bridge.  *bridged (may be NULL) counts bridged events.
- *  @return as pld_event_parse. */
-PLD_API int pld_event_rdp_curve(const pld_event_query *q, size_t n,
-                                const char *const *events, const char *subst,
-                                int no_bridge, pld_rdp_curve **out,
-                                unsigned *bridged, char *err, size_t errlen);
+/** The result of a calibration (pld_event_calibrate). */
+typedef struct pld_event_calibration {
+  size_t size;               /**< sizeof(pld_event_calibration) */
+  pld_search_result search;  /**< the search: value, neighbour, status */
+  pld_event_closed_answer closed; /**< a closed-form analysis: its flags at
+                                       the value */
+  int closed_form;           /**< the tree is a closed-form analysis */
+  pld_rdp_result rdp;        /**< RDP backend: the answer at the value */
+  pld_rdp_result rdp_next;   /**< ... and at the neighbour */
+  int have_rdp;              /**< bit 1: rdp is set; bit 2: rdp_next is */
+  unsigned bridged;          /**< RDP: events that went through the PLD
+                                  bridge */
+} pld_event_calibration;
 
-/** The composed PLD that `pldkit save` writes: on params->discretization
- *  when > 0, else on the grid the accountant's automatic refinement picks
- *  for epsilon(delta).  An all-Gaussian list is answered in closed form and
- *  so names no grid: there the grid starts at params->accuracy * max(epsilon,
- *  0.1) and is halved (at most 6 times, not below 1e-6) until the composed
- *  PLD's own bracket meets params->accuracy.  On PLD_SUCCESS *out is the PLD
- *  (free with pld_dist_free), res->bound its own epsilon(delta) bracket and
- *  res->refinements the grids the accountant tried (0 for a fixed grid);
- *  the other fields of *res are 0.  When the accountant answered without
- *  any grid (none fits, or its booked round-off compounds past use) there
- *  is nothing to save: PLD_SUCCESS with *out = NULL and *res that answer
- *  (its bound and bound_kind say why).  Other statuses as
- *  pld_accountant_epsilon / pld_accountant_compose / pld_dist_epsilon.
- *  acc is not freed. */
-PLD_API int pld_event_compose_for_save(pld_accountant *acc, double delta,
-                                       const pld_params *params,
-                                       pld_dist **out, pld_result *res);
+/** Find the least private value of the tree's hole that meets (epsilon,
+ *  delta) by the backend's certified upper end (q->backend: exactly one of
+ *  PLD or RDP; the PLD backend's bracket includes the RDP bound as in
+ *  pld_event_epsilon), searching opts' domain within the hole's (opts NULL:
+ *  pld_search_opts_default over the hole's domain).  The value returned
+ *  meets the target; its neighbour at the search's tolerance does not
+ *  (out->search says which ends the search proved).  progress (may be
+ *  NULL) is called after each evaluation.
+ *  @return PLD_SUCCESS (the search ran: out->search.status says whether a
+ *  value was found), PLD_EINVAL (no hole, bad target, bad opts), or the
+ *  status of a failed evaluation. */
+PLD_API PLD_NODISCARD int pld_event_calibrate(
+    const pld_event *ev, const pld_event_query *q, double epsilon,
+    double delta, const pld_search_opts *opts,
+    pld_progress_fn progress, void *progress_ctx,
+    pld_event_calibration *out);
 
-/* Strict number parsing shared with the option parser: the whole token must
- * be consumed, no leading blanks, and the value must be finite. */
+/* ---- saving ---- */
 
-/** @return 0 and *out set, or -1 if s is empty or not a finite number. */
-PLD_API int pld_event_parse_double(const char *s, double *out);
+/** The composed PLD that a ledger saves of the tree's accountant `acc`
+ *  (pld_event_to_accountant): on params->discretization when > 0, else on
+ *  the grid the accountant's refinement picks for epsilon(delta); a
+ *  Gaussian-only list (answered in closed form, so naming no grid) is
+ *  composed from accuracy * max(epsilon, 0.1), halved (at most 6 times, not
+ *  below 1e-6) until the PLD's own bracket meets params->accuracy.  On
+ *  PLD_SUCCESS *out is the PLD (NULL when the accountant answered without
+ *  any grid: nothing to save; res says why) and res->bound its own
+ *  epsilon(delta) bracket.  Statuses as pld_accountant_epsilon. */
+PLD_API PLD_NODISCARD int pld_event_compose_for_save(
+    const pld_accountant *acc, double delta, const pld_params *params,
+    pld_dist **out, pld_result *res);
 
-enum pld_event_int_rc {
-  PLD_EVENT_INT_OK = 0,
-  PLD_EVENT_INT_NOT_INTEGER = 1, /* empty, or not a decimal integer literal */
-  PLD_EVENT_INT_RANGE = 2        /* an integer, but outside [lo, hi] */
-};
-/** Parse a decimal integer in [lo, hi].  @return enum pld_event_int_rc. */
-PLD_API int pld_event_parse_int(const char *s, long long lo, long long hi,
-                      long long *out);
+/* ---- the catalogue ---- */
 
-/** The enum pld_event_rc for a library status met after the input was
- *  parsed: PLD_EVENT_EUSAGE (the input's fault: out of a domain the parser
- *  does not know, over a cap the user can raise, an accuracy that cannot
- *  be met, incompatible grids, a bad file) or PLD_EVENT_EFAIL (the
- *  machine's: memory, FFTW, non-convergence, a failing callback); 0 for
- *  PLD_SUCCESS.  The CLI's exit code. */
-PLD_API int pld_event_rc_of_status(int st);
+/** One catalogue entry.  Strings are static. */
+typedef struct pld_event_info {
+  const char *name;
+  const char *title;   /**< a few words, for one-line lists */
+  const char *summary;
+  const char *example; /**< an EVENT text (NULL for pld, which needs a file) */
+  const char *rdp_how; /**< how the RDP backend answers it */
+  int has_pld;         /**< the PLD backend answers it */
+  size_t n_keys;       /**< keys, count= not included */
+  int members;         /**< 0 none; 1 a bracketed list of member LISTs
+                            (random-selection); 2 one member EVENT
+                            (poisson-sampled) */
+} pld_event_info;
 
-/* ---- text helpers (catalogue/text.c) ---- */
+/** Number of events in the catalogue. */
+PLD_API size_t pld_event_count(void);
+/** Entry i < pld_event_count().  @return PLD_SUCCESS or PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_event_info_get(size_t i, pld_event_info *out);
+/** The index of the event called `name`.  @return PLD_SUCCESS or
+ *  PLD_EINVAL (no such event; *index untouched). */
+PLD_API PLD_NODISCARD int pld_event_find(const char *name, size_t *index);
 
-/** Quote a user token for a message: 'text', non-printable bytes as \xNN,
- *  cut with "..." when long.  Returns buf.  size should be >= 16. */
-PLD_API const char *pld_quote(char *buf, size_t size, const char *s);
+/** One key of a catalogue entry.  Strings are static, except domain, which
+ *  is a phrase like "a number > 0" written into the struct. */
+typedef struct pld_event_key {
+  const char *name;
+  const char *meaning;
+  int required;        /**< no default */
+  double def;          /**< the default (a choice key: its index) */
+  const char *choices; /**< a choice key: "a|b|c"; else NULL */
+  int direction;       /**< calibration may solve for it ('?'): +1 larger
+                            values are more private, -1 smaller; 0 it may
+                            not */
+  char domain[96];     /**< the domain in words */
+} pld_event_key;
 
-/** x with `digits` significant digits (%g style); infinities as "inf". */
-PLD_API void pld_fmt(char *buf, size_t size, double x, int digits);
+/** Key k < info.n_keys of entry i.  @return PLD_SUCCESS or PLD_EINVAL. */
+PLD_API PLD_NODISCARD int pld_event_key_get(size_t i, size_t k,
+                                            pld_event_key *out);
 
-/** The shortest decimal that reads back as exactly x (at most 17 digits);
- *  infinities as "inf".  For machine-readable output. */
-PLD_API void pld_fmt_exact(char *buf, size_t size, double x);
+/** sizeof the public struct called `type_name` ("pld_params",
+ *  "pld_event_answer", ...), or 0 for a name that is not one: a binding
+ *  that mirrors a struct checks its layout against the library it loaded.
+ *  Never fails. */
+PLD_API size_t pld_sizeof(const char *type_name);
 
-/** Format a bracket with at least 6 significant digits, more when needed to
- *  tell lower and upper apart. */
-PLD_API void pld_fmt_bracket(char *lo, char *hi, size_t size, double lower,
-                         double upper);
-
-/** Print `head` padded to column `indent`, then `text` word-wrapped to 79
- *  columns with continuation lines indented to `indent` (help texts). */
-PLD_API void pld_text_wrap(FILE *f, const char *head, size_t indent, const char *text);
+/** The keys calibration may solve for in some event, comma-separated. */
+PLD_API const char *pld_event_solvable_keys(void);
 
 #ifdef __cplusplus
 }

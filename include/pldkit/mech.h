@@ -193,6 +193,18 @@ PLD_API PLD_NODISCARD int pld_mech_select(size_t n,
 PLD_API PLD_NODISCARD int pld_mech_from_curve(const pld_curve *curve,
                                               pld_mech **out);
 
+/** As pld_mech_from_curve, but the mechanism owns curve->ctx: release(ctx)
+ *  is called once, when the last of the mechanism and its copies (made by
+ *  pld_mech_copy, accountants, or mechanisms built on it such as
+ *  pld_mech_poisson and pld_mech_bracket) is freed.  For a context on the
+ *  heap that no caller wants to keep alive by hand.  On failure release is
+ *  not called and the caller still owns ctx.
+ *  @return PLD_SUCCESS, PLD_EINVAL (as pld_mech_from_curve, or release
+ *  NULL), PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_from_curve_owned(const pld_curve *curve,
+                                                    void (*release)(void *ctx),
+                                                    pld_mech **out);
+
 /** A mechanism known only through a bracketing pair: `upper` dominates it
  *  and `lower` is dominated by it, in both directions (delta_upper(eps) >=
  *  delta_true(eps) >= delta_lower(eps) for every eps, both directions;

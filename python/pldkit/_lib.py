@@ -148,6 +148,24 @@ BuildFn = ctypes.CFUNCTYPE(c_int, c_double, c_void_p, POINTER(AccPtr))
 ProgressFn = ctypes.CFUNCTYPE(None, c_void_p, c_uint, c_double, c_double)
 
 
+class SearchResult(Structure):
+    _fields_ = [("found", c_int),
+                ("param", c_double),
+                ("at_param", Result),
+                ("at_limit", c_int),
+                ("param_next", c_double),
+                ("verdict_next", c_int),
+                ("next_status", c_int),
+                ("next_refined", c_int),
+                ("at_next", Result),
+                ("param_fail", c_double),
+                ("at_fail", Result),
+                ("located", c_int),
+                ("nonmonotone", c_int),
+                ("evaluations", c_uint),
+                ("refinements", c_uint)]
+
+
 class RdpResult(Structure):
     _fields_ = [("value", c_double),
                 ("order", c_double),
@@ -611,6 +629,45 @@ for _part, _table in _OPTIONAL.items():
         continue
     _declare(_table)
     available[_part] = True
+
+
+def declare(table):
+    """Declare the prototypes of `table` (name -> (restype, argtypes))."""
+    _declare(table)
+
+
+lib.pld_sizeof.restype = c_size_t
+lib.pld_sizeof.argtypes = [c_char_p]
+
+
+def check_sizes(table):
+    """Check every mirrored struct (C name -> ctypes class) against the
+    loaded library's sizeof (pld_sizeof): a layout that drifted from the
+    headers fails at import, not as corrupt memory later."""
+    for name, cls in table.items():
+        want = lib.pld_sizeof(name.encode())
+        if want != ctypes.sizeof(cls):
+            raise ImportError("pldkit: the Python mirror of %s has %d bytes, "
+                              "the library %s says %d: the binding and the "
+                              "library are from different versions"
+                              % (name, ctypes.sizeof(cls), path, want))
+
+
+check_sizes({"pld_bound": Bound, "pld_params": Params, "pld_result": Result,
+             "pld_pmf_view": PmfView, "pld_curve": Curve,
+             "pld_calibration": Calibration, "pld_rdp_result": RdpResult,
+             "pld_search_result": SearchResult,
+             "pld_participation_params": ParticipationParams,
+             "pld_participation_calibration": ParticipationCalibration,
+             "pld_rdp_split_terms": SplitTerms,
+             "pld_mspafl_bound": MspaflBound,
+             "pld_mspafl_setting": MspaflSetting,
+             "pld_mspafl_report": MspaflReport,
+             "pld_rdp_pair_terms": PairTerms, "pld_merge_run": MergeRun,
+             "pld_merge_schedule": MergeSchedule,
+             "pld_merge_plan": MergePlan, "pld_merge_point": MergePoint,
+             "pld_merge_report": MergeReport,
+             "pld_file_error": FileErrorInfo})
 
 
 def bound_kind_name(kind):

@@ -277,23 +277,12 @@ _DpEvent._fields_ = [("class_name", c_char_p),
                      ("fields", POINTER(_DpField))]
 
 
-class _DpTexts(ctypes.Structure):
-    _fields_ = [("n", c_size_t),
-                ("texts", POINTER(c_char_p)),
-                ("nonprivate", c_int)]
-
-
 # enum pld_dpevent_kind
 _NULL, _NUMBER, _STRING, _NUMBERS, _EVENT, _EVENTS, _OTHER = range(7)
-_EVENT_OK, _EVENT_EFAIL, _EVENT_EUSAGE = 0, 1, 2   # enum pld_event_rc
-_ERRLEN = 1024
-
-_lib.lib.pld_dpevent_to_events.restype = c_int
-_lib.lib.pld_dpevent_to_events.argtypes = [
-    POINTER(_DpEvent), c_int, c_ulonglong, POINTER(_DpTexts), c_char_p,
-    c_size_t]
-_lib.lib.pld_dpevent_texts_free.restype = None
-_lib.lib.pld_dpevent_texts_free.argtypes = [POINTER(_DpTexts)]
+_lib.lib.pld_event_from_dpevent.restype = c_int
+_lib.lib.pld_event_from_dpevent.argtypes = [
+    POINTER(_DpEvent), c_int, c_ulonglong, POINTER(events.EventPtr),
+    POINTER(c_int)]
 _lib.lib.pld_dpevent_relation_parse.restype = c_int
 _lib.lib.pld_dpevent_relation_parse.argtypes = [c_char_p, POINTER(c_int)]
 
@@ -401,25 +390,38 @@ def _translate(event, relation, count):
     root = _DpEvent()
     keep = []
     _fill_event(ev, root, keep)
-    out = _DpTexts()
-    err = ctypes.create_string_buffer(_ERRLEN)
-    rc = _lib.lib.pld_dpevent_to_events(ctypes.byref(root),
-                                        _relation_code(relation),
-                                        int(count), ctypes.byref(out), err,
-                                        _ERRLEN)
-    if rc != _EVENT_OK:
-        msg = err.value.decode(errors="replace")
-        if rc == _EVENT_EUSAGE:
+    out = events.EventPtr()
+    nonprivate = c_int(0)
+    st = _lib.lib.pld_event_from_dpevent(ctypes.byref(root),
+                                         _relation_code(relation),
+                                         int(count), ctypes.byref(out),
+                                         ctypes.byref(nonprivate))
+    if st != 0:
+        msg = _lib.error_detail() or _lib.strerror(st)
+        if st == _lib.PLD_EINVAL:
             if any(k in msg for k in _UNSUPPORTED):
                 raise UnsupportedEventError(msg)
             raise ValueError(msg)
         raise PldkitError(msg)
-    try:
-        texts = [out.texts[i].decode() for i in range(out.n)]
-        nonprivate = bool(out.nonprivate)
-    finally:
-        _lib.lib.pld_dpevent_texts_free(ctypes.byref(out))
-    return texts, nonprivate
+    tree = events.Event._adopt(out)
+    return _split_top(str(tree)), bool(nonprivate.value)
+
+
+def _split_top(text):
+    """The canonical text of a composition cut into its EVENTs: at each '+'
+    at bracket depth 0 followed by a letter (the grammar's rule)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "+" and depth == 0 and text[i + 1:i + 2].isalpha():
+            out.append(text[start:i])
+            start = i + 1
+    if text:
+        out.append(text[start:])
+    return out
 
 
 def plan(event, relation="ADD_OR_REMOVE_ONE", count=1):
@@ -509,8 +511,11 @@ def _merged(old, new):
     pldkit.Accountant keeps one group (same numbers: count=N is N runs;
     the tests check it)."""
     def split(text):
+        # canonical texts leave count=1 out
         head, bracket, tail = text.partition("[")
         h, sep, n = head.rpartition(",count=")
+        if not sep and ":" in head:
+            h, sep, n = head, ",count=", "1"
         return h, sep, n, bracket + tail
     out = list(old)
     if out and new:

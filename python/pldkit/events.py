@@ -25,42 +25,30 @@ end is certified.  Bad input raises InvalidArgument with the CLI's message.
 
 import ctypes
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
-                    c_longlong, c_size_t, c_uint, c_ulonglong)
+                    c_longlong, c_size_t, c_uint, c_ulonglong, c_void_p)
 
 from . import _lib
 from .errors import InvalidArgument, PldkitError, error_class
 from .results import CurveResult, Result
 from .rdp import RdpResult
 
-__all__ = ["epsilon", "delta", "curve", "accountant", "catalogue",
-           "EventAnswer"]
+__all__ = ["epsilon", "delta", "curve", "accountant", "calibrate",
+           "catalogue", "Event", "EventAnswer"]
 
 BACKEND_PLD = 1
 BACKEND_RDP = 2
 _BACKENDS = {"pld": BACKEND_PLD, "rdp": BACKEND_RDP,
              "both": BACKEND_PLD | BACKEND_RDP}
 _CONVERSIONS = {"best": 0, "classic": 1, "improved": 2}
-_OK, _EFAIL, _EUSAGE = 0, 1, 2
-_QUOTE_LEN = 96
-_ERRLEN = 1024
 
 
 class _Query(Structure):
-    _fields_ = [("params", _lib.Params),
+    _fields_ = [("size", c_size_t),
+                ("params", _lib.Params),
                 ("backend", c_uint),
                 ("rdp_method", c_int),
                 ("orders", POINTER(c_double)),
                 ("n_orders", c_size_t)]
-
-
-class _Closed(Structure):
-    _fields_ = [("present", c_int),
-                ("analysis", c_int),
-                ("p", c_double), ("q", c_double), ("C", c_double),
-                ("sigma", c_double),
-                ("d", c_longlong),
-                ("count", c_ulonglong),
-                ("where", c_char * _QUOTE_LEN)]
 
 
 class _ClosedAnswer(Structure):
@@ -70,14 +58,15 @@ class _ClosedAnswer(Structure):
                 ("below_cs", c_int),
                 ("cs_delta", c_double),
                 ("lower_limit", c_double),
-                ("evaluations", c_uint)]
+                ("evaluations", c_uint),
+                ("analysis", c_char * 8)]
 
 
 class _Answer(Structure):
-    _fields_ = [("have_pld", c_int),
+    _fields_ = [("size", c_size_t),
+                ("have_pld", c_int),
                 ("pld", _lib.Result),
                 ("closed", c_int),
-                ("closed_event", _Closed),
                 ("closed_answer", _ClosedAnswer),
                 ("have_rdp", c_int),
                 ("rdp", _lib.RdpResult),
@@ -86,7 +75,6 @@ class _Answer(Structure):
                 ("rdp_first", c_double), ("rdp_last", c_double),
                 ("note", c_char_p),
                 ("not_bound", c_char_p),
-                ("status", c_int),
                 ("pld_seconds", c_double), ("rdp_seconds", c_double)]
 
 
@@ -97,35 +85,204 @@ class _Info(Structure):
                 ("example", c_char_p),
                 ("rdp_how", c_char_p),
                 ("has_pld", c_int),
-                ("n_keys", c_size_t)]
+                ("n_keys", c_size_t),
+                ("members", c_int)]
 
 
-_lib.lib.pld_event_count.restype = c_size_t
-_lib.lib.pld_event_count.argtypes = []
-_lib.lib.pld_event_info_get.restype = c_int
-_lib.lib.pld_event_info_get.argtypes = [c_size_t, POINTER(_Info)]
-_lib.lib.pld_event_query_default.restype = None
-_lib.lib.pld_event_query_default.argtypes = [POINTER(_Query)]
-for _name in ("pld_event_epsilon", "pld_event_delta"):
-    _f = getattr(_lib.lib, _name)
-    _f.restype = c_int
-    _f.argtypes = [POINTER(_Query), c_size_t, POINTER(c_char_p), c_double,
-                   POINTER(_Answer), c_char_p, c_size_t]
-_lib.lib.pld_event_curve.restype = c_int
-_lib.lib.pld_event_curve.argtypes = [
-    POINTER(_Query), c_size_t, POINTER(c_char_p), c_size_t,
-    POINTER(c_double), POINTER(_lib.Bound), POINTER(_Answer), c_char_p,
-    c_size_t]
-_lib.lib.pld_event_accountant.restype = c_int
-_lib.lib.pld_event_accountant.argtypes = [
-    POINTER(_Query), c_size_t, POINTER(c_char_p), c_char_p,
-    POINTER(_lib.AccPtr), POINTER(ctypes.c_void_p), c_char_p, c_size_t]
-_lib.lib.pld_event_owned_free.restype = None
-_lib.lib.pld_event_owned_free.argtypes = [ctypes.c_void_p]
-_lib.lib.pld_event_rdp_curve.restype = c_int
-_lib.lib.pld_event_rdp_curve.argtypes = [
-    POINTER(_Query), c_size_t, POINTER(c_char_p), c_char_p, c_int,
-    POINTER(_lib.RdpPtr), POINTER(c_uint), c_char_p, c_size_t]
+class _Summary(Structure):
+    _fields_ = [("size", c_size_t),
+                ("events", c_size_t),
+                ("closed", c_int),
+                ("closed_analysis", c_char_p),
+                ("has_pld", c_int),
+                ("has_rdp_formula", c_int),
+                ("files", c_int),
+                ("note", c_char_p),
+                ("not_bound", c_char_p)]
+
+
+class _Hole(Structure):
+    _fields_ = [("size", c_size_t),
+                ("present", c_int),
+                ("key", c_char * 32),
+                ("where", c_char * 96),
+                ("direction", c_int),
+                ("integer", c_int),
+                ("lo", c_double), ("hi", c_double)]
+
+
+class _Calibration(Structure):
+    _fields_ = [("size", c_size_t),
+                ("search", _lib.SearchResult),
+                ("closed", _ClosedAnswer),
+                ("closed_form", c_int),
+                ("rdp", _lib.RdpResult),
+                ("rdp_next", _lib.RdpResult),
+                ("have_rdp", c_int),
+                ("bridged", c_uint)]
+
+
+class _Event(Structure):
+    pass
+
+
+EventPtr = POINTER(_Event)
+
+_lib.check_sizes({"pld_event_query": _Query, "pld_event_answer": _Answer,
+                  "pld_event_closed_answer": _ClosedAnswer,
+                  "pld_event_info": _Info, "pld_event_summary": _Summary,
+                  "pld_event_hole": _Hole,
+                  "pld_event_calibration": _Calibration})
+
+_lib.declare({
+    "pld_event_count": (c_size_t, []),
+    "pld_event_info_get": (c_int, [c_size_t, POINTER(_Info)]),
+    "pld_event_query_default": (None, [POINTER(_Query)]),
+    "pld_event_parse": (c_int, [c_char_p, POINTER(EventPtr)]),
+    "pld_event_compose": (c_int, [c_size_t, POINTER(EventPtr),
+                                  POINTER(EventPtr)]),
+    "pld_event_free": (None, [EventPtr]),
+    "pld_event_format": (c_int, [EventPtr, c_char_p, c_size_t,
+                                 POINTER(c_size_t)]),
+    "pld_event_summarize": (c_int, [EventPtr, POINTER(_Summary)]),
+    "pld_event_get_hole": (c_int, [EventPtr, POINTER(_Hole)]),
+    "pld_event_fill": (c_int, [EventPtr, c_double, POINTER(EventPtr)]),
+    "pld_event_to_accountant": (c_int, [EventPtr, POINTER(_lib.Params),
+                                        POINTER(_lib.AccPtr)]),
+    "pld_event_add_to": (c_int, [EventPtr, _lib.AccPtr]),
+    "pld_event_to_rdp": (c_int, [EventPtr, c_size_t, POINTER(c_double),
+                                 c_int, POINTER(_lib.Params),
+                                 POINTER(_lib.RdpPtr), POINTER(c_uint)]),
+    "pld_event_epsilon": (c_int, [EventPtr, POINTER(_Query), c_double,
+                                  POINTER(_Answer)]),
+    "pld_event_delta": (c_int, [EventPtr, POINTER(_Query), c_double,
+                                POINTER(_Answer)]),
+    "pld_event_curve": (c_int, [EventPtr, POINTER(_Query), c_size_t,
+                                POINTER(c_double), POINTER(_lib.Bound),
+                                POINTER(_Answer)]),
+    "pld_event_calibrate": (c_int, [EventPtr, POINTER(_Query), c_double,
+                                    c_double, c_void_p, c_void_p, c_void_p,
+                                    POINTER(_Calibration)]),
+})
+
+
+class Event(object):
+    """An event tree (<pldkit/event.h>): EVENT texts parsed once.
+
+    ``Event("poisson-gaussian:q=0.01,sigma=1,count=1000")``; ``a + b``
+    composes; ``str(e)`` is the canonical text; ``e.hole`` names a KEY=?
+    (or is None) and ``e.fill(value)`` returns the filled tree."""
+
+    __slots__ = ("_ptr",)
+
+    def __init__(self, *texts):
+        if not texts:
+            raise InvalidArgument("An argument is invalid", code=1,
+                                  function="pldkit.Event",
+                                  detail="no EVENT given (an empty "
+                                  "composition has no privacy loss to "
+                                  "account)")
+        parts = []
+        try:
+            for t in texts:
+                if isinstance(t, Event):
+                    parts.append(t._ptr)
+                    continue
+                if not isinstance(t, str):
+                    raise TypeError("events are EVENT texts (str) or Event "
+                                    "objects, got %r" % (t,))
+                p = EventPtr()
+                st = _lib.lib.pld_event_parse(t.encode(), ctypes.byref(p))
+                if st != 0:
+                    _raise(st, "pldkit.Event")
+                parts.append(p)
+            self._ptr = _compose(parts)
+        finally:
+            for t, p in zip(texts, parts):
+                if not isinstance(t, Event):
+                    _lib.lib.pld_event_free(p)
+
+    @classmethod
+    def _adopt(cls, ptr):
+        obj = cls.__new__(cls)
+        obj._ptr = ptr
+        return obj
+
+    def __del__(self):
+        p = getattr(self, "_ptr", None)
+        if p:
+            _lib.lib.pld_event_free(p)
+            self._ptr = None
+
+    def __add__(self, other):
+        if isinstance(other, str):
+            other = Event(other)
+        return Event._adopt(_compose([self._ptr, other._ptr]))
+
+    def __str__(self):
+        n = c_size_t(0)
+        _lib.lib.pld_event_format(self._ptr, None, 0, ctypes.byref(n))
+        buf = ctypes.create_string_buffer(n.value + 1)
+        _lib.lib.pld_event_format(self._ptr, buf, n.value + 1,
+                                  ctypes.byref(n))
+        return buf.value.decode()
+
+    def __repr__(self):
+        return "Event(%r)" % str(self)
+
+    def __reduce__(self):
+        return (Event, (str(self),))
+
+    def summary(self):
+        s = _Summary()
+        s.size = ctypes.sizeof(s)
+        _lib.lib.pld_event_summarize(self._ptr, ctypes.byref(s))
+        dec = (lambda b: b.decode() if b is not None else None)
+        return {"events": int(s.events), "closed": bool(s.closed),
+                "has_pld": bool(s.has_pld),
+                "has_rdp_formula": bool(s.has_rdp_formula),
+                "note": dec(s.note), "not_bound": dec(s.not_bound)}
+
+    @property
+    def hole(self):
+        """None, or a dict: key, where, direction (+1 larger values are
+        more private), integer, lo, hi."""
+        h = _Hole()
+        h.size = ctypes.sizeof(h)
+        _lib.lib.pld_event_get_hole(self._ptr, ctypes.byref(h))
+        if not h.present:
+            return None
+        return {"key": h.key.decode(), "where": h.where.decode(),
+                "direction": int(h.direction), "integer": bool(h.integer),
+                "lo": h.lo, "hi": h.hi}
+
+    def fill(self, value):
+        out = EventPtr()
+        st = _lib.lib.pld_event_fill(self._ptr, float(value),
+                                     ctypes.byref(out))
+        if st != 0:
+            _raise(st, "pldkit.Event.fill")
+        return Event._adopt(out)
+
+
+def _compose(ptrs):
+    arr = (EventPtr * len(ptrs))(*ptrs)
+    out = EventPtr()
+    st = _lib.lib.pld_event_compose(len(ptrs), arr, ctypes.byref(out))
+    if st != 0:
+        _raise(st, "pldkit.Event")
+    return out
+
+
+def _event(events, function):
+    if not events:
+        raise InvalidArgument("An argument is invalid", code=1,
+                              function=function,
+                              detail="no EVENT given (an empty composition "
+                              "has no privacy loss to account)")
+    if len(events) == 1 and isinstance(events[0], Event):
+        return events[0]
+    return Event(*events)
 
 
 class EventAnswer(object):
@@ -177,35 +334,20 @@ def _query(backend, options):
     return q, keep
 
 
-def _texts(events, function):
-    if not events:
-        raise InvalidArgument("An argument is invalid", code=1,
-                              function=function,
-                              detail="no EVENT given (an empty composition "
-                              "has no privacy loss to account)")
-    enc = []
-    for e in events:
-        if not isinstance(e, str):
-            raise TypeError("events are EVENT texts (str), got %r" % (e,))
-        enc.append(e.encode())
-    return (c_char_p * len(enc))(*enc)
-
-
-def _raise(rc, err, function, status):
-    msg = err.value.decode(errors="replace")
-    if rc == _EUSAGE:
-        raise InvalidArgument(msg, code=1, function=function)
-    cls = error_class(status) if status else PldkitError
-    raise cls(msg, code=status or None, function=function)
+def _raise(status, function):
+    """The library's one-line detail as the message (the CLI prints the
+    same line after "pldkit: ")."""
+    detail = _lib.error_detail()
+    cls = error_class(status)
+    raise cls(detail or _lib.strerror(status), code=status,
+              function=function)
 
 
 def _closed(ans):
     if not ans.closed:
         return None
     ca = ans.closed_answer
-    names = ["wcs", "cs", "thm41", "ols", "mwcs"]
-    a = ans.closed_event.analysis
-    return {"analysis": names[a] if 0 <= a < len(names) else a,
+    return {"analysis": ca.analysis.decode(),
             "certified": bool(ca.certified), "refuted": bool(ca.refuted),
             "below_cs": bool(ca.below_cs),
             "cs_delta": ca.cs_delta, "lower_limit": ca.lower_limit}
@@ -235,13 +377,13 @@ def _wrap(query, at, ans, backend):
 
 def _answer(fname, query, x, events, backend, options):
     q, keep = _query(backend, options)
-    texts = _texts(events, "pldkit." + query)
+    ev = _event(events, "pldkit." + query)
     ans = _Answer()
-    err = ctypes.create_string_buffer(_ERRLEN)
-    rc = getattr(_lib.lib, fname)(ctypes.byref(q), len(events), texts,
-                                  float(x), ctypes.byref(ans), err, _ERRLEN)
-    if rc != _OK:
-        _raise(rc, err, "pldkit." + query, ans.status)
+    ans.size = ctypes.sizeof(ans)
+    st = getattr(_lib.lib, fname)(ev._ptr, ctypes.byref(q), float(x),
+                                  ctypes.byref(ans))
+    if st != 0:
+        _raise(st, "pldkit." + query)
     return _wrap(query, float(x), ans, backend)
 
 
@@ -264,7 +406,7 @@ def curve(epsilons, *events, **options):
     """delta at each of `epsilons` (PLD backend): a CurveResult."""
     eps = [float(e) for e in epsilons]
     q, keep = _query("pld", options)
-    texts = _texts(events, "pldkit.curve")
+    ev = _event(events, "pldkit.curve")
     m = len(eps)
     if m == 0:
         raise InvalidArgument("An argument is invalid", code=1,
@@ -273,11 +415,11 @@ def curve(epsilons, *events, **options):
     earr = (c_double * m)(*eps)
     barr = (_lib.Bound * m)()
     ans = _Answer()
-    err = ctypes.create_string_buffer(_ERRLEN)
-    rc = _lib.lib.pld_event_curve(ctypes.byref(q), len(events), texts, m,
-                                  earr, barr, ctypes.byref(ans), err, _ERRLEN)
-    if rc != _OK:
-        _raise(rc, err, "pldkit.curve", ans.status)
+    ans.size = ctypes.sizeof(ans)
+    st = _lib.lib.pld_event_curve(ev._ptr, ctypes.byref(q), m, earr, barr,
+                                  ctypes.byref(ans))
+    if st != 0:
+        _raise(st, "pldkit.curve")
     r = ans.pld
     return CurveResult(eps, [b.lower for b in barr], [b.upper for b in barr],
                        float(r.discretization), int(r.grid_size),
@@ -286,51 +428,66 @@ def curve(epsilons, *events, **options):
 
 
 def accountant(*events, **options):
-    """A new pldkit.Accountant holding the EVENT texts (pld_event_accountant;
-    options as epsilon()'s grid options), which composes further.  It
-    pickles by rebuilding from the same texts.  Events whose mechanisms need
-    objects the accountant does not own (random-participation analyses)
-    are refused here."""
+    """A new pldkit.Accountant holding the events (EVENT texts or Event
+    objects; pld_event_to_accountant; options as epsilon()'s grid options),
+    which composes further."""
     from .accountant import Accountant
     q, keep = _query("pld", options)
-    texts = _texts(events, "pldkit.events.accountant")
+    ev = _event(events, "pldkit.events.accountant")
     out = _lib.AccPtr()
-    owned = ctypes.c_void_p()
-    err = ctypes.create_string_buffer(_ERRLEN)
-    rc = _lib.lib.pld_event_accountant(ctypes.byref(q), len(events), texts,
-                                       None, ctypes.byref(out),
-                                       ctypes.byref(owned), err, _ERRLEN)
-    if rc != _OK:
-        _lib.lib.pld_event_owned_free(owned)
-        _raise(rc, err, "pldkit.events.accountant", 0)
-    if owned.value:
-        _lib.lib.pld_accountant_free(out)
-        _lib.lib.pld_event_owned_free(owned)
-        raise InvalidArgument(
-            "An argument is invalid", code=1,
-            function="pldkit.events.accountant",
-            detail="these EVENTs need objects an Accountant does not own "
-            "(ask pldkit.epsilon / pldkit.delta instead)")
+    st = _lib.lib.pld_event_to_accountant(ev._ptr, ctypes.byref(q.params),
+                                          ctypes.byref(out))
+    if st != 0:
+        _raise(st, "pldkit.events.accountant")
     params = _lib.Params.from_buffer_copy(q.params)
-    return Accountant._adopt(out, params,
-                             [("events", tuple(events))])
+    return Accountant._adopt(out, params, [("events", (str(ev),))])
 
 
 def _rdp_curve(events, orders=None, no_bridge=True):
-    """The library's RDP curve of the EVENT texts (pld_event_rdp_curve) as
-    a pldkit.RdpCurve; with no_bridge an event without an RDP formula is
-    refused (InvalidArgument / PldkitError with the library's message)."""
+    """The library's RDP curve of the events (pld_event_to_rdp) as a
+    pldkit.RdpCurve; with no_bridge an event without an RDP formula is
+    refused (Unsupported / InvalidArgument with the library's message)."""
     from .rdp import RdpCurve
     q, keep = _query("rdp", {"orders": orders})
-    texts = _texts(events, "pldkit.events.rdp_curve")
+    ev = _event(events, "pldkit.events.rdp_curve")
     out = _lib.RdpPtr()
-    err = ctypes.create_string_buffer(_ERRLEN)
-    rc = _lib.lib.pld_event_rdp_curve(ctypes.byref(q), len(events), texts,
-                                      None, 1 if no_bridge else 0,
-                                      ctypes.byref(out), None, err, _ERRLEN)
-    if rc != _OK:
-        _raise(rc, err, "pldkit.events.rdp_curve", 0)
+    st = _lib.lib.pld_event_to_rdp(ev._ptr, q.n_orders, q.orders,
+                                   0 if no_bridge else 1,
+                                   ctypes.byref(q.params), ctypes.byref(out),
+                                   None)
+    if st != 0:
+        _raise(st, "pldkit.events.rdp_curve")
     return RdpCurve._adopt(out)
+
+
+def calibrate(epsilon, delta, *events, backend="pld", **options):
+    """The least private value of the events' one hole (KEY=?) that meets
+    (epsilon, delta) by the certified upper end (pld_event_calibrate; the
+    CLI's `pldkit calibrate`).  Returns a dict: key, value (None if none
+    meets), bracket (the epsilon Result at the value, PLD backend), next
+    (the nearest value that does not meet), located, evaluations."""
+    q, keep = _query(backend, options)
+    if backend not in ("pld", "rdp"):
+        raise InvalidArgument("An argument is invalid", code=1,
+                              function="pldkit.calibrate",
+                              detail="backend=%r must be 'pld' or 'rdp'"
+                              % (backend,))
+    ev = _event(events, "pldkit.calibrate")
+    c = _Calibration()
+    c.size = ctypes.sizeof(c)
+    st = _lib.lib.pld_event_calibrate(ev._ptr, ctypes.byref(q),
+                                      float(epsilon), float(delta), None,
+                                      None, None, ctypes.byref(c))
+    if st != 0:
+        _raise(st, "pldkit.calibrate")
+    r = c.search
+    hole = ev.hole
+    return {"key": hole["key"] if hole else None,
+            "value": r.param if r.found else None,
+            "bracket": Result("epsilon", float(delta), r.at_param)
+            if r.found else None,
+            "next": r.param_next, "located": bool(r.located),
+            "evaluations": int(r.evaluations)}
 
 
 def catalogue():
