@@ -234,7 +234,7 @@ static void test_bad_input(void **state)
       {"random-selection:weights=0.5;0.5[gaussian:sigma=1]", "weight"},
       {"gaussian:sigma=?+laplace:b=?", "second '?'"},
       {"gaussian:sigma=1[laplace:b=1]", "member list"},
-      {"gaussian:sigma=1+", "empty EVENT"},
+      {"+laplace:b=1", "empty EVENT"},
       {"random-participation:p=0.5,q=0.1,d=10,C=1,sigma=1,analysis=thm41+"
        "gaussian:sigma=1",
        "only EVENT"},
