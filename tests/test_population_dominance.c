@@ -8,6 +8,8 @@
  *    e^-eps' = (e^-eps - 1 + q)/q, both derived in the test's comment),
  *    and the ordering delta_s(eps) <= delta_s'(eps) for s < s', of the
  *    reference and of the library's values within their booked error;
+ *  - rates: a larger Poisson rate dominates a smaller one (the Remark after
+ *    Theorem 2), reference and library, both directions;
  *  - scaling: PG(q, sigma, c s) and PG(q, sigma / c, s) have the same curve
  *    (the sandwich of Sec. 4.1 rests on it);
  *  - composed: epsilon(1e-5) and delta(1) brackets of T-fold compositions
@@ -136,6 +138,53 @@ static void test_one_step(void **state)
     }
   print_message("one step: %d ordered pairs, worst |lib - ref|/ref %.3g\n",
                 ncases, worst_ref);
+  EXPECT_DONE();
+}
+
+/* Rates: for q <= q', the kernel "keep with probability q/q', else draw
+ * afresh from Q" maps the q' pair onto the q pair, so delta is
+ * non-decreasing in q at every eps, both directions. */
+static void test_rate_order(void **state)
+{
+  (void)state;
+  static const double qs[] = {1e-3, 0.01, 0.1, 0.5, 1.0};
+  enum { NQ = sizeof qs / sizeof qs[0] };
+  static const double sigmas[] = {0.5, 1.0, 2.0, 8.0};
+  static const double ss[] = {0.05, 0.3, 1.0};
+  int npairs = 0;
+  for (size_t ig = 0; ig < sizeof sigmas / sizeof sigmas[0]; ig++)
+    for (size_t is = 0; is < sizeof ss / sizeof ss[0]; is++) {
+      pld_mech *m[NQ];
+      double rel = 0.0;
+      for (size_t i = 0; i < NQ; i++) {
+        m[i] = pg(qs[i], sigmas[ig], ss[is]);
+        if (pld_mech_curve(m[i])->rel_err > rel)
+          rel = pld_mech_curve(m[i])->rel_err;
+      }
+      for (int dir = 0; dir < 2; dir++)
+        for (int k = 0; k <= 24; k++) {
+          double eps = -2.0 + 0.5 * k;
+          for (size_t i = 0; i + 1 < NQ; i++) {
+            long double r0 = ref_pg_delta(qs[i], sigmas[ig], ss[is], eps, dir);
+            long double r1 =
+                ref_pg_delta(qs[i + 1], sigmas[ig], ss[is], eps, dir);
+            double d0 = lib_delta(m[i], dir, eps);
+            double d1 = lib_delta(m[i + 1], dir, eps);
+            npairs++;
+            EXPECT(r0 <= r1 * (1.0L + 1e-15L),
+                   "ref: sigma=%g s=%g eps=%g dir=%d: q=%g %.17Lg > q'=%g "
+                   "%.17Lg", sigmas[ig], ss[is], eps, dir, qs[i], r0,
+                   qs[i + 1], r1);
+            EXPECT((long double)d0 * (1.0L - rel) <=
+                       (long double)d1 * (1.0L + rel) + 1e-300L,
+                   "lib: sigma=%g s=%g eps=%g dir=%d: q=%g %.17g > q'=%g "
+                   "%.17g", sigmas[ig], ss[is], eps, dir, qs[i], d0,
+                   qs[i + 1], d1);
+          }
+        }
+      for (size_t i = 0; i < NQ; i++) pld_mech_free(m[i]);
+    }
+  print_message("rates: %d ordered pairs\n", npairs);
   EXPECT_DONE();
 }
 
@@ -559,6 +608,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_one_step),
+      cmocka_unit_test(test_rate_order),
       cmocka_unit_test(test_scaling),
       cmocka_unit_test(test_composed),
       cmocka_unit_test(test_binned_entity),
