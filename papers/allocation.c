@@ -31,7 +31,7 @@
 
 #include "alloc.h"
 #include "detail.h"
-#include "internal.h"
+#include "mech_type.h"
 #include "parallel.h"
 
 #define SQRT2 1.41421356237309504880

@@ -27,7 +27,7 @@
 
 #include <pldkit/rdp_papers.h>
 
-#include "internal.h"
+#include "mech_type.h"
 #include "numerics.h"
 #include "detail.h"
 

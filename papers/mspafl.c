@@ -27,7 +27,7 @@
 
 #include <pldkit/rdp_papers.h>
 
-#include "internal.h" /* pld_gaussian_delta: the one Gaussian delta(eps) */
+#include "mech_type.h" /* pld_gaussian_delta: the one Gaussian delta(eps) */
 #include "numerics.h"
 #include "detail.h"
 

@@ -12,7 +12,7 @@
 #include <pldkit/participation.h>
 
 #include "alloc.h"
-#include "internal.h"
+#include "mech_type.h"
 #include "numerics.h"
 #include "detail.h"
 #include "quad.h"

@@ -5,7 +5,7 @@
  *
  * Everything here reads the mechanisms' exact curves (the door) and, for
  * pure-DP detection, their constructors' parameters; nothing needs the RDP
- * backend (the RDP bound of the events lives one layer up, papers/best.c).
+ * backend (the RDP bound of the events lives one layer up, bounds/best.c).
  * The arguments are in docs/design.md, Sec. 9.  In short, for an event
  * group i (mechanism M_i run c_i times) and the merged Gaussian mu:
  *

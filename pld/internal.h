@@ -140,48 +140,7 @@ double pld_params_tail(const pld_params *p);
 /* Buffers and plans of length n from the workspace's cache. */
 int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
 
-/* Mechanisms (mech.c): a mechanism is its kind's type object (one const
- * struct pld_mech_type per kind, in the style of GSL's solver types), the
- * few fields every kind has (label, par, curve) and an opaque state that
- * only its kind's file reads.  Generic code (pld_mech_copy, pld_mech_equal,
- * pld_mech_free, pld_mech_pure_eps) calls through the type, so a new kind
- * is one file: its state, its type and its constructor (docs/design.md
- * §0.1). */
-struct pld_mech;
-struct pld_mech_type {
-  const char *name;
-  /* Deep-copy src's state into dst, a new mechanism of the same type whose
-   * label, par and curve are src's (curve.ctx already dst).  On failure
-   * dst keeps whatever it holds for free() to release.  NULL: no state. */
-  int (*copy)(const struct pld_mech *src, struct pld_mech *dst);
-  /* 1 if the states are equal (type, label and par are checked before).
-   * NULL: no state, equal. */
-  int (*equal)(const struct pld_mech *a, const struct pld_mech *b);
-  /* Release the state, however partially built.  NULL: no state. */
-  void (*free)(struct pld_mech *m);
-  /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
-   * NULL: not known (+inf). */
-  double (*pure_eps)(const struct pld_mech *m);
-};
-
-struct pld_mech {
-  const struct pld_mech_type *type;
-  int label;          /* which constructor of the kind, for equality */
-  double par[4];      /* the kind's scalar parameters */
-  void *state;        /* the kind's own data (NULL if none) */
-  pld_curve curve;
-};
-
-/* The kinds (each defined in its own file). */
-extern const struct pld_mech_type pld_mech_type_gaussian; /* mech_gaussian.c */
-extern const struct pld_mech_type pld_mech_type_laplace;  /* mech_laplace.c */
-extern const struct pld_mech_type pld_mech_type_finite; /* mech_finite.c: also
-   discrete Laplace/Gaussian, randomized response, papers/allocation.c */
-extern const struct pld_mech_type pld_mech_type_poisson;  /* mech_poisson.c */
-extern const struct pld_mech_type pld_mech_type_user;     /* mech.c */
-/* mech.c: a bracketing pair (pld_mech_bracket), children m[0] dominating
- * the mechanism and m[1] dominated by it; neither is itself a bracket */
-extern const struct pld_mech_type pld_mech_type_bracket;
+#include "mech_type.h"
 
 /* Shared state layouts, with their type entries (mech.c). */
 /* Child mechanisms, optionally weighted: Poisson and WOR (the base), the
@@ -216,15 +175,11 @@ static inline const double *pld_mech_arr(const struct pld_mech *m)
 /* Per-kind curve callbacks */
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta);
-double pld_gaussian_delta(double mu, double eps);
 /* The Gaussian's tails at one point given x ~ e^eps (relative error a few
  * u; x = INFINITY or NaN: not known), which saves the exp (Poisson
  * subsampling knows it from its transform). */
 void pld_gaussian_tails_x(double mu, double eps, double x, double *p_gt,
                           double *eq_gt);
-/* Certified bounds: *lo <= delta(eps) <= *hi (and *hi > 0 at finite eps,
- * where the exact value is positive); returns pld_gaussian_delta's value. */
-double pld_gaussian_delta_bounds(double mu, double eps, double *lo, double *hi);
 /* The same in log space (no underflow): *llo <= log delta(eps) <= *lhi. */
 double pld_gaussian_log_delta(double mu, double eps, double *llo, double *lhi);
 /* A bound on (mu/delta) d delta/d mu over the useful range of eps: the
@@ -244,12 +199,6 @@ int pld_mech_finite_tails(void *ctx, int dir, size_t n, const double *eps,
                           double *p_gt, double *eq_gt);
 int pld_mech_poisson_tails(void *ctx, int dir, size_t n, const double *eps,
                            double *p_gt, double *eq_gt);
-/* Make m (of pld_mech_type_finite) the finite pair with LOG masses lp, lq
- * (-inf for 0), kept as such.  lpq: the losses log(p_i/q_i) to 2u relative
- * (NULL: lp - lq), kept too. */
-int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
-                         const double *lq, const double *lpq);
-struct pld_mech *pld_mech_new(const struct pld_mech_type *type);
 static inline int pld_mech_is_bracket(const struct pld_mech *m)
 {
   return m->type == &pld_mech_type_bracket;
@@ -266,7 +215,6 @@ static inline const struct pld_mech *pld_mech_lower(const struct pld_mech *m)
   return pld_mech_is_bracket(m) ? pld_mech_kids(m)->m[1] : m;
 }
 
-#define PLD_BUILTIN_REL_ERR 1e-11
 
 /* The largest grid step (nats) of pld_dist_from_curve, pld_dist_identity and
  * PLD files; with the builder's loss range (at most PLD_LOSS_MAX = 1e9 nats)

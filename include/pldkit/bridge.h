@@ -1,6 +1,6 @@
 /* pldkit: the bridge from the PLD backend to the RDP backend -- the Renyi
  * divergence curve certified by a privacy loss distribution.  It needs both
- * backends, so it lives above them (papers/bridge.c) and neither backend's
+ * backends, so it lives above them (bounds/bridge.c) and neither backend's
  * header knows the other's types.
  */
 #ifndef PLDKIT_BRIDGE_H
@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Bridge: the RDP of a PLD (implemented in papers/bridge.c).               */
+/* Bridge: the RDP of a PLD (implemented in bounds/bridge.c).               */
 /*                                                                            */
 /* For a loss distribution omega (masses m_j at losses l_j under the first   */
 /* argument), E[e^{(alpha-1)L}] = int_0^inf alpha (alpha-1) x^{alpha-2}       */
@@ -31,7 +31,7 @@ extern "C" {
  *    A = abs' e^{(alpha-1) l_top} (1 - e^{-alpha Delta}) / (1 - e^{-Delta}),
  *  where A is the exact worst case of the view's booked absolute slack
  *  abs' = abs_err + size * DBL_MIN (the latter for masses that underflowed)
- *  and l_top the largest grid loss (derivation in papers/bridge.c).
+ *  and l_top the largest grid loss (derivation in bounds/bridge.c).
  *  Losses are rounded up.  A positive mass at +inf gives +INFINITY at every
  *  order.
  *  This relies on the PLD's contract that the ideal pessimistic distribution
@@ -61,7 +61,7 @@ PLD_API PLD_NODISCARD int pld_rdp_of_pld(const pld_dist *d, pld_rdp_curve *out);
  *  truth): the max over both directions of D_alpha from the OPTIMISTIC
  *  member, with its booked error subtracted and the losses rounded down
  *  (for abs_err > 0 the moment is cut at the grid point where that is best,
- *  see papers/bridge.c), clamped at 0.  Mass dropped by truncation is
+ *  see bounds/bridge.c), clamped at 0.  Mass dropped by truncation is
  *  missing, so at orders whose tilted distribution reaches beyond the grid
  *  the lower bound falls well below the truth; that is still valid.
  *  Cost O(grid * orders).
