@@ -57,9 +57,11 @@ PLD_API PLD_NODISCARD int pld_mech_random_allocation(uint64_t T, double sigma,
  *  = k - r times, n[1] = ceil(T/k) used mult[1] = r times (mult[1] = 0 when
  *  k divides T).  1 <= k <= T <= PLD_ALLOCATION_MAX_T.
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_allocation_groups(uint64_t T, uint64_t k,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_allocation_groups(uint64_t T, uint64_t k,
                                                 uint64_t n[2],
                                                 uint64_t mult[2]);
+#endif
 
 /** One block of a split of k-out-of-T allocation: `count` independent
  *  j-out-of-m allocations (j = 1 or 2). */
@@ -152,9 +154,11 @@ PLD_API PLD_NODISCARD int pld_accountant_add_model_splitting(
  *  that cannot win, before the costlier exact forward terms.  Domains as
  *  pld_accountant_add_allocation; eps written only on success.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_rdp_allocation_lower_curve(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_allocation_lower_curve(
     size_t n, const double *orders, uint64_t T, uint64_t k, double sigma,
     double c, double *eps);
+#endif
 
 /** The two finite pairs behind the bracket (docs/allocation.md): *upper
  *  dominates the one-of-T pair in both directions (its law of S is larger
@@ -167,9 +171,11 @@ PLD_API PLD_NODISCARD int pld_rdp_allocation_lower_curve(
  *  gives two
  *  Gaussians.  Domains as pld_mech_random_allocation.  The caller frees
  *  both.  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_mech_random_allocation_bounds(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mech_random_allocation_bounds(
     uint64_t T, double sigma, double c, double eta, pld_mech **upper,
     pld_mech **lower);
+#endif
 
 /** Certified eps(delta) bracket of `count` epochs of k-out-of-T random
  *  allocation (BIS) with Gaussian noise: the upper end from the composed

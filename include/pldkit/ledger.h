@@ -137,14 +137,18 @@ PLD_API PLD_NODISCARD int pld_dist_history_record(const pld_dist *d, size_t i,
  *  no NUL byte.  pld_ledger_add does this itself.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE (history over 1 GiB),
  *  PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_dist_history_append(pld_dist *d, int64_t time_s,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_dist_history_append(pld_dist *d, int64_t time_s,
                                                   const char *text,
                                                   size_t len);
+#endif
 
 /** Replace dst's history by a copy of src's.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_dist_history_copy(const pld_dist *src,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_dist_history_copy(const pld_dist *src,
                                                 pld_dist *dst);
+#endif
 
 #ifdef __cplusplus
 }

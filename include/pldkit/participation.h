@@ -153,9 +153,11 @@ typedef struct pld_participation_limit {
  *  O(window) scratch memory freed before returning.
  *  @return PLD_SUCCESS, PLD_EINVAL (bad input, NULL), PLD_ENOMEM, PLD_ERANGE
  *  (C/sigma overflows, or window over PLD_PARTICIPATION_MAX_WINDOW). */
-PLD_API PLD_NODISCARD int pld_participation_lower_limit(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_participation_lower_limit(
     const pld_participation_params *par, double epsilon,
     pld_participation_limit *out);
+#endif
 
 /** The MWCS round as a mixture over a revealed variable (for building its
  *  PLD, docs/participation.md sec. 5): with probability *weight_q the pair is
@@ -187,9 +189,11 @@ PLD_API PLD_NODISCARD int pld_participation_mwcs_mixture(
  *  pld_participation_lower_limit.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma
  *  overflows, or window too large). */
-PLD_API PLD_NODISCARD int pld_participation_instance_delta(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_participation_instance_delta(
     const pld_participation_params *par, double epsilon, double shift,
     int direction, double *delta);
+#endif
 
 /** The result of pld_participation_thm41_delta. */
 typedef struct pld_participation_thm41 {
@@ -243,9 +247,11 @@ typedef struct pld_participation_thm41 {
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma
  *  overflows, or window too large), PLD_EMAXITER (root not bracketed; not
  *  expected). */
-PLD_API PLD_NODISCARD int pld_participation_thm41_delta(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_participation_thm41_delta(
     const pld_participation_params *par, double epsilon,
     pld_participation_thm41 *out);
+#endif
 
 /** Theorem 4.1's value alone: out->lower = max(0, delta - delta_err),
  *  out->upper = min(1, delta + delta_err) with delta and delta_err exactly
@@ -257,8 +263,10 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_delta(
  *  one root of a one-dimensional mixture over the binomial window
  *  (O(sqrt(d q)) terms).
  *  @return as pld_participation_thm41_delta. */
-PLD_API PLD_NODISCARD int pld_participation_thm41_value(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_participation_thm41_value(
     const pld_participation_params *par, double epsilon, pld_bound *out);
+#endif
 
 /** Cross-check of Theorem 4.1 without z*: the hockey-stick integral the
  *  proof reduces to (eqs. 27-28),
@@ -275,9 +283,11 @@ PLD_API PLD_NODISCARD int pld_participation_thm41_value(
  *  component means (0 .. (window top + 1) C) plus 20 sigma on each side.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE (C/sigma or the
  *  constants overflow, or window too large). */
-PLD_API PLD_NODISCARD int pld_participation_thm41_quadrature(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_participation_thm41_quadrature(
     const pld_participation_params *par, double epsilon, double *delta,
     double *abserr);
+#endif
 
 /** epsilon(delta) of one round under `analysis` (any of the five): the
  *  smallest eps >= 0 with the analysis's delta(eps) <= delta, by doubling and

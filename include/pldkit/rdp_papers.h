@@ -125,9 +125,11 @@ typedef struct pld_rdp_split_terms {
  *  Orders above 2048, d above 2^52 or a non-finite value also give
  *  PLD_ERANGE.
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE, PLD_ENOMEM. */
-PLD_API PLD_NODISCARD int pld_rdp_split_forward_exact(double alpha, int64_t d,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_split_forward_exact(double alpha, int64_t d,
                                                       int64_t k, double sigma,
                                                       double c, double *eps);
+#endif
 
 /** Eq. (3), first term (Cor. 3.14):
  *    log( sum_l C(k,l) C(d-k,k-l) / C(d,k) * exp(alpha c^2 l / (2 sigma^2)) )
@@ -135,9 +137,11 @@ PLD_API PLD_NODISCARD int pld_rdp_split_forward_exact(double alpha, int64_t d,
  *  alpha uses the convex interpolation of ceil/floor values.  Domain as
  *  pld_rdp_split_forward_exact.  Cost O(k).
  *  @return PLD_SUCCESS, PLD_EINVAL (also for a NaN result). */
-PLD_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
                                                     int64_t k, double sigma,
                                                     double c, double *eps);
+#endif
 
 /** The paper's reverse term (second entry of eqs. (1)-(3)):
  *    alpha c^2 k^2/(2 sigma^2 d) + 1/(2(alpha-1)) [alpha c^2 k(d-k)/(sigma^2 d)
@@ -146,9 +150,11 @@ PLD_API PLD_NODISCARD int pld_rdp_split_forward_eq3(double alpha, int64_t d,
  *  NOT a bound on D_alpha(Q||P) (docs/papers/splitting.md; see the section comment).  For
  *  comparison only.  Domain as pld_rdp_split_forward_exact.  Cost O(1).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
                                                       int64_t k, double sigma,
                                                       double c, double *eps);
+#endif
 
 /** The exact reverse divergence D_alpha(Q||P) for k in {1, d-1, d}, any real
  *  alpha > 1, by the one-dimensional reduction and quadrature described in
@@ -161,9 +167,11 @@ PLD_API PLD_NODISCARD int pld_rdp_split_reverse_paper(double alpha, int64_t d,
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ENOMEM, PLD_ERANGE
  *  (quadrature table over its work cap), PLD_ETOL (quadrature self-check
  *  failed). */
-PLD_API PLD_NODISCARD int pld_rdp_split_reverse_exact(double alpha, int64_t d,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_split_reverse_exact(double alpha, int64_t d,
                                                       int64_t k, double sigma,
                                                       double c, double *eps);
+#endif
 
 /** Thm 3.1 at one order: every term, and the sound epsilon = max(forward,
  *  reverse) where forward is the exact eq. (2) when affordable (see
@@ -201,9 +209,11 @@ PLD_API PLD_NODISCARD int pld_rdp_model_splitting_curve(size_t n,
  *  exactly), for deciding cheaply that the sound curve cannot beat another
  *  bound (catalogue/query.c, docs/allocation.md).  Arguments, domain and
  *  returns as pld_rdp_model_splitting_curve. */
-PLD_API PLD_NODISCARD int pld_rdp_model_splitting_forward_curve(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_model_splitting_forward_curve(
     size_t n, const double *orders, int64_t d, int64_t k, double sigma,
     double c, double *eps);
+#endif
 
 /** Dropout with rate 1/2 (Cor. 3.7): the sound epsilon of d = 2, k = 1
  *  (alpha > 1, sigma, c > 0 finite).
@@ -306,11 +316,13 @@ enum pld_bounded_kind {
  *  finite thetas, a > 0, sigma > 0 (theta/sigma and a/sigma finite); kind a
  *  pld_bounded_kind.  Cost O(1).
  *  @return PLD_SUCCESS, PLD_EINVAL (also for a NaN result). */
-PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_div(int kind, double alpha,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_bounded_gaussian_div(int kind, double alpha,
                                                        double theta1,
                                                        double theta2, double a,
                                                        double sigma,
                                                        double *div);
+#endif
 
 /** Per-instance RDP at location theta and shift c != 0 (any sign, theta + c
  *  finite): the max of both directions.  Never above the Gaussian alpha
@@ -336,8 +348,10 @@ PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_sup(int kind, double alpha,
  *  sigma^2): WRONG (does not match numerical integration); for comparison
  *  only.  May be +-INFINITY.  Domain: alpha > 1, theta finite, a, sigma > 0
  *  finite, c != 0 finite.  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_rdp_truncated_gaussian_eq6_paper(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_truncated_gaussian_eq6_paper(
     double alpha, double theta, double a, double sigma, double c, double *val);
+#endif
 
 /** Prop. 5.1 with the neighbour set of L_inf-clipped contributions: a
  *  product of n coordinates with locations theta[0..n), support [-a, a]^n,
@@ -347,11 +361,13 @@ PLD_API PLD_NODISCARD int pld_rdp_truncated_gaussian_eq6_paper(
  *  divergences; one direction is shared by all coordinates), times
  *  (1 + 2 n u) for the summation.  n >= 1; C > 0 finite.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_vec(int kind, double alpha,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_bounded_gaussian_vec(int kind, double alpha,
                                                        size_t n,
                                                        const double *theta,
                                                        double a, double sigma,
                                                        double C, double *eps);
+#endif
 
 /** Algorithm 1 flags. */
 enum pld_alg1_flags {
@@ -373,10 +389,12 @@ enum pld_alg1_flags {
  *  PLD_ALG1_PAPER may be set.  Every input is checked before anything is
  *  written.  Cost O(n).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_alg1(
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_rdp_bounded_gaussian_alg1(
     int kind, unsigned flags, double alpha, size_t n, const double *g_sum,
     double a, double sigma, double C, double *eps_coord, double *eta_coord,
     double *eps_total);
+#endif
 
 /** Fisher information loss eta = sqrt(I(theta)) of one coordinate (per unit
  *  Jacobian, units 1/sigma): truncated, eq. (3) (correct as printed: the
@@ -387,24 +405,30 @@ PLD_API PLD_NODISCARD int pld_rdp_bounded_gaussian_alg1(
  *  negative of the interior mass).  Never above the Gaussian 1/sigma
  *  (Thm 4.2).  Domain: kind a pld_bounded_kind, theta finite, a, sigma > 0
  *  finite.  Cost O(1).  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_fil_bounded_gaussian(int kind, double theta,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_fil_bounded_gaussian(int kind, double theta,
                                                    double a, double sigma,
                                                    double *eta);
+#endif
 
 /** Eq. (4) exactly as printed, returned as eta^2 (it can be negative):
  *  for comparison only.  Domain as pld_fil_bounded_gaussian.
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_fil_rectified_gaussian_eq4_paper(double theta,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_fil_rectified_gaussian_eq4_paper(double theta,
                                                                double a,
                                                                double sigma,
                                                                double *eta2);
+#endif
 
 /** FIL of the stochastic sign sign(theta + N(0, sigma^2)):
  *  eta = phi(theta/sigma) / (sigma sqrt(Phi(theta/sigma) Phi(-theta/sigma))),
  *  in log space for large |theta|.  theta finite, sigma > 0 finite.
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_fil_stochastic_sign(double theta, double sigma,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_fil_stochastic_sign(double theta, double sigma,
                                                   double *eta);
+#endif
 
 /** The exact per-instance privacy-loss distribution of the rectified pair
  *  P = N^R(theta, sigma^2, [-a, a]), Q = N^R(theta + c, sigma^2, [-a, a])
@@ -459,17 +483,21 @@ typedef struct pld_mspafl_bound {
  *  proven for eps < 1 only; *certified is 1 iff the exact Gaussian curve
  *  (Balle & Wang 2018) at this sigma has delta(eps) <= delta, checked here.
  *  *certified may be NULL.  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_lemma1_sigma(double eps, double delta,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_lemma1_sigma(double eps, double delta,
                                                   double s, double *sigma,
                                                   int *certified);
+#endif
 
 /** Eq. (11): the data subsampling ratio for batches of Qb = `draws` >= 1
  *  records out of n >= 1 (draws <= n without replacement): q = draws/n
  *  (WOR) or 1 - (1 - 1/n)^draws (WR, any with_replacement != 0).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n,
                                                     int with_replacement,
                                                     double *q);
+#endif
 
 /** Thm 1: a mechanism (eps_l, delta_l)-DP, eps_l in (0, 1], delta_l in
  *  [0, 1), run on a subsample with ratio q in (0, 1] is (2 q eps_l,
@@ -478,9 +506,11 @@ PLD_API PLD_NODISCARD int pld_mspafl_sampling_ratio(uint64_t draws, uint64_t n,
  *  2 q eps for eps <= 1); not with replacement (a record drawn several
  *  times needs group privacy, which q delta_l ignores).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_thm1(double eps_l, double delta_l,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_thm1(double eps_l, double delta_l,
                                           double q, int with_replacement,
                                           pld_mspafl_bound *out);
+#endif
 
 /** Thm 2: client check-in with probabilities p[i] in (0, 1] and subsampling
  *  ratios q[i] in (0, 1] for N >= 1 clients:
@@ -491,16 +521,20 @@ PLD_API PLD_NODISCARD int pld_mspafl_thm1(double eps_l, double delta_l,
  *  the answer is the trivial (+INFINITY, 1).  Not certified: the
  *  amplification assumes the server cannot see who checked in (docs/papers/ms-pafl.md).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_thm2(size_t N, const double *p,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_thm2(size_t N, const double *p,
                                           const double *q, double eps_l,
                                           double delta_l, double beta,
                                           pld_mspafl_bound *out);
+#endif
 
 /** Cor. 1: Thm 2 with p_i = p, q_i = q for N >= 1 clients (same domain, not
  *  certified).  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_cor1(uint64_t N, double p, double q,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_cor1(uint64_t N, double p, double q,
                                           double eps_l, double delta_l,
                                           double beta, pld_mspafl_bound *out);
+#endif
 
 /** Thm 3 with the constant c0 > 0 REQUIRED from the caller (the paper does
  *  not give it): eps = c0 q eps_l sqrt(p T / (1 - q)), p in (0, 1], q in
@@ -510,24 +544,30 @@ PLD_API PLD_NODISCARD int pld_mspafl_cor1(uint64_t N, double p, double q,
  *  vs about 6.11).
  *  out->delta is set to NAN (the theorem states none).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_thm3(double c0, double q, double eps_l,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_thm3(double c0, double q, double eps_l,
                                           double p, uint64_t T,
                                           pld_mspafl_bound *out);
+#endif
 
 /** The constant implied by App. C, eq. (C.8): c0 = sqrt(log(1/delta_l) /
  *  log(1.25/delta_l)) / (2 clip), delta_l in (0, 0.8), clip > 0.  Only to
  *  reproduce the paper's numbers.  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_thm3_c0_appendix(double delta_l,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_thm3_c0_appendix(double delta_l,
                                                       double clip, double *c0);
+#endif
 
 /** Thm 4 (advanced composition, Dwork, Rothblum, Vadhan 2010): T >= 1 rounds
  *  each (eps_r, delta_r)-DP (eps_r >= 0, delta_r in [0, 1]) are
  *  (sqrt(2 T log(1/dt)) eps_r + T eps_r (e^eps_r - 1), T delta_r + dt)-DP
  *  for dt in (0, 1].  Certified (delta capped at 1).
  *  @return PLD_SUCCESS, PLD_EINVAL. */
-PLD_API PLD_NODISCARD int pld_mspafl_thm4(double eps_r, double delta_r,
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API PLD_NODISCARD int pld_mspafl_thm4(double eps_r, double delta_r,
                                           uint64_t T, double delta_tilde,
                                           pld_mspafl_bound *out);
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* MS-PAFL as one analysis: a closed form with its flag, and beside it the   */

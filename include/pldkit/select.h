@@ -115,7 +115,9 @@ enum pld_verdict {
  *  b.upper <= target, PLD_VERDICT_FAILS if b.lower > target, else (the
  *  target inside the bracket, an infinite upper end, or a NaN anywhere)
  *  PLD_VERDICT_UNDECIDED.  Never fails.  Cost O(1). */
-PLD_API int pld_verdict(pld_bound b, double target);
+#ifdef PLD_EXPERIMENTAL
+PLD_EXPERIMENTAL_API int pld_verdict(pld_bound b, double target);
+#endif
 
 /** Calibration callback: build a new accountant for parameter value `param`
  *  into *out and return PLD_SUCCESS, or return a non-zero status (passed

@@ -17,6 +17,19 @@ extern "C" {
 #define PLD_API
 #endif
 
+/* The experimental API: the papers' formulas as printed (some known wrong,
+ * docs/papers-rdp.md), their uncertified baselines and helpers the tests
+ * reach into.  Declared only when the including code defines
+ * PLD_EXPERIMENTAL, and exported from the shared library only when it is
+ * built with -Dexperimental=true; its names and behaviour may change in
+ * any release. */
+#if defined(PLD_BUILDING_LIBRARY) && defined(__GNUC__) && \
+    defined(PLD_EXPORT_EXPERIMENTAL)
+#define PLD_EXPERIMENTAL_API __attribute__((visibility("default")))
+#else
+#define PLD_EXPERIMENTAL_API
+#endif
+
 #if defined(__GNUC__)
 #define PLD_NODISCARD __attribute__((warn_unused_result))
 #else
