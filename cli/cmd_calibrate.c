@@ -88,7 +88,7 @@ void cli_cal_limit_text(const struct cli *c, int private, char *buf,
 }
 
 /* What the upper end is, for the text answers: a proven bound unless an
- * event is not one (random-participation analysis=cs, issue 16). */
+ * event is not one (random-participation analysis=cs, docs/participation.md). */
 const char *cli_upper_word(const struct cli *c)
 {
   return c->sum.not_bound ? "not a bound: a lower limit of the worst case "

@@ -1,4 +1,4 @@
-/* pldkit CLI: `pldkit merge` -- the merge planner (issue 5).
+/* pldkit CLI: `pldkit merge` -- the merge planner.
  *
  * Dispatch: main.c's dispatch() calls this for the `merge` subcommand BEFORE
  * its own command table and --help handling (merge parses its own options,

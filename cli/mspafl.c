@@ -1,5 +1,4 @@
-/* pldkit CLI: `pldkit mspafl THEOREM --key=value ... [--json]` (issue 16
- * item 4).  Parses the options, calls pld_mspafl_analyze
+/* pldkit CLI: `pldkit mspafl THEOREM --key=value ... [--json]`.  Parses the options, calls pld_mspafl_analyze
  * (<pldkit/rdp_papers.h>: the closed form, its certified flag and the PLD
  * of the same protocol all come from there) and prints the report. */
 #include "mspafl.h"

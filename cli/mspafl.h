@@ -1,5 +1,5 @@
 /* pldkit CLI: `pldkit mspafl` -- MS-PAFL's closed forms with their
- * certified flags and the PLD of the same protocol (issue 16 item 4).
+ * certified flags and the PLD of the same protocol (docs/papers/ms-pafl.md).
  * main.c's dispatch() calls it with argv[0] = "mspafl". */
 #ifndef PLDKIT_CLI_MSPAFL_H
 #define PLDKIT_CLI_MSPAFL_H

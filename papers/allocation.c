@@ -59,10 +59,9 @@
  * of at most TRIM_CHUNK in log v: the tail keeps its shape on a lattice of
  * ratio e^0.1, so curves below TRIM_MASS lose a little accuracy there
  * (delta at most ~1.5x at 1e-35..1e-53, T = 2: 0.1-0.2% in epsilon), never
- * their side.  Merged into one run per end (as until issue 12's seventh
- * pass), the tail put ~1e-30 above every epsilon: delta(12) = 1.3e-35 of T
- * = 2 came out as 1.6e-31, epsilon at 1e-60 of T = 10 as [9.6, 14.6] (now
- * [14.420, 14.461]), and the spurious far atom pulled a delta query's tilt
+ * their side.  Merged into one run per end instead, the tail would put
+ * ~1e-30 above every epsilon (delta(12) of T = 2, truly 1.3e-35, would read
+ * 1.6e-31; docs/allocation.md "Tiny delta"), and the spurious far atom would pull a delta query's tilt
  * to it.  Costs 3-6% of the time of a k = 1 query at delta = 1e-5 (more
  * atoms in the sums: T = 1000, sigma = 1 0.338 -> 0.349 s).  The X of a
  * block of two keeps one run per end (its tail feeds the 2-D lattice,
@@ -643,8 +642,7 @@ static int law_of_mean(double mu, uint64_t T, double eta, int upper,
 }
 
 /* ------------------------------------------------------------------------ */
-/* Two-of-m allocation (issue 12, fifth pass; docs/allocation.md "Blocks of
- * two").  Its likelihood ratio is S = e_2(X_1, ..., X_m) / C(m, 2), e_2 the
+/* Two-of-m allocation (docs/allocation.md "Blocks of two").  Its likelihood ratio is S = e_2(X_1, ..., X_m) / C(m, 2), e_2 the
  * second elementary symmetric polynomial.  After i terms the state (a, b) =
  * (e_1, e_2)(X_1..X_i) determines S through S C(m,2) = b + a R_1 + R_2,
  * (R_1, R_2) = (e_1, e_2) of the remaining terms, independent of the state:
@@ -1201,9 +1199,9 @@ static int law_meet(const struct law *A, const struct law *B, struct law *out)
  * remove curve, and less P-mass only raises the add curve; the Q-mass qp
  * likewise from the atoms with S >= 1.  So each curve is U's plus its
  * booking (plus something >= 0), exactly, and the pair stays normalised.
- * Until issue 12's last pass the booking (then ~1e-102, the cells ending
- * at |Z| = 21.5 + mu) was argued away against the builder's tail mass,
- * which tilted and grid-free queries no longer add: one-of-100 at sigma =
+ * Argued away against the builder's tail mass instead (which tilted and
+ * grid-free queries do not add), the booking would break answers far in
+ * the tail (docs/allocation.md "Tiny delta"): one-of-100 at sigma =
  * 1 claimed epsilon <= 18.53 at delta = 1e-300 (the RDP proves 32.94; the
  * participating step alone needs ~33), T = 3 at sigma = 0.1 claimed 264.3
  * at delta = 1e-120 against the proven lower bound 281.3 (epsilon_G(mu,

@@ -156,7 +156,7 @@ int pld_mech_rectified_gaussian(double theta, double a, double sigma, double c,
 }
 
 /* ------------------------------------------------------------------------ */
-/* The truncated pair (issue 16 item 3):
+/* The truncated pair (docs/papers/bounded-support.md):
  * P = N^T(theta, sigma^2, [-a, a]) (N(theta, sigma^2) conditioned on the
  * support), Q = N^T(theta + c, ...).  Standardized as above (z = (y - t1)/
  * sigma on [l, u], shift mu > 0): with Z_P = Phi(u) - Phi(l) and Z_Q =

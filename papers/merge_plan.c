@@ -1,6 +1,6 @@
 /* pldkit: the merge planner ("DP model merging" paper; what `pldkit merge`
- * prints).  Formerly the CLI's src/cli/merge.c compute(); moved here so
- * that a C or Python user gets the same numbers (issue 15 item 3).
+ * prints).  It lives in the library so that a C or Python user gets the
+ * same numbers as the CLI.
  *
  * For n runs and a target (eps', delta'): on a simplex grid of weights the
  * certified eps(delta') of random selection (RS, Thm 5.1/5.2) and linear

@@ -1,4 +1,4 @@
-/* pldkit: MS-PAFL as one analysis (issue 16 item 4).  A closed form of the
+/* pldkit: MS-PAFL as one analysis.  A closed form of the
  * paper (papers/mspafl.c) with its `certified` flag, and beside it the PLD
  * epsilon of the same protocol, so that every front end (the CLI's
  * `pldkit mspafl`, Python's pldkit.papers.mspafl) prints the same numbers

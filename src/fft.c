@@ -48,9 +48,9 @@ size_t pld_fft_ladder_size(size_t n)
   return 2 * p;
 }
 
-/* Plans shared by every cache of the process (issue 16: a merge plan asks
- * some 120 transforms of ~90 lengths, each cache planning afresh cost ~9%
- * of its CPU time).  FFTW's new-array execute functions are thread-safe
+/* Plans shared by every cache of the process (a merge plan asks some 120
+ * transforms of ~90 lengths: planning them once per process, not once per
+ * cache, is what makes it affordable; bench/bench_merge.c).  FFTW's new-array execute functions are thread-safe
  * and accept any arrays aligned as the planning ones (all come from
  * fftw_malloc), so one plan of a length serves every cache and thread;
  * the table itself is guarded by plan_lock.  A cache slot holds a

@@ -326,7 +326,7 @@ typedef void (*pld_merge_progress_fn)(void *ctx, double fraction,
 #define PLD_MERGE_MAX_POINTS 100000u
 /** Default cap on a plan's work, in grid points x 2^n (the LC surrogate of n
  *  runs has 2^n mixture components, and each grid point composes one).  A
- *  unit costs about 3-5 ms of CPU (measured, issue 16): 3 runs at
+ *  unit costs about 3-5 ms of CPU (bench/bench_merge.c): 3 runs at
  *  resolution 10 (66 points x 8 = 528) take about 2 s, 4 runs with four
  *  step counts at resolution 10 (286 x 16 = 4576) about 22 s, so the cap
  *  (about 40 s) admits both; 5 runs at resolution 10 (1001 x 32 = 32032,
