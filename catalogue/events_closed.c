@@ -17,7 +17,9 @@
 #include <pldkit/pld.h>
 #include <pldkit/bridge.h>
 #include <pldkit/rdp.h>
-#include <pldkit/rdp_papers.h>
+#include <pldkit/splitting.h>
+#include <pldkit/bounded.h>
+#include <pldkit/mspafl.h>
 #include <pldkit/select.h>
 #include <pldkit/merge.h>
 

@@ -8,7 +8,9 @@
 #include <pldkit/ledger.h>
 #include <pldkit/merge.h>
 #include <pldkit/participation.h>
-#include <pldkit/rdp_papers.h>
+#include <pldkit/splitting.h>
+#include <pldkit/bounded.h>
+#include <pldkit/mspafl.h>
 #include <pldkit/select.h>
 
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pldkit/rdp_papers.h>
+#include <pldkit/mspafl.h>
 
 #include "output.h"
 

@@ -25,7 +25,7 @@
  */
 #include <math.h>
 
-#include <pldkit/rdp_papers.h>
+#include <pldkit/bounded.h>
 
 #include "mech_type.h"
 #include "numerics.h"

@@ -40,7 +40,7 @@
 #include <float.h>
 #include <math.h>
 
-#include <pldkit/rdp_papers.h>
+#include <pldkit/bounded.h>
 
 #include "numerics.h"
 #include "detail.h"

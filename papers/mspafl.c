@@ -25,7 +25,7 @@
  */
 #include <math.h>
 
-#include <pldkit/rdp_papers.h>
+#include <pldkit/mspafl.h>
 
 #include "mech_type.h" /* pld_gaussian_delta: the one Gaussian delta(eps) */
 #include "numerics.h"

@@ -26,7 +26,7 @@
 
 #include <pldkit/accountant.h>
 #include <pldkit/mech.h>
-#include <pldkit/rdp_papers.h>
+#include <pldkit/mspafl.h>
 
 #include "detail.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pldkit/rdp_papers.h>
+#include <pldkit/splitting.h>
 
 #include "alloc.h"
 #include "numerics.h"

@@ -37,7 +37,9 @@
 #include <pldkit/select.h>
 #include <pldkit/rdp.h>
 #include <pldkit/bridge.h>
-#include <pldkit/rdp_papers.h>
+#include <pldkit/splitting.h>
+#include <pldkit/bounded.h>
+#include <pldkit/mspafl.h>
 #include <pldkit/participation.h>
 #include <pldkit/merge.h>
 #include <pldkit/best.h>
