@@ -400,8 +400,9 @@ _CORE = {
                               POINTER(Calibration)]),
 }
 
-# Optional parts: bound when every symbol of the part is exported.
-_OPTIONAL = {
+# The rest of the API by header (all of it required: the binding and the
+# library ship together, and check_sizes below checks their layouts).
+_PARTS = {
     "rdp": {
         "pld_rdp_curve_alloc": (c_int, [c_size_t, PD, POINTER(RdpPtr)]),
         "pld_rdp_curve_alloc_default": (c_int, [POINTER(RdpPtr)]),
@@ -559,12 +560,6 @@ _OPTIONAL = {
     "error_detail": {
         "pld_error_detail": (c_char_p, []),
     },
-    # Test hooks of src/alloc.c: exported only by the test-only build
-    # libpldkit-hooks.so (meson.build), never by the installed library.
-    "alloc_hooks": {
-        "pld_test_fail_allocation": (None, [c_long]),
-        "pld_test_allocation_count": (c_long, []),
-    },
 }
 
 
@@ -609,7 +604,7 @@ def _load():
 
 
 lib, path = _load()
-available = {}  # part name -> bool
+available = {}  # header part -> True (kept for older callers)
 
 
 def _declare(table):
@@ -620,15 +615,23 @@ def _declare(table):
 
 
 _declare(_CORE)
-for _part, _table in _OPTIONAL.items():
-    try:
-        for _name in _table:
-            getattr(lib, _name)
-    except AttributeError:
-        available[_part] = False
-        continue
+for _part, _table in _PARTS.items():
     _declare(_table)
     available[_part] = True
+
+# Test hooks of src/alloc.c: exported only by the test-only build
+# libpldkit-hooks.so (meson.build), never by the installed library.
+_HOOKS = {
+    "pld_test_fail_allocation": (None, [c_long]),
+    "pld_test_allocation_count": (c_long, []),
+}
+try:
+    for _name in _HOOKS:
+        getattr(lib, _name)
+    _declare(_HOOKS)
+    available["alloc_hooks"] = True
+except AttributeError:
+    available["alloc_hooks"] = False
 
 
 def declare(table):
@@ -675,26 +678,11 @@ def bound_kind_name(kind):
     return lib.pld_bound_kind_name(int(kind)).decode("utf-8", "replace")
 
 
-def error_detail():
-    """pld_error_detail() as a str ("" if none, or if the library has no
-    such function)."""
-    if not available.get("error_detail"):
-        return ""
-    d = lib.pld_error_detail()
-    return d.decode("utf-8", "replace") if d else ""
-
-
 def strerror(status):
     """pld_strerror(status) as a str."""
     return lib.pld_strerror(int(status)).decode("utf-8", "replace")
 
 
-try:
-    lib.pld_error_detail.restype = c_char_p
-    lib.pld_error_detail.argtypes = []
-    _HAVE_DETAIL = True
-except AttributeError:  # pragma: no cover - a library older than issue 13
-    _HAVE_DETAIL = False
 
 
 def error_detail():
@@ -702,7 +690,5 @@ def error_detail():
     returned a status was rejected (the parameter, its value and the allowed
     range or cap), "" if it succeeded or said nothing.  ctypes calls run in
     the calling thread, so this is the detail of this thread's last call."""
-    if not _HAVE_DETAIL:
-        return ""
     d = lib.pld_error_detail()
     return d.decode("utf-8", "replace") if d else ""

@@ -136,9 +136,6 @@ class Accountant(Handle):
         if not isinstance(other, Accountant):
             raise TypeError("%s: expected an Accountant, not %s"
                             % (f, type(other).__name__))
-        if not _lib.available.get("ledger"):
-            raise_status(_lib.PLD_EUNSUPPORTED, f,
-                         "this libpldkit has no pld_accountant_merge")
         state = other._state()
         check(lib.pld_accountant_merge(self._p, other._p), f)
         self._log.append(("merge", state))

@@ -355,9 +355,6 @@ class RectifiedGaussian(Mechanism):
     def __init__(self, theta, a, sigma, c):
         f = "pld_mech_rectified_gaussian"
         self._ptr = None
-        if not _lib.available.get("rdp_papers"):
-            from ._util import raise_status
-            raise_status(_lib.PLD_EUNSUPPORTED, f, "not in this libpldkit")
         t, aa = real(theta, "theta", f), real(a, "a", f)
         s, cc = real(sigma, "sigma", f), real(c, "c", f)
         self._make(lib.pld_mech_rectified_gaussian, f, (t, aa, s, cc),
@@ -399,9 +396,6 @@ class TruncatedGaussian(Mechanism):
     def __init__(self, theta, a, sigma, c):
         f = "pld_mech_truncated_gaussian"
         self._ptr = None
-        if not _lib.available.get("rdp_papers"):
-            from ._util import raise_status
-            raise_status(_lib.PLD_EUNSUPPORTED, f, "not in this libpldkit")
         t, aa = real(theta, "theta", f), real(a, "a", f)
         s, cc = real(sigma, "sigma", f), real(c, "c", f)
         self._make(lib.pld_mech_truncated_gaussian, f, (t, aa, s, cc),

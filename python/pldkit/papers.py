@@ -149,8 +149,6 @@ def mspafl(theorem, eps_l, delta_l, s=1.0, p=1.0, q=None, sampling="poisson",
     required for thm3: a number, or 'appendix' for App. C's (C.8) with
     ``clip``."""
     f = "pld_mspafl_analyze"
-    if not _lib.available.get("mspafl", False):
-        raise_status(_lib.PLD_EUNSUPPORTED, f, "not in this libpldkit")
     th = lib.pld_mspafl_theorem_parse(str(theorem).encode())
     if not th:
         raise ValueError("theorem must be one of lemma1, thm1, thm2, cor1, "

@@ -240,8 +240,6 @@ class PLD(Handle):
         a list of (time in seconds since the epoch, text), oldest first, one
         per update; empty for a PLD not loaded from or returned by a
         ledger (pldkit.ledger)."""
-        if not _lib.available.get("ledger"):
-            return []
         out = []
         for i in range(lib.pld_dist_history_size(self._p)):
             t, txt, n = ctypes.c_int64(), ctypes.POINTER(ctypes.c_char)(), \

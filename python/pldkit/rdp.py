@@ -119,9 +119,6 @@ class RdpCurve(Handle):
         named lower bound (pld_rdp_of_pld_lower).  A PLD truncated at a
         finite loss (e.g. any Gaussian) has upper RDP inf everywhere."""
         from .pld import PLD
-        if not _lib.available.get("rdp_of_pld"):
-            raise_status(_lib.PLD_EUNSUPPORTED, "pld_rdp_of_pld",
-                         "not in this libpldkit")
         if not isinstance(pld, PLD):
             raise TypeError("from_pld: expected a PLD, not %s"
                             % type(pld).__name__)
@@ -223,8 +220,6 @@ class RdpCurve(Handle):
     # ---- the papers' mechanisms (rdp_papers.h) ---------------------------------
     def _per_order(self, f, compute):
         """values[i] = compute(alpha_i, out) at every order (papers)."""
-        if not _lib.available.get("rdp_papers"):
-            raise_status(_lib.PLD_EUNSUPPORTED, f, "not in this libpldkit")
         n = len(self)
         vals = (c_double * max(n, 1))()
         compute(n, lib.pld_rdp_curve_orders(self._p), vals)
