@@ -41,6 +41,7 @@ HEADER_LAYER = {
     "merge.h": "papers",
     "best.h": "papers",
     "allocation.h": "papers",
+    "samplers.h": "papers",
     "event.h": "catalogue",
     "dpevent.h": "catalogue",
     "pldkit.h": "front",

@@ -1,0 +1,107 @@
+/* pldkit: the batch samplers people train with, as mechanisms.
+ *
+ * DP-SGD with per-example gradients clipped to L2 norm c, the batch's SUM
+ * released with N(0, sigma^2 I) noise.  Each constructor builds a pair
+ * that dominates one step of the sampler in both directions for every
+ * adaptively chosen gradient sequence (so it composes in an accountant),
+ * under the adjacency it names.  The derivations, and the samplers whose
+ * pairs are not implemented (shuffling, cyclic Poisson BandMF, MMCC,
+ * b-min-sep, zero-out / replace-one variants), are in docs/samplers.md.
+ *
+ * Adjacency.  PLD_ADJ_ADD_REMOVE: D' = D + {x}, n = |D'| (the dataset with
+ * the record); the sensitivity of one record is c, but a record added to
+ * a batch of fixed size displaces another one, so fixed-size and truncated
+ * batches see shifts of 2c (docs/samplers.md §3-4).  PLD_ADJ_ZERO_OUT: x
+ * replaced by a zero-gradient record that still takes a slot.
+ * PLD_ADJ_REPLACE_ONE: x replaced by x'.  Every answer is about the
+ * adjacency it was built for; they are not interchangeable.
+ */
+#ifndef PLDKIT_SAMPLERS_H
+#define PLDKIT_SAMPLERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pldkit/mech.h>
+#include <pldkit/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Neighbouring relations (docs/samplers.md §1). */
+typedef enum pld_adjacency {
+  PLD_ADJ_ADD_REMOVE = 0,
+  PLD_ADJ_ZERO_OUT = 1,
+  PLD_ADJ_REPLACE_ONE = 2
+} pld_adjacency;
+
+/** Largest dataset size n of the samplers' constructors. */
+#define PLD_SAMPLER_MAX_N 4503599627370496ULL /* 2^52 */
+
+/** The numbers of truncated Poisson sampling (docs/samplers.md §4) for a
+ *  dataset of n records (the record's own included), rate q, cap B; X ~
+ *  Bin(n - 1, q) is the number of other records sampled.  Each value is
+ *  rounded so that the construction using it stays sound. */
+typedef struct pld_truncation {
+  double p_untrunc; /**< P(X <= B - 1) (within rel_err) */
+  double p_trunc;   /**< P(X >= B) (within rel_err) */
+  double q_cond_upper; /**< >= q E[B/(X+1) | X >= B] (0 if p_trunc = 0) */
+  double q_eff_lower;  /**< <= q E[min(1, B/(X+1))], the probability that
+                            the record is in the kept batch */
+  double rel_err;   /**< relative error bound of p_untrunc and p_trunc */
+} pld_truncation;
+
+/** Compute pld_truncation for n in [1, PLD_SAMPLER_MAX_N], q in (0, 1],
+ *  B >= 1.  The binomial tails are summed term by term (Loader's saddle
+ *  point form of each term, its error booked); the work is a few times
+ *  sqrt(n q (1 - q)) terms, refused above 1e6 standard deviations
+ *  (PLD_ERANGE).  *out is written only on success.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ERANGE. */
+PLD_API PLD_NODISCARD int pld_truncation_params(uint64_t n, double q,
+                                                uint64_t B,
+                                                pld_truncation *out);
+
+/** One step of DP-SGD with truncated Poisson sampling: every record is
+ *  sampled with probability q, and if more than B are sampled a uniformly
+ *  random B of them are kept (dp_accounting's
+ *  TruncatedSubsampledGaussianDpEvent(dataset_size = n,
+ *  sampling_probability = q, truncated_batch_size = B, noise_multiplier =
+ *  sigma / c)).  Add/remove adjacency only (others: PLD_EUNSUPPORTED, see
+ *  docs/samplers.md §4).  The bracket (pld_mech_bracket) of
+ *    upper: the selection, visible, of PG(q, c) with weight p_untrunc and
+ *           PG(q_cond_upper, 2c) with weight p_trunc,
+ *    lower: PG(q_eff_lower, c), the exact pair of the dataset whose other
+ *           records have zero gradients,
+ *  PG(r, s) = pld_mech_poisson_gaussian(r, sigma, s); the weights' booked
+ *  error is added to the curve's rel_err.  B >= n (never truncated) gives
+ *  pld_mech_poisson_gaussian(q, sigma, c) itself.  Domains as
+ *  pld_truncation_params and pld_mech_poisson_gaussian (with 2c too).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ERANGE,
+ *  PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian(
+    uint64_t n, double q, uint64_t B, double sigma, double c,
+    pld_adjacency adjacency, pld_mech **out);
+
+/** One step of DP-SGD on a batch of exactly b records from a dataset of n
+ *  (n = |D'| under add/remove), 1 <= b, b <= n without replacement.
+ *  - without replacement, add/remove: PG(b/n, 2c), exact (the displaced
+ *    record doubles the shift; docs/samplers.md §3); a bracket of the two
+ *    rates next to b/n when b/n is not a double.
+ *  - without replacement, zero-out or replace-one: pld_mech_wor_gaussian(b,
+ *    n, sigma, 2c) (Balle et al.'s curve; an upper bound).
+ *  - with replacement (b independent uniform draws), add/remove: the
+ *    Gaussian mixture pair P = sum_k Bin(b, 1/n)(k) N(2 k c, sigma^2), Q =
+ *    N(0, sigma^2), exact; components k > 61 are moved onto k = b (a
+ *    dominating move), so 2 b c / sigma must be at most 1e6.
+ *  - with replacement, zero-out or replace-one: PLD_EUNSUPPORTED.
+ *  sigma, c as pld_mech_gaussian (with 2c, and 2bc for the mixture).
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ENOMEM. */
+PLD_API PLD_NODISCARD int pld_mech_fixed_batch_gaussian(
+    uint64_t b, uint64_t n, double sigma, double c, int with_replacement,
+    pld_adjacency adjacency, pld_mech **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

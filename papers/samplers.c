@@ -1,0 +1,415 @@
+/* pldkit: truncated Poisson and fixed-size batches as mechanisms
+ * (docs/samplers.md, header include/pldkit/samplers.h).
+ *
+ * The pairs are built from what pld/ already certifies: Poisson-subsampled
+ * Gaussians, their random selection (the branch visible) and brackets.
+ * What is new here is arithmetic: binomial tail probabilities with a booked
+ * relative error, and the rounding of the rates and weights in the
+ * direction that keeps each construction sound.
+ */
+#include <pldkit/samplers.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "detail.h"
+#include "internal.h"
+#include "numerics.h"
+
+/* log(sqrt(2 pi)) */
+#define LN_SQRT_2PI 0.918938533204672741780329736406
+#define SAMPLERS_PI 3.14159265358979323846264338327950288
+
+/* Loader's Stirling remainder stirlerr(k) = log(k!) - log(sqrt(2 pi k)
+ * (k/e)^k) for an integer k >= 1 (C. Loader, "Fast and accurate
+ * computation of binomial probabilities", 2000).  *err bounds its absolute
+ * error.  Above 15 the Stirling series: it alternates with terms of
+ * decreasing size, so the remainder is below the first omitted term,
+ * 691/(360360 k^11).  Up to 15 the definition with lgamma, whose addends
+ * are below 80: their rounding (libm within a few ulps) is booked
+ * generously as 64 u times their size. */
+static double stirlerr(double k, double *err)
+{
+  if (k <= 15.0) {
+    double a = lgamma(k + 1.0), b = (k + 0.5) * log(k);
+    *err = 64.0 * PLD_U * (fabs(a) + fabs(b) + k + 1.0);
+    return a - b + k - LN_SQRT_2PI;
+  }
+  double k2 = 1.0 / (k * k);
+  double v = (1.0 / 12.0 -
+              (1.0 / 360.0 - (1.0 / 1260.0 - (1.0 / 1680.0 - k2 / 1188.0) * k2) *
+                                 k2) *
+                  k2) /
+             k;
+  *err = 16.0 * PLD_U * fabs(v) + 691.0 / 360360.0 * k2 * k2 * k2 * k2 * k2 / k;
+  return v;
+}
+
+/* Loader's deviance term bd0(x, M) = x log(x/M) + M - x >= 0 for x >= 0,
+ * M > 0 (M taken as exact here; the caller books M's own rounding).  Near
+ * x = M the series (x - M) v + 2 x sum_j v^{2j+1}/(2j+1), v = (x - M)/(x +
+ * M), |v| < 0.1: it stops when a term no longer changes the sum, and the
+ * rest, geometric with ratio v^2 < 0.01, is below u times the sum.  *err:
+ * 16 u times the sum of the absolute addends (each addend carries a few
+ * roundings; the v, x - M and x + M roundings are relative u each).
+ * Away from x = M the definition, its three addends booked likewise. */
+static double bd0(double x, double M, double *err)
+{
+  if (x == 0.0) {
+    *err = PLD_U * M;
+    return M;
+  }
+  double d = x - M;
+  if (fabs(d) < 0.1 * (x + M)) {
+    double v = d / (x + M);
+    double s = d * v, absum = fabs(s);
+    double ej = 2.0 * x * v, v2 = v * v;
+    for (int j = 1; j < 200; j++) {
+      ej *= v2;
+      double t = ej / (double)(2 * j + 1);
+      double s1 = s + t;
+      absum += fabs(t);
+      if (s1 == s)
+        break;
+      s = s1;
+    }
+    *err = 16.0 * PLD_U * absum;
+    return s;
+  }
+  double a = x * log(x / M);
+  *err = 16.0 * PLD_U * (fabs(a) + M + x);
+  return a + M - x;
+}
+
+/* P(Bin(N, q) = k) for integers 0 <= k <= N, q in (0, 1), with *rel a bound
+ * on its relative error.  Loader's form exp(stirlerr(N) - stirlerr(k) -
+ * stirlerr(N - k) - bd0(k, Nq) - bd0(N - k, N(1 - q))) sqrt(N / (2 pi k (N
+ * - k))).  The means Nq and N(1 - q) are off by at most u Nq and 2 u N;
+ * bd0 moves by |1 - x/M| per unit of M, so by u |k - Nq| and 2 u |k - Nq|
+ * / (1 - q).  The exponent's absolute error e turns into a relative error
+ * e^e - 1 <= 2e (e <= 0.5, else refused by the caller's sum), plus 8 u for
+ * exp, sqrt and the products. */
+static double dbinom(double k, double N, double q, double *rel)
+{
+  double E, e;
+  if (k == 0.0) {
+    E = N * log1p(-q);
+    e = 4.0 * PLD_U * fabs(E);
+  } else if (k == N) {
+    E = N * log(q);
+    e = 4.0 * PLD_U * fabs(E);
+  } else {
+    double Np = N * q, Nq = N * (1.0 - q);
+    double e1, e2, e3, e4, e5;
+    double s1 = stirlerr(N, &e1), s2 = stirlerr(k, &e2),
+           s3 = stirlerr(N - k, &e3);
+    double b1 = bd0(k, Np, &e4), b2 = bd0(N - k, Nq, &e5);
+    E = s1 - s2 - s3 - b1 - b2;
+    e = e1 + e2 + e3 + e4 + e5 +
+        8.0 * PLD_U * (fabs(s1) + fabs(s2) + fabs(s3) + b1 + b2) +
+        PLD_U * fabs(k - Np) * (1.0 + 2.0 / (1.0 - q));
+    double f = exp(E) * sqrt(N / (2.0 * SAMPLERS_PI * k * (N - k)));
+    *rel = (e <= 0.5 ? 2.0 * e : INFINITY) + 8.0 * PLD_U;
+    return f;
+  }
+  *rel = (e <= 0.5 ? 2.0 * e : INFINITY) + 8.0 * PLD_U;
+  return exp(E);
+}
+
+/* Terms summed at most (a few times 50 standard deviations, see the
+ * domain check of pld_truncation_params). */
+#define BINOM_MAX_TERMS 120000000.0
+
+/* S = sum of P(Bin(N, q) = k) over k from k0 stepping by step (+1 or -1)
+ * while 0 <= k <= N, with *rel bounding |S - true| / true.  Past the mode
+ * the terms fall with ratios that keep falling (t_{k+1}/t_k = (N - k)/(k +
+ * 1) q/(1 - q) going up, t_{k-1}/t_k = k/(N - k + 1) (1 - q)/q going
+ * down), so once a ratio r < 1 the rest is below t r/(1 - r): the sum stops
+ * when that is below 1e-18 of it, and the rest is booked.  Returns 0, or
+ * PLD_ERANGE when a term's error bound is not small (the exponent's error
+ * above 0.5) or the sum would run past BINOM_MAX_TERMS. */
+static int binom_sum(double N, double q, double k0, int step, double *S,
+                     double *rel)
+{
+  double sum = 0.0, maxrel = 0.0, terms = 0.0, rest = 0.0;
+  double odds = q / (1.0 - q);
+  for (double k = k0; k >= 0.0 && k <= N; k += (double)step) {
+    double r;
+    double t = dbinom(k, N, q, &r);
+    /* a term that underflows to 0 is below 1e-300 whatever its error (the
+     * exponent is then below -690 even with an error of 50): its relative
+     * error does not matter, its absolute one is not booked */
+    if (t > 0.0 && !(r < 1e-6))
+      return PLD_ERANGE;
+    sum += t;
+    if (t > 0.0)
+      maxrel = fmax(maxrel, r);
+    terms += 1.0;
+    if (terms > BINOM_MAX_TERMS)
+      return PLD_ERANGE;
+    double ratio = step > 0 ? (N - k) / (k + 1.0) * odds : k / (N - k + 1.0) / odds;
+    ratio *= 1.0 + 8.0 * PLD_U;
+    if (ratio < 1.0) {
+      /* t's own error and the ratio's rounding: a factor (1 + 1e-6) */
+      double bound = t * (1.0 + 1e-6) * ratio / (1.0 - ratio);
+      if (bound <= 1e-18 * sum || (sum == 0.0 && t == 0.0 && bound == 0.0)) {
+        rest = bound;
+        break;
+      }
+    }
+  }
+  *S = sum;
+  *rel = sum > 0.0 ? maxrel + (terms + 2.0) * PLD_U + rest / sum : 0.0;
+  return 0;
+}
+
+/* P(Bin(N, q) <= K - 1) and P(Bin(N, q) >= K) for 0 <= K, q in (0, 1),
+ * each within relative error *rel.  A side within 60 standard deviations
+ * (plus 60) of the mean is summed directly; a side beyond that is one
+ * minus the other (then the other is below 1e-300 and the difference
+ * exact to u).  Both sides direct otherwise, so that each keeps a relative
+ * error even when it is tiny. */
+static int binom_split(double N, double q, double K, double *lo, double *hi,
+                       double *rel)
+{
+  if (K <= 0.0) {
+    *lo = 0.0;
+    *hi = 1.0;
+    *rel = 0.0;
+    return 0;
+  }
+  if (K > N) {
+    *lo = 1.0;
+    *hi = 0.0;
+    *rel = 0.0;
+    return 0;
+  }
+  double mean = N * q, sd = sqrt(N * q * (1.0 - q));
+  double far = 60.0 * sd + 60.0;
+  double rl = 0.0, rh = 0.0;
+  int st;
+  if (K - 1.0 > mean + far) {
+    st = binom_sum(N, q, K, +1, hi, &rh);
+    if (st)
+      return st;
+    *lo = 1.0 - *hi;
+    rl = (rh * *hi + PLD_U) / *lo + PLD_U;
+  } else if (K < mean - far) {
+    st = binom_sum(N, q, K - 1.0, -1, lo, &rl);
+    if (st)
+      return st;
+    *hi = 1.0 - *lo;
+    rh = (rl * *lo + PLD_U) / *hi + PLD_U;
+  } else {
+    st = binom_sum(N, q, K, +1, hi, &rh);
+    if (!st)
+      st = binom_sum(N, q, K - 1.0, -1, lo, &rl);
+    if (st)
+      return st;
+  }
+  *rel = fmax(rl, rh);
+  return 0;
+}
+
+/* b/n rounded up (*up) and down (*dn); equal when b/n is a double */
+static void ratio_bracket(double b, double n, double *up, double *dn)
+{
+  double r = b / n;
+  double res = fma(r, n, -b); /* exact: r n - b */
+  *up = *dn = r;
+  if (res > 0.0)
+    *dn = nextafter(r, 0.0);
+  else if (res < 0.0)
+    *up = nextafter(r, 2.0);
+}
+
+int pld_truncation_params(uint64_t n, double q, uint64_t B,
+                          pld_truncation *out)
+{
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (n < 1 || n > PLD_SAMPLER_MAX_N)
+    return pld_fail(PLD_EINVAL, "n = %llu must be in [1, 2^52]",
+                    (unsigned long long)n);
+  if (B < 1)
+    return pld_fail(PLD_EINVAL, "B = 0: the batch cap must be >= 1");
+  if (!isfinite(q) || !(q > 0.0) || !(q <= 1.0))
+    return pld_fail(PLD_EINVAL, "q = %g must be in (0, 1]", q);
+  double N = (double)n, Bd = B > n ? N + 1.0 : (double)B;
+  pld_truncation t;
+  if (B >= n) {
+    /* X <= n - 1 < B: never truncated */
+    t.p_untrunc = 1.0;
+    t.p_trunc = 0.0;
+    t.q_cond_upper = 0.0;
+    t.q_eff_lower = q;
+    t.rel_err = 0.0;
+    *out = t;
+    return PLD_SUCCESS;
+  }
+  if (q == 1.0) {
+    /* X = n - 1 >= B: always truncated, the record kept with
+     * probability B/n */
+    double up, dn;
+    ratio_bracket(Bd, N, &up, &dn);
+    t.p_untrunc = 0.0;
+    t.p_trunc = 1.0;
+    t.q_cond_upper = up;
+    t.q_eff_lower = dn;
+    t.rel_err = 0.0;
+    *out = t;
+    return PLD_SUCCESS;
+  }
+  double sd = sqrt(N * q * (1.0 - q));
+  if (sd > 1e6)
+    return pld_fail(PLD_ERANGE,
+                    "n q (1 - q) = %g: the binomial tails are summed term by "
+                    "term, at most 1e12 (1e6 standard deviations)",
+                    sd * sd);
+  double lo, hi, r1, lo2, hi2, r2;
+  int st = binom_split(N - 1.0, q, Bd, &lo, &hi, &r1);
+  if (!st)
+    st = binom_split(N, q, Bd + 1.0, &lo2, &hi2, &r2);
+  if (st)
+    return pld_fail(PLD_ERANGE,
+                    "the binomial tails of n = %llu, q = %g, B = %llu could "
+                    "not be summed within the booked accuracy",
+                    (unsigned long long)n, q, (unsigned long long)B);
+  /* q_c = (B/n) P(Bin(n, q) >= B + 1) / P(Bin(n - 1, q) >= B), each factor
+   * within its relative error; rounded up for the upper pair (the
+   * subsampled Gaussian grows with its rate), and never above q (X >= B
+   * makes B/(X + 1) < 1) */
+  double bn_up, bn_dn;
+  ratio_bracket(Bd, N, &bn_up, &bn_dn);
+  double qc = 0.0;
+  if (hi > 0.0) {
+    qc = bn_up * hi2 / hi * (1.0 + r1 + r2 + 8.0 * PLD_U);
+    qc = fmin(nextafter(qc, 2.0), q);
+  }
+  /* q_eff = q P(X <= B - 1) + (B/n) P(Bin(n, q) >= B + 1), rounded down */
+  double qe = (q * lo * (1.0 - r1) + bn_dn * hi2 * (1.0 - r2)) *
+              (1.0 - 8.0 * PLD_U);
+  qe = fmin(nextafter(qe, 0.0), q);
+  if (!(qe > 0.0))
+    return pld_fail(PLD_ERANGE, "q_eff underflows for n = %llu, q = %g, B = %llu",
+                    (unsigned long long)n, q, (unsigned long long)B);
+  t.p_untrunc = lo;
+  t.p_trunc = hi;
+  t.q_cond_upper = qc;
+  t.q_eff_lower = qe;
+  t.rel_err = r1;
+  *out = t;
+  return PLD_SUCCESS;
+}
+
+int pld_mech_truncated_poisson_gaussian(uint64_t n, double q, uint64_t B,
+                                        double sigma, double c,
+                                        pld_adjacency adjacency,
+                                        pld_mech **out)
+{
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (adjacency != PLD_ADJ_ADD_REMOVE) {
+    if (adjacency == PLD_ADJ_ZERO_OUT || adjacency == PLD_ADJ_REPLACE_ONE)
+      return pld_fail(PLD_EUNSUPPORTED,
+                      "truncated Poisson under %s adjacency is not "
+                      "implemented (docs/samplers.md section 4); add/remove is",
+                      adjacency == PLD_ADJ_ZERO_OUT ? "zero-out" : "replace-one");
+    return pld_fail(PLD_EINVAL, "adjacency = %d is not a pld_adjacency",
+                    (int)adjacency);
+  }
+  if (!isfinite(c) || !(c > 0.0) || !isfinite(2.0 * c))
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
+  pld_truncation t;
+  int st = pld_truncation_params(n, q, B, &t);
+  if (st)
+    return st;
+  if (t.p_trunc == 0.0)
+    /* never truncated (B >= n), or a truncation probability below the
+     * smallest double (its contribution below 1e-300, not booked) */
+    return pld_mech_poisson_gaussian(q, sigma, c, out);
+  pld_mech *members[2] = {NULL, NULL}, *sel = NULL, *low = NULL;
+  size_t nm = 0;
+  double w[2];
+  /* the two weights, normalised (each was computed on its own within
+   * t.rel_err; the true ones sum to 1, so normalising moves each by at
+   * most |s - 1| more) */
+  double s = t.p_untrunc + t.p_trunc;
+  double wrel = 2.0 * t.rel_err + fabs(s - 1.0) + 4.0 * PLD_U;
+  if (t.p_untrunc > 0.0) {
+    st = pld_mech_poisson_gaussian(q, sigma, c, &members[nm]);
+    w[nm++] = t.p_untrunc / s;
+  }
+  if (!st) {
+    st = pld_mech_poisson_gaussian(t.q_cond_upper, sigma, 2.0 * c,
+                                   &members[nm]);
+    w[nm++] = t.p_trunc / s;
+  }
+  if (!st)
+    st = pld_mech_select(nm, (const pld_mech *const *)members, w, &sel);
+  if (!st) {
+    /* the selection's curve is linear in the weights with non-negative
+     * terms: the weights' relative error is the curve's */
+    sel->curve.rel_err += wrel;
+    if (!(sel->curve.rel_err < 1e-6))
+      st = pld_fail(PLD_ERANGE, "the weights' booked error %g is too large",
+                    t.rel_err);
+  }
+  if (!st)
+    st = pld_mech_poisson_gaussian(t.q_eff_lower, sigma, c, &low);
+  if (!st)
+    st = pld_mech_bracket(sel, low, out);
+  pld_mech_free(members[0]);
+  pld_mech_free(members[1]);
+  pld_mech_free(sel);
+  pld_mech_free(low);
+  return st;
+}
+
+int pld_mech_fixed_batch_gaussian(uint64_t b, uint64_t n, double sigma,
+                                  double c, int with_replacement,
+                                  pld_adjacency adjacency, pld_mech **out)
+{
+  pld_detail_clear();
+  if (!out)
+    return pld_fail(PLD_EINVAL, "out is NULL");
+  if (adjacency != PLD_ADJ_ADD_REMOVE && adjacency != PLD_ADJ_ZERO_OUT &&
+      adjacency != PLD_ADJ_REPLACE_ONE)
+    return pld_fail(PLD_EINVAL, "adjacency = %d is not a pld_adjacency",
+                    (int)adjacency);
+  if (n < 1 || n > PLD_SAMPLER_MAX_N || b < 1 ||
+      (!with_replacement && b > n) || b > PLD_SAMPLER_MAX_N)
+    return pld_fail(PLD_EINVAL,
+                    "b = %llu, n = %llu: need 1 <= b%s, n <= 2^52",
+                    (unsigned long long)b, (unsigned long long)n,
+                    with_replacement ? "" : " <= n");
+  if (!isfinite(c) || !(c > 0.0) || !isfinite(2.0 * c))
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
+  if (with_replacement)
+    return pld_fail(PLD_EUNSUPPORTED,
+                    "fixed-size batches with replacement are not implemented "
+                    "(docs/samplers.md section 3 derives the add/remove pair)");
+  if (adjacency != PLD_ADJ_ADD_REMOVE)
+    /* zero-out and replace-one: Balle et al.'s curve with the largest of
+     * the distances, 2c (docs/samplers.md section 3) */
+    return pld_mech_wor_gaussian(b, n, sigma, 2.0 * c, out);
+  /* add/remove: the displaced record doubles the shift, PG(b/n, 2c),
+   * attained; the rate rounded both ways when b/n is not a double (the
+   * subsampled Gaussian grows with its rate) */
+  double up, dn;
+  ratio_bracket((double)b, (double)n, &up, &dn);
+  if (up == dn)
+    return pld_mech_poisson_gaussian(up, sigma, 2.0 * c, out);
+  pld_mech *u = NULL, *l = NULL;
+  int st = pld_mech_poisson_gaussian(up, sigma, 2.0 * c, &u);
+  if (!st)
+    st = pld_mech_poisson_gaussian(dn, sigma, 2.0 * c, &l);
+  if (!st)
+    st = pld_mech_bracket(u, l, out);
+  pld_mech_free(u);
+  pld_mech_free(l);
+  return st;
+}

@@ -1,0 +1,602 @@
+/* Truncated Poisson and fixed-size batches (papers/samplers.c,
+ * docs/samplers.md) against values computed here: the binomial laws by
+ * exact enumeration in long double, every hockey-stick curve by quadrature
+ * of its one-dimensional Gaussian-mixture pair, the exact pair of the
+ * dataset whose other records have gradient -c (it attains or approaches
+ * the worst case, so it must lie inside the bracket), and a Monte Carlo
+ * of that pair composed over T = 3 steps with a 5-standard-error interval
+ * against the accountant's bracket. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include <pldkit/pldkit.h>
+
+/* ---- binomial laws by enumeration (long double) ---- */
+
+/* pmf of Bin(N, q) at 0..N into p (N small enough to enumerate) */
+static void binom_pmf(int N, long double q, long double *p)
+{
+  /* each term from the definition, the binomial coefficient exact in
+   * long double for N <= 60 */
+  for (int m = 0; m <= N; m++) {
+    long double cnk = 1.0L;
+    for (int j = 1; j <= m; j++)
+      cnk = cnk * (long double)(N - m + j) / (long double)j;
+    p[m] = cnk * powl(q, m) * powl(1.0L - q, N - m);
+  }
+}
+
+typedef struct trunc_ref {
+  long double p_untrunc, p_trunc, q_cond, q_eff;
+} trunc_ref;
+
+/* truncated Poisson's numbers from their definitions (docs/samplers.md
+ * section 4): X ~ Bin(n - 1, q) the other records sampled */
+static trunc_ref trunc_reference(int n, long double q, int B)
+{
+  long double p[128];
+  binom_pmf(n - 1, q, p);
+  trunc_ref r = {0, 0, 0, 0};
+  long double cond = 0;
+  for (int m = 0; m <= n - 1; m++) {
+    long double keep = m + 1 <= B ? 1.0L : (long double)B / (m + 1);
+    r.q_eff += p[m] * q * keep;
+    if (m >= B) {
+      r.p_trunc += p[m];
+      cond += p[m] * q * keep;
+    } else {
+      r.p_untrunc += p[m];
+    }
+  }
+  r.q_cond = r.p_trunc > 0 ? cond / r.p_trunc : 0;
+  return r;
+}
+
+/* ---- hockey-stick curves of 1-D Gaussian mixture pairs by quadrature ---- */
+
+typedef struct mix {
+  int n;
+  double w[160], m[160];
+} mix;
+
+static void mix_add(mix *x, double w, double m)
+{
+  for (int i = 0; i < x->n; i++)
+    if (x->m[i] == m) {
+      x->w[i] += w;
+      return;
+    }
+  assert_true(x->n < 160);
+  x->w[x->n] = w;
+  x->m[x->n] = m;
+  x->n++;
+}
+
+static long double mix_dens(const mix *x, long double z, long double sigma)
+{
+  long double s = 0;
+  for (int i = 0; i < x->n; i++) {
+    long double u = (z - x->m[i]) / sigma;
+    s += x->w[i] * expl(-0.5L * u * u);
+  }
+  return s / (sigma * sqrtl(2.0L * 3.14159265358979323846264338327950288L));
+}
+
+/* H_{e^eps}(P || Q) = int (p - e^eps q)_+, composite Simpson on a grid of
+ * step sigma/2000 over [min mean - 40 sigma, max mean + 40 sigma] (the
+ * kinks where p = e^eps q cost O(h^2) each).  The densities of the last
+ * pair are kept, so that curves at many eps cost one evaluation each. */
+#define QUAD_MAX 400000
+static long double quad_p[QUAD_MAX + 1], quad_q[QUAD_MAX + 1];
+static mix quad_P, quad_Q;
+static double quad_sigma = -1;
+static long double quad_lo;
+static long quad_n;
+static long double quad_h;
+
+static int mix_same(const mix *a, const mix *b)
+{
+  if (a->n != b->n)
+    return 0;
+  for (int i = 0; i < a->n; i++)
+    if (a->w[i] != b->w[i] || a->m[i] != b->m[i])
+      return 0;
+  return 1;
+}
+
+static double mix_delta(const mix *P, const mix *Q, double sigma, double eps)
+{
+  if (!(sigma == quad_sigma && mix_same(P, &quad_P) && mix_same(Q, &quad_Q))) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < P->n; i++) {
+      lo = fmin(lo, P->m[i]);
+      hi = fmax(hi, P->m[i]);
+    }
+    for (int i = 0; i < Q->n; i++) {
+      lo = fmin(lo, Q->m[i]);
+      hi = fmax(hi, Q->m[i]);
+    }
+    lo -= 40 * sigma;
+    hi += 40 * sigma;
+    long n = (long)((hi - lo) / (sigma / 2000.0));
+    if (n % 2)
+      n++;
+    assert_true(n <= QUAD_MAX);
+    quad_h = (long double)(hi - lo) / n;
+    for (long i = 0; i <= n; i++) {
+      long double z = lo + quad_h * i;
+      quad_p[i] = mix_dens(P, z, sigma);
+      quad_q[i] = mix_dens(Q, z, sigma);
+    }
+    quad_n = n;
+    quad_lo = lo;
+    quad_sigma = sigma;
+    quad_P = *P;
+    quad_Q = *Q;
+  }
+  /* Simpson on the panels of two steps where p - e^eps q keeps its sign;
+   * on a panel where it changes sign, the crossings are located by
+   * bisection and each positive piece gets its own 64-step Simpson rule, so
+   * that no kink sits inside a Simpson panel */
+  long double x = expl(eps), s = 0;
+  for (long i = 0; i + 2 <= quad_n; i += 2) {
+    long double f0 = quad_p[i] - x * quad_q[i];
+    long double f1 = quad_p[i + 1] - x * quad_q[i + 1];
+    long double f2 = quad_p[i + 2] - x * quad_q[i + 2];
+    if (f0 >= 0 && f1 >= 0 && f2 >= 0) {
+      s += (f0 + 4 * f1 + f2) * quad_h / 3;
+      continue;
+    }
+    if (f0 <= 0 && f1 <= 0 && f2 <= 0)
+      continue;
+    long double a = quad_lo + quad_h * i, w = 2 * quad_h / 64;
+    for (int j = 0; j < 64; j++) {
+      long double u = a + w * j, v = u + w;
+      long double fu = mix_dens(&quad_P, u, sigma) - x * mix_dens(&quad_Q, u, sigma);
+      long double fv = mix_dens(&quad_P, v, sigma) - x * mix_dens(&quad_Q, v, sigma);
+      if ((fu > 0) != (fv > 0)) {
+        long double l = u, r = v;
+        for (int k = 0; k < 80; k++) {
+          long double m = (l + r) / 2;
+          long double fm = mix_dens(&quad_P, m, sigma) - x * mix_dens(&quad_Q, m, sigma);
+          if ((fm > 0) == (fu > 0))
+            l = m;
+          else
+            r = m;
+        }
+        if (fu > 0)
+          v = l;
+        else
+          u = r;
+      } else if (!(fu > 0)) {
+        continue;
+      }
+      long double hh = (v - u) / 64, t = 0;
+      for (int k = 0; k <= 64; k++) {
+        long double z = u + hh * k;
+        long double f = mix_dens(&quad_P, z, sigma) - x * mix_dens(&quad_Q, z, sigma);
+        if (f < 0)
+          f = 0;
+        t += f * (k == 0 || k == 64 ? 1 : (k % 2 ? 4 : 2));
+      }
+      s += t * hh / 3;
+    }
+  }
+  return (double)s;
+}
+
+/* the Poisson-subsampled Gaussian pair PG(r, s) */
+static void pg_pair(double r, double s, mix *P, mix *Q)
+{
+  P->n = Q->n = 0;
+  mix_add(P, 1 - r, 0);
+  mix_add(P, r, s);
+  mix_add(Q, 1, 0);
+}
+
+static double pg_delta(double r, double s, double sigma, int dir, double eps)
+{
+  mix P, Q;
+  pg_pair(r, s, &P, &Q);
+  return dir == PLD_DIR_PQ ? mix_delta(&P, &Q, sigma, eps)
+                           : mix_delta(&Q, &P, sigma, eps);
+}
+
+/* The exact one-step pair of truncated Poisson on the dataset whose n - 1
+ * other records have gradient -c and the record +c (1-D, add/remove): P
+ * with the record, Q without (docs/samplers.md section 4). */
+static void trunc_minus_pair(int n, double q, int B, double c, mix *P, mix *Q)
+{
+  long double p[128];
+  binom_pmf(n - 1, q, p);
+  P->n = Q->n = 0;
+  for (int m = 0; m <= n - 1; m++) {
+    double pm = (double)p[m];
+    double base = -c * (m < B ? m : B);
+    mix_add(Q, pm, base);
+    mix_add(P, pm * (1 - q), base);
+    if (m + 1 <= B) {
+      mix_add(P, pm * q, base + c);
+    } else {
+      double keep = (double)B / (m + 1);
+      mix_add(P, pm * q * keep, -c * (B - 1) + c);
+      mix_add(P, pm * q * (1 - keep), base);
+    }
+  }
+}
+
+/* ---- truncated Poisson ---- */
+
+static void check_params(int n, double q, int B)
+{
+  pld_truncation t;
+  assert_int_equal(pld_truncation_params((uint64_t)n, q, (uint64_t)B, &t), 0);
+  trunc_ref r = trunc_reference(n, q, B);
+  double tol = t.rel_err + 1e-15;
+  assert_true(t.rel_err < 1e-10);
+  assert_true(fabs(t.p_trunc - (double)r.p_trunc) <= tol * (double)r.p_trunc + 1e-300);
+  assert_true(fabs(t.p_untrunc - (double)r.p_untrunc) <=
+              tol * (double)r.p_untrunc + 1e-300);
+  /* the rates rounded the safe way, and by little */
+  assert_true(t.q_cond_upper >= (double)r.q_cond);
+  assert_true(t.q_cond_upper <= (double)r.q_cond * (1 + 1e-10) + 1e-300);
+  assert_true(t.q_eff_lower <= (double)r.q_eff);
+  assert_true(t.q_eff_lower >= (double)r.q_eff * (1 - 1e-10));
+}
+
+static void test_truncation_params_enumerated(void **state)
+{
+  (void)state;
+  check_params(8, 0.3, 3);
+  check_params(8, 0.3, 1);
+  check_params(8, 0.9, 7);
+  check_params(20, 0.05, 2);   /* truncation rare: p_trunc ~ 0.26 */
+  check_params(20, 0.05, 6);   /* p_trunc ~ 3e-4, summed directly */
+  check_params(40, 0.5, 20);
+  check_params(40, 0.01, 12);  /* p_trunc ~ 1e-17: relative accuracy kept */
+  check_params(60, 0.7, 59);
+  /* q = 1: X = n - 1 >= B always, the record kept with probability B/n */
+  pld_truncation t;
+  assert_int_equal(pld_truncation_params(10, 1.0, 3, &t), 0);
+  assert_true(t.p_trunc == 1.0 && t.p_untrunc == 0.0);
+  assert_true(t.q_cond_upper >= 0.3 && t.q_cond_upper <= 0.3 * (1 + 1e-15));
+  assert_true(t.q_eff_lower <= 0.3 && t.q_eff_lower >= 0.3 * (1 - 1e-15));
+  /* B >= n: never truncated */
+  assert_int_equal(pld_truncation_params(10, 0.4, 10, &t), 0);
+  assert_true(t.p_trunc == 0.0 && t.p_untrunc == 1.0 && t.q_eff_lower == 0.4);
+}
+
+/* a large n against a long-double recurrence computed here (n = 10^5: the
+ * recurrence's rounding ~ 1e5 * 1e-19) */
+static void test_truncation_params_large_n(void **state)
+{
+  (void)state;
+  const int n = 100000;
+  const long double q = 0.001L;
+  const int Bs[3] = {100, 115, 140}; /* mean 100, sd 10 */
+  for (int b = 0; b < 3; b++) {
+    int B = Bs[b];
+    long double pm = powl(1.0L - q, n - 1), pt = 0, pu = 0, cond = 0, eff = 0;
+    for (int m = 0; m <= n - 1; m++) {
+      long double keep = m + 1 <= B ? 1.0L : (long double)B / (m + 1);
+      eff += pm * q * keep;
+      if (m >= B) {
+        pt += pm;
+        cond += pm * q * keep;
+      } else {
+        pu += pm;
+      }
+      pm = pm * (long double)(n - 1 - m) / (m + 1) * q / (1.0L - q);
+      if (m > 2000)
+        break; /* the rest is below 1e-300 */
+    }
+    pld_truncation t;
+    assert_int_equal(pld_truncation_params((uint64_t)n, (double)q, (uint64_t)B, &t), 0);
+    assert_true(fabs(t.p_trunc - (double)pt) <= (t.rel_err + 1e-13) * (double)pt);
+    assert_true(fabs(t.p_untrunc - (double)pu) <= (t.rel_err + 1e-13) * (double)pu);
+    assert_true(t.q_cond_upper >= (double)(cond / pt) * (1 - 1e-13));
+    assert_true(t.q_cond_upper <= (double)(cond / pt) * (1 + 1e-9));
+    assert_true(t.q_eff_lower <= (double)eff * (1 + 1e-13));
+    assert_true(t.q_eff_lower >= (double)eff * (1 - 1e-9));
+  }
+}
+
+static const double EPS[6] = {-1.0, 0.0, 0.5, 1.0, 2.0, 4.0};
+
+/* B >= n is plain Poisson: the curve is PG(q, c)'s, by quadrature */
+static void test_truncated_limit_no_truncation(void **state)
+{
+  (void)state;
+  pld_mech *m = NULL;
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(50, 0.1, 50, 1.3, 1.0,
+                                                       PLD_ADJ_ADD_REMOVE, &m),
+                   0);
+  for (int dir = 0; dir < 2; dir++)
+    for (int i = 0; i < 6; i++) {
+      double d, ref = pg_delta(0.1, 1.0, 1.3, dir, EPS[i]);
+      assert_int_equal(pld_mech_delta(m, dir, EPS[i], &d), 0);
+      assert_true(fabs(d - ref) <= 1e-7 * ref + 1e-13);
+    }
+  pld_mech_free(m);
+}
+
+/* One step: the upper curve is the selection (1 - p_t) PG(q, c) + p_t
+ * PG(q_c, 2c) with the numbers enumerated here and each PG by quadrature;
+ * one step's delta bracket from the accountant contains the exact curves of
+ * the two datasets (others at -c: a Gaussian mixture over m; others at 0:
+ * PG(q_eff, c)). */
+static void check_truncated_step(int n, double q, int B, double sigma)
+{
+  pld_mech *m = NULL;
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(
+                       (uint64_t)n, q, (uint64_t)B, sigma, 1.0,
+                       PLD_ADJ_ADD_REMOVE, &m),
+                   0);
+  trunc_ref r = trunc_reference(n, q, B);
+  mix P, Q;
+  trunc_minus_pair(n, q, B, 1.0, &P, &Q);
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add(acc, m, 1), 0);
+  for (int dir = 0; dir < 2; dir++)
+    for (int i = 0; i < 6; i++) {
+      double e = EPS[i];
+      double ref = (double)r.p_untrunc * pg_delta(q, 1.0, sigma, dir, e) +
+                   (double)r.p_trunc * pg_delta((double)r.q_cond, 2.0, sigma, dir, e);
+      double d;
+      assert_int_equal(pld_mech_delta(m, dir, e, &d), 0);
+      assert_true(d >= ref * (1 - 1e-7) - 1e-13);
+      assert_true(d <= ref * (1 + 1e-7) + 1e-13);
+      /* the worst-case-like dataset lies under the upper curve */
+      double minus = dir == PLD_DIR_PQ ? mix_delta(&P, &Q, sigma, e)
+                                       : mix_delta(&Q, &P, sigma, e);
+      assert_true(minus <= d * (1 + 1e-7) + 1e-13);
+    }
+  /* the accountant's one-step bracket (the max of the two directions) */
+  for (int i = 2; i < 6; i++) {
+    double e = EPS[i];
+    pld_result res;
+    assert_int_equal(pld_accountant_delta(acc, e, &res), 0);
+    double minus = fmax(mix_delta(&P, &Q, sigma, e), mix_delta(&Q, &P, sigma, e));
+    double zero = fmax(pg_delta((double)r.q_eff, 1.0, sigma, PLD_DIR_PQ, e),
+                       pg_delta((double)r.q_eff, 1.0, sigma, PLD_DIR_QP, e));
+    assert_true(res.bound.lower <= zero * (1 + 1e-7) + 1e-13);
+    assert_true(res.bound.upper >= minus * (1 - 1e-7));
+    assert_true(res.bound.upper >= zero * (1 - 1e-7));
+    assert_true(res.bound.lower <= res.bound.upper);
+  }
+  pld_accountant_free(acc);
+  pld_mech_free(m);
+}
+
+static void test_truncated_one_step(void **state)
+{
+  (void)state;
+  check_truncated_step(8, 0.3, 3, 1.0);
+  check_truncated_step(8, 0.3, 1, 0.8);
+  check_truncated_step(12, 0.5, 6, 1.5);
+  check_truncated_step(30, 0.1, 3, 1.0);
+}
+
+/* ---- Monte Carlo of the composed exact pair (T = 3) ---- */
+
+static uint64_t rng_s[2] = {0x9E3779B97F4A7C15ULL, 0xD1B54A32D192ED03ULL};
+
+static double rng_u01(void)
+{
+  /* xorshift128+ */
+  uint64_t s1 = rng_s[0];
+  const uint64_t s0 = rng_s[1];
+  rng_s[0] = s0;
+  s1 ^= s1 << 23;
+  rng_s[1] = s1 ^ s0 ^ (s1 >> 17) ^ (s0 >> 26);
+  return ((rng_s[1] + s0) >> 11) * (1.0 / 9007199254740992.0) + 0x1p-54;
+}
+
+static double rng_normal(void)
+{
+  return sqrt(-2.0 * log(rng_u01())) * cos(2.0 * 3.141592653589793 * rng_u01());
+}
+
+static double mix_sample(const mix *x, double sigma)
+{
+  double u = rng_u01(), acc = 0;
+  int i = 0;
+  for (; i < x->n - 1; i++) {
+    acc += x->w[i];
+    if (u < acc)
+      break;
+  }
+  return x->m[i] + sigma * rng_normal();
+}
+
+static double mix_logdens(const mix *x, double z, double sigma)
+{
+  double mx = -INFINITY, t[160];
+  for (int i = 0; i < x->n; i++) {
+    double u = (z - x->m[i]) / sigma;
+    t[i] = log(x->w[i]) - 0.5 * u * u;
+    mx = fmax(mx, t[i]);
+  }
+  double s = 0;
+  for (int i = 0; i < x->n; i++)
+    s += exp(t[i] - mx);
+  return mx + log(s);
+}
+
+/* delta_PQ(eps) of the T-fold composition of (P, Q): E_P (1 - e^{eps - L})_+
+ * with L the summed losses; mean and standard error of N draws */
+static void mc_delta(const mix *P, const mix *Q, double sigma, int T, double eps,
+                     long N, double *mean, double *se)
+{
+  double s = 0, s2 = 0;
+  for (long k = 0; k < N; k++) {
+    double L = 0;
+    for (int t = 0; t < T; t++) {
+      double z = mix_sample(P, sigma);
+      L += mix_logdens(P, z, sigma) - mix_logdens(Q, z, sigma);
+    }
+    double v = L > eps ? 1.0 - exp(eps - L) : 0.0;
+    s += v;
+    s2 += v * v;
+  }
+  *mean = s / N;
+  *se = sqrt(fmax(s2 / N - *mean * *mean, 0.0) / N);
+}
+
+static void test_truncated_composed_monte_carlo(void **state)
+{
+  (void)state;
+  /* a regime where truncation bites in one step of ten (p_t = 0.086); the
+   * bracket is wide where it bites in most steps (docs/samplers.md) */
+  const int n = 10, B = 4, T = 3;
+  const double q = 0.2, sigma = 1.0;
+  mix P, Q, P0, Q0, P2, Q2;
+  trunc_minus_pair(n, q, B, 1.0, &P, &Q);
+  pg_pair(q, 2.0, &P2, &Q2);
+  trunc_ref r = trunc_reference(n, q, B);
+  pg_pair((double)r.q_eff, 1.0, &P0, &Q0);
+  pld_mech *m = NULL;
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(n, q, B, sigma, 1.0,
+                                                       PLD_ADJ_ADD_REMOVE, &m),
+                   0);
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add(acc, m, T), 0);
+  const double eps[2] = {1.0, 2.5};
+  for (int i = 0; i < 2; i++) {
+    pld_result res;
+    assert_int_equal(pld_accountant_delta(acc, eps[i], &res), 0);
+    double mm, sm, m0, s0;
+    /* the dataset with others at -c: its composition is below the upper
+     * end (5 s.e.: a false failure has probability < 3e-7) */
+    mc_delta(&P, &Q, sigma, T, eps[i], 200000, &mm, &sm);
+    assert_true(mm - 5 * sm <= res.bound.upper);
+    /* the dataset with others at 0 (the lower member, composed): the lower
+     * end is below it, the upper end above it */
+    mc_delta(&P0, &Q0, sigma, T, eps[i], 200000, &m0, &s0);
+    assert_true(res.bound.lower <= m0 + 5 * s0);
+    assert_true(m0 - 5 * s0 <= res.bound.upper);
+    /* and the upper end is below the crude bound that lets every step
+     * displace a record at the full rate, PG(q, 2c) composed (each member
+     * of the selection is below it: the lemma and the rate's monotonicity) */
+    double mc, sc;
+    mc_delta(&P2, &Q2, sigma, T, eps[i], 200000, &mc, &sc);
+    assert_true(res.bound.upper <= mc + 5 * sc);
+  }
+  pld_accountant_free(acc);
+  pld_mech_free(m);
+}
+
+/* ---- fixed-size batches ---- */
+
+static void test_fixed_batch_wor_add_remove(void **state)
+{
+  (void)state;
+  /* b/n = 0.3 and 1/3 (not a double: a bracket of the two rates) */
+  const int bs[2] = {3, 1}, ns[2] = {10, 3};
+  for (int k = 0; k < 2; k++) {
+    pld_mech *m = NULL;
+    assert_int_equal(pld_mech_fixed_batch_gaussian((uint64_t)bs[k], (uint64_t)ns[k],
+                                                   1.2, 1.0, 0, PLD_ADJ_ADD_REMOVE, &m),
+                     0);
+    double g = (double)bs[k] / ns[k];
+    for (int dir = 0; dir < 2; dir++)
+      for (int i = 0; i < 6; i++) {
+        double d, ref = pg_delta(g, 2.0, 1.2, dir, EPS[i]);
+        assert_int_equal(pld_mech_delta(m, dir, EPS[i], &d), 0);
+        assert_true(d >= ref * (1 - 1e-7) - 1e-13);
+        assert_true(d <= ref * (1 + 1e-7) + 1e-13);
+        /* and it is NOT the Poisson figure with sensitivity c, which is
+         * smaller: the displaced record matters */
+        double half = pg_delta(g, 1.0, 1.2, dir, EPS[i]);
+        if (EPS[i] >= 0.5 && half > 1e-12)
+          assert_true(d > 1.2 * half);
+      }
+    pld_mech_free(m);
+  }
+  /* the exact pair of the dataset with others at -c is PG(b/n, 2c) itself
+   * (the D batch sums to -b c always): enumerate it here for b = 2, n = 5 */
+  mix P, Q;
+  P.n = Q.n = 0;
+  mix_add(&Q, 1.0, -2.0);
+  mix_add(&P, 1.0 - 0.4, -2.0);  /* x not in the batch */
+  mix_add(&P, 0.4, -1.0 + 1.0);  /* x in it with one other: -c + c */
+  pld_mech *m = NULL;
+  assert_int_equal(pld_mech_fixed_batch_gaussian(2, 5, 0.9, 1.0, 0,
+                                                 PLD_ADJ_ADD_REMOVE, &m), 0);
+  for (int i = 0; i < 6; i++) {
+    double d;
+    assert_int_equal(pld_mech_delta(m, PLD_DIR_PQ, EPS[i], &d), 0);
+    double ref = mix_delta(&P, &Q, 0.9, EPS[i]);
+    assert_true(fabs(d - ref) <= 1e-7 * ref + 1e-13);
+  }
+  pld_mech_free(m);
+}
+
+static void test_fixed_batch_other_relations(void **state)
+{
+  (void)state;
+  pld_mech *a = NULL, *b = NULL;
+  assert_int_equal(pld_mech_fixed_batch_gaussian(4, 100, 1.0, 1.0, 0,
+                                                 PLD_ADJ_REPLACE_ONE, &a), 0);
+  assert_int_equal(pld_mech_wor_gaussian(4, 100, 1.0, 2.0, &b), 0);
+  for (int i = 0; i < 6; i++) {
+    double da, db;
+    assert_int_equal(pld_mech_delta(a, PLD_DIR_PQ, EPS[i], &da), 0);
+    assert_int_equal(pld_mech_delta(b, PLD_DIR_PQ, EPS[i], &db), 0);
+    assert_true(da == db);
+  }
+  pld_mech_free(a);
+  pld_mech_free(b);
+}
+
+static void test_bad_input(void **state)
+{
+  (void)state;
+  pld_mech *m = (pld_mech *)&m; /* untouched on failure */
+  pld_mech *const keep = m;
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(0, 0.1, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.0, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 1.5, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, NAN, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 0, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, -1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, PLD_ADJ_ZERO_OUT, &m), PLD_EUNSUPPORTED);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, (pld_adjacency)7, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, PLD_ADJ_ADD_REMOVE, NULL), PLD_EINVAL);
+  /* a binomial too wide to sum term by term: refused, not approximated */
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(4000000000000000ULL, 0.5, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_ERANGE);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(11, 10, 1, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(0, 10, 1, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(3, 10, 1, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EUNSUPPORTED);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(3, 10, 1, 1, 0, (pld_adjacency)-1, &m), PLD_EINVAL);
+  assert_true(m == keep);
+  pld_truncation t = {1, 2, 3, 4, 5};
+  assert_int_equal(pld_truncation_params(10, 2.0, 3, &t), PLD_EINVAL);
+  assert_true(t.p_untrunc == 1 && t.rel_err == 5);
+  assert_true(pld_error_detail()[0] != '\0');
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_truncation_params_enumerated),
+      cmocka_unit_test(test_truncation_params_large_n),
+      cmocka_unit_test(test_truncated_limit_no_truncation),
+      cmocka_unit_test(test_truncated_one_step),
+      cmocka_unit_test(test_truncated_composed_monte_carlo),
+      cmocka_unit_test(test_fixed_batch_wor_add_remove),
+      cmocka_unit_test(test_fixed_batch_other_relations),
+      cmocka_unit_test(test_bad_input),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
