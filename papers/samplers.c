@@ -8,6 +8,7 @@
  * direction that keeps each construction sound.
  */
 #include <pldkit/samplers.h>
+#include <pldkit/allocation.h>
 
 #include <float.h>
 #include <math.h>
@@ -411,5 +412,82 @@ int pld_mech_fixed_batch_gaussian(uint64_t b, uint64_t n, double sigma,
     st = pld_mech_bracket(u, l, out);
   pld_mech_free(u);
   pld_mech_free(l);
+  return st;
+}
+
+int pld_shuffling_epsilon(uint64_t T, uint64_t epochs, double sigma, double c,
+                          pld_adjacency adjacency, double delta,
+                          const pld_params *params, pld_bound *upper,
+                          pld_bound *lower)
+{
+  pld_detail_clear();
+  if (!upper || !lower)
+    return pld_fail(PLD_EINVAL, "upper or lower is NULL");
+  if (adjacency == PLD_ADJ_ADD_REMOVE)
+    return pld_fail(PLD_EUNSUPPORTED,
+                    "shuffling under add/remove: an inserted record moves "
+                    "every later record's batch; use replace-one or zero-out "
+                    "(docs/samplers.md section 6)");
+  if (adjacency != PLD_ADJ_ZERO_OUT && adjacency != PLD_ADJ_REPLACE_ONE)
+    return pld_fail(PLD_EINVAL, "adjacency = %d is not a pld_adjacency",
+                    (int)adjacency);
+  if (epochs < 1 || epochs > (1ULL << 53))
+    return pld_fail(PLD_EINVAL, "epochs = %llu must be in [1, 2^53]",
+                    (unsigned long long)epochs);
+  if (!isfinite(c) || !(c > 0.0))
+    return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
+  if (!(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  double s = adjacency == PLD_ADJ_REPLACE_ONE ? 2.0 * c : c;
+  /* the guarantee: every epoch is at most the Gaussian mechanism with
+   * shift s once the permutation is revealed (x's batch is the only one
+   * that differs), and adaptive composition */
+  pld_accountant *acc = NULL;
+  pld_mech *g = NULL;
+  pld_result r;
+  int st = pld_mech_gaussian(sigma, s, &g);
+  if (!st)
+    st = pld_accountant_alloc(params, &acc);
+  if (!st)
+    st = pld_accountant_add(acc, g, epochs);
+  if (!st)
+    st = pld_accountant_epsilon(acc, delta, &r);
+  pld_accountant_free(acc);
+  pld_mech_free(g);
+  if (st)
+    return st;
+  /* the lower bound: the dataset with the others at -c makes every batch
+   * sum -b c but x's, which moves by s: one-of-T allocation with shift s,
+   * fresh each epoch (docs/samplers.md section 6) */
+  pld_bound lb;
+  st = pld_allocation_epsilon(T, 1, sigma, s, epochs, delta, params, &lb);
+  if (st)
+    return st;
+  *upper = r.bound;
+  *lower = lb;
+  return PLD_SUCCESS;
+}
+
+int pld_accountant_add_bandmf_cyclic_poisson(pld_accountant *acc,
+                                             uint64_t steps, uint64_t bands,
+                                             double q, double sigma, double c,
+                                             double col_norm)
+{
+  pld_detail_clear();
+  if (!acc)
+    return pld_fail(PLD_EINVAL, "acc is NULL");
+  if (steps < 1 || bands < 1)
+    return pld_fail(PLD_EINVAL, "steps = %llu and bands = %llu must be >= 1",
+                    (unsigned long long)steps, (unsigned long long)bands);
+  if (!isfinite(col_norm) || !(col_norm > 0.0) || !isfinite(c) || !(c > 0.0))
+    return pld_fail(PLD_EINVAL, "c = %g and col_norm = %g must be finite and > 0",
+                    c, col_norm);
+  /* participations of the worst group (the one sampled at step 0) */
+  uint64_t count = steps / bands + (steps % bands != 0);
+  pld_mech *m = NULL;
+  int st = pld_mech_poisson_gaussian(q, sigma, c * col_norm, &m);
+  if (!st)
+    st = pld_accountant_add(acc, m, count);
+  pld_mech_free(m);
   return st;
 }

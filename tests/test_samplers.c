@@ -586,6 +586,118 @@ static void test_bad_input(void **state)
   assert_true(pld_error_detail()[0] != '\0');
 }
 
+/* ---- shuffling ---- */
+
+static long double gauss_delta_l(long double mu, long double eps)
+{
+  long double a = mu / 2 - eps / mu, b = -mu / 2 - eps / mu;
+  return 0.5L * erfcl(-a / sqrtl(2.0L)) - expl(eps) * 0.5L * erfcl(-b / sqrtl(2.0L));
+}
+
+static double gauss_eps_l(long double mu, long double delta)
+{
+  long double lo = 0, hi = 1000;
+  for (int i = 0; i < 200; i++) {
+    long double m = (lo + hi) / 2;
+    if (gauss_delta_l(mu, m) > delta)
+      lo = m;
+    else
+      hi = m;
+  }
+  return (double)hi;
+}
+
+static void test_shuffling(void **state)
+{
+  (void)state;
+  pld_bound u, l;
+  /* T = 1: one batch per epoch, no amplification at all: both answers are
+   * the Gaussian with mu = 2c sqrt(E)/sigma (replace-one) */
+  assert_int_equal(pld_shuffling_epsilon(1, 3, 2.0, 1.0, PLD_ADJ_REPLACE_ONE,
+                                         1e-5, NULL, &u, &l), 0);
+  double ref = gauss_eps_l(sqrtl(3.0L), 1e-5L);
+  assert_true(u.lower <= ref * (1 + 1e-9) && u.upper >= ref * (1 - 1e-9));
+  assert_true(u.upper <= ref * (1 + 1e-6));
+  assert_true(l.lower <= ref * (1 + 1e-9) && l.upper >= ref * (1 - 1e-9));
+  assert_true(l.lower >= ref * (1 - 1e-3));
+  /* T = 10, zero-out, one epoch: the lower bound is the one-of-10
+   * allocation with shift c.  Monte Carlo of that pair (its likelihood
+   * ratio L = (1/T) sum_i exp(mu Z_i - mu^2/2) under Q): at the lower end's
+   * epsilon its delta must reach the target (5 s.e.), and the guarantee is
+   * the Gaussian's closed form */
+  const double sigma = 1.0, delta = 1e-3;
+  assert_int_equal(pld_shuffling_epsilon(10, 1, sigma, 1.0, PLD_ADJ_ZERO_OUT,
+                                         delta, NULL, &u, &l), 0);
+  double gref = gauss_eps_l(1.0L / sigma, delta);
+  assert_true(u.lower <= gref * (1 + 1e-9) && u.upper >= gref * (1 - 1e-9));
+  assert_true(l.upper <= u.upper);
+  {
+    const long N = 1000000;
+    const double mu = 1.0 / sigma, x = exp(l.lower);
+    double spq = 0, spq2 = 0, sqp = 0, sqp2 = 0;
+    for (long k = 0; k < N; k++) {
+      double L = 0;
+      for (int i = 0; i < 10; i++)
+        L += exp(mu * rng_normal() - mu * mu / 2) / 10;
+      double a = L > x ? L - x : 0, b = 1 > x * L ? 1 - x * L : 0;
+      spq += a;
+      spq2 += a * a;
+      sqp += b;
+      sqp2 += b * b;
+    }
+    double mpq = spq / N, mqp = sqp / N;
+    double epq = sqrt((spq2 / N - mpq * mpq) / N), eqp = sqrt((sqp2 / N - mqp * mqp) / N);
+    assert_true(fmax(mpq + 5 * epq, mqp + 5 * eqp) >= delta);
+  }
+  /* add/remove is refused, with a reason */
+  assert_int_equal(pld_shuffling_epsilon(10, 1, 1.0, 1.0, PLD_ADJ_ADD_REMOVE,
+                                         1e-5, NULL, &u, &l), PLD_EUNSUPPORTED);
+  assert_true(pld_error_detail()[0] != '\0');
+}
+
+/* ---- BandMF with cyclic Poisson ---- */
+
+static void test_bandmf_cyclic_poisson(void **state)
+{
+  (void)state;
+  /* 13 steps, 4 bands: the group sampled at step 0 takes part at steps
+   * 0, 4, 8, 12: four compositions of PG(q, c col_norm); one band is DP-SGD */
+  const uint64_t steps[3] = {13, 13, 12}, bands[3] = {4, 1, 12}, count[3] = {4, 13, 1};
+  for (int k = 0; k < 3; k++) {
+    pld_accountant *a = NULL, *b = NULL;
+    pld_mech *m = NULL;
+    assert_int_equal(pld_accountant_alloc(NULL, &a), 0);
+    assert_int_equal(pld_accountant_alloc(NULL, &b), 0);
+    assert_int_equal(pld_accountant_add_bandmf_cyclic_poisson(a, steps[k], bands[k],
+                                                              0.1, 1.0, 1.0, 0.8), 0);
+    assert_int_equal(pld_mech_poisson_gaussian(0.1, 1.0, 0.8, &m), 0);
+    assert_int_equal(pld_accountant_add(b, m, count[k]), 0);
+    pld_result ra, rb;
+    assert_int_equal(pld_accountant_epsilon(a, 1e-5, &ra), 0);
+    assert_int_equal(pld_accountant_epsilon(b, 1e-5, &rb), 0);
+    assert_true(ra.bound.lower == rb.bound.lower && ra.bound.upper == rb.bound.upper);
+    if (k == 2) {
+      /* one participation: the delta bracket holds PG(0.1, 0.8) by quadrature */
+      pld_result rd;
+      assert_int_equal(pld_accountant_delta(a, 1.0, &rd), 0);
+      double ref = fmax(pg_delta(0.1, 0.8, 1.0, PLD_DIR_PQ, 1.0),
+                        pg_delta(0.1, 0.8, 1.0, PLD_DIR_QP, 1.0));
+      assert_true(rd.bound.lower <= ref * (1 + 1e-7) && rd.bound.upper >= ref * (1 - 1e-7));
+    }
+    pld_mech_free(m);
+    pld_accountant_free(a);
+    pld_accountant_free(b);
+  }
+  pld_accountant *a = NULL;
+  assert_int_equal(pld_accountant_alloc(NULL, &a), 0);
+  assert_int_equal(pld_accountant_add_bandmf_cyclic_poisson(a, 0, 4, 0.1, 1, 1, 1), PLD_EINVAL);
+  assert_int_equal(pld_accountant_add_bandmf_cyclic_poisson(a, 4, 0, 0.1, 1, 1, 1), PLD_EINVAL);
+  assert_int_equal(pld_accountant_add_bandmf_cyclic_poisson(a, 4, 2, 0.1, 1, 1, 0), PLD_EINVAL);
+  assert_int_equal(pld_accountant_add_bandmf_cyclic_poisson(NULL, 4, 2, 0.1, 1, 1, 1), PLD_EINVAL);
+  assert_true(pld_accountant_size(a) == 0);
+  pld_accountant_free(a);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -597,6 +709,8 @@ int main(void)
       cmocka_unit_test(test_fixed_batch_wor_add_remove),
       cmocka_unit_test(test_fixed_batch_other_relations),
       cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_shuffling),
+      cmocka_unit_test(test_bandmf_cyclic_poisson),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pldkit/accountant.h>
 #include <pldkit/mech.h>
 #include <pldkit/status.h>
 
@@ -100,6 +101,52 @@ PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian(
 PLD_API PLD_NODISCARD int pld_mech_fixed_batch_gaussian(
     uint64_t b, uint64_t n, double sigma, double c, int with_replacement,
     pld_adjacency adjacency, pld_mech **out);
+
+/** Shuffled batches: each epoch a fresh uniformly random permutation of the
+ *  n records cut into T batches of equal size, `epochs` epochs, Gaussian
+ *  noise sigma, clipping norm c; the record's shift s is 2c under
+ *  PLD_ADJ_REPLACE_ONE and c under PLD_ADJ_ZERO_OUT (PLD_ADJ_ADD_REMOVE:
+ *  PLD_EUNSUPPORTED, an inserted record moves every later record's batch).
+ *  No certified amplification is known in the regimes people train in
+ *  (docs/samplers.md section 6), so two answers at delta in (0, 1):
+ *  - *upper: a certified epsilon bracket of the Gaussian mechanism with mu
+ *    = s sqrt(epochs) / sigma, which dominates the run (reveal the
+ *    permutations): the guarantee;
+ *  - *lower: the epsilon bracket of the epochs-fold one-of-T random
+ *    allocation with shift s (pld_allocation_epsilon), the exact pair of
+ *    the dataset whose other records have gradient -c (Chua et al.,
+ *    arXiv 2403.17673): lower->lower is a certified LOWER BOUND on the
+ *    shuffled run's epsilon, NOT a guarantee; lower->upper only brackets
+ *    that dataset's value.  The Poisson figure (rate 1/T, shift c) is not
+ *    a bound for shuffled training and lower->lower can exceed it.
+ *  s/sigma in [1e-3, 30], T in [1, PLD_ALLOCATION_MAX_T], epochs in [1,
+ *  2^53]; params may be NULL.  Outputs written only on success.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ERANGE,
+ *  PLD_ENOMEM and the accountant's errors. */
+PLD_API PLD_NODISCARD int pld_shuffling_epsilon(uint64_t T, uint64_t epochs,
+                                                double sigma, double c,
+                                                pld_adjacency adjacency,
+                                                double delta,
+                                                const pld_params *params,
+                                                pld_bound *upper,
+                                                pld_bound *lower);
+
+/** Add `steps` steps of b-banded matrix factorization (BandMF, DP-FTRL)
+ *  with cyclic Poisson sampling (Choquette-Choo et al., arXiv 2306.08153,
+ *  Sec. 5, Thms 4-5), add/remove: the records split into `bands` fixed
+ *  groups, step i samples group (i mod bands) with Poisson rate q WITHIN
+ *  the group (q = expected batch * bands / n: bands times the naive rate),
+ *  the strategy matrix lower triangular and bands-banded with columns of
+ *  L2 norm at most col_norm (1 after column normalisation), noise sigma on
+ *  every row, clipping norm c.  A record's participations are >= bands
+ *  steps apart, so they touch disjoint rows: the run is ceil(steps /
+ *  bands) adaptive compositions of pld_mech_poisson_gaussian(q, sigma, c
+ *  col_norm), which is what is added.  bands = 1 is DP-SGD.  steps,
+ *  bands >= 1; q, sigma, c col_norm as pld_mech_poisson_gaussian.
+ *  @return PLD_SUCCESS, PLD_EINVAL, PLD_ENOMEM, PLD_ERANGE. */
+PLD_API PLD_NODISCARD int pld_accountant_add_bandmf_cyclic_poisson(
+    pld_accountant *acc, uint64_t steps, uint64_t bands, double q,
+    double sigma, double c, double col_norm);
 
 #ifdef __cplusplus
 }
