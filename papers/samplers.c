@@ -305,10 +305,183 @@ int pld_truncation_params(uint64_t n, double q, uint64_t B,
   return PLD_SUCCESS;
 }
 
-int pld_mech_truncated_poisson_gaussian(uint64_t n, double q, uint64_t B,
-                                        double sigma, double c,
-                                        pld_adjacency adjacency,
-                                        pld_mech **out)
+/* ---- the size-revealed pair of truncated Poisson (docs/samplers.md §4) ----
+ *
+ * Release, with the output, the set A of OTHER records that are kept.
+ * Given |A| = k its law is uniform over k-subsets under both neighbours,
+ * so the pair is, on {k} x R, P_k = alpha_k N(0) + beta_k N(c) against Q_k
+ * = gamma_k N(0) (masses not normalised per k; each sums to 1 over k):
+ *   k <= B - 2 (one term):  alpha = w1 (1 - q), beta = w1 q, gamma = w1,
+ *                           w1 = P(X <= B - 2)
+ *   k = B - 1:              alpha = p1 (1 - q), beta = p1 q + S, gamma = p1,
+ *                           p1 = P(X = B - 1), S = (B/n) P(Bin(n, q) >= B+1)
+ *   k = B:                  alpha = p_t - S, beta = 0, gamma = p_t.
+ * Each term's hockey-stick is monotone in each mass: in direction PQ,
+ * int ((alpha - x gamma) phi_0 + beta phi_c)_+ grows with alpha and beta
+ * and falls with gamma; in direction QP, int ((gamma - x alpha) phi_0 - x
+ * beta phi_c)_+ grows with gamma and falls with alpha and beta.  So the
+ * curve is evaluated at the end of each mass's bracket [lo, hi] that makes
+ * it larger, with the Gaussian's certified upper value
+ * (pld_gaussian_delta_bounds) at an argument rounded down: a certified
+ * upper curve, used only as the upper member of a bracket. */
+
+#define SIZE_TERMS 3
+/* state: mu, nterms, then per term alpha lo/hi, beta lo/hi, gamma lo/hi */
+static const struct pld_mech_type truncsize_type = {
+    .name = "truncated-size",
+    .copy = pld_mech_arr_copy,
+    .equal = pld_mech_arr_equal,
+    .free = pld_mech_arr_free};
+
+static double up(double v) { return nextafter(v, INFINITY); }
+static double dn(double v) { return nextafter(v, -INFINITY); }
+
+/* an upper value of one term's curve at x in [xlo, xhi] */
+static double size_term(double mu, int dir, const double *t, double xlo)
+{
+  double alo = t[0], ahi = t[1], blo = t[2], bhi = t[3], glo = t[4], ghi = t[5];
+  double A, lo, hi, e;
+  if (dir == PLD_DIR_PQ) {
+    if (!isfinite(xlo))
+      return 0.0; /* every part of P has a Q density: no mass at +inf */
+    A = ahi - xlo * glo;
+    A = up(A + 2.0 * PLD_U * (ahi + xlo * glo)); /* rounded up */
+    if (bhi == 0.0)
+      return A > 0.0 ? A : 0.0;
+    if (A >= 0.0)
+      return up(up(A + bhi) * (1.0 + PLD_U));
+    e = dn(log(-A / bhi) - 4.0 * PLD_U * (1.0 + fabs(log(-A / bhi))));
+    pld_gaussian_delta_bounds(mu, e, &lo, &hi);
+    return up(bhi * hi * (1.0 + 2.0 * PLD_U));
+  }
+  if (!isfinite(xlo))
+    return 0.0;
+  A = ghi - xlo * alo;
+  A = up(A + 2.0 * PLD_U * (ghi + xlo * alo));
+  if (A <= 0.0)
+    return 0.0;
+  if (blo == 0.0)
+    return A;
+  e = dn(log(xlo * blo / A) - 4.0 * PLD_U * (1.0 + fabs(log(xlo * blo / A))));
+  pld_gaussian_delta_bounds(mu, e, &lo, &hi);
+  return up(A * hi * (1.0 + 2.0 * PLD_U));
+}
+
+static int truncsize_curve(void *ctx, int dir, size_t n, const double *eps,
+                           double *delta)
+{
+  const struct pld_mech *m = ctx;
+  const double *a = pld_mech_arr(m);
+  double mu = a[0];
+  int nt = (int)a[1];
+  for (size_t i = 0; i < n; i++) {
+    /* exp within an ulp: the lower end of x (every term is larger at a
+     * smaller x in both directions) */
+    double xlo = eps[i] == INFINITY ? INFINITY : dn(exp(eps[i]) * (1.0 - PLD_U));
+    double s = 0.0;
+    for (int k = 0; k < nt; k++)
+      s += size_term(mu, dir, a + 2 + 6 * k, xlo);
+    s = up(s * (1.0 + 4.0 * PLD_U));
+    delta[i] = s > 1.0 ? 1.0 : s;
+  }
+  return 0;
+}
+
+/* the masses with their brackets: value v within relative r */
+static void put_bracket(double *t, double v, double r)
+{
+  if (v == 0.0) {
+    t[0] = t[1] = 0.0;
+    return;
+  }
+  t[0] = fmax(dn(v * (1.0 - r)), 0.0);
+  t[1] = up(v * (1.0 + r));
+}
+
+/* Build the size-revealed pair (B < n, 0 < q < 1). */
+static int truncated_size_pair(uint64_t n, double q, uint64_t B, double sigma,
+                               double c, pld_mech **out)
+{
+  double N = (double)n, Bd = (double)B;
+  double w1, r1, pt, rt, lo, r2, hi2;
+  /* X ~ Bin(n - 1, q): P(X <= B - 2) and P(X >= B); P(X = B - 1) */
+  int st = binom_split(N - 1.0, q, Bd - 1.0, &w1, &lo, &r1);
+  if (!st)
+    st = binom_split(N - 1.0, q, Bd, &lo, &pt, &rt);
+  double S2lo;
+  if (!st)
+    st = binom_split(N, q, Bd + 1.0, &S2lo, &hi2, &r2);
+  if (st)
+    return pld_fail(PLD_ERANGE,
+                    "the binomial tails of n = %llu, q = %g, B = %llu could "
+                    "not be summed within the booked accuracy",
+                    (unsigned long long)n, q, (unsigned long long)B);
+  double rp1;
+  double p1 = dbinom(Bd - 1.0, N - 1.0, q, &rp1);
+  double bn_up, bn_dn;
+  ratio_bracket(Bd, N, &bn_up, &bn_dn);
+  double S = bn_up * hi2, rS = r2 + 4.0 * PLD_U + (bn_up - bn_dn) / bn_dn;
+  double mu = c / sigma;
+  if (!isfinite(mu) || !(mu >= 1e-12) || !(mu <= 1e6))
+    return pld_fail(PLD_EINVAL, "c/sigma = %g must be in [1e-12, 1e6]", mu);
+  struct pld_mech *m = pld_mech_new(&truncsize_type);
+  if (!m)
+    return PLD_ENOMEM;
+  double *a = pld_mech_arr_init(m, 2 + 6 * SIZE_TERMS);
+  if (!a) {
+    pld_mech_free(m);
+    return PLD_ENOMEM;
+  }
+  a[0] = mu;
+  a[1] = SIZE_TERMS;
+  double u8 = 8.0 * PLD_U;
+  double *t = a + 2;
+  /* k <= B - 2 */
+  put_bracket(t + 0, w1 * (1.0 - q), r1 + u8);
+  put_bracket(t + 2, w1 * q, r1 + u8);
+  put_bracket(t + 4, w1, r1 + u8);
+  /* k = B - 1: beta = p1 q + S, each part within its own error */
+  t += 6;
+  put_bracket(t + 0, p1 * (1.0 - q), rp1 + u8);
+  put_bracket(t + 2, p1 * q + S, fmax(rp1, rS) + u8);
+  put_bracket(t + 4, p1, rp1 + u8);
+  /* k = B: alpha = p_t - S >= (1 - q) p_t, its error relative to it at
+   * most (rt p_t + rS S)/(p_t - S) */
+  t += 6;
+  double a3 = pt - S;
+  put_bracket(t + 0, a3, (rt * pt + rS * S) / fmax(a3, DBL_MIN) + u8);
+  t[2] = t[3] = 0.0;
+  put_bracket(t + 4, pt, rt + u8);
+  m->curve.delta = truncsize_curve;
+  m->curve.tails = NULL;
+  m->curve.symmetric = 0;
+  /* the arithmetic is rounded outward above; this books the libm calls
+   * (log, exp within an ulp, covered by the margins) once more */
+  m->curve.rel_err = 1e-12;
+  m->curve.loss_scale = fmax(mu * (mu + 8.0), 1e-6);
+  m->curve.loss_lattice = 0.0;
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+/* epsilon at delta = 1e-5 of `count` runs of m (upper end), +inf on failure */
+static double eps_of(const pld_mech *m, uint64_t count)
+{
+  pld_accountant *acc = NULL;
+  pld_result r;
+  double e = INFINITY;
+  if (!pld_accountant_alloc(NULL, &acc) && !pld_accountant_add(acc, m, count) &&
+      !pld_accountant_epsilon(acc, 1e-5, &r))
+    e = r.bound.upper;
+  pld_accountant_free(acc);
+  return e;
+}
+
+int pld_mech_truncated_poisson_gaussian_pair(uint64_t n, double q, uint64_t B,
+                                             double sigma, double c,
+                                             pld_adjacency adjacency,
+                                             pld_truncation_pair which,
+                                             pld_mech **out)
 {
   pld_detail_clear();
   if (!out)
@@ -322,6 +495,10 @@ int pld_mech_truncated_poisson_gaussian(uint64_t n, double q, uint64_t B,
     return pld_fail(PLD_EINVAL, "adjacency = %d is not a pld_adjacency",
                     (int)adjacency);
   }
+  if (which != PLD_TRUNC_BEST && which != PLD_TRUNC_BRANCH &&
+      which != PLD_TRUNC_SIZE)
+    return pld_fail(PLD_EINVAL, "which = %d is not a pld_truncation_pair",
+                    (int)which);
   if (!isfinite(c) || !(c > 0.0) || !isfinite(2.0 * c))
     return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
   pld_truncation t;
@@ -332,42 +509,73 @@ int pld_mech_truncated_poisson_gaussian(uint64_t n, double q, uint64_t B,
     /* never truncated (B >= n), or a truncation probability below the
      * smallest double (its contribution below 1e-300, not booked) */
     return pld_mech_poisson_gaussian(q, sigma, c, out);
-  pld_mech *members[2] = {NULL, NULL}, *sel = NULL, *low = NULL;
+  pld_mech *members[2] = {NULL, NULL}, *sel = NULL, *size = NULL, *low = NULL;
   size_t nm = 0;
   double w[2];
-  /* the two weights, normalised (each was computed on its own within
-   * t.rel_err; the true ones sum to 1, so normalising moves each by at
-   * most |s - 1| more) */
+  /* the branch-revealed pair: the two weights, normalised (each was
+   * computed on its own within t.rel_err; the true ones sum to 1, so
+   * normalising moves each by at most |s - 1| more) */
   double s = t.p_untrunc + t.p_trunc;
   double wrel = 2.0 * t.rel_err + fabs(s - 1.0) + 4.0 * PLD_U;
-  if (t.p_untrunc > 0.0) {
-    st = pld_mech_poisson_gaussian(q, sigma, c, &members[nm]);
-    w[nm++] = t.p_untrunc / s;
+  if (which != PLD_TRUNC_SIZE) {
+    if (t.p_untrunc > 0.0) {
+      st = pld_mech_poisson_gaussian(q, sigma, c, &members[nm]);
+      w[nm++] = t.p_untrunc / s;
+    }
+    if (!st) {
+      st = pld_mech_poisson_gaussian(t.q_cond_upper, sigma, 2.0 * c,
+                                     &members[nm]);
+      w[nm++] = t.p_trunc / s;
+    }
+    if (!st)
+      st = pld_mech_select(nm, (const pld_mech *const *)members, w, &sel);
+    if (!st) {
+      /* the selection's curve is linear in the weights with non-negative
+       * terms: the weights' relative error is the curve's */
+      sel->curve.rel_err += wrel;
+      if (!(sel->curve.rel_err < 1e-6))
+        st = pld_fail(PLD_ERANGE, "the weights' booked error %g is too large",
+                      t.rel_err);
+    }
   }
-  if (!st) {
-    st = pld_mech_poisson_gaussian(t.q_cond_upper, sigma, 2.0 * c,
-                                   &members[nm]);
-    w[nm++] = t.p_trunc / s;
-  }
-  if (!st)
-    st = pld_mech_select(nm, (const pld_mech *const *)members, w, &sel);
-  if (!st) {
-    /* the selection's curve is linear in the weights with non-negative
-     * terms: the weights' relative error is the curve's */
-    sel->curve.rel_err += wrel;
-    if (!(sel->curve.rel_err < 1e-6))
-      st = pld_fail(PLD_ERANGE, "the weights' booked error %g is too large",
-                    t.rel_err);
+  /* the size-revealed pair (q = 1 truncates always: the branch pair is
+   * then exact in its branch, the size pair not needed) */
+  if (!st && which != PLD_TRUNC_BRANCH && q < 1.0)
+    st = truncated_size_pair(n, q, B, sigma, c, &size);
+  if (!st && which == PLD_TRUNC_SIZE && !size)
+    st = pld_fail(PLD_EUNSUPPORTED, "the size-revealed pair needs q < 1");
+  if (!st && sel && size) {
+    /* both dominate: keep the one whose epoch (ceil(1/q) steps) answers
+     * the smaller epsilon at delta = 1e-5 (either choice is sound) */
+    double steps = ceil(1.0 / q);
+    uint64_t cnt = steps < 1e6 ? (uint64_t)steps : 1000000;
+    if (eps_of(size, cnt) < eps_of(sel, cnt)) {
+      pld_mech_free(sel);
+      sel = NULL;
+    } else {
+      pld_mech_free(size);
+      size = NULL;
+    }
   }
   if (!st)
     st = pld_mech_poisson_gaussian(t.q_eff_lower, sigma, c, &low);
   if (!st)
-    st = pld_mech_bracket(sel, low, out);
+    st = pld_mech_bracket(sel ? sel : size, low, out);
   pld_mech_free(members[0]);
   pld_mech_free(members[1]);
   pld_mech_free(sel);
+  pld_mech_free(size);
   pld_mech_free(low);
   return st;
+}
+
+int pld_mech_truncated_poisson_gaussian(uint64_t n, double q, uint64_t B,
+                                        double sigma, double c,
+                                        pld_adjacency adjacency,
+                                        pld_mech **out)
+{
+  return pld_mech_truncated_poisson_gaussian_pair(n, q, B, sigma, c, adjacency,
+                                                  PLD_TRUNC_BEST, out);
 }
 
 int pld_mech_fixed_batch_gaussian(uint64_t b, uint64_t n, double sigma,

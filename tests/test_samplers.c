@@ -232,6 +232,47 @@ static void trunc_minus_pair(int n, double q, int B, double c, mix *P, mix *Q)
   }
 }
 
+/* The size-revealed pair (docs/samplers.md section 4) from its
+ * definition: the law of the kept others' count k with and without the
+ * record, and whether the record is in the batch, enumerated over m; its
+ * curve is the sum over k of the one-sided terms, each by quadrature. */
+static void trunc_size_ref(int n, double q, int B, double sigma, int ne,
+                           const double *eps, double out[2][8])
+{
+  long double p[128];
+  binom_pmf(n - 1, q, p);
+  long double al[130] = {0}, be[130] = {0}, ga[130] = {0};
+  for (int m = 0; m <= n - 1; m++) {
+    int k = m < B ? m : B;
+    ga[k] += p[m];        /* without the record: k = min(m, B) */
+    al[k] += p[m] * (1 - q); /* with it, not sampled */
+    if (m + 1 <= B) {
+      be[m] += p[m] * q;  /* sampled, all kept */
+    } else {
+      long double keep = (long double)B / (m + 1);
+      be[B - 1] += p[m] * q * keep;   /* kept: B - 1 others */
+      al[B] += p[m] * q * (1 - keep); /* dropped: B others */
+    }
+  }
+  for (int d = 0; d < 2; d++)
+    for (int i = 0; i < ne; i++)
+      out[d][i] = 0;
+  for (int k = 0; k <= B; k++) {
+    if (ga[k] == 0 && al[k] == 0 && be[k] == 0)
+      continue;
+    mix P, Q;
+    P.n = Q.n = 0;
+    mix_add(&P, (double)al[k], 0);
+    mix_add(&P, (double)be[k], 1.0);
+    mix_add(&Q, (double)ga[k], 0);
+    /* one quadrature grid per direction and term, every eps on it */
+    for (int i = 0; i < ne; i++)
+      out[PLD_DIR_PQ][i] += mix_delta(&P, &Q, sigma, eps[i]);
+    for (int i = 0; i < ne; i++)
+      out[PLD_DIR_QP][i] += mix_delta(&Q, &P, sigma, eps[i]);
+  }
+}
+
 /* ---- truncated Poisson ---- */
 
 static void check_params(int n, double q, int B)
@@ -332,12 +373,13 @@ static void test_truncated_limit_no_truncation(void **state)
  * one step's delta bracket from the accountant contains the exact curves of
  * the two datasets (others at -c: a Gaussian mixture over m; others at 0:
  * PG(q_eff, c)). */
-static void check_truncated_step(int n, double q, int B, double sigma)
+static void check_truncated_step(int n, double q, int B, double sigma,
+                                 pld_truncation_pair which)
 {
   pld_mech *m = NULL;
-  assert_int_equal(pld_mech_truncated_poisson_gaussian(
+  assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(
                        (uint64_t)n, q, (uint64_t)B, sigma, 1.0,
-                       PLD_ADJ_ADD_REMOVE, &m),
+                       PLD_ADJ_ADD_REMOVE, which, &m),
                    0);
   trunc_ref r = trunc_reference(n, q, B);
   mix P, Q;
@@ -345,11 +387,17 @@ static void check_truncated_step(int n, double q, int B, double sigma)
   pld_accountant *acc = NULL;
   assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
   assert_int_equal(pld_accountant_add(acc, m, 1), 0);
+  double sref[2][8];
+  if (which == PLD_TRUNC_SIZE)
+    trunc_size_ref(n, q, B, sigma, 6, EPS, sref);
   for (int dir = 0; dir < 2; dir++)
     for (int i = 0; i < 6; i++) {
       double e = EPS[i];
-      double ref = (double)r.p_untrunc * pg_delta(q, 1.0, sigma, dir, e) +
-                   (double)r.p_trunc * pg_delta((double)r.q_cond, 2.0, sigma, dir, e);
+      double ref = which == PLD_TRUNC_SIZE
+                       ? sref[dir][i]
+                       : (double)r.p_untrunc * pg_delta(q, 1.0, sigma, dir, e) +
+                             (double)r.p_trunc *
+                                 pg_delta((double)r.q_cond, 2.0, sigma, dir, e);
       double d;
       assert_int_equal(pld_mech_delta(m, dir, e, &d), 0);
       assert_true(d >= ref * (1 - 1e-7) - 1e-13);
@@ -379,10 +427,26 @@ static void check_truncated_step(int n, double q, int B, double sigma)
 static void test_truncated_one_step(void **state)
 {
   (void)state;
-  check_truncated_step(8, 0.3, 3, 1.0);
-  check_truncated_step(8, 0.3, 1, 0.8);
-  check_truncated_step(12, 0.5, 6, 1.5);
-  check_truncated_step(30, 0.1, 3, 1.0);
+  for (int w = 1; w <= 2; w++) {
+    pld_truncation_pair which = (pld_truncation_pair)w;
+    check_truncated_step(8, 0.3, 3, 1.0, which);
+    check_truncated_step(8, 0.3, 1, 0.8, which);
+    check_truncated_step(12, 0.5, 6, 1.5, which);
+    check_truncated_step(30, 0.1, 3, 1.0, which);
+  }
+  /* the default picks one of the two: its curve is one of theirs */
+  pld_mech *a = NULL, *b = NULL, *c = NULL;
+  assert_int_equal(pld_mech_truncated_poisson_gaussian(30, 0.1, 5, 1.0, 1.0, PLD_ADJ_ADD_REMOVE, &a), 0);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(30, 0.1, 5, 1.0, 1.0, PLD_ADJ_ADD_REMOVE, PLD_TRUNC_BRANCH, &b), 0);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(30, 0.1, 5, 1.0, 1.0, PLD_ADJ_ADD_REMOVE, PLD_TRUNC_SIZE, &c), 0);
+  double da, db, dc;
+  assert_int_equal(pld_mech_delta(a, PLD_DIR_PQ, 1.0, &da), 0);
+  assert_int_equal(pld_mech_delta(b, PLD_DIR_PQ, 1.0, &db), 0);
+  assert_int_equal(pld_mech_delta(c, PLD_DIR_PQ, 1.0, &dc), 0);
+  assert_true(da == db || da == dc);
+  pld_mech_free(a);
+  pld_mech_free(b);
+  pld_mech_free(c);
 }
 
 /* ---- Monte Carlo of the composed exact pair (T = 3) ---- */
@@ -465,31 +529,38 @@ static void test_truncated_composed_monte_carlo(void **state)
   pg_pair((double)r.q_eff, 1.0, &P0, &Q0);
   pld_mech *m = NULL;
   pld_accountant *acc = NULL;
-  assert_int_equal(pld_mech_truncated_poisson_gaussian(n, q, B, sigma, 1.0,
-                                                       PLD_ADJ_ADD_REMOVE, &m),
-                   0);
-  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
-  assert_int_equal(pld_accountant_add(acc, m, T), 0);
   const double eps[2] = {1.0, 2.5};
+  /* Monte Carlo of the three composed pairs, once per eps: the dataset
+   * with the others at -c, the one with them at 0 (the lower member), and
+   * PG(q, 2c) (every step displacing at the full rate) */
+  double mm[2], sm[2], m0[2], s0[2], mc[2], sc[2];
   for (int i = 0; i < 2; i++) {
-    pld_result res;
-    assert_int_equal(pld_accountant_delta(acc, eps[i], &res), 0);
-    double mm, sm, m0, s0;
-    /* the dataset with others at -c: its composition is below the upper
-     * end (5 s.e.: a false failure has probability < 3e-7) */
-    mc_delta(&P, &Q, sigma, T, eps[i], 200000, &mm, &sm);
-    assert_true(mm - 5 * sm <= res.bound.upper);
-    /* the dataset with others at 0 (the lower member, composed): the lower
-     * end is below it, the upper end above it */
-    mc_delta(&P0, &Q0, sigma, T, eps[i], 200000, &m0, &s0);
-    assert_true(res.bound.lower <= m0 + 5 * s0);
-    assert_true(m0 - 5 * s0 <= res.bound.upper);
-    /* and the upper end is below the crude bound that lets every step
-     * displace a record at the full rate, PG(q, 2c) composed (each member
-     * of the selection is below it: the lemma and the rate's monotonicity) */
-    double mc, sc;
-    mc_delta(&P2, &Q2, sigma, T, eps[i], 200000, &mc, &sc);
-    assert_true(res.bound.upper <= mc + 5 * sc);
+    mc_delta(&P, &Q, sigma, T, eps[i], 200000, &mm[i], &sm[i]);
+    mc_delta(&P0, &Q0, sigma, T, eps[i], 200000, &m0[i], &s0[i]);
+    mc_delta(&P2, &Q2, sigma, T, eps[i], 200000, &mc[i], &sc[i]);
+  }
+  for (int w = 1; w <= 2; w++) {
+    assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(
+                         n, q, B, sigma, 1.0, PLD_ADJ_ADD_REMOVE,
+                         (pld_truncation_pair)w, &m),
+                     0);
+    assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+    assert_int_equal(pld_accountant_add(acc, m, T), 0);
+    for (int i = 0; i < 2; i++) {
+      pld_result res;
+      assert_int_equal(pld_accountant_delta(acc, eps[i], &res), 0);
+      /* 5 s.e.: a false failure has probability < 3e-7 each */
+      assert_true(mm[i] - 5 * sm[i] <= res.bound.upper);
+      assert_true(res.bound.lower <= m0[i] + 5 * s0[i]);
+      assert_true(m0[i] - 5 * s0[i] <= res.bound.upper);
+      /* each upper pair is below PG(q, 2c) composed (its members are, by
+       * the lemma and the rate's monotonicity) */
+      assert_true(res.bound.upper <= mc[i] + 5 * sc[i]);
+    }
+    pld_accountant_free(acc);
+    pld_mech_free(m);
+    acc = NULL;
+    m = NULL;
   }
   pld_accountant_free(acc);
   pld_mech_free(m);
@@ -573,6 +644,8 @@ static void test_bad_input(void **state)
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, PLD_ADJ_ZERO_OUT, &m), PLD_EUNSUPPORTED);
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, (pld_adjacency)7, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, PLD_ADJ_ADD_REMOVE, NULL), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(10, 0.1, 3, 1, 1, PLD_ADJ_ADD_REMOVE, (pld_truncation_pair)5, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(10, 1.0, 3, 1, 1, PLD_ADJ_ADD_REMOVE, PLD_TRUNC_SIZE, &m), PLD_EUNSUPPORTED);
   /* a binomial too wide to sum term by term: refused, not approximated */
   assert_int_equal(pld_mech_truncated_poisson_gaussian(4000000000000000ULL, 0.5, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_ERANGE);
   assert_int_equal(pld_mech_fixed_batch_gaussian(11, 10, 1, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);

@@ -63,6 +63,18 @@ PLD_API PLD_NODISCARD int pld_truncation_params(uint64_t n, double q,
                                                 uint64_t B,
                                                 pld_truncation *out);
 
+/** Which dominating pair of truncated Poisson (docs/samplers.md section 4). */
+typedef enum pld_truncation_pair {
+  /** whichever of the two answers the smaller epsilon at delta = 1e-5 over
+   *  one epoch (ceil(1/q) steps, at most 1e6); both are certified */
+  PLD_TRUNC_BEST = 0,
+  /** the branch {X >= B} revealed: (1 - p_t) PG(q, c) + p_t PG(q_c, 2c) */
+  PLD_TRUNC_BRANCH = 1,
+  /** the set of kept other records revealed: three terms on {size} x R,
+   *  tighter when B is above the mean batch size */
+  PLD_TRUNC_SIZE = 2
+} pld_truncation_pair;
+
 /** One step of DP-SGD with truncated Poisson sampling: every record is
  *  sampled with probability q, and if more than B are sampled a uniformly
  *  random B of them are kept (dp_accounting's
@@ -70,8 +82,10 @@ PLD_API PLD_NODISCARD int pld_truncation_params(uint64_t n, double q,
  *  sampling_probability = q, truncated_batch_size = B, noise_multiplier =
  *  sigma / c)).  Add/remove adjacency only (others: PLD_EUNSUPPORTED, see
  *  docs/samplers.md §4).  The bracket (pld_mech_bracket) of
- *    upper: the selection, visible, of PG(q, c) with weight p_untrunc and
- *           PG(q_cond_upper, 2c) with weight p_trunc,
+ *    upper: the better (PLD_TRUNC_BEST) of two dominating pairs: the
+ *           selection, the branch visible, of PG(q, c) with weight
+ *           p_untrunc and PG(q_cond_upper, 2c) with weight p_trunc; or the
+ *           pair with the kept set's size visible (PLD_TRUNC_SIZE),
  *    lower: PG(q_eff_lower, c), the exact pair of the dataset whose other
  *           records have zero gradients,
  *  PG(r, s) = pld_mech_poisson_gaussian(r, sigma, s); the weights' booked
@@ -83,6 +97,18 @@ PLD_API PLD_NODISCARD int pld_truncation_params(uint64_t n, double q,
 PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian(
     uint64_t n, double q, uint64_t B, double sigma, double c,
     pld_adjacency adjacency, pld_mech **out);
+
+/** pld_mech_truncated_poisson_gaussian with the upper pair chosen by
+ *  `which` (PLD_TRUNC_BEST is what pld_mech_truncated_poisson_gaussian
+ *  does; it composes both pairs over one epoch to choose, which can take a
+ *  second).  PLD_TRUNC_SIZE needs q < 1 (PLD_EUNSUPPORTED otherwise).
+ *  The size-revealed pair's curve is a certified upper curve (every mass
+ *  taken at the end of its bracket that enlarges it), not a pair's exact
+ *  curve: it serves only as the upper member of the bracket.
+ *  @return as pld_mech_truncated_poisson_gaussian. */
+PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian_pair(
+    uint64_t n, double q, uint64_t B, double sigma, double c,
+    pld_adjacency adjacency, pld_truncation_pair which, pld_mech **out);
 
 /** One step of DP-SGD on a batch of exactly b records from a dataset of n
  *  (n = |D'| under add/remove), 1 <= b, b <= n without replacement.
