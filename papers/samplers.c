@@ -578,6 +578,129 @@ int pld_mech_truncated_poisson_gaussian(uint64_t n, double q, uint64_t B,
                                                   PLD_TRUNC_BEST, out);
 }
 
+/* ---- a pair given by two mechanisms, one per direction ----
+ * Used for the with-replacement mixture, whose curve in direction PQ grows
+ * with every P weight and in direction QP falls with it: the PQ curve of
+ * the mixture with the weights at the top of their brackets and the QP
+ * curve of the one at the bottom bound the exact pair's curves from
+ * above (and the other way round from below).  kids: m[0] for PQ, m[1]
+ * for QP. */
+static const struct pld_mech_type bydir_type = {
+    .name = "by-direction",
+    .copy = pld_mech_kids_copy,
+    .equal = pld_mech_kids_equal,
+    .free = pld_mech_kids_free};
+
+static int bydir_curve(void *ctx, int dir, size_t n, const double *eps,
+                       double *delta)
+{
+  const struct pld_mech *m = ctx;
+  const pld_curve *c = &pld_mech_kids(m)->m[dir == PLD_DIR_PQ ? 0 : 1]->curve;
+  return c->delta(c->ctx, dir, n, eps, delta);
+}
+
+static int bydir_tails(void *ctx, int dir, size_t n, const double *eps,
+                       double *p_gt, double *eq_gt)
+{
+  const struct pld_mech *m = ctx;
+  const pld_curve *c = &pld_mech_kids(m)->m[dir == PLD_DIR_PQ ? 0 : 1]->curve;
+  return c->tails(c->ctx, dir, n, eps, p_gt, eq_gt);
+}
+
+static int bydir(const pld_mech *pq, const pld_mech *qp, pld_mech **out)
+{
+  struct pld_mech *m = pld_mech_new(&bydir_type);
+  if (!m)
+    return PLD_ENOMEM;
+  int st = pld_mech_kids_init(m, 2, 0);
+  struct pld_mech_kids *k = m->state;
+  if (!st)
+    st = pld_mech_copy(pq, &k->m[0]);
+  if (!st)
+    st = pld_mech_copy(qp, &k->m[1]);
+  if (st) {
+    pld_mech_free(m);
+    return st;
+  }
+  m->curve.delta = bydir_curve;
+  m->curve.tails = pq->curve.tails && qp->curve.tails ? bydir_tails : NULL;
+  m->curve.symmetric = 0;
+  m->curve.rel_err = fmax(pq->curve.rel_err, qp->curve.rel_err);
+  m->curve.loss_scale = fmax(pq->curve.loss_scale, qp->curve.loss_scale);
+  m->curve.loss_lattice = 0.0;
+  *out = m;
+  return PLD_SUCCESS;
+}
+
+/* Most P components of the with-replacement mixture (Q has one; the
+ * mixture kind takes 64 in all). */
+#define WR_MAX_COMPONENTS 63
+
+/* Fixed-size batches with replacement, add/remove (docs/samplers.md §3):
+ * P = sum_k Bin(b, 1/n)(k) N(2 k c, sigma^2), Q = N(0, sigma^2).  With
+ * more than 63 possible counts, the counts from 62 on are moved onto k = b
+ * (a larger shift dominates, by the lemma's step (ii)). */
+static int fixed_wr_pair(uint64_t b, uint64_t n, double sigma, double c,
+                         pld_mech **out)
+{
+  double N = (double)b, q = 1.0 / (double)n;
+  double w[WR_MAX_COMPONENTS], r[WR_MAX_COMPONENTS], mean[WR_MAX_COMPONENTS];
+  int nk = 0;
+  /* q is 1/n within u relative: the pmf moves by (k + b q)/(1 - q) u */
+  double qrel = 2.0 * PLD_U * (1.0 + N * q) / (1.0 - fmin(q, 0.5));
+  int last = b + 1 <= WR_MAX_COMPONENTS ? (int)b : WR_MAX_COMPONENTS - 2;
+  for (int k = 0; k <= last; k++) {
+    double rk;
+    double v = q == 1.0 ? (k == (int)b ? 1.0 : 0.0) : dbinom((double)k, N, q, &rk);
+    if (q == 1.0)
+      rk = 0.0;
+    if (!(v > 0.0))
+      continue; /* below the smallest double: dropped */
+    if (!(rk < 1e-6))
+      return pld_fail(PLD_ERANGE, "the with-replacement weights could not be computed within the booked accuracy");
+    w[nk] = v;
+    r[nk] = rk + qrel * (1.0 + k);
+    mean[nk] = 2.0 * (double)k * c;
+    nk++;
+  }
+  if ((uint64_t)last < b && q < 1.0) {
+    double lo, hi, rt;
+    int st = binom_split(N, q, (double)last + 1.0, &lo, &hi, &rt);
+    if (st)
+      return pld_fail(PLD_ERANGE, "the with-replacement tail could not be summed");
+    if (hi > 0.0) {
+      w[nk] = hi;
+      r[nk] = rt + qrel * N;
+      mean[nk] = 2.0 * N * c;
+      nk++;
+    }
+  }
+  double whi[WR_MAX_COMPONENTS], wlo[WR_MAX_COMPONENTS];
+  for (int k = 0; k < nk; k++) {
+    whi[k] = up(w[k] * (1.0 + r[k] + 2.0 * PLD_U));
+    wlo[k] = fmax(dn(w[k] * (1.0 - r[k] - 2.0 * PLD_U)), DBL_MIN);
+  }
+  const double one = 1.0, zero = 0.0;
+  pld_mech *mhi = NULL, *mlo = NULL, *u = NULL, *l = NULL;
+  int st = pld_mech_mixture_gaussian(sigma, (size_t)nk, whi, mean, 1, &one,
+                                     &zero, &mhi);
+  if (!st)
+    st = pld_mech_mixture_gaussian(sigma, (size_t)nk, wlo, mean, 1, &one,
+                                   &zero, &mlo);
+  /* upper: PQ with the weights high, QP with them low; lower the reverse */
+  if (!st)
+    st = bydir(mhi, mlo, &u);
+  if (!st)
+    st = bydir(mlo, mhi, &l);
+  if (!st)
+    st = pld_mech_bracket(u, l, out);
+  pld_mech_free(mhi);
+  pld_mech_free(mlo);
+  pld_mech_free(u);
+  pld_mech_free(l);
+  return st;
+}
+
 int pld_mech_fixed_batch_gaussian(uint64_t b, uint64_t n, double sigma,
                                   double c, int with_replacement,
                                   pld_adjacency adjacency, pld_mech **out)
@@ -589,18 +712,37 @@ int pld_mech_fixed_batch_gaussian(uint64_t b, uint64_t n, double sigma,
       adjacency != PLD_ADJ_REPLACE_ONE)
     return pld_fail(PLD_EINVAL, "adjacency = %d is not a pld_adjacency",
                     (int)adjacency);
-  if (n < 1 || n > PLD_SAMPLER_MAX_N || b < 1 ||
-      (!with_replacement && b > n) || b > PLD_SAMPLER_MAX_N)
+  /* under add/remove the dataset without the record (n - 1 records) must
+   * still fill a batch without replacement, or be non-empty with it */
+  uint64_t bmax = adjacency == PLD_ADJ_ADD_REMOVE ? n - 1 : n;
+  if (n < 1 || n > PLD_SAMPLER_MAX_N || b < 1 || b > PLD_SAMPLER_MAX_N ||
+      (!with_replacement && b > bmax) || (with_replacement && n < 2))
     return pld_fail(PLD_EINVAL,
-                    "b = %llu, n = %llu: need 1 <= b%s, n <= 2^52",
+                    "b = %llu, n = %llu: need 1 <= b%s, n <= 2^52 (n counts "
+                    "the record%s)",
                     (unsigned long long)b, (unsigned long long)n,
-                    with_replacement ? "" : " <= n");
+                    with_replacement ? ", n >= 2"
+                    : adjacency == PLD_ADJ_ADD_REMOVE ? " <= n - 1" : " <= n",
+                    adjacency == PLD_ADJ_ADD_REMOVE ? ": the neighbour has n - 1" : "");
   if (!isfinite(c) || !(c > 0.0) || !isfinite(2.0 * c))
     return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
-  if (with_replacement)
-    return pld_fail(PLD_EUNSUPPORTED,
-                    "fixed-size batches with replacement are not implemented "
-                    "(docs/samplers.md section 3 derives the add/remove pair)");
+  if (with_replacement) {
+    if (adjacency != PLD_ADJ_ADD_REMOVE)
+      return pld_fail(PLD_EUNSUPPORTED,
+                      "fixed-size batches with replacement under %s: no "
+                      "tight pair derived (docs/samplers.md section 3); "
+                      "add/remove is implemented",
+                      adjacency == PLD_ADJ_ZERO_OUT ? "zero-out" : "replace-one");
+    if (!isfinite(sigma) || !(sigma > 0.0))
+      return pld_fail(PLD_EINVAL, "sigma = %g must be finite and > 0", sigma);
+    double top = 2.0 * (double)b * c / sigma;
+    if (!(top <= 1e6) || !(2.0 * c / sigma >= 1e-12))
+      return pld_fail(PLD_EINVAL,
+                      "2 b c / sigma = %g must be at most 1e6 (and 2c/sigma "
+                      ">= 1e-12): the mixture's largest shift",
+                      top);
+    return fixed_wr_pair(b, n, sigma, c, out);
+  }
   if (adjacency != PLD_ADJ_ADD_REMOVE)
     /* zero-out and replace-one: Balle et al.'s curve with the largest of
      * the distances, 2c (docs/samplers.md section 3) */

@@ -612,6 +612,60 @@ static void test_fixed_batch_wor_add_remove(void **state)
   pld_mech_free(m);
 }
 
+/* with replacement, add/remove: the mixture over the number of the
+ * record's copies, by quadrature from its definition (b = 1 is PG(1/n, 2c);
+ * b = 100 > 62 moves the counts from 62 on to k = b, a mass of 1e-80 here) */
+static void test_fixed_batch_with_replacement(void **state)
+{
+  (void)state;
+  const int bs[3] = {1, 3, 100}, ns[3] = {5, 4, 50};
+  for (int t = 0; t < 3; t++) {
+    int b = bs[t], n = ns[t];
+    long double p[128];
+    mix P, Q;
+    P.n = Q.n = 0;
+    mix_add(&Q, 1.0, 0.0);
+    binom_pmf(b, 1.0L / n, p);
+    /* components below 1e-40 change no delta the test looks at (>= 1e-13
+     * absolute slack) and would stretch the quadrature grid */
+    for (int k = 0; k <= b; k++)
+      if (p[k] > 1e-40L)
+        mix_add(&P, (double)p[k], 2.0 * k);
+    pld_mech *m = NULL;
+    assert_int_equal(pld_mech_fixed_batch_gaussian((uint64_t)b, (uint64_t)n, 1.5, 1.0, 1,
+                                                   PLD_ADJ_ADD_REMOVE, &m), 0);
+    pld_accountant *acc = NULL;
+    assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+    assert_int_equal(pld_accountant_add(acc, m, 1), 0);
+    for (int i = 0; i < 6; i++) {
+      double ref[2] = {mix_delta(&P, &Q, 1.5, EPS[i]), mix_delta(&Q, &P, 1.5, EPS[i])};
+      for (int dir = 0; dir < 2; dir++) {
+        double d;
+        assert_int_equal(pld_mech_delta(m, dir, EPS[i], &d), 0);
+        assert_true(d >= ref[dir] * (1 - 1e-7) - 1e-13);
+        assert_true(d <= ref[dir] * (1 + 1e-7) + 1e-13);
+      }
+      if (EPS[i] >= 0.5) {
+        pld_result res;
+        assert_int_equal(pld_accountant_delta(acc, EPS[i], &res), 0);
+        double r = fmax(ref[0], ref[1]);
+        assert_true(res.bound.lower <= r * (1 + 1e-7) && res.bound.upper >= r * (1 - 1e-7));
+      }
+    }
+    if (b == 1) {
+      /* b = 1 is PG(1/n, 2c) */
+      for (int i = 0; i < 6; i++) {
+        double d;
+        assert_int_equal(pld_mech_delta(m, PLD_DIR_PQ, EPS[i], &d), 0);
+        double r = pg_delta(1.0 / n, 2.0, 1.5, PLD_DIR_PQ, EPS[i]);
+        assert_true(fabs(d - r) <= 1e-7 * r + 1e-13);
+      }
+    }
+    pld_accountant_free(acc);
+    pld_mech_free(m);
+  }
+}
+
 static void test_fixed_batch_other_relations(void **state)
 {
   (void)state;
@@ -650,7 +704,10 @@ static void test_bad_input(void **state)
   assert_int_equal(pld_mech_truncated_poisson_gaussian(4000000000000000ULL, 0.5, 3, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_ERANGE);
   assert_int_equal(pld_mech_fixed_batch_gaussian(11, 10, 1, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_fixed_batch_gaussian(0, 10, 1, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_fixed_batch_gaussian(3, 10, 1, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EUNSUPPORTED);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(3, 10, 1, 1, 1, PLD_ADJ_ZERO_OUT, &m), PLD_EUNSUPPORTED);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(10, 10, 1, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(3, 1, 1, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
+  assert_int_equal(pld_mech_fixed_batch_gaussian(1000000, 10, 1, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_fixed_batch_gaussian(3, 10, 1, 1, 0, (pld_adjacency)-1, &m), PLD_EINVAL);
   assert_true(m == keep);
   pld_truncation t = {1, 2, 3, 4, 5};
@@ -780,6 +837,7 @@ int main(void)
       cmocka_unit_test(test_truncated_one_step),
       cmocka_unit_test(test_truncated_composed_monte_carlo),
       cmocka_unit_test(test_fixed_batch_wor_add_remove),
+      cmocka_unit_test(test_fixed_batch_with_replacement),
       cmocka_unit_test(test_fixed_batch_other_relations),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_shuffling),

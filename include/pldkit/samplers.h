@@ -111,7 +111,9 @@ PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian_pair(
     pld_adjacency adjacency, pld_truncation_pair which, pld_mech **out);
 
 /** One step of DP-SGD on a batch of exactly b records from a dataset of n
- *  (n = |D'| under add/remove), 1 <= b, b <= n without replacement.
+ *  (n = |D'| under add/remove), 1 <= b; without replacement b <= n - 1
+ *  under add/remove (the neighbour without the record must fill the
+ *  batch), b <= n otherwise; with replacement n >= 2.
  *  - without replacement, add/remove: PG(b/n, 2c), exact (the displaced
  *    record doubles the shift; docs/samplers.md §3); a bracket of the two
  *    rates next to b/n when b/n is not a double.
@@ -119,8 +121,13 @@ PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian_pair(
  *    n, sigma, 2c) (Balle et al.'s curve; an upper bound).
  *  - with replacement (b independent uniform draws), add/remove: the
  *    Gaussian mixture pair P = sum_k Bin(b, 1/n)(k) N(2 k c, sigma^2), Q =
- *    N(0, sigma^2), exact; components k > 61 are moved onto k = b (a
- *    dominating move), so 2 b c / sigma must be at most 1e6.
+ *    N(0, sigma^2), exact; with b > 62 the counts from 62 on are moved
+ *    onto k = b (a dominating move), so 2 b c / sigma must be at most 1e6.
+ *    A bracket: the weights are known within their booked error, and the
+ *    PQ curve grows with them, the QP curve falls, so the upper member
+ *    takes each direction from the mixture with the weights at the end of
+ *    their brackets that enlarges it (pld_mech_mixture_gaussian, rel_err
+ *    1e-10), the lower member from the other end.
  *  - with replacement, zero-out or replace-one: PLD_EUNSUPPORTED.
  *  sigma, c as pld_mech_gaussian (with 2c, and 2bc for the mixture).
  *  @return PLD_SUCCESS, PLD_EINVAL, PLD_EUNSUPPORTED, PLD_ENOMEM. */
