@@ -477,6 +477,146 @@ static double eps_of(const pld_mech *m, uint64_t count)
   return e;
 }
 
+/* ---- truncated Poisson under zero-out and replace-one ----
+ * (docs/samplers.md §4).  The record's slot (x, or its zero stand-in, or
+ * x') is sampled and truncated alike in both worlds, so the set A of
+ * OTHER records kept has the same law in both, and given A the slot is
+ * kept with the same probability r_k, k = |A|, in both:
+ *   k <= B - 2: r = q,  weight P(X <= B - 2)
+ *   k =  B - 1: r = (q p1 + S)/(p1 + S),  weight p1 + S
+ *   k =  B    : r = 0 (the slot was dropped),  weight p_t - S
+ * (p1 = P(X = B - 1), S = (B/n) P(Bin(n, q) >= B + 1)).  Given A the pair
+ * is (1 - r) N(Y_A) + r N(Y_A + g_x) against N(Y_A) (zero-out: PG(r, c)) or
+ * against (1 - r) N(Y_A) + r N(Y_A + g_x') (replace-one: Balle et al.'s
+ * curve pld_mech_wor_gaussian_rate(r, sigma, 2c)).  The selection over k
+ * (A visible) dominates; the rates are rounded up (both curves grow with
+ * the rate), the weights' error booked on the selection's curve, which is
+ * linear in them. */
+static int truncated_slot_select(uint64_t n, double q, uint64_t B,
+                                 double sigma, double c,
+                                 pld_adjacency adjacency, pld_mech **out)
+{
+  double N = (double)n, Bd = (double)B;
+  double w1, r1, lo, pt, rt, S2lo, hi2, r2;
+  int st = binom_split(N - 1.0, q, Bd - 1.0, &w1, &lo, &r1);
+  if (!st)
+    st = binom_split(N - 1.0, q, Bd, &lo, &pt, &rt);
+  if (!st)
+    st = binom_split(N, q, Bd + 1.0, &S2lo, &hi2, &r2);
+  if (st)
+    return pld_fail(PLD_ERANGE,
+                    "the binomial tails of n = %llu, q = %g, B = %llu could "
+                    "not be summed within the booked accuracy",
+                    (unsigned long long)n, q, (unsigned long long)B);
+  double rp1, p1 = dbinom(Bd - 1.0, N - 1.0, q, &rp1);
+  double bn_up, bn_dn;
+  ratio_bracket(Bd, N, &bn_up, &bn_dn);
+  double S = bn_up * hi2, rS = r2 + 4.0 * PLD_U + (bn_up - bn_dn) / bn_dn;
+  double e = fmax(fmax(r1, rt), fmax(rp1, rS)) + 8.0 * PLD_U;
+  double W[3] = {w1, p1 + S, pt - S};
+  /* pt - S >= (1 - q) pt: its error relative to it */
+  double eW3 = (rt * pt + rS * S) / fmax(pt - S, DBL_MIN) + 4.0 * PLD_U;
+  double rate2 = up((q * p1 + S) * (1.0 + e) / ((p1 + S) * (1.0 - e)) *
+                    (1.0 + 4.0 * PLD_U));
+  rate2 = fmin(rate2, 1.0);
+  double rates[2] = {q, rate2};
+  pld_mech *mem[3] = {NULL, NULL, NULL}, *sel = NULL;
+  double w[3];
+  size_t nm = 0;
+  double sum = W[0] + W[1] + W[2];
+  for (int k = 0; k < 3 && !st; k++) {
+    if (!(W[k] > 0.0))
+      continue;
+    if (k < 2) {
+      if (adjacency == PLD_ADJ_ZERO_OUT)
+        st = pld_mech_poisson_gaussian(rates[k], sigma, c, &mem[nm]);
+      else
+        st = pld_mech_wor_gaussian_rate(rates[k], sigma, 2.0 * c, &mem[nm]);
+    } else {
+      /* the slot dropped: both worlds give N(Y_A), P = Q */
+      const double one = 1.0;
+      st = pld_mech_finite(1, &one, &one, &mem[nm]);
+    }
+    w[nm++] = W[k] / sum;
+  }
+  if (!st)
+    st = pld_mech_select(nm, (const pld_mech *const *)mem, w, &sel);
+  if (!st) {
+    sel->curve.rel_err += 2.0 * fmax(e, eW3) + fabs(sum - 1.0) + 4.0 * PLD_U;
+    if (!(sel->curve.rel_err < 1e-6))
+      st = pld_fail(PLD_ERANGE, "the weights' booked error is too large");
+  }
+  for (int k = 0; k < 3; k++)
+    pld_mech_free(mem[k]);
+  if (st) {
+    pld_mech_free(sel);
+    return st;
+  }
+  *out = sel;
+  return PLD_SUCCESS;
+}
+
+/* truncated Poisson under zero-out or replace-one: the bracket of the
+ * slot selection and the exact pair of the dataset whose other records
+ * have zero gradients (x = v and, for replace-one, x' = -v): PG(q_eff, c),
+ * or the two-sided mixture with rate q_eff, rounded down (both pairs grow
+ * with the rate: the one at a smaller rate is a post-processing of the
+ * other, the sample replaced by a fresh N(0) with the same probability on
+ * both sides) */
+static int truncated_slot(uint64_t n, double q, uint64_t B, double sigma,
+                          double c, pld_adjacency adjacency, pld_mech **out)
+{
+  pld_truncation t;
+  int st = pld_truncation_params(n, q, B, &t);
+  if (st)
+    return st;
+  if (t.p_trunc == 0.0 || q == 1.0) {
+    /* never truncated: the slot is kept with probability q (q = 1 and
+     * truncated: with probability B/n, exactly, q_eff) */
+    if (adjacency == PLD_ADJ_ZERO_OUT && t.p_trunc == 0.0)
+      return pld_mech_poisson_gaussian(q, sigma, c, out);
+    if (adjacency == PLD_ADJ_REPLACE_ONE && t.p_trunc == 0.0)
+      return pld_mech_wor_gaussian_rate(q, sigma, 2.0 * c, out);
+    /* q = 1, always truncated: every kept set has B - 1 others when the
+     * slot is kept, B when not: the size reveals it, no amplification */
+    if (adjacency == PLD_ADJ_ZERO_OUT) {
+      pld_mech *g = NULL, *id = NULL, *sel = NULL;
+      const double one = 1.0;
+      double w[2] = {t.q_cond_upper, 1.0 - t.q_cond_upper};
+      st = pld_mech_gaussian(sigma, c, &g);
+      if (!st)
+        st = pld_mech_finite(1, &one, &one, &id);
+      const pld_mech *mm[2] = {g, id};
+      if (!st)
+        st = pld_mech_select(2, mm, w, &sel);
+      pld_mech_free(g);
+      pld_mech_free(id);
+      if (!st)
+        *out = sel;
+      return st;
+    }
+    /* q = 1 under replace-one: a uniform B-subset of the n slots, i.e.
+     * sampling without replacement */
+    return pld_mech_wor_gaussian(B, n, sigma, 2.0 * c, out);
+  }
+  pld_mech *up_m = NULL, *low = NULL;
+  st = truncated_slot_select(n, q, B, sigma, c, adjacency, &up_m);
+  if (!st) {
+    if (adjacency == PLD_ADJ_ZERO_OUT) {
+      st = pld_mech_poisson_gaussian(t.q_eff_lower, sigma, c, &low);
+    } else {
+      double r = t.q_eff_lower;
+      double pw[2] = {1.0 - r, r}, pm[2] = {0.0, c}, qm[2] = {0.0, -c};
+      st = pld_mech_mixture_gaussian(sigma, 2, pw, pm, 2, pw, qm, &low);
+    }
+  }
+  if (!st)
+    st = pld_mech_bracket(up_m, low, out);
+  pld_mech_free(up_m);
+  pld_mech_free(low);
+  return st;
+}
+
 int pld_mech_truncated_poisson_gaussian_pair(uint64_t n, double q, uint64_t B,
                                              double sigma, double c,
                                              pld_adjacency adjacency,
@@ -486,21 +626,20 @@ int pld_mech_truncated_poisson_gaussian_pair(uint64_t n, double q, uint64_t B,
   pld_detail_clear();
   if (!out)
     return pld_fail(PLD_EINVAL, "out is NULL");
-  if (adjacency != PLD_ADJ_ADD_REMOVE) {
-    if (adjacency == PLD_ADJ_ZERO_OUT || adjacency == PLD_ADJ_REPLACE_ONE)
-      return pld_fail(PLD_EUNSUPPORTED,
-                      "truncated Poisson under %s adjacency is not "
-                      "implemented (docs/samplers.md section 4); add/remove is",
-                      adjacency == PLD_ADJ_ZERO_OUT ? "zero-out" : "replace-one");
+  if (adjacency != PLD_ADJ_ADD_REMOVE && adjacency != PLD_ADJ_ZERO_OUT &&
+      adjacency != PLD_ADJ_REPLACE_ONE)
     return pld_fail(PLD_EINVAL, "adjacency = %d is not a pld_adjacency",
                     (int)adjacency);
-  }
   if (which != PLD_TRUNC_BEST && which != PLD_TRUNC_BRANCH &&
       which != PLD_TRUNC_SIZE)
     return pld_fail(PLD_EINVAL, "which = %d is not a pld_truncation_pair",
                     (int)which);
   if (!isfinite(c) || !(c > 0.0) || !isfinite(2.0 * c))
     return pld_fail(PLD_EINVAL, "c = %g must be finite and > 0", c);
+  if (adjacency != PLD_ADJ_ADD_REMOVE)
+    /* one construction there (the kept others revealed); `which` is for
+     * add/remove */
+    return truncated_slot(n, q, B, sigma, c, adjacency, out);
   pld_truncation t;
   int st = pld_truncation_params(n, q, B, &t);
   if (st)

@@ -87,9 +87,9 @@ static void test_detail_names_parameter(void **state)
   EXPECT_DETAIL(pld_mech_truncated_poisson_gaussian(100, 0.1, 0, 1.0, 1.0,
                                                     PLD_ADJ_ADD_REMOVE, &m),
                 PLD_EINVAL, "B = 0");
-  EXPECT_DETAIL(pld_mech_truncated_poisson_gaussian(100, 0.1, 5, 1.0, 1.0,
-                                                    PLD_ADJ_REPLACE_ONE, &m),
-                PLD_EUNSUPPORTED, "replace-one", "not implemented");
+  EXPECT_DETAIL(pld_mech_fixed_batch_gaussian(5, 100, 1.0, 1.0, 1,
+                                              PLD_ADJ_REPLACE_ONE, &m),
+                PLD_EUNSUPPORTED, "replace-one", "no tight pair");
   EXPECT_DETAIL(pld_mech_fixed_batch_gaussian(10, 10, 1.0, 1.0, 0,
                                               PLD_ADJ_ADD_REMOVE, &m),
                 PLD_EINVAL, "b = 10, n = 10", "n - 1");

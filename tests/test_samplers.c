@@ -18,6 +18,8 @@
 
 #include <pldkit/pldkit.h>
 
+static long double gauss_delta_l(long double mu, long double eps);
+
 /* ---- binomial laws by enumeration (long double) ---- */
 
 /* pmf of Bin(N, q) at 0..N into p (N small enough to enumerate) */
@@ -449,6 +451,83 @@ static void test_truncated_one_step(void **state)
   pld_mech_free(c);
 }
 
+/* Balle et al.'s WOR curve (mech.h, pld_mech_wor_gaussian_rate) from its
+ * formula: gamma delta_G(log(1 + (e^eps - 1)/gamma)) for eps >= 0, and
+ * 1 - x + x H_{1/x} below 0, delta_G with mu = s/sigma */
+static double wor_ref(double gamma, double mu, double eps)
+{
+  if (eps < 0) {
+    double x = exp(eps);
+    return 1 - x + x * wor_ref(gamma, mu, -eps);
+  }
+  return gamma * (double)gauss_delta_l(mu, logl(1.0L + (expl(eps) - 1.0L) / gamma));
+}
+
+/* zero-out and replace-one: the selection over the kept others' count
+ * (docs/samplers.md section 4) from its definition, each member by
+ * quadrature (zero-out) or Balle's formula (replace-one); the one-step
+ * bracket holds the exact pair of the dataset with zero-gradient others */
+static void test_truncated_slot_relations(void **state)
+{
+  (void)state;
+  const int ns[2] = {12, 30}, Bs[2] = {5, 3};
+  const double qs[2] = {0.4, 0.1}, sigma = 1.0;
+  for (int t = 0; t < 2; t++)
+    for (int adj = 1; adj <= 2; adj++) {
+      int n = ns[t], B = Bs[t];
+      double q = qs[t];
+      long double p[128] = {0};
+      binom_pmf(n - 1, q, p);
+      long double w1 = 0, p1 = p[B - 1], pt = 0, S = 0;
+      for (int m = 0; m <= n - 1; m++) {
+        if (m <= B - 2)
+          w1 += p[m];
+        if (m >= B) {
+          pt += p[m];
+          S += p[m] * q * B / (m + 1);
+        }
+      }
+      double W[2] = {(double)w1, (double)(p1 + S)};
+      double r[2] = {q, (double)((q * p1 + S) / (p1 + S))};
+      pld_mech *m = NULL;
+      assert_int_equal(pld_mech_truncated_poisson_gaussian((uint64_t)n, q, (uint64_t)B,
+                                                           sigma, 1.0, (pld_adjacency)adj, &m), 0);
+      pld_accountant *acc = NULL;
+      assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+      assert_int_equal(pld_accountant_add(acc, m, 1), 0);
+      trunc_ref tr = trunc_reference(n, q, B);
+      double qe = (double)tr.q_eff;
+      mix P0, Q0;
+      P0.n = Q0.n = 0;
+      mix_add(&P0, 1 - qe, 0);
+      mix_add(&P0, qe, 1.0);
+      mix_add(&Q0, 1 - qe, 0);
+      mix_add(&Q0, qe, adj == PLD_ADJ_ZERO_OUT ? 0.0 : -1.0);
+      for (int dir = 0; dir < 2; dir++)
+        for (int i = 0; i < 6; i++) {
+          double e = EPS[i], ref = 0;
+          for (int k = 0; k < 2; k++)
+            ref += W[k] * (adj == PLD_ADJ_ZERO_OUT ? pg_delta(r[k], 1.0, sigma, dir, e)
+                                                  : wor_ref(r[k], 2.0 / sigma, e));
+          /* the dropped slot (P = Q): 1 - e^eps below 0 */
+          ref += (double)(pt - S) * (e < 0 ? 1 - exp(e) : 0.0);
+          double d;
+          assert_int_equal(pld_mech_delta(m, dir, e, &d), 0);
+          assert_true(d >= ref * (1 - 1e-7) - 1e-13);
+          assert_true(d <= ref * (1 + 1e-7) + 1e-13);
+        }
+      for (int i = 2; i < 6; i++) {
+        pld_result res;
+        assert_int_equal(pld_accountant_delta(acc, EPS[i], &res), 0);
+        double v = fmax(mix_delta(&P0, &Q0, sigma, EPS[i]), mix_delta(&Q0, &P0, sigma, EPS[i]));
+        assert_true(res.bound.lower <= v * (1 + 1e-7) + 1e-13);
+        assert_true(res.bound.upper >= v * (1 - 1e-7));
+      }
+      pld_accountant_free(acc);
+      pld_mech_free(m);
+    }
+}
+
 /* ---- Monte Carlo of the composed exact pair (T = 3) ---- */
 
 static uint64_t rng_s[2] = {0x9E3779B97F4A7C15ULL, 0xD1B54A32D192ED03ULL};
@@ -695,7 +774,6 @@ static void test_bad_input(void **state)
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 0, 1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, -1, 1, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 0, PLD_ADJ_ADD_REMOVE, &m), PLD_EINVAL);
-  assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, PLD_ADJ_ZERO_OUT, &m), PLD_EUNSUPPORTED);
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, (pld_adjacency)7, &m), PLD_EINVAL);
   assert_int_equal(pld_mech_truncated_poisson_gaussian(10, 0.1, 3, 1, 1, PLD_ADJ_ADD_REMOVE, NULL), PLD_EINVAL);
   assert_int_equal(pld_mech_truncated_poisson_gaussian_pair(10, 0.1, 3, 1, 1, PLD_ADJ_ADD_REMOVE, (pld_truncation_pair)5, &m), PLD_EINVAL);
@@ -836,6 +914,7 @@ int main(void)
       cmocka_unit_test(test_truncated_limit_no_truncation),
       cmocka_unit_test(test_truncated_one_step),
       cmocka_unit_test(test_truncated_composed_monte_carlo),
+      cmocka_unit_test(test_truncated_slot_relations),
       cmocka_unit_test(test_fixed_batch_wor_add_remove),
       cmocka_unit_test(test_fixed_batch_with_replacement),
       cmocka_unit_test(test_fixed_batch_other_relations),
