@@ -80,8 +80,11 @@ typedef enum pld_truncation_pair {
  *  random B of them are kept (dp_accounting's
  *  TruncatedSubsampledGaussianDpEvent(dataset_size = n,
  *  sampling_probability = q, truncated_batch_size = B, noise_multiplier =
- *  sigma / c)).  Add/remove adjacency only (others: PLD_EUNSUPPORTED, see
- *  docs/samplers.md §4).  The bracket (pld_mech_bracket) of
+ *  sigma / c)).  Under zero-out and replace-one: the bracket of the
+ *  selection over the kept others' count of PG(r_k, c) (zero-out) or
+ *  pld_mech_wor_gaussian_rate(r_k, sigma, 2c) (replace-one), and the exact
+ *  pair of the zero-gradient dataset (docs/samplers.md §4).  Under
+ *  add/remove the bracket (pld_mech_bracket) of
  *    upper: the better (PLD_TRUNC_BEST) of two dominating pairs: the
  *           selection, the branch visible, of PG(q, c) with weight
  *           p_untrunc and PG(q_cond_upper, 2c) with weight p_trunc; or the
@@ -99,8 +102,8 @@ PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian(
     pld_adjacency adjacency, pld_mech **out);
 
 /** pld_mech_truncated_poisson_gaussian with the upper pair chosen by
- *  `which` (PLD_TRUNC_BEST is what pld_mech_truncated_poisson_gaussian
- *  does; it composes both pairs over one epoch to choose, which can take a
+ *  `which` (add/remove only; the other relations have one construction.
+ *  PLD_TRUNC_BEST is what pld_mech_truncated_poisson_gaussian does; it composes both pairs over one epoch to choose, which can take a
  *  second).  PLD_TRUNC_SIZE needs q < 1 (PLD_EUNSUPPORTED otherwise).
  *  The size-revealed pair's curve is a certified upper curve (every mass
  *  taken at the end of its bracket that enlarges it), not a pair's exact
