@@ -5,8 +5,8 @@
  * that dominates one step of the sampler in both directions for every
  * adaptively chosen gradient sequence (so it composes in an accountant),
  * under the adjacency it names.  The derivations, and the samplers whose
- * pairs are not implemented (shuffling, cyclic Poisson BandMF, MMCC,
- * b-min-sep, zero-out / replace-one variants), are in docs/samplers.md.
+ * pairs are not implemented (MMCC, b-min-sep, fixed-size batches with
+ * replacement under zero-out / replace-one), are in docs/samplers.md.
  *
  * Adjacency.  PLD_ADJ_ADD_REMOVE: D' = D + {x}, n = |D'| (the dataset with
  * the record); the sensitivity of one record is c, but a record added to
