@@ -464,17 +464,24 @@ static int truncated_size_pair(uint64_t n, double q, uint64_t B, double sigma,
   return PLD_SUCCESS;
 }
 
-/* epsilon at delta = 1e-5 of `count` runs of m (upper end), +inf on failure */
-static double eps_of(const pld_mech *m, uint64_t count)
+/* epsilon at delta = 1e-5 of `count` runs of m (upper end), +inf on
+ * failure; params may be NULL */
+static double eps_of_params(const pld_mech *m, uint64_t count,
+                            const pld_params *params)
 {
   pld_accountant *acc = NULL;
   pld_result r;
   double e = INFINITY;
-  if (!pld_accountant_alloc(NULL, &acc) && !pld_accountant_add(acc, m, count) &&
+  if (!pld_accountant_alloc(params, &acc) && !pld_accountant_add(acc, m, count) &&
       !pld_accountant_epsilon(acc, 1e-5, &r))
     e = r.bound.upper;
   pld_accountant_free(acc);
   return e;
+}
+
+static double eps_of(const pld_mech *m, uint64_t count)
+{
+  return eps_of_params(m, count, NULL);
 }
 
 /* ---- truncated Poisson under zero-out and replace-one ----
@@ -975,6 +982,53 @@ int pld_accountant_add_bandmf_cyclic_poisson(pld_accountant *acc,
   uint64_t count = steps / bands + (steps % bands != 0);
   pld_mech *m = NULL;
   int st = pld_mech_poisson_gaussian(q, sigma, c * col_norm, &m);
+  if (!st)
+    st = pld_accountant_add(acc, m, count);
+  pld_mech_free(m);
+  return st;
+}
+
+int pld_accountant_add_truncated_poisson(pld_accountant *acc, uint64_t n,
+                                         double q, uint64_t B, double sigma,
+                                         double c, pld_adjacency adjacency,
+                                         pld_truncation_pair which,
+                                         uint64_t count)
+{
+  pld_detail_clear();
+  if (!acc)
+    return pld_fail(PLD_EINVAL, "acc is NULL");
+  if (count < 1 || count > (1ULL << 53))
+    return pld_fail(PLD_EINVAL, "count = %llu must be in [1, 2^53]",
+                    (unsigned long long)count);
+  pld_mech *m = NULL;
+  int st;
+  if (adjacency == PLD_ADJ_ADD_REMOVE && which == PLD_TRUNC_BEST) {
+    pld_mech *a = NULL, *b = NULL;
+    st = pld_mech_truncated_poisson_gaussian_pair(n, q, B, sigma, c, adjacency,
+                                                  PLD_TRUNC_BRANCH, &a);
+    if (!st && q < 1.0)
+      st = pld_mech_truncated_poisson_gaussian_pair(n, q, B, sigma, c,
+                                                    adjacency, PLD_TRUNC_SIZE,
+                                                    &b);
+    if (!st) {
+      pld_params p;
+      st = pld_accountant_get_params(acc, &p);
+      /* both dominate: the one that answers the smaller epsilon for these
+       * steps (either choice is sound) */
+      if (!st && b && eps_of_params(b, count, &p) < eps_of_params(a, count, &p)) {
+        m = b;
+        b = NULL;
+      } else if (!st) {
+        m = a;
+        a = NULL;
+      }
+    }
+    pld_mech_free(a);
+    pld_mech_free(b);
+  } else {
+    st = pld_mech_truncated_poisson_gaussian_pair(n, q, B, sigma, c, adjacency,
+                                                  which, &m);
+  }
   if (!st)
     st = pld_accountant_add(acc, m, count);
   pld_mech_free(m);

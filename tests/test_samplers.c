@@ -528,6 +528,40 @@ static void test_truncated_slot_relations(void **state)
     }
 }
 
+/* the accountant entry chooses the pair by the steps it adds: its answer
+ * is the smaller of the two pairs' answers for those steps */
+static void test_truncated_accountant_choice(void **state)
+{
+  (void)state;
+  const uint64_t counts[2] = {1, 40};
+  for (int k = 0; k < 2; k++) {
+    double e[3];
+    for (int w = 0; w < 3; w++) {
+      pld_accountant *acc = NULL;
+      pld_result r;
+      assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+      assert_int_equal(pld_accountant_add_truncated_poisson(acc, 30, 0.2, 5, 1.0, 1.0,
+                                                            PLD_ADJ_ADD_REMOVE,
+                                                            (pld_truncation_pair)w,
+                                                            counts[k]), 0);
+      assert_int_equal(pld_accountant_epsilon(acc, 1e-5, &r), 0);
+      e[w] = r.bound.upper;
+      pld_accountant_free(acc);
+    }
+    assert_true(e[0] == fmin(e[1], e[2]));
+  }
+  pld_accountant *acc = NULL;
+  assert_int_equal(pld_accountant_alloc(NULL, &acc), 0);
+  assert_int_equal(pld_accountant_add_truncated_poisson(acc, 30, 0.2, 5, 1.0, 1.0,
+                                                        PLD_ADJ_ADD_REMOVE,
+                                                        PLD_TRUNC_BEST, 0), PLD_EINVAL);
+  assert_int_equal(pld_accountant_add_truncated_poisson(acc, 30, 0.2, 0, 1.0, 1.0,
+                                                        PLD_ADJ_ADD_REMOVE,
+                                                        PLD_TRUNC_BEST, 3), PLD_EINVAL);
+  assert_true(pld_accountant_size(acc) == 0);
+  pld_accountant_free(acc);
+}
+
 /* ---- Monte Carlo of the composed exact pair (T = 3) ---- */
 
 static uint64_t rng_s[2] = {0x9E3779B97F4A7C15ULL, 0xD1B54A32D192ED03ULL};
@@ -915,6 +949,7 @@ int main(void)
       cmocka_unit_test(test_truncated_one_step),
       cmocka_unit_test(test_truncated_composed_monte_carlo),
       cmocka_unit_test(test_truncated_slot_relations),
+      cmocka_unit_test(test_truncated_accountant_choice),
       cmocka_unit_test(test_fixed_batch_wor_add_remove),
       cmocka_unit_test(test_fixed_batch_with_replacement),
       cmocka_unit_test(test_fixed_batch_other_relations),

@@ -113,6 +113,19 @@ PLD_API PLD_NODISCARD int pld_mech_truncated_poisson_gaussian_pair(
     uint64_t n, double q, uint64_t B, double sigma, double c,
     pld_adjacency adjacency, pld_truncation_pair which, pld_mech **out);
 
+/** Add `count` steps (1 <= count <= 2^53) of truncated Poisson DP-SGD to
+ *  acc.  Under add/remove with PLD_TRUNC_BEST the upper pair is chosen by
+ *  the smaller epsilon at delta = 1e-5 of these `count` steps composed
+ *  alone (acc's params; the cost of two queries), not of one epoch as in
+ *  pld_mech_truncated_poisson_gaussian; either pair is sound.  Otherwise
+ *  as pld_mech_truncated_poisson_gaussian_pair.  acc is unchanged on
+ *  failure.  @return as pld_mech_truncated_poisson_gaussian, and the
+ *  accountant's errors. */
+PLD_API PLD_NODISCARD int pld_accountant_add_truncated_poisson(
+    pld_accountant *acc, uint64_t n, double q, uint64_t B, double sigma,
+    double c, pld_adjacency adjacency, pld_truncation_pair which,
+    uint64_t count);
+
 /** One step of DP-SGD on a batch of exactly b records from a dataset of n
  *  (n = |D'| under add/remove), 1 <= b; without replacement b <= n - 1
  *  under add/remove (the neighbour without the record must fill the
