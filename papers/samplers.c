@@ -432,7 +432,8 @@ static int truncated_size_pair(uint64_t n, double q, uint64_t B, double sigma,
     pld_mech_free(m);
     return PLD_ENOMEM;
   }
-  a[0] = mu;
+  /* delta_G grows with mu: c/sigma rounded up */
+  a[0] = up(mu);
   a[1] = SIZE_TERMS;
   double u8 = 8.0 * PLD_U;
   double *t = a + 2;
