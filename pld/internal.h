@@ -142,36 +142,6 @@ int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);
 
 #include "mech_type.h"
 
-/* Shared state layouts, with their type entries (mech.c). */
-/* Child mechanisms, optionally weighted: Poisson and WOR (the base), the
- * random selection (members, weights), the bracket (upper, lower). */
-struct pld_mech_kids {
-  size_t n;
-  double *w; /* n weights, or NULL */
-  struct pld_mech **m; /* n children (NULL until set) */
-};
-int pld_mech_kids_init(struct pld_mech *m, size_t n, int weighted);
-int pld_mech_kids_copy(const struct pld_mech *src, struct pld_mech *dst);
-int pld_mech_kids_equal(const struct pld_mech *a, const struct pld_mech *b);
-void pld_mech_kids_free(struct pld_mech *m);
-static inline const struct pld_mech_kids *pld_mech_kids(const struct pld_mech *m)
-{
-  return (const struct pld_mech_kids *)m->state;
-}
-/* An array of doubles (the mixtures' parameters). */
-struct pld_mech_arr {
-  size_t n;
-  double v[];
-};
-double *pld_mech_arr_init(struct pld_mech *m, size_t n);
-int pld_mech_arr_copy(const struct pld_mech *src, struct pld_mech *dst);
-int pld_mech_arr_equal(const struct pld_mech *a, const struct pld_mech *b);
-void pld_mech_arr_free(struct pld_mech *m);
-static inline const double *pld_mech_arr(const struct pld_mech *m)
-{
-  return ((const struct pld_mech_arr *)m->state)->v;
-}
-
 /* Per-kind curve callbacks */
 int pld_mech_gaussian_curve(void *ctx, int dir, size_t n, const double *eps,
                             double *delta);

@@ -9,6 +9,7 @@
 #include <pldkit/allocation.h>
 #include <pldkit/participation.h>
 #include <pldkit/rdp_papers.h>
+#include <pldkit/samplers.h>
 
 #include "ref.h"
 
@@ -82,6 +83,23 @@ static void test_detail_names_parameter(void **state)
   double ords[2] = {2.0, 0.5}, ev[2];
   EXPECT_DETAIL(pld_rdp_allocation_lower_curve(2, ords, 10, 4, 1.0, 1.0, ev),
                 PLD_EINVAL, "orders[1] = 0.5", "> 1");
+  /* the samplers (docs/samplers.md) */
+  EXPECT_DETAIL(pld_mech_truncated_poisson_gaussian(100, 0.1, 0, 1.0, 1.0,
+                                                    PLD_ADJ_ADD_REMOVE, &m),
+                PLD_EINVAL, "B = 0");
+  EXPECT_DETAIL(pld_mech_fixed_batch_gaussian(5, 100, 1.0, 1.0, 1,
+                                              PLD_ADJ_REPLACE_ONE, &m),
+                PLD_EUNSUPPORTED, "replace-one", "no tight pair");
+  EXPECT_DETAIL(pld_mech_fixed_batch_gaussian(10, 10, 1.0, 1.0, 0,
+                                              PLD_ADJ_ADD_REMOVE, &m),
+                PLD_EINVAL, "b = 10, n = 10", "n - 1");
+  pld_bound sb1, sb2;
+  EXPECT_DETAIL(pld_shuffling_epsilon(10, 1, 1.0, 1.0, PLD_ADJ_ADD_REMOVE,
+                                      1e-5, NULL, &sb1, &sb2),
+                PLD_EUNSUPPORTED, "add/remove");
+  EXPECT_DETAIL(pld_accountant_add_bandmf_cyclic_poisson(acc, 10, 0, 0.1, 1.0,
+                                                         1.0, 1.0),
+                PLD_EINVAL, "bands = 0");
   pld_accountant_free(acc);
   pld_mech_free(m);
 

@@ -45,6 +45,7 @@ HEADER_LAYER = {
     "merge.h": "papers",
     "best.h": "bounds",
     "allocation.h": "papers",
+    "samplers.h": "papers",
     "event.h": "catalogue",
     "dpevent.h": "catalogue",
     "pldkit.h": "front",

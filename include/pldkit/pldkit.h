@@ -44,6 +44,7 @@
 #include <pldkit/merge.h>
 #include <pldkit/best.h>
 #include <pldkit/allocation.h>
+#include <pldkit/samplers.h>
 #include <pldkit/event.h>
 #include <pldkit/ledger.h>
 #include <pldkit/dpevent.h>

@@ -54,6 +54,36 @@ extern const struct pld_mech_type pld_mech_type_user;     /* mech.c */
  * the mechanism and m[1] dominated by it; neither is itself a bracket */
 extern const struct pld_mech_type pld_mech_type_bracket;
 
+/* Shared state layouts, with their type entries (mech.c). */
+/* Child mechanisms, optionally weighted: Poisson and WOR (the base), the
+ * random selection (members, weights), the bracket (upper, lower). */
+struct pld_mech_kids {
+  size_t n;
+  double *w; /* n weights, or NULL */
+  struct pld_mech **m; /* n children (NULL until set) */
+};
+int pld_mech_kids_init(struct pld_mech *m, size_t n, int weighted);
+int pld_mech_kids_copy(const struct pld_mech *src, struct pld_mech *dst);
+int pld_mech_kids_equal(const struct pld_mech *a, const struct pld_mech *b);
+void pld_mech_kids_free(struct pld_mech *m);
+static inline const struct pld_mech_kids *pld_mech_kids(const struct pld_mech *m)
+{
+  return (const struct pld_mech_kids *)m->state;
+}
+/* An array of doubles (the mixtures' parameters). */
+struct pld_mech_arr {
+  size_t n;
+  double v[];
+};
+double *pld_mech_arr_init(struct pld_mech *m, size_t n);
+int pld_mech_arr_copy(const struct pld_mech *src, struct pld_mech *dst);
+int pld_mech_arr_equal(const struct pld_mech *a, const struct pld_mech *b);
+void pld_mech_arr_free(struct pld_mech *m);
+static inline const double *pld_mech_arr(const struct pld_mech *m)
+{
+  return ((const struct pld_mech_arr *)m->state)->v;
+}
+
 /* A new mechanism of `type` with a zeroed state and the built-in curve
  * error (mech.c); NULL when out of memory. */
 struct pld_mech *pld_mech_new(const struct pld_mech_type *type);
