@@ -55,7 +55,9 @@ REPLACE_ONE or REPLACE_SPECIAL):
 * EpsilonDeltaDpEvent(epsilon, delta), ExponentialMechanismDpEvent(epsilon)
   and PermuteAndFlipDpEvent(epsilon) (as (epsilon, 0)): the dominating
   pair of every (epsilon, delta)-DP mechanism, epsilon and delta rounded up
-  by a relative 1e-12.
+  by a relative 1e-12.  For PermuteAndFlip that gives the certified upper
+  end; the lower end is recomputed from a pair the mechanism realizes
+  (permute_and_flip_pair), a true lower bound.
 * PoissonSampledDpEvent(sampling_probability, event): Poisson subsampling
   (add/remove adjacency: ADD_OR_REMOVE_ONE or REPLACE_SPECIAL) of a
   GaussianDpEvent or a LaplaceDpEvent (poisson-gaussian, poisson-laplace),
@@ -70,9 +72,18 @@ REPLACE_ONE or REPLACE_SPECIAL):
 * SelfComposedDpEvent(event, count), ComposedDpEvent(events).
 
 Everything else (UnsupportedDpEvent, SampledWithReplacementDpEvent, ZCDp,
-tree aggregation, repeat-and-select, truncated subsampling, ...) makes
-``supports`` False and ``compose`` raise UnsupportedEventError naming the
-event and where it sits in the tree.  The library returns one code
+tree aggregation, repeat-and-select, truncated subsampling, Poisson
+sampling under REPLACE_ONE, a DiscreteGaussianDpEvent of dimension None)
+makes ``supports`` False and ``compose`` raise UnsupportedEventError naming
+the event, where it sits in the tree and why (REFUSALS).
+
+Under REPLACE_ONE a GaussianDpEvent is read as sensitivity 2 (as
+dp_accounting's PLDAccountant does; its RdpAccountant reads 1) and compose
+warns (SensitivityConventionWarning).  ``ledger`` is a DpEvent, as
+dp_accounting's accountants give it, so that
+``mechanism_calibration.calibrate_dp_mechanism(PLDAccountant, ...)`` works;
+once dp_accounting.privacy_accountant is imported both accountants are
+virtual subclasses of its PrivacyAccountant.  The library returns one code
 (PLD_EVENT_EUSAGE) for "cannot account this" and for "bad value"; its
 message tells them apart ("... is not supported ...", "... is not a
 dp_accounting DpEvent ...", "has no field", "expected an event": the
@@ -88,13 +99,17 @@ Every answer is pldkit's certified upper end (never below the truth);
 ``epsilon(delta)`` / ``delta(epsilon)`` give the whole bracket.
 """
 
+import copy
 import ctypes
 import json
 import math
 import numbers
+import sys
+import warnings
 from ctypes import (POINTER, c_char_p, c_double, c_int, c_size_t,
                     c_ulonglong)
 
+from . import _hooks
 from . import _lib
 from . import events
 from ._util import make_params
@@ -102,6 +117,8 @@ from .accountant import Accountant
 from .errors import PldkitError
 
 __all__ = ["PLDAccountant", "RdpAccountant", "UnsupportedEventError",
+           "SensitivityConventionWarning", "REFUSALS", "DP_EVENT_CLASSES",
+           "DpEvent", "permute_and_flip_pair",
            "NeighboringRelation", "from_json", "canonical", "plan",
            "EVENT_FIELDS", "NONPRIVATE"]
 
@@ -388,12 +405,111 @@ def _relation_code(relation):
     return code.value
 
 
+#: Why pldkit refuses the events it cannot account (dp_accounting 0.6.0's
+#: names).  Each reason says what is missing, so that a user knows whether
+#: another accountant or another description of the mechanism helps.
+REFUSALS = {
+    "ZCDpEvent": (
+        "a (xi, rho)-zCDP guarantee is a bound on Renyi divergences, not a "
+        "mechanism: no privacy loss distribution dominates every mechanism "
+        "that meets it except through an RDP-to-(epsilon, delta) conversion, "
+        "which is not a certified PLD answer (for a Gaussian mechanism, "
+        "compose its GaussianDpEvent instead)"),
+    "SingleEpochTreeAggregationDpEvent": (
+        "pldkit has no model of tree aggregation (each record's share of "
+        "the tree's nodes depends on the tree's layout, which the event "
+        "does not fix); describe the released noisy sums as the Gaussian "
+        "mechanism they are, or use dp_accounting's RdpAccountant"),
+    "RepeatAndSelectDpEvent": (
+        "repeat-and-select with a random number of runs (Papernot & Steinke "
+        "2022) is analysed in RDP only; pldkit has no privacy loss "
+        "distribution for it"),
+    "TruncatedSubsampledGaussianDpEvent": (
+        "truncated Poisson sampling (arXiv:2508.15089) has no exact "
+        "dominating pair in pldkit; a PoissonSampledDpEvent of the "
+        "GaussianDpEvent is not a bound for it (truncation changes who is "
+        "in the batch)"),
+    "SampledWithReplacementDpEvent": (
+        "with sampling with replacement a record can appear several times in "
+        "one batch; pldkit has no dominating pair for it (dp_accounting "
+        "accounts it in RDP only)"),
+    "UnsupportedDpEvent": (
+        "the event says itself that no accountant supports it"),
+}
+
+_REPLACE_ONE_REFUSALS = {
+    "PoissonSampledDpEvent": (
+        "Poisson subsampling under REPLACE_ONE: pldkit's Poisson-subsampled "
+        "pairs are for add/remove neighbours (Zhu, Dong, Wang 2022) and it "
+        "has no proven dominating pair for replace-one ones; account under "
+        "ADD_OR_REMOVE_ONE (what DP-SGD with Poisson sampling is usually "
+        "stated for), or use SampledWithoutReplacementDpEvent for a "
+        "fixed-size batch"),
+}
+
+
+class SensitivityConventionWarning(UserWarning):
+    """A GaussianDpEvent under REPLACE_ONE: read as sensitivity 2 (the sum
+    moves by up to 2C when one record is replaced), dp_accounting's PLD
+    convention; its RDP accountant reads sensitivity 1."""
+
+
+_SENSITIVITY_WARNING = (
+    "REPLACE_ONE: GaussianDpEvent(noise_multiplier=s) is accounted as a "
+    "Gaussian of sensitivity 2 (replacing one record moves a sum of clipped "
+    "terms by up to 2 clipping norms), as dp_accounting's PLDAccountant "
+    "reads it; dp_accounting's RdpAccountant reads sensitivity 1 and gives a "
+    "much smaller epsilon for the same event. If s is already the noise "
+    "standard deviation over the replace-one sensitivity (std / (2 C)), "
+    "compose GaussianDpEvent(2 * s) (python/README.md, 'Migration from "
+    "dp_accounting')")
+
+
+def _walk(ev, where="event"):
+    """(where, name, fields) for every node of a canonical tree."""
+    name, fields = ev
+    yield where, name, fields
+    for fname, v in fields.items():
+        if fname in _EVENT_VALUED:
+            yield from _walk(v, "%s.%s" % (where, fname))
+        elif fname in _EVENT_LIST:
+            for k, e in enumerate(v):
+                yield from _walk(e, "%s.%s[%d]" % (where, fname, k))
+
+
+def _refuse(ev, relation):
+    """UnsupportedEventError with the reason for the first node pldkit
+    cannot account (REFUSALS), before the library's translation."""
+    for where, name, fields in _walk(ev):
+        reason = REFUSALS.get(name)
+        if reason is None and relation == "REPLACE_ONE":
+            reason = _REPLACE_ONE_REFUSALS.get(name)
+        if reason is not None:
+            raise UnsupportedEventError("%s: %s is not supported by pldkit: %s"
+                                        % (where, name, reason))
+        if name == "DiscreteGaussianDpEvent" and fields.get("dimension") \
+                is None:
+            raise UnsupportedEventError(
+                "%s: DiscreteGaussianDpEvent with dimension=None (unknown, "
+                "dp_accounting's default) is not supported by pldkit: the "
+                "discrete Gaussian's privacy loss depends on the dimension "
+                "(the univariate and multivariate ones differ, Canonne, "
+                "Kamath, Steinke 2020) and pldkit has the exact univariate "
+                "pair only; pass dimension=1 if the output is one integer"
+                % where)
+
+
+def _uses_replace_one_gaussian(ev):
+    return any(name == "GaussianDpEvent" for _, name, _ in _walk(ev))
+
+
 def _translate(event, relation, count):
     """(EVENT texts, nonprivate) of `count` runs of the tree under the
     relation, by pld_dpevent_to_events.  Raises UnsupportedEventError for
     what pldkit cannot account and ValueError for bad values, each with
     the library's message (naming the event and its place in the tree)."""
     ev = event if _is_canonical(event) else canonical(event)
+    _refuse(ev, relation)
     if isinstance(count, bool) or _number(count) is None or \
             not float(count).is_integer() or not 0 <= count <= 2 ** 53:
         raise ValueError("count=%r must be an integer in [0, 2^53]"
@@ -449,16 +565,25 @@ class _Base(object):
     compose."""
 
     def __init__(self, neighboring_relation="ADD_OR_REMOVE_ONE"):
-        self.neighboring_relation = _relation(neighboring_relation)
+        self._relation_name = _relation(neighboring_relation)
         self._ledger = []      # (canonical event, count)
         self._texts = []       # the EVENT texts of the ledger, in order
         self._nonprivate = False
+
+    @property
+    def neighboring_relation(self):
+        """dp_accounting's NeighboringRelation member when dp_accounting is
+        imported, else its name (a string)."""
+        pa = sys.modules.get("dp_accounting.privacy_accountant")
+        enum = getattr(pa, "NeighboringRelation", None)
+        member = getattr(enum, self._relation_name, None)
+        return member if member is not None else self._relation_name
 
     def supports(self, event):
         """True if compose(event) can account this event (under this
         neighboring relation)."""
         try:
-            texts, _ = _translate(event, self.neighboring_relation, 1)
+            texts, _ = _translate(event, self._relation_name, 1)
             self._commit(self._prepare(texts), dry=True)
         except UnsupportedEventError:
             return False
@@ -477,10 +602,16 @@ class _Base(object):
         """Add `count` runs of the event tree.  Returns self.  Raises
         UnsupportedEventError (naming the event and its place in the tree)
         for what pldkit cannot account, ValueError for bad parameters (the
-        library's message); nothing is added then."""
+        library's message); nothing is added then.  Under REPLACE_ONE a
+        GaussianDpEvent warns (SensitivityConventionWarning): it is read
+        as sensitivity 2."""
         ev = event if _is_canonical(event) else canonical(event)
-        texts, nonprivate = _translate(ev, self.neighboring_relation, count)
+        texts, nonprivate = _translate(ev, self._relation_name, count)
         self._commit(self._prepare(texts))
+        if self._relation_name == "REPLACE_ONE" and \
+                _uses_replace_one_gaussian(ev):
+            warnings.warn(_SENSITIVITY_WARNING, SensitivityConventionWarning,
+                          stacklevel=2)
         self._texts = _merged(self._texts, texts)
         self._nonprivate = self._nonprivate or nonprivate
         self._ledger.append((ev, count))
@@ -488,7 +619,21 @@ class _Base(object):
 
     @property
     def ledger(self):
-        """The composed events as (canonical event, count) pairs."""
+        """The composed events as one DpEvent, as dp_accounting's
+        accountants give it (its DpEventBuilder): NoOpDpEvent() when
+        nothing was composed, the event itself when one was once, a
+        SelfComposedDpEvent for a count above 1, a ComposedDpEvent of
+        several (NoOp events are left out, consecutive equal ones merged,
+        a SelfComposedDpEvent is unfolded into its count).  The classes are
+        dp_accounting.dp_event's when dp_accounting is imported, else
+        pldkit.dp_accounting's stand-ins of the same names and fields
+        (DP_EVENT_CLASSES)."""
+        return _build_ledger(self._ledger)
+
+    @property
+    def entries(self):
+        """The composed events as (canonical event, count) pairs, in order
+        (what ``ledger`` was before it became a DpEvent)."""
         return list(self._ledger)
 
     @property
@@ -499,6 +644,181 @@ class _Base(object):
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._init_args(), self._ledger))
+
+
+# --------------------------------------------------------------------------
+# The ledger as a DpEvent.
+
+def _standin_class(name):
+    spec = EVENT_FIELDS[name]
+    names = [f if isinstance(f, str) else f[0] for f in spec]
+    defaults = {f[0]: f[1] for f in spec if not isinstance(f, str)}
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(names):
+            raise TypeError("%s takes %d fields" % (name, len(names)))
+        values = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in values:
+                raise TypeError("%s: bad or repeated field %r" % (name, k))
+            values[k] = v
+        for k in names:
+            if k not in values:
+                if k not in defaults:
+                    raise TypeError("%s: missing field %r" % (name, k))
+                values[k] = defaults[k]
+        for k in names:
+            object.__setattr__(self, k, values[k])
+
+    def __setattr__(self, k, v):
+        raise AttributeError("%s is frozen" % name)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and all(
+            getattr(self, k) == getattr(other, k) for k in names)
+
+    def __hash__(self):
+        return hash((name,) + tuple(
+            tuple(v) if isinstance(v, list) else v
+            for v in (getattr(self, k) for k in names)))
+
+    def __repr__(self):
+        return "%s(%s)" % (name, ", ".join(
+            "%s=%r" % (k, getattr(self, k)) for k in names))
+
+    return type(name, (DpEvent,), {
+        "__slots__": tuple(names), "__init__": __init__,
+        "__setattr__": __setattr__, "__eq__": __eq__, "__hash__": __hash__,
+        "__repr__": __repr__, "__module__": __name__})
+
+
+class DpEvent(object):
+    """The base of pldkit's stand-ins of dp_accounting's DpEvent classes
+    (used for ``ledger`` when dp_accounting is not imported)."""
+    __slots__ = ()
+
+
+#: pldkit's stand-ins of dp_accounting's DpEvent classes, by name (frozen,
+#: equal by fields, with dp_accounting's field names and defaults).
+DP_EVENT_CLASSES = {name: _standin_class(name) for name in EVENT_FIELDS}
+
+
+def _event_classes():
+    """The module whose DpEvent classes the ledger is built of."""
+    de = sys.modules.get("dp_accounting.dp_event")
+    if de is not None and all(hasattr(de, n) for n in
+                              ("NoOpDpEvent", "SelfComposedDpEvent",
+                               "ComposedDpEvent")):
+        return lambda name: getattr(de, name, None) or DP_EVENT_CLASSES[name]
+    return DP_EVENT_CLASSES.__getitem__
+
+
+def _to_dp_event(ev, cls):
+    name, fields = ev
+    values = {}
+    for fname, v in fields.items():
+        if fname in _EVENT_VALUED:
+            v = _to_dp_event(v, cls)
+        elif fname in _EVENT_LIST:
+            v = [_to_dp_event(e, cls) for e in v]
+        values[fname] = v
+    return cls(name)(**values)
+
+
+def _build_ledger(entries):
+    cls = _event_classes()
+    flat = []     # [canonical event, count], dp_accounting's builder rules
+
+    def add(ev, count):
+        name, fields = ev
+        if name == "NoOpDpEvent" or count == 0:
+            return
+        if name == "SelfComposedDpEvent":
+            add(fields["event"], count * fields["count"])
+            return
+        if flat and flat[-1][0] == ev:
+            flat[-1][1] += count
+        else:
+            flat.append([ev, count])
+
+    for ev, count in entries:
+        add(ev, count)
+    events = []
+    for ev, count in flat:
+        e = _to_dp_event(ev, cls)
+        events.append(e if count == 1 else
+                      cls("SelfComposedDpEvent")(event=e, count=count))
+    if not events:
+        return cls("NoOpDpEvent")()
+    if len(events) == 1:
+        return events[0]
+    return cls("ComposedDpEvent")(events=events)
+
+
+def _register(module):
+    """dp_accounting.privacy_accountant imported: pldkit's accountants
+    become virtual subclasses of its PrivacyAccountant (an ABC), so that
+    isinstance checks pass."""
+    base = getattr(module, "PrivacyAccountant", None)
+    if base is not None and hasattr(base, "register"):
+        base.register(PLDAccountant)
+        base.register(RdpAccountant)
+
+
+def permute_and_flip_pair(epsilon):
+    """(P, Q): output distributions of permute-and-flip with parameter
+    epsilon on two neighbouring datasets, from the mechanism's definition
+    (McKenna & Sheldon 2020, Alg. 1: visit the candidates in a random
+    order, output candidate r with probability exp(epsilon (q_r - q*) /
+    (2 Delta)), q* the best score).  Two candidates with scores (0, 0) on D
+    and (Delta, -Delta) on D' (each score moves by at most Delta): on D the
+    first visited wins, P = (1/2, 1/2); on D' candidate 2 wins only if
+    visited first and accepted, Q = (1 - e^-eps / 2, e^-eps / 2).  Its
+    privacy loss reaches eps.  Q's small mass is rounded up (by a relative
+    1e-12, at least the smallest normal double): that Q is a mixture of
+    the true Q with P, whose hockey-stick divergences are no larger (joint
+    convexity), so the pair's answers stay lower bounds for P&F."""
+    m = math.exp(-epsilon) / 2 * (1 + 1e-12)
+    m = min(max(m, 2.2250738585072014e-308), 0.5)
+    return (0.5, 0.5), (1.0 - m, m)
+
+
+def _pf_text(epsilon):
+    (p1, p2), (q1, q2) = permute_and_flip_pair(epsilon)
+    return "finite:p=%r;%r,q=%r;%r" % (p1, p2, q1, q2)
+
+
+def _lower_texts(ev, relation, count):
+    """EVENT texts of `count` runs of the canonical tree with every
+    PermuteAndFlipDpEvent (alone or Poisson-sampled) replaced by its
+    realized pair, the rest translated by the library as compose does."""
+    name, fields = ev
+    if count == 0:
+        return []
+    if not any(n == "PermuteAndFlipDpEvent" for _, n, _ in _walk(ev)):
+        return _translate(ev, relation, count)[0]
+    if name == "ComposedDpEvent":
+        out = []
+        for e in fields["events"]:
+            out = _merged(out, _lower_texts(e, relation, count))
+        return out
+    if name == "SelfComposedDpEvent":
+        return _lower_texts(fields["event"], relation,
+                            count * int(fields["count"]))
+    if name == "PermuteAndFlipDpEvent":
+        if fields["epsilon"] == 0:
+            return []
+        return ["%s,count=%d" % (_pf_text(fields["epsilon"]), count)]
+    if name == "PoissonSampledDpEvent" and \
+            fields["event"][0] == "PermuteAndFlipDpEvent":
+        q, eps = fields["sampling_probability"], fields["event"][1]["epsilon"]
+        if q == 0 or eps == 0:
+            return []
+        return ["poisson-sampled:q=%r,count=%d[%s]" % (q, count,
+                                                        _pf_text(eps))]
+    # anything else around a P&F: the library's translation (which refuses
+    # what it cannot account)
+    return _translate(ev, relation, count)[0]
 
 
 def _merged(old, new):
@@ -574,7 +894,7 @@ class PLDAccountant(_Base):
 
     def _init_args(self):
         kw = dict(self._params)
-        kw["neighboring_relation"] = self.neighboring_relation
+        kw["neighboring_relation"] = self._relation_name
         kw["value_discretization_interval"] = self._vdi
         return kw
 
@@ -589,17 +909,48 @@ class PLDAccountant(_Base):
 
     def epsilon(self, delta):
         """The pldkit Result (bracket) for epsilon(delta), or None when the
-        answer is exact without one (no events: 0; non-private: inf)."""
+        answer is exact without one (no events: 0; non-private: inf).
+        With a PermuteAndFlipDpEvent in the ledger the lower end is that of
+        the mechanism's realized pair (see _permute_and_flip_lower)."""
         if self._nonprivate or not self._texts:
             return None
-        return events.epsilon(delta, *self._texts, **self._params)
+        r = events.epsilon(delta, *self._texts, **self._params)
+        return self._permute_and_flip_lower(r, events.epsilon, delta)
 
     def delta(self, epsilon):
         """The pldkit Result (bracket) for delta(epsilon), or None as in
         epsilon()."""
         if self._nonprivate or not self._texts:
             return None
-        return events.delta(epsilon, *self._texts, **self._params)
+        r = events.delta(epsilon, *self._texts, **self._params)
+        return self._permute_and_flip_lower(r, events.delta, epsilon)
+
+    def _permute_and_flip_lower(self, result, query, at):
+        """The library accounts PermuteAndFlipDpEvent(eps) by the dominating
+        pair of every eps-DP mechanism (P&F is eps-DP, McKenna & Sheldon
+        2020, Thm. 1), so the upper end is certified for it, but that
+        pair's lower end is no lower bound for P&F, whose worst case may be
+        smaller.  The lower end is recomputed with a pair P&F realizes
+        (PF_PAIR), which is a true lower bound: the bracket is then
+        [lower end for the realized pair, upper end for the eps-DP pair].
+        pldkit does not know P&F's exact worst-case pair, so the bracket
+        can be wide (width_limit 'mechanism')."""
+        if not any(name == "PermuteAndFlipDpEvent"
+                   for ev, _ in self._ledger for _, name, _ in _walk(ev)):
+            return result
+        texts = []
+        for ev, count in self._ledger:
+            texts = _merged(texts, _lower_texts(ev, self._relation_name,
+                                                count))
+        texts = [t for t in texts if t != NONPRIVATE]
+        if not texts:
+            lower = 0.0
+        else:
+            lower = query(at, *texts, **self._params).lower
+        r = copy.copy(result)
+        r.lower = min(lower, result.upper)
+        r.width_limit = "mechanism"
+        return r
 
     def get_epsilon(self, target_delta):
         """The certified epsilon (nats) at target_delta; inf if a
@@ -621,7 +972,7 @@ class PLDAccountant(_Base):
 
     def __repr__(self):
         return "<pldkit.dp_accounting.PLDAccountant %s: %d events>" % (
-            self.neighboring_relation, len(self._ledger))
+            self._relation_name, len(self._ledger))
 
 
 class RdpAccountant(_Base):
@@ -639,7 +990,7 @@ class RdpAccountant(_Base):
 
     def _init_args(self):
         return {"orders": self._orders,
-                "neighboring_relation": self.neighboring_relation}
+                "neighboring_relation": self._relation_name}
 
     def _rdp_texts(self, texts):
         return [t for t in texts if t != NONPRIVATE]
@@ -720,3 +1071,6 @@ def _check_epsilon(e):
     x = _num(e, "get_delta", "target_epsilon")
     if not x >= 0:
         raise ValueError("get_delta: target_epsilon=%r must be >= 0" % (e,))
+
+
+_hooks.after_import("dp_accounting.privacy_accountant", _register)

@@ -277,7 +277,7 @@ class TestDpAccounting(unittest.TestCase):
                                     r"event\.events\[1\]: UnsupportedDpEvent"):
             acc.compose(ComposedDpEvent([GaussianDpEvent(1.0),
                                          UnsupportedDpEvent()]))
-        self.assertEqual(acc.ledger, [])  # nothing was added
+        self.assertEqual(acc.entries, [])  # nothing was added
         self.assertEqual(acc.get_epsilon(1e-5), 0.0)
         self.assertTrue(acc.supports(NonPrivateDpEvent()))
         acc.compose(ComposedDpEvent([GaussianDpEvent(1.0),
@@ -320,7 +320,7 @@ class TestDpAccounting(unittest.TestCase):
         acc = dpa.PLDAccountant().compose(ev)
         again = pickle.loads(pickle.dumps(acc))
         self.assertEqual(again.get_epsilon(1e-6), ref)
-        self.assertEqual(len(again.ledger), 1)
+        self.assertEqual(len(again.entries), 1)
         r = pickle.loads(pickle.dumps(acc.epsilon(1e-6)))
         self.assertEqual((r.lower, r.upper), tuple(acc.epsilon(1e-6)))
         with self.assertRaisesRegex(dpa.UnsupportedEventError, "no field"):
@@ -497,7 +497,7 @@ class TestDpAccounting(unittest.TestCase):
                 acc.compose(GaussianDpEvent(1.0), c)
         with self.assertRaises(dpa.UnsupportedEventError):
             dpa.PLDAccountant(REPLACE_ONE).compose(LaplaceDpEvent(1.0))
-        self.assertEqual((acc.ledger, acc.events), ([], []))
+        self.assertEqual((acc.entries, acc.events), ([], []))
         self.assertEqual(acc.get_delta(0.5), 0.0)
         with self.assertRaises(TypeError):
             dpa.PLDAccountant(no_such_option=1)
@@ -588,7 +588,7 @@ class TestDpAccounting(unittest.TestCase):
             with self.assertRaisesRegex(dpa.UnsupportedEventError,
                                         "finite|discrete-laplace"):
                 acc.compose(ComposedDpEvent([GaussianDpEvent(3.0), ev]))
-        self.assertEqual(len(acc.ledger), 1)
+        self.assertEqual(len(acc.entries), 1)
         self.assertEqual(acc.get_epsilon(d), eps)
         with self.assertRaisesRegex(ValueError, "sigma"):
             acc.compose(GaussianDpEvent(-2.0))
@@ -611,7 +611,7 @@ class TestDpAccounting(unittest.TestCase):
                 "poisson-gaussian:q=0.01,sigma=1,sensitivity=1,count=200"])
             self.assertEqual(acc.get_epsilon(1e-5),
                              cls().compose(ev, 200).get_epsilon(1e-5))
-            self.assertEqual(len(acc.ledger), 200)
+            self.assertEqual(len(acc.entries), 200)
         acc = dpa.PLDAccountant().compose(ev).compose(GaussianDpEvent(9.0))
         acc.compose(ev)
         self.assertEqual(len(acc.events), 3)
