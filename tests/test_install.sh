@@ -159,5 +159,18 @@ for md in "$SRC/README.md" "$SRC"/docs/*.md "$SRC"/docs/papers/*.md; do
 done
 if [ -z "$broken" ]; then ok; else bad "broken links:$broken"; fi
 
+# Every source path the README and docs/ cite in backquotes exists
+# (`pldkit/x.h` under include/, the rest from the top of the checkout).
+missing=""
+for md in "$SRC/README.md" "$SRC"/docs/*.md "$SRC"/docs/papers/*.md "$SRC/python/README.md"; do
+  [ -f "$md" ] || continue
+  for p in $(grep -oE '`(include|src|pld|rdp|papers|catalogue|cli|python|tests|bench|tools|docs|examples|pldkit)/[A-Za-z0-9_./-]+\.(c|h|py|sh|gp|md|1|txt|csv)`' "$md" | tr -d '`' | sort -u); do
+    case $p in *NAME*) continue ;; pldkit/*) q=$SRC/include/$p ;; *) q=$SRC/$p ;; esac
+    [ -e "$q" ] || missing="$missing ${md#"$SRC"/}:$p"
+  done
+done
+if [ -z "$missing" ]; then ok; else bad "source paths cited but absent:$missing"; fi
+if grep -q 'src/cli' "$SRC/README.md"; then bad "README names src/cli/ (the CLI is in cli/)"; else ok; fi
+
 echo "test_install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
