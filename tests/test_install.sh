@@ -72,6 +72,19 @@ if [ -n "$man" ]; then
     if [ ! -s "$tmp/man.err" ] && grep -q "EXIT STATUS" "$tmp/man.txt" &&
        grep -q "bad input" "$tmp/man.txt" && grep -q "pldkit events" "$tmp/man.txt"; then ok; else
       bad "man page: $(head -3 "$tmp/man.err")"; fi
+    # complete: every command of the main help and every option the
+    # EVENT-taking commands' helps list (merge and mspafl have their own
+    # --help pages, which the man page points to)
+    missing=""
+    for w in epsilon delta curve calibrate rdp-curve save merge mspafl demo events help "ledger add" "ledger show"; do
+      grep -qF -- "pldkit $w" "$tmp/man.txt" || missing="$missing '$w'"
+    done
+    for c in epsilon delta curve calibrate save rdp-curve demo; do
+      for o in $("$BUILD/pldkit" "$c" --help 2>/dev/null | grep -oE '^ +--[a-z][a-z-]*' | tr -d ' '); do
+        grep -qF -- "$o" "$tmp/man.txt" || missing="$missing $o($c)"
+      done
+    done
+    if [ -z "$missing" ]; then ok; else bad "the man page lacks:$(printf '%s\n' $missing | sort -u | tr '\n' ' ')"; fi
   elif command -v man >/dev/null; then
     if man -l "$man" 2>/dev/null | grep -q "EXIT STATUS"; then ok; else bad "man -l does not render"; fi
   else
