@@ -75,7 +75,9 @@ Everything else (UnsupportedDpEvent, SampledWithReplacementDpEvent, ZCDp,
 tree aggregation, repeat-and-select, truncated subsampling, Poisson
 sampling under REPLACE_ONE, a DiscreteGaussianDpEvent of dimension None)
 makes ``supports`` False and ``compose`` raise UnsupportedEventError naming
-the event, where it sits in the tree and why (REFUSALS).
+the event, where it sits in the tree and why (REFUSALS).  RdpAccountant
+accounts ZCDpEvent (and a DiscreteGaussianDpEvent of dimension None or
+above 1, by its zCDP bound) where they are composed.
 
 Under REPLACE_ONE a GaussianDpEvent is read as sensitivity 2 (as
 dp_accounting's PLDAccountant does; its RdpAccountant reads 1) and compose
@@ -414,7 +416,8 @@ REFUSALS = {
         "mechanism: no privacy loss distribution dominates every mechanism "
         "that meets it except through an RDP-to-(epsilon, delta) conversion, "
         "which is not a certified PLD answer (for a Gaussian mechanism, "
-        "compose its GaussianDpEvent instead)"),
+        "compose its GaussianDpEvent instead; "
+        "pldkit.dp_accounting.RdpAccountant accounts zCDP terms exactly)"),
     "SingleEpochTreeAggregationDpEvent": (
         "pldkit has no model of tree aggregation (each record's share of "
         "the tree's nodes depends on the tree's layout, which the event "
@@ -495,8 +498,9 @@ def _refuse(ev, relation):
                 "discrete Gaussian's privacy loss depends on the dimension "
                 "(the univariate and multivariate ones differ, Canonne, "
                 "Kamath, Steinke 2020) and pldkit has the exact univariate "
-                "pair only; pass dimension=1 if the output is one integer"
-                % where)
+                "pair only; pass dimension=1 if the output is one integer "
+                "(pldkit.dp_accounting.RdpAccountant accounts any dimension "
+                "by the discrete Gaussian's zCDP bound)" % where)
 
 
 def _uses_replace_one_gaussian(ev):
@@ -583,20 +587,30 @@ class _Base(object):
         """True if compose(event) can account this event (under this
         neighboring relation)."""
         try:
-            texts, _ = _translate(event, self._relation_name, 1)
-            self._commit(self._prepare(texts), dry=True)
+            texts, _, terms = self._texts_of(event, 1)
+            self._commit(self._prepare(texts, terms), dry=True)
         except UnsupportedEventError:
             return False
         except (ValueError, TypeError, PldkitError):
             return True  # a supported event with bad numbers: compose says
         return True
 
-    def _prepare(self, texts):
+    def _texts_of(self, event, count):
+        """(EVENT texts, nonprivate, terms) of `count` runs of the tree:
+        the library's translation; terms are what an accountant accounts
+        beside the texts (RdpAccountant: zCDP terms)."""
+        texts, nonprivate = _translate(event, self._relation_name, count)
+        return texts, nonprivate, []
+
+    def _prepare(self, texts, terms=()):
         """What composing `texts` needs built (raises if it cannot)."""
         return None
 
     def _commit(self, prepared, dry=False):
         """Keep what _prepare built (dry: release it)."""
+
+    def _keep_terms(self, terms):
+        """The terms of a committed compose."""
 
     def compose(self, event, count=1):
         """Add `count` runs of the event tree.  Returns self.  Raises
@@ -606,8 +620,9 @@ class _Base(object):
         GaussianDpEvent warns (SensitivityConventionWarning): it is read
         as sensitivity 2."""
         ev = event if _is_canonical(event) else canonical(event)
-        texts, nonprivate = _translate(ev, self._relation_name, count)
-        self._commit(self._prepare(texts))
+        texts, nonprivate, terms = self._texts_of(ev, count)
+        self._commit(self._prepare(texts, terms))
+        self._keep_terms(terms)
         if self._relation_name == "REPLACE_ONE" and \
                 _uses_replace_one_gaussian(ev):
             warnings.warn(_SENSITIVITY_WARNING, SensitivityConventionWarning,
@@ -881,7 +896,7 @@ class PLDAccountant(_Base):
         # validated now (as pldkit.Accountant did), not at the first query
         make_params("PLDAccountant", **params)
 
-    def _prepare(self, texts):
+    def _prepare(self, texts, terms=()):
         """Every EVENT text is checked by the library now (its parameters'
         domains: a throwaway pld_event_accountant builds the mechanisms
         without composing them), so that compose refuses a bad value and
@@ -987,6 +1002,31 @@ class RdpAccountant(_Base):
         super().__init__(neighboring_relation)
         self._orders = None if orders is None else [float(a) for a in orders]
         self._curve = None
+        self._terms = []     # (rho, xi, count): zCDP terms of the ledger
+
+    def _texts_of(self, event, count):
+        """The library's texts of the tree but for its zCDP terms, which
+        the library has no EVENT for and RDP accounts exactly: a
+        ZCDpEvent(rho, xi) is (alpha, xi + rho alpha)-RDP (its definition,
+        Bun & Steinke 2016), a DiscreteGaussianDpEvent of dimension other
+        than 1 (None: unknown) is rho = sensitivity^2 / (2 sigma^2) zCDP in
+        every dimension (Canonne, Kamath, Steinke 2020, Prop. 5 per
+        coordinate; Renyi divergences of product distributions add).  Only
+        where they are composed (Composed / SelfComposed): under sampling
+        they go to the library, which refuses them."""
+        ev = event if _is_canonical(event) else canonical(event)
+        _check_count(count)
+        rest, terms = [], []
+        _split_zcdp(ev, count, rest, terms)
+        texts, nonprivate = [], False
+        for sub, c in rest:
+            t, n = _translate(sub, self._relation_name, c)
+            texts = _merged(texts, t)
+            nonprivate = nonprivate or n
+        return texts, nonprivate, terms
+
+    def _keep_terms(self, terms):
+        self._terms.extend(terms)
 
     def _init_args(self):
         return {"orders": self._orders,
@@ -995,18 +1035,24 @@ class RdpAccountant(_Base):
     def _rdp_texts(self, texts):
         return [t for t in texts if t != NONPRIVATE]
 
-    def _prepare(self, texts):
+    def _prepare(self, texts, terms=()):
         """The curve of the ledger's texts and these (the library's
         pld_event_rdp_curve, no PLD bridge), or None when these add no RDP.
         An EVENT without an RDP formula: UnsupportedEventError naming
         it."""
         new = self._rdp_texts(texts)
-        if not new:
+        if not new and not terms:
             return None
         try:
-            return events._rdp_curve(
-                self._rdp_texts(_merged(self._texts, texts)), self._orders,
-                no_bridge=True)
+            every = self._rdp_texts(_merged(self._texts, texts))
+            if every:
+                curve = events._rdp_curve(every, self._orders, no_bridge=True)
+            else:
+                from .rdp import RdpCurve
+                curve = RdpCurve(self._orders)
+            for rho, xi, c in list(self._terms) + list(terms):
+                curve.add_values([_up(xi + rho * a) for a in curve.orders], c)
+            return curve
         except PldkitError as e:
             # the library refuses an EVENT without an RDP formula with
             # PLD_EUNSUPPORTED ("...not supported...", rc EUSAGE); anything
@@ -1051,6 +1097,61 @@ class RdpAccountant(_Base):
         if self._curve is None:
             return 0.0
         return self._curve.get_delta(target_epsilon)
+
+
+def _up(x):
+    """x rounded up by two ulps (one for the operation that made it)."""
+    return math.nextafter(math.nextafter(x, math.inf), math.inf)
+
+
+def _check_count(count):
+    if isinstance(count, bool) or _number(count) is None or \
+            not float(count).is_integer() or not 0 <= count <= 2 ** 53:
+        raise ValueError("count=%r must be an integer in [0, 2^53]"
+                         % (count,))
+
+
+def _split_zcdp(ev, count, rest, terms, where="event"):
+    """Walk the compositions of the canonical tree: zCDP terms (rho, xi,
+    count) to `terms`, every other subtree (with its count) to `rest`."""
+    name, f = ev
+    if name == "ComposedDpEvent":
+        for k, e in enumerate(f["events"]):
+            _split_zcdp(e, count, rest, terms, "%s.events[%d]" % (where, k))
+    elif name == "SelfComposedDpEvent":
+        c = f["count"]
+        if isinstance(c, bool) or _number(c) is None or \
+                not float(c).is_integer() or c < 0:
+            raise ValueError("%s: SelfComposedDpEvent count=%r must be an "
+                             "integer >= 0" % (where, c))
+        _split_zcdp(f["event"], count * int(c), rest, terms, where + ".event")
+    elif name == "ZCDpEvent":
+        rho = _num(f["rho"], where, "rho")
+        xi = _num(f["xi"], where, "xi")
+        if not (math.isfinite(rho) and rho >= 0 and math.isfinite(xi)
+                and xi >= 0):
+            raise ValueError("%s: ZCDpEvent rho=%r and xi=%r must be finite "
+                             "numbers >= 0" % (where, f["rho"], f["xi"]))
+        if count and (rho or xi):
+            terms.append((rho, xi, count))
+    elif name == "DiscreteGaussianDpEvent" and f["dimension"] != 1:
+        sigma = _num(f["sigma"], where, "sigma")
+        sens = _num(f["sensitivity"], where, "sensitivity")
+        dim = f["dimension"]
+        if dim is not None and (isinstance(dim, bool) or _number(dim) is None
+                                or not float(dim).is_integer() or dim < 1):
+            raise ValueError("%s: DiscreteGaussianDpEvent dimension=%r must "
+                             "be None or an integer >= 1" % (where, dim))
+        if not (math.isfinite(sigma) and sigma > 0 and math.isfinite(sens)
+                and sens >= 0):
+            raise ValueError("%s: DiscreteGaussianDpEvent sigma=%r must be "
+                             "finite and > 0, sensitivity=%r finite and >= 0"
+                             % (where, f["sigma"], f["sensitivity"]))
+        rho = _up(sens * sens / (2.0 * sigma * sigma))
+        if count and rho:
+            terms.append((rho, 0.0, count))
+    else:
+        rest.append((ev, count))
 
 
 def _num(v, where, name):

@@ -287,3 +287,74 @@ class TestPermuteAndFlip(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def gauss_eps(mu, delta):
+    """epsilon(delta) of mu-GDP (Balle & Wang 2018), by bisection."""
+    phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0))
+    d = lambda e: phi(-e / mu + mu / 2) - math.exp(e) * phi(-e / mu - mu / 2)
+    lo, hi = 0.0, 1.0
+    while d(hi) > delta:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
+    return hi
+
+
+class TestZCDpInRdp(unittest.TestCase):
+
+    def test_zcdp_between_the_gaussian_and_the_classic_conversion(self):
+        for rho, xi, n in ((0.5, 0.0, 3), (0.01, 0.0, 200), (0.1, 0.05, 4)):
+            with self.subTest(rho=rho, xi=xi, n=n):
+                acc = dpa.RdpAccountant().compose(
+                    ("ZCDpEvent", {"rho": rho, "xi": xi}), n)
+                eps = acc.get_epsilon(1e-5)
+                # sound for every (xi, rho)-zCDP mechanism, so not below
+                # the Gaussian that is rho-zCDP (mu^2 / 2 = n rho) ...
+                self.assertGreaterEqual(eps, gauss_eps(math.sqrt(2 * n * rho),
+                                                       1e-5))
+                # ... and not above the classic conversion of its curve
+                classic = min(n * (xi + rho * a) + math.log(1e5) / (a - 1)
+                              for a in acc._curve.orders)
+                self.assertLessEqual(eps, classic * (1 + 1e-12))
+                if xi == 0:
+                    # the same curve as n Gaussians of sigma^2 = 1 / (2 rho)
+                    g = dpa.RdpAccountant().compose(("GaussianDpEvent", {
+                        "noise_multiplier": math.sqrt(1 / (2 * rho))}), n)
+                    self.assertAlmostEqual(eps, g.get_epsilon(1e-5),
+                                           delta=1e-12 * eps)
+                    self.assertGreaterEqual(eps, g.get_epsilon(1e-5) *
+                                            (1 - 1e-15))
+
+    def test_composed_with_library_events_and_refused_by_pld(self):
+        z = ("ZCDpEvent", {"rho": 0.1, "xi": 0.0})
+        ps = ("PoissonSampledDpEvent", {"sampling_probability": 0.01,
+                                        "event": ("GaussianDpEvent",
+                                                  {"noise_multiplier": 1.0})})
+        both = dpa.RdpAccountant().compose(("ComposedDpEvent", {
+            "events": [z, ps]}), 100)
+        alone = dpa.RdpAccountant().compose(ps, 100)
+        self.assertGreater(both.get_epsilon(1e-5), alone.get_epsilon(1e-5))
+        self.assertEqual(both.events, alone.events)
+        again = __import__("pickle").loads(__import__("pickle").dumps(both))
+        self.assertEqual(again.get_epsilon(1e-5), both.get_epsilon(1e-5))
+        self.assertTrue(dpa.RdpAccountant().supports(z))
+        self.assertFalse(dpa.PLDAccountant().supports(z))
+        with self.assertRaisesRegex(dpa.UnsupportedEventError,
+                                    "RdpAccountant accounts zCDP"):
+            dpa.PLDAccountant().compose(z)
+        with self.assertRaises(ValueError):
+            dpa.RdpAccountant().compose(("ZCDpEvent", {"rho": -1.0,
+                                                       "xi": 0.0}))
+
+    def test_discrete_gaussian_any_dimension_in_rdp(self):
+        for dim in (None, 5):
+            ev = ("DiscreteGaussianDpEvent", {"sigma": 3.0,
+                                              "sensitivity": 2.0,
+                                              "dimension": dim})
+            eps = dpa.RdpAccountant().compose(ev, 7).get_epsilon(1e-6)
+            g = dpa.RdpAccountant().compose(("GaussianDpEvent", {
+                "noise_multiplier": 1.5}), 7).get_epsilon(1e-6)
+            self.assertAlmostEqual(eps, g, delta=1e-12 * g)
+            self.assertGreaterEqual(eps, gauss_eps(math.sqrt(7) / 1.5, 1e-6))
