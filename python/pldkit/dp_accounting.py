@@ -120,7 +120,7 @@ from .errors import PldkitError
 
 __all__ = ["PLDAccountant", "RdpAccountant", "UnsupportedEventError",
            "SensitivityConventionWarning", "REFUSALS", "DP_EVENT_CLASSES",
-           "DpEvent", "permute_and_flip_pair",
+           "DpEvent", "permute_and_flip_pair", "PF_PAIRS",
            "NeighboringRelation", "from_json", "canonical", "plan",
            "EVENT_FIELDS", "NONPRIVATE"]
 
@@ -780,33 +780,56 @@ def _register(module):
         base.register(RdpAccountant)
 
 
-def permute_and_flip_pair(epsilon):
+def permute_and_flip_pair(epsilon, kind="edge"):
     """(P, Q): output distributions of permute-and-flip with parameter
     epsilon on two neighbouring datasets, from the mechanism's definition
     (McKenna & Sheldon 2020, Alg. 1: visit the candidates in a random
     order, output candidate r with probability exp(epsilon (q_r - q*) /
-    (2 Delta)), q* the best score).  Two candidates with scores (0, 0) on D
-    and (Delta, -Delta) on D' (each score moves by at most Delta): on D the
-    first visited wins, P = (1/2, 1/2); on D' candidate 2 wins only if
-    visited first and accepted, Q = (1 - e^-eps / 2, e^-eps / 2).  Its
-    privacy loss reaches eps.  Q's small mass is rounded up (by a relative
-    1e-12, at least the smallest normal double): that Q is a mixture of
-    the true Q with P, whose hockey-stick divergences are no larger (joint
-    convexity), so the pair's answers stay lower bounds for P&F."""
-    m = math.exp(-epsilon) / 2 * (1 + 1e-12)
-    m = min(max(m, 2.2250738585072014e-308), 0.5)
-    return (0.5, 0.5), (1.0 - m, m)
+    (2 Delta)), q* the best score).  With two candidates whose scores
+    differ by d, candidate 1 wins with probability F(d) = 1 - e^(-eps d /
+    (2 Delta)) / 2 for d >= 0 and e^(eps d / (2 Delta)) / 2 for d < 0 (the
+    loser must be visited first and accepted), and a neighbour moves d by
+    up to 2 Delta (each score by Delta).  Two such pairs:
+
+    * "edge": scores (0, 0) on D, (Delta, -Delta) on D': P = (1/2, 1/2),
+      Q = (1 - e^-eps / 2, e^-eps / 2); its privacy loss reaches eps (the
+      better one for epsilons near the composed maximum);
+    * "swap": scores (0, Delta) on D, (Delta, 0) on D': P = (m, 1 - m),
+      Q = (1 - m, m), m = e^(-eps/2) / 2; its total variation 1 - e^(-eps/2)
+      is the largest of any two-candidate pair (the better one for small
+      epsilons).
+
+    The small masses are rounded up (by a relative 1e-12, at least the
+    smallest normal double, at most 1/2): that pair is the true one
+    mixed toward its other member (for "swap", passed through a binary
+    symmetric channel), whose hockey-stick divergences are no larger
+    (joint convexity, post-processing), so the pair's answers stay lower
+    bounds for P&F."""
+    if kind == "edge":
+        m = math.exp(-epsilon) / 2 * (1 + 1e-12)
+        m = min(max(m, 2.2250738585072014e-308), 0.5)
+        return (0.5, 0.5), (1.0 - m, m)
+    if kind == "swap":
+        m = math.exp(-epsilon / 2) / 2 * (1 + 1e-12)
+        m = min(max(m, 2.2250738585072014e-308), 0.5)
+        return (m, 1.0 - m), (1.0 - m, m)
+    raise ValueError("kind=%r must be 'edge' or 'swap'" % (kind,))
 
 
-def _pf_text(epsilon):
-    (p1, p2), (q1, q2) = permute_and_flip_pair(epsilon)
+#: the realized pairs whose lower ends bound PermuteAndFlipDpEvent's
+PF_PAIRS = ("edge", "swap")
+
+
+def _pf_text(epsilon, kind="edge"):
+    (p1, p2), (q1, q2) = permute_and_flip_pair(epsilon, kind)
     return "finite:p=%r;%r,q=%r;%r" % (p1, p2, q1, q2)
 
 
-def _lower_texts(ev, relation, count):
+def _lower_texts(ev, relation, count, kind="edge"):
     """EVENT texts of `count` runs of the canonical tree with every
-    PermuteAndFlipDpEvent (alone or Poisson-sampled) replaced by its
-    realized pair, the rest translated by the library as compose does."""
+    PermuteAndFlipDpEvent (alone or Poisson-sampled) replaced by a
+    realized pair (permute_and_flip_pair(eps, kind)), the rest translated
+    by the library as compose does."""
     name, fields = ev
     if count == 0:
         return []
@@ -815,22 +838,22 @@ def _lower_texts(ev, relation, count):
     if name == "ComposedDpEvent":
         out = []
         for e in fields["events"]:
-            out = _merged(out, _lower_texts(e, relation, count))
+            out = _merged(out, _lower_texts(e, relation, count, kind))
         return out
     if name == "SelfComposedDpEvent":
         return _lower_texts(fields["event"], relation,
-                            count * int(fields["count"]))
+                            count * int(fields["count"]), kind)
     if name == "PermuteAndFlipDpEvent":
         if fields["epsilon"] == 0:
             return []
-        return ["%s,count=%d" % (_pf_text(fields["epsilon"]), count)]
+        return ["%s,count=%d" % (_pf_text(fields["epsilon"], kind), count)]
     if name == "PoissonSampledDpEvent" and \
             fields["event"][0] == "PermuteAndFlipDpEvent":
         q, eps = fields["sampling_probability"], fields["event"][1]["epsilon"]
         if q == 0 or eps == 0:
             return []
         return ["poisson-sampled:q=%r,count=%d[%s]" % (q, count,
-                                                        _pf_text(eps))]
+                                                        _pf_text(eps, kind))]
     # anything else around a P&F: the library's translation (which refuses
     # what it cannot account)
     return _translate(ev, relation, count)[0]
@@ -946,22 +969,23 @@ class PLDAccountant(_Base):
         2020, Thm. 1), so the upper end is certified for it, but that
         pair's lower end is no lower bound for P&F, whose worst case may be
         smaller.  The lower end is recomputed with a pair P&F realizes
-        (PF_PAIR), which is a true lower bound: the bracket is then
+        (PF_PAIRS), which is a true lower bound: the bracket is then
         [lower end for the realized pair, upper end for the eps-DP pair].
         pldkit does not know P&F's exact worst-case pair, so the bracket
-        can be wide (width_limit 'mechanism')."""
+        can be wide (width_limit 'mechanism'); the lower end is the larger
+        of two realized pairs' (PF_PAIRS)."""
         if not any(name == "PermuteAndFlipDpEvent"
                    for ev, _ in self._ledger for _, name, _ in _walk(ev)):
             return result
-        texts = []
-        for ev, count in self._ledger:
-            texts = _merged(texts, _lower_texts(ev, self._relation_name,
-                                                count))
-        texts = [t for t in texts if t != NONPRIVATE]
-        if not texts:
-            lower = 0.0
-        else:
-            lower = query(at, *texts, **self._params).lower
+        lower = 0.0
+        for kind in PF_PAIRS:   # each a true lower bound: keep the larger
+            texts = []
+            for ev, count in self._ledger:
+                texts = _merged(texts, _lower_texts(
+                    ev, self._relation_name, count, kind))
+            texts = [t for t in texts if t != NONPRIVATE]
+            if texts:
+                lower = max(lower, query(at, *texts, **self._params).lower)
         r = copy.copy(result)
         r.lower = min(lower, result.upper)
         r.width_limit = "mechanism"

@@ -234,10 +234,11 @@ class TestPermuteAndFlip(unittest.TestCase):
     def test_lower_end_is_below_the_realized_pair(self):
         for eps0, n, eps in ((1.0, 10, 5.0), (0.5, 40, 6.0), (2.0, 3, 1.0)):
             with self.subTest(eps0=eps0, n=n):
-                e = math.exp(-eps0)
-                P, Q = (0.5, 0.5), (1 - e / 2, e / 2)
-                exact = max(pair_delta(P, Q, n, eps),
-                            pair_delta(Q, P, n, eps))
+                e, h = math.exp(-eps0), math.exp(-eps0 / 2)
+                pairs = (((0.5, 0.5), (1 - e / 2, e / 2)),       # edge
+                         ((h / 2, 1 - h / 2), (1 - h / 2, h / 2)))  # swap
+                exact = max(max(pair_delta(P, Q, n, eps),
+                                pair_delta(Q, P, n, eps)) for P, Q in pairs)
                 acc = dpa.PLDAccountant().compose(
                     ("PermuteAndFlipDpEvent", {"epsilon": eps0}), n)
                 r = acc.delta(eps)
@@ -269,6 +270,14 @@ class TestPermuteAndFlip(unittest.TestCase):
         for got, want in zip(P + Q, pf((0, 0)) + pf((1, -1))):
             self.assertAlmostEqual(got, want, delta=1e-12)
         self.assertGreaterEqual(Q[1], pf((1, -1))[1])   # rounded up
+        P, Q = dpa.permute_and_flip_pair(eps0, "swap")
+        for got, want in zip(P + Q, pf((0, 1)) + pf((1, 0))):
+            self.assertAlmostEqual(got, want, delta=1e-12)
+        self.assertGreaterEqual(P[0], pf((0, 1))[0])    # rounded up
+        # the swap pair's total variation is the largest of two candidates
+        tv = max(abs(pf((d, 0))[0] - pf((d + 2, 0))[0])
+                 for d in [k / 100 - 3 for k in range(401)])
+        self.assertAlmostEqual(abs(P[0] - Q[0]), tv, delta=1e-9)
 
     def test_poisson_sampled_and_composed(self):
         pf = ("PermuteAndFlipDpEvent", {"epsilon": 1.0})
@@ -278,10 +287,11 @@ class TestPermuteAndFlip(unittest.TestCase):
                                        "event": pf})]}), 20)
         r = acc.epsilon(1e-5)
         # the lower end is that of the realized pair's composition
-        lo = pldkit.events.epsilon(1e-5, "gaussian:sigma=2,count=20",
-                                   "poisson-sampled:q=0.1,count=20[%s]"
-                                   % dpa._pf_text(1.0))
-        self.assertEqual(r.lower, lo.lower)
+        lo = max(pldkit.events.epsilon(
+            1e-5, "gaussian:sigma=2,count=20",
+            "poisson-sampled:q=0.1,count=20[%s]" % dpa._pf_text(1.0, k)).lower
+            for k in dpa.PF_PAIRS)
+        self.assertEqual(r.lower, lo)
         self.assertLess(r.lower, r.upper)
 
 
