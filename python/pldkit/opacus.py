@@ -408,6 +408,9 @@ def _wrap(module, name, make):
 
 
 def _patch_accountants(module):
+    base = getattr(module, "IAccountant", None)
+    if base is not None and hasattr(base, "register"):
+        base.register(PLDAccountant)   # an ABC: isinstance holds
     registry = sys.modules.get("opacus.accountants.registry")
     if registry is not None and hasattr(registry, "register_accountant"):
         registry.register_accountant(MECHANISM, PLDAccountant, force=True)

@@ -252,6 +252,13 @@ class TestPermuteAndFlip(unittest.TestCase):
                 self.assertLessEqual(r.upper, rr * 1.02 + 1e-12)
                 self.assertEqual(r.width_limit, "mechanism")
                 self.assertEqual(acc.get_delta(eps), r.upper)
+                # both pairs are thresholds of the Laplace(1/eps0) pair,
+                # dp_accounting 0.6.0's model of P&F: the lower end is
+                # below its certified upper end (the issue's 4.99173 was
+                # above dp_accounting's 4.98996)
+                lap = pldkit.events.delta(eps, "laplace:b=%r,count=%d"
+                                          % (1 / eps0, n))
+                self.assertLessEqual(r.lower, lap.upper)
 
     def test_realized_pair_from_the_definition(self):
         # P&F on two candidates, simulated from Alg. 1 by exact enumeration

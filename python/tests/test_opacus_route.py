@@ -43,6 +43,7 @@ except ValueError as e:
     out["error"] = str(e)
     print(json.dumps(out)); sys.exit(0)
 out["accountant"] = type(engine.accountant).__module__ + "." + type(engine.accountant).__name__
+out["is_iaccountant"] = isinstance(engine.accountant, opacus.accountants.IAccountant)
 
 class Loader:
     def __len__(self):
@@ -118,6 +119,7 @@ class TestOpacusRoute(unittest.TestCase):
     def check(self, out):
         self.assertNotIn("error", out)
         self.assertEqual(out["accountant"], "pldkit.opacus.PLDAccountant")
+        self.assertTrue(out["is_iaccountant"])
         self.assertEqual(out["sigma"], self.want_sigma)
         self.assertEqual(out["utils_sigma"], self.want_sigma)
         self.assertEqual(out["history"], [[self.want_sigma, 1 / 250, 500]])

@@ -3,7 +3,8 @@ the names and signatures of a released Opacus (read from its source at the
 tags v1.4.0 and v1.5.4; the code here is written for the test, not copied):
 
 * opacus/__init__.py imports PrivacyEngine from opacus.privacy_engine;
-* opacus/accountants/__init__.py defines create_accountant(mechanism),
+* opacus/accountants/__init__.py exports IAccountant (an abc.ABC) and
+  defines create_accountant(mechanism),
   which knows "rdp", "gdp" and "prv" and raises ValueError("Unexpected
   accounting mechanism: ...") for anything else (1.0 to 1.5.4 alike);
 * opacus/accountants/utils.py does ``from opacus.accountants import
@@ -37,7 +38,14 @@ __version__ = "{version}"
 '''
 
 _ACCOUNTANTS = '''
-class _Standin(object):
+import abc
+
+
+class IAccountant(abc.ABC):
+    """opacus.accountants.accountant.IAccountant (re-exported)."""
+
+
+class _Standin(IAccountant):
     """Opacus' own accountant, reduced to what the test looks at."""
     def __init__(self):
         self.history = []
@@ -82,7 +90,7 @@ def create_accountant(mechanism):
 
 _ACCOUNTANTS_REGISTRY = '''
 from .registry import create_accountant, register_accountant
-from .registry import RDPAccountant, GaussianAccountant, PRVAccountant
+from .registry import RDPAccountant, GaussianAccountant, PRVAccountant, IAccountant
 '''
 
 _REGISTRY = _ACCOUNTANTS.replace('''def create_accountant(mechanism):
