@@ -417,7 +417,8 @@ REFUSALS = {
         "that meets it except through an RDP-to-(epsilon, delta) conversion, "
         "which is not a certified PLD answer (for a Gaussian mechanism, "
         "compose its GaussianDpEvent instead; "
-        "pldkit.dp_accounting.RdpAccountant accounts zCDP terms exactly)"),
+        "pldkit.dp_accounting.RdpAccountant accounts zCDP terms exactly "
+        "where they are composed, not under sampling)"),
     "SingleEpochTreeAggregationDpEvent": (
         "pldkit has no model of tree aggregation (each record's share of "
         "the tree's nodes depends on the tree's layout, which the event "
