@@ -69,6 +69,9 @@ REPLACE_ONE or REPLACE_SPECIAL):
   PoissonSampledDpEvent it is refused.
 * SampledWithoutReplacementDpEvent(source_dataset_size, sample_size,
   event): of a GaussianDpEvent under REPLACE_ONE (Balle et al. 2018).
+* SingleEpochTreeAggregationDpEvent(noise_multiplier, step_counts), where
+  composed: the Gaussian it is, GaussianDpEvent(noise_multiplier /
+  sqrt(depth)), depth = the largest step count's bit length (_rewrite).
 * SelfComposedDpEvent(event, count), ComposedDpEvent(events).
 
 Everything else (UnsupportedDpEvent, SampledWithReplacementDpEvent, ZCDp,
@@ -420,10 +423,9 @@ REFUSALS = {
         "pldkit.dp_accounting.RdpAccountant accounts zCDP terms exactly "
         "where they are composed, not under sampling)"),
     "SingleEpochTreeAggregationDpEvent": (
-        "pldkit has no model of tree aggregation (each record's share of "
-        "the tree's nodes depends on the tree's layout, which the event "
-        "does not fix); describe the released noisy sums as the Gaussian "
-        "mechanism they are, or use dp_accounting's RdpAccountant"),
+        "tree aggregation is accounted where it is composed (Composed / "
+        "SelfComposed), as the Gaussian it is; under sampling or selection "
+        "pldkit has no pair for it"),
     "RepeatAndSelectDpEvent": (
         "repeat-and-select with a random number of runs (Papernot & Steinke "
         "2022) is analysed in RDP only; pldkit has no privacy loss "
@@ -508,12 +510,63 @@ def _uses_replace_one_gaussian(ev):
     return any(name == "GaussianDpEvent" for _, name, _ in _walk(ev))
 
 
+def _tree_depth(step_counts, where):
+    """The most nodes one record reaches in a tree of T steps, the largest
+    T of step_counts: the dyadic intervals [k 2^j + 1, (k + 1) 2^j] inside
+    [1, T] that hold a step, at most floor(log2 T) + 1 = T.bit_length()
+    (dp_accounting: ceil(log2(T + 1)), the same integer)."""
+    counts = step_counts if isinstance(step_counts, list) else [step_counts]
+    if not counts:
+        raise ValueError("%s: SingleEpochTreeAggregationDpEvent step_counts "
+                         "must be an integer or a non-empty list" % where)
+    for c in counts:
+        if isinstance(c, bool) or _number(c) is None or \
+                not float(c).is_integer() or c < 0:
+            raise ValueError("%s: SingleEpochTreeAggregationDpEvent "
+                             "step_counts=%r must be integers >= 0"
+                             % (where, step_counts))
+    return int(max(counts)).bit_length()
+
+
+def _rewrite(ev, where="event"):
+    """The tree with every SingleEpochTreeAggregationDpEvent where it is
+    composed replaced by the Gaussian it is: one record, in one tree only,
+    adds its clipped term to the `depth` nodes over its step, each with
+    its own N(0, sigma^2) noise, so the released nodes are a Gaussian
+    mechanism of L2 sensitivity sqrt(depth) (Kairouz et al. 2021, App. D),
+    exactly: GaussianDpEvent(sigma / sqrt(depth)), rounded down by two
+    ulps (less noise is less private).  Elsewhere it is left (refused)."""
+    name, f = ev
+    if name == "ComposedDpEvent":
+        return (name, {"events": [_rewrite(e, "%s.events[%d]" % (where, k))
+                                  for k, e in enumerate(f["events"])]})
+    if name == "SelfComposedDpEvent":
+        g = dict(f)
+        g["event"] = _rewrite(f["event"], where + ".event")
+        return (name, g)
+    if name == "SingleEpochTreeAggregationDpEvent":
+        sigma = _num(f["noise_multiplier"], where, "noise_multiplier")
+        if not (math.isfinite(sigma) and sigma >= 0):
+            raise ValueError("%s: SingleEpochTreeAggregationDpEvent "
+                             "noise_multiplier=%r must be finite and >= 0"
+                             % (where, f["noise_multiplier"]))
+        depth = _tree_depth(f["step_counts"], where)
+        if depth == 0:
+            return ("NoOpDpEvent", {})
+        s = sigma / math.sqrt(depth)
+        if s > 0:
+            s = math.nextafter(math.nextafter(s, 0.0), 0.0)
+        return ("GaussianDpEvent", {"noise_multiplier": s})
+    return ev
+
+
 def _translate(event, relation, count):
     """(EVENT texts, nonprivate) of `count` runs of the tree under the
     relation, by pld_dpevent_to_events.  Raises UnsupportedEventError for
     what pldkit cannot account and ValueError for bad values, each with
     the library's message (naming the event and its place in the tree)."""
     ev = event if _is_canonical(event) else canonical(event)
+    ev = _rewrite(ev)
     _refuse(ev, relation)
     if isinstance(count, bool) or _number(count) is None or \
             not float(count).is_integer() or not 0 <= count <= 2 ** 53:
@@ -625,7 +678,7 @@ class _Base(object):
         self._commit(self._prepare(texts, terms))
         self._keep_terms(terms)
         if self._relation_name == "REPLACE_ONE" and \
-                _uses_replace_one_gaussian(ev):
+                _uses_replace_one_gaussian(_rewrite(ev)):
             warnings.warn(_SENSITIVITY_WARNING, SensitivityConventionWarning,
                           stacklevel=2)
         self._texts = _merged(self._texts, texts)

@@ -169,9 +169,6 @@ class TestRefusals(unittest.TestCase):
         g = ("GaussianDpEvent", {"noise_multiplier": 1.0})
         cases = {
             "ZCDpEvent": ("ZCDpEvent", {"rho": 0.5, "xi": 0.0}),
-            "SingleEpochTreeAggregationDpEvent": (
-                "SingleEpochTreeAggregationDpEvent",
-                {"noise_multiplier": 1.0, "step_counts": 8}),
             "RepeatAndSelectDpEvent": ("RepeatAndSelectDpEvent", {
                 "event": g, "mean": 3.0, "shape": 1.0}),
             "TruncatedSubsampledGaussianDpEvent": (
@@ -375,3 +372,68 @@ class TestZCDpInRdp(unittest.TestCase):
                 "noise_multiplier": 1.5}), 7).get_epsilon(1e-6)
             self.assertAlmostEqual(eps, g, delta=1e-12 * g)
             self.assertGreaterEqual(eps, gauss_eps(math.sqrt(7) / 1.5, 1e-6))
+
+
+class TestTreeAggregation(unittest.TestCase):
+
+    @staticmethod
+    def nodes_per_record(T):
+        """The most dyadic intervals [k 2^j + 1, (k + 1) 2^j] inside [1, T]
+        that hold one step t, by enumeration."""
+        best = 0
+        for t in range(1, T + 1):
+            n, j = 0, 0
+            while 2 ** j <= T:
+                k = (t - 1) // 2 ** j
+                if (k + 1) * 2 ** j <= T:
+                    n += 1
+                j += 1
+            best = max(best, n)
+        return best
+
+    def test_depth(self):
+        for T in range(0, 70):
+            self.assertEqual(dpa._tree_depth(T, "t"), self.nodes_per_record(T))
+            if T:   # dp_accounting's ceil(log2(T + 1))
+                self.assertEqual(dpa._tree_depth(T, "t"),
+                                 math.ceil(math.log2(T + 1)))
+        self.assertEqual(dpa._tree_depth([3, 8, 5], "t"), 4)
+
+    def test_gaussian_closed_form(self):
+        t = ("SingleEpochTreeAggregationDpEvent",
+             {"noise_multiplier": 2.0, "step_counts": 7})   # depth 3
+        acc = dpa.PLDAccountant().compose(t, 5)
+        mu = math.sqrt(5 * 3) / 2.0
+        phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0))
+        for eps in (0.5, 1.0, 3.0):
+            truth = phi(-eps / mu + mu / 2) - math.exp(eps) * phi(
+                -eps / mu - mu / 2)
+            r = acc.delta(eps)
+            self.assertGreaterEqual(r.upper, truth * (1 - 1e-12))
+            self.assertLessEqual(r.upper, truth * (1 + 1e-2))
+            self.assertLessEqual(r.lower, truth * (1 + 1e-12))
+        # RDP: the Gaussian's curve, alpha depth n / (2 sigma^2)
+        rdp = dpa.RdpAccountant().compose(t, 5)
+        eps = rdp.get_epsilon(1e-5)
+        classic = min(a * 3 * 5 / 8 + math.log(1e5) / (a - 1)
+                      for a in rdp._curve.orders)
+        self.assertLessEqual(eps, classic * (1 + 1e-12))
+        self.assertGreaterEqual(eps, gauss_eps(mu, 1e-5))
+        # no steps: nothing; under sampling: refused with the reason
+        self.assertEqual(dpa.PLDAccountant().compose((
+            "SingleEpochTreeAggregationDpEvent",
+            {"noise_multiplier": 2.0, "step_counts": [0, 0]})).get_epsilon(
+                1e-5), 0.0)
+        with self.assertRaisesRegex(dpa.UnsupportedEventError,
+                                    "where it is composed"):
+            dpa.PLDAccountant().compose(("PoissonSampledDpEvent", {
+                "sampling_probability": 0.1, "event": t}))
+        with self.assertRaises(ValueError):
+            dpa.PLDAccountant().compose((
+                "SingleEpochTreeAggregationDpEvent",
+                {"noise_multiplier": 1.0, "step_counts": [2.5]}))
+        with self.assertWarns(dpa.SensitivityConventionWarning):
+            dpa.PLDAccountant("REPLACE_ONE").compose(t)
+        # the ledger keeps the event as composed
+        self.assertEqual(acc.entries[0][0][0],
+                         "SingleEpochTreeAggregationDpEvent")
