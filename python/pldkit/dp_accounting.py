@@ -535,7 +535,9 @@ def _rewrite(ev, where="event"):
     its own N(0, sigma^2) noise, so the released nodes are a Gaussian
     mechanism of L2 sensitivity sqrt(depth) (Kairouz et al. 2021, App. D),
     exactly: GaussianDpEvent(sigma / sqrt(depth)), rounded down by two
-    ulps (less noise is less private).  Elsewhere it is left (refused)."""
+    ulps (less noise is less private).  Outputs computed from the nodes
+    (prefix sums) are a post-processing, for which this is an upper
+    bound.  Elsewhere it is left (refused)."""
     name, f = ev
     if name == "ComposedDpEvent":
         return (name, {"events": [_rewrite(e, "%s.events[%d]" % (where, k))
