@@ -71,17 +71,20 @@ tsan: deps
 	  TSAN_OPTIONS=halt_on_error=1:abort_on_error=1:history_size=4 ./$(TSAN)/$$t || exit 1; \
 	done
 
-# The Python binding, offline: Debian's pip and setuptools (installed if
-# missing), no build isolation and no index, so nothing is downloaded.  In a
-# virtualenv ($$VIRTUAL_ENV set) it installs there; otherwise into
-# /usr/local (Debian 12 marks its python "externally managed", hence
-# --break-system-packages: the package has no dependencies).  The package
-# finds the library installed by `meson install -C build` (or PLDKIT_LIBRARY).
-PYTHON ?= python3
+# The Python binding, offline, with Debian's own Python (/usr/bin/python3,
+# not whatever python3 is first on PATH) and Debian's pip, setuptools and
+# wheel (installed if missing): no build isolation and no index, so nothing
+# is downloaded.  In a virtualenv ($$VIRTUAL_ENV set) it installs there with
+# that environment's python; otherwise into /usr/local (Debian 12 marks its
+# python "externally managed", hence --break-system-packages: the package
+# is pure Python with no dependencies).  The package loads the C library
+# that `make install` puts in place (or PLDKIT_LIBRARY); without it
+# `import pldkit` fails with a message saying so.
+PYTHON ?= $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV)/bin/python,/usr/bin/python3)
 PIP_FLAGS ?= --no-build-isolation --no-index
-python-install: all
-	@$(MAKE) --no-print-directory deps PKGS="python3-pip python3-setuptools"
-	$(PYTHON) -m pip install $(PIP_FLAGS) $$([ -n "$$VIRTUAL_ENV" ] || echo --break-system-packages) ./python
+python-install:
+	@$(MAKE) --no-print-directory deps PKGS="python3-pip python3-setuptools python3-wheel"
+	$(PYTHON) -m pip install $(PIP_FLAGS) $(if $(VIRTUAL_ENV),,--break-system-packages) ./python
 
 # The performance report, the RDP-vs-PLD comparison and the other
 # benchmarks: CSVs, plots and summary.txt in bench/results.  Never part of
@@ -124,15 +127,17 @@ fuzz: deps
 	done
 
 # `make install [PREFIX=/usr/local] [DESTDIR=]`: the library, headers,
-# pkg-config file, CLI and man page, through meson install.  Installing to
+# pkg-config file, CLI and man page, through meson install; only those are
+# built (not the tests, benches and fuzz replayers).  Installing to
 # the system itself (no DESTDIR) as root refreshes the linker cache, so that
 # programs and the Python binding find libpldkit.so.0 right away.
 # `make uninstall` removes the files the last install wrote (meson's log,
 # which holds the DESTDIR too) and the pldkit include directory.
 PREFIX ?= /usr/local
-install: all
+INSTALL_TARGETS := pldkit:shared_library pldkit:static_library pldkit:executable
+install: configure
 	meson configure $(BUILD) --prefix=$(PREFIX)
-	ninja -C $(BUILD)
+	meson compile -C $(BUILD) $(INSTALL_TARGETS)
 	DESTDIR="$(DESTDIR)" meson install -C $(BUILD) --no-rebuild
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 

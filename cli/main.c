@@ -70,19 +70,37 @@ static int has_help(int argc, char **argv)
   return 0;
 }
 
+static void ledger_help(FILE *f);
+
+static void help_help(FILE *f)
+{
+  fputs("Usage: pldkit help [EVENT | COMMAND | rdp]\n\n"
+        "Without an argument: the main help (pldkit --help).  With an EVENT "
+        "name (see\n'pldkit events'): its keys, domains and defaults.  With "
+        "a command, what\n'pldkit COMMAND --help' prints; the commands:\n  "
+        CMD_LIST ".\nWith rdp: the RDP backend, event by event.\n\n"
+        "Exit status: 0 success, 2 bad input (no such EVENT or command).\n",
+        f);
+}
+
 /* 'pldkit events' (the event list, one line each) and 'pldkit help [EVENT |
- * COMMAND | rdp]'; argv[0] is "events" or "help". */
+ * COMMAND | rdp]'; argv[0] is "events" or "help".  Every command of
+ * CMD_LIST has a help here, as with 'pldkit COMMAND --help'. */
 static int help_command(int argc, char **argv)
 {
   char q[QLEN];
   int events = strcmp(argv[0], "events") == 0;
+  /* 'pldkit events --help': the list is its own help */
+  if (events && argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+                              strcmp(argv[1], "-h") == 0))
+    argc = 1;
   if (argc > (events ? 1 : 2)) {
     pld_cli_error("unexpected argument %s after '%s%s%s' (see pldkit --help)",
                   cli_quote(q, sizeof q, argv[events ? 1 : 2]), argv[0],
                   events ? "" : " ", events ? "" : argv[1]);
     return CLI_EUSAGE;
   }
-  if (events) {
+  if (events || (argc == 2 && strcmp(argv[1], "events") == 0)) {
     fputs("EVENTs (NAME:key=value,...; every EVENT also takes count=N; "
           "several compose):\n", stdout);
     cli_catalogue_write(stdout, 0, NULL);
@@ -110,6 +128,18 @@ static int help_command(int argc, char **argv)
   if (strcmp(what, "merge") == 0) {
     char *merge_argv[] = {(char *)"merge", (char *)"--help", NULL};
     return pld_cli_merge(2, merge_argv);
+  }
+  if (strcmp(what, "mspafl") == 0) {
+    char *mspafl_argv[] = {(char *)"mspafl", (char *)"--help", NULL};
+    return pld_cli_mspafl(2, mspafl_argv);
+  }
+  if (strcmp(what, "ledger") == 0) {
+    ledger_help(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(what, "help") == 0) {
+    help_help(stdout);
+    return CLI_OK;
   }
   pld_cli_error("no help for %s: not an EVENT (see pldkit events), a command "
                 "(" CMD_LIST ") or 'rdp'", cli_quote(q, sizeof q, what));

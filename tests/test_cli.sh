@@ -108,6 +108,25 @@ for cmd in "" epsilon delta curve calibrate save rdp-curve demo; do
   [ "$(wc -l <"$OUT")" -lt 80 ] || missing="$missing (>= 80 lines: $(wc -l <"$OUT"))"
   if [ -z "$missing" ]; then ok; else bad "pldkit ${args[*]} does not mention:$missing"; fi
 done
+# 'pldkit help COMMAND' works for every command the main help lists (the
+# list is read from --help's "Commands" / "expected" text of cli.h's
+# CMD_LIST, via the error for a missing command), exits 0 and prints what
+# 'pldkit COMMAND --help' prints.
+run
+cmds=$(sed -n 's/.*missing command (expected \(.*\), --help or --version).*/\1/p' "$ERR" | tr -d ',')
+if [ -n "$cmds" ]; then ok; else bad "no command list in: $(cat "$ERR")"; fi
+for cmd in $cmds; do
+  expect_ok "help $cmd" help "$cmd" || continue
+  cp "$OUT" "$tmp/help_cmd"
+  case $cmd in
+    help) grep -qF "Usage: pldkit help" "$tmp/help_cmd" && ok || bad "help help: '$(head -2 "$tmp/help_cmd")'" ;;
+    *) if expect_ok "$cmd --help" "$cmd" --help; then
+         if cmp -s "$OUT" "$tmp/help_cmd"; then ok; else bad "help $cmd differs from $cmd --help"; fi
+       fi ;;
+  esac
+done
+usage "'no-such-thing'" help no-such-thing
+
 # rdp-curve takes no --accuracy.
 expect_ok "rdp-curve --help" rdp-curve --help &&
   if grep -qw -- --accuracy "$OUT"; then bad "rdp-curve --help mentions --accuracy"; else ok; fi

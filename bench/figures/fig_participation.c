@@ -74,16 +74,15 @@ static const double CLIP = 1.0;
 static const double REL = 1e-9; /* slack for comparing brackets */
 
 static struct fig F;
-/* PLD grid step (nats): fixed, because the automatic grid is 10-100x finer
- * than its 0.2% target needs for these single rounds (0.4-4 s per query).
- * 1e-3 nats for delta queries; for epsilon queries min(1e-3, eps/20) with
- * eps the MWCS closed form's answer (the epsilons of Fig. 5 go down to 2e-4).
- * The bracket is valid for any step; check_pld also checks its width. */
+/* PLD grids.  Delta queries: a fixed step of 1e-3 nats, because the
+ * automatic grid at its default 0.2% target is 10-100x finer than these
+ * single rounds need (0.4-4 s per query).  Epsilon queries: the automatic
+ * grid asked for the width check_pld checks (1%), with half of it as the
+ * target: a fixed step cannot promise a width, and at Fig. 5's smallest
+ * epsilons (2e-4 to 2e-3 nats) a step of eps/20 gave brackets 1.7% wide.
+ * The bracket is valid for any grid; check_pld checks its width. */
 #define STEP_DELTA 1e-3
-static double step_for_eps(double eps)
-{
-  return fmin(1e-3, fmax(eps / 20.0, 1e-6));
-}
+#define EPS_ACCURACY 5e-3
 
 /* ------------------------------------------------------------------------ */
 
@@ -103,7 +102,7 @@ static pld_participation_params params(double p, double q, int64_t d,
  * probability w_q, the rate_other-subsampled Gaussian otherwise (zero loss
  * if rate_other = 0), as a random selection with the choice visible. */
 static pld_accountant *mwcs_accountant(const pld_participation_params *par,
-                                       double discretization)
+                                       double discretization, double accuracy)
 {
   double wq, r0;
   fig_status(&F, pld_participation_mwcs_mixture(par, &wq, &r0),
@@ -123,6 +122,12 @@ static pld_accountant *mwcs_accountant(const pld_participation_params *par,
   pld_params pp;
   pld_params_default(&pp);
   pp.discretization = discretization;
+  if (accuracy > 0.0) {
+    /* relative all the way down: the default absolute floor (1e-4 nats)
+     * is half of Fig. 5's smallest epsilon */
+    pp.accuracy = accuracy;
+    pp.abs_accuracy = 1e-9;
+  }
   pld_accountant *acc = NULL;
   fig_status(&F, pld_accountant_alloc(&pp, &acc), "accountant");
   fig_status(&F, pld_accountant_add(acc, sel, 1), "accountant add");
@@ -209,9 +214,10 @@ static double ll_epsilon(const pld_participation_params *par, double delta,
 static void check_pld(pld_bound b, double mwcs_lo, double mwcs_hi,
                       double cs, const char *what, double x)
 {
-  /* the fixed steps resolve these single rounds to well below 1% (deltas
-   * above 1e-15: below that the truncation floor tail_mass = 1e-20 and the
-   * FFT's error floor take over) */
+  /* the grids resolve these single rounds to below 1% (epsilons: asked
+   * for 0.5%; deltas above 1e-15 at the fixed step: below that the
+   * truncation floor tail_mass = 1e-20 and the FFT's error floor take
+   * over) */
   fig_check(&F, b.upper - b.lower <= 1e-2 * b.upper + 1e-15,
             "%s: PLD bracket [%g, %g] wider than 1%% at %g", what, b.lower,
             b.upper, x);
@@ -301,7 +307,7 @@ static void fig1(void)
       exit(1);
     }
     pld_participation_params par = params(p, q, DS[k], sigma);
-    pld_accountant *acc = mwcs_accountant(&par, STEP_DELTA);
+    pld_accountant *acc = mwcs_accountant(&par, STEP_DELTA, 0.0);
     pld_result info;
     fig_status(&F, pld_accountant_curve(acc, n, eps, pb[k], &info),
                "fig1 PLD curve");
@@ -381,7 +387,7 @@ static void eps_panel(const char *file, const char *xname, const char *tag,
       par.d = DS[k];
       double mwcs = closed_eps(&par, PLD_PARTICIPATION_MWCS, delta, 1);
       double mlo = closed_eps(&par, PLD_PARTICIPATION_MWCS, delta, 0);
-      pld_accountant *acc = mwcs_accountant(&par, step_for_eps(mwcs));
+      pld_accountant *acc = mwcs_accountant(&par, 0.0, EPS_ACCURACY);
       pld_result res;
       fig_status(&F, pld_accountant_epsilon(acc, delta, &res), "PLD epsilon");
       pld_accountant_free(acc);
@@ -437,7 +443,7 @@ static void fig3(void)
     prev[2] = cs;
     for (int k = 0; k < ND; k++) {
       par.d = DS[k];
-      pld_accountant *acc = mwcs_accountant(&par, STEP_DELTA);
+      pld_accountant *acc = mwcs_accountant(&par, STEP_DELTA, 0.0);
       pld_result res;
       fig_status(&F, pld_accountant_delta(acc, eps, &res), "fig3 PLD delta");
       pld_accountant_free(acc);
@@ -492,6 +498,10 @@ static void fig5(void)
   }
   grid_log(qv, n, 1e-4, 1.0);
   qv[0] = 1e-4;
+  /* --tiny keeps the full run's narrowest point for the width check:
+   * q = 10^(-7/12), point 41 of 49 (epsilon 1.7e-3 nats) */
+  if (F.tiny)
+    qv[2] = pow(10.0, -7.0 / 12.0);
   for (size_t i = 0; i < n; i++) {
     pv[i] = fmin(1.0, 1e-4 / qv[i]);
     sv[i] = 1.0;

@@ -597,9 +597,16 @@ def _load():
             errors.append("%s: %s" % (name, e))
             if from_env:
                 break
-    hint = ("set PLDKIT_LIBRARY to the path of libpldkit.so" if not from_env
-            else "PLDKIT_LIBRARY points to a library that cannot be loaded")
-    raise LibraryNotFound("cannot load libpldkit (%s); tried: %s"
+    if from_env:
+        hint = ("PLDKIT_LIBRARY=%s cannot be loaded; point it at a "
+                "libpldkit.so built by `ninja -C build`" % names[0])
+    else:
+        hint = ("the pldkit Python package needs the C library libpldkit, "
+                "which is not installed or not found: install it from the "
+                "pldkit checkout with `sudo make install` (the library, "
+                "CLI and headers; it runs ldconfig), or set "
+                "PLDKIT_LIBRARY=/path/to/libpldkit.so")
+    raise LibraryNotFound("cannot load libpldkit: %s (tried: %s)"
                           % (hint, "; ".join(errors)))
 
 

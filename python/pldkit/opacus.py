@@ -12,33 +12,58 @@ history entry is ``num_steps`` Poisson-subsampled Gaussian steps (add/remove
 adjacency, both directions), and ``get_epsilon`` returns the certified upper
 end of the bracket (never below the true epsilon).
 
-Plugging it into Opacus' PrivacyEngine::
+Plugging it into Opacus: importing this module is enough::
 
-    from opacus import PrivacyEngine
-    from opacus.accountants.registry import register_accountant
     import pldkit.opacus
+    from opacus import PrivacyEngine
 
-    register_accountant("pld", pldkit.opacus.PLDAccountant)  # Opacus >= 1.5
     engine = PrivacyEngine(accountant="pld")
-    # or, with any Opacus 1.x: engine = PrivacyEngine()
-    #                          engine.accountant = pldkit.opacus.PLDAccountant()
+    model, optimizer, loader = engine.make_private_with_epsilon(...)
+    from opacus.accountants.utils import get_noise_multiplier
+    sigma = get_noise_multiplier(..., accountant="pld")
 
-``get_noise_multiplier`` is Opacus' function of the same name with pldkit's
-certified epsilon in the search.
+(in either import order).  No released Opacus (1.0 to 1.5.4) has an
+accountant registry: every one creates its accountants in
+``opacus.accountants.create_accountant(mechanism)``, which
+``opacus.accountants.utils`` and ``opacus.privacy_engine`` import by name,
+and ``PrivacyEngine.make_private_with_epsilon`` calls the
+``get_noise_multiplier`` that ``opacus.privacy_engine`` imported from
+``opacus.accountants.utils``.  So this module wraps those names in those
+three modules (when they are imported, or at once if they already are):
+``create_accountant("pld")`` returns a PLDAccountant and
+``get_noise_multiplier(accountant="pld")`` is this module's function;
+every other mechanism goes to Opacus' own code unchanged.  An Opacus with
+``opacus.accountants.registry`` (unreleased as of 1.5.4) gets
+``register_accountant("pld", PLDAccountant)`` as well.  ``install()``
+does the same by hand (it is idempotent).
+
+``get_epsilon`` reads ``history`` (Opacus' own ``get_noise_multiplier``
+sets ``accountant.history`` and calls ``get_epsilon``), groups equal
+(noise multiplier, sample rate) entries wherever they are in the history
+(composition is commutative), and remembers its last answers by history and
+delta: asking again after no step costs a dictionary look-up, and a step
+with the same noise multiplier and rate as before costs one composition of
+the grouped history.
 """
 
 import math
+import sys
 from collections import OrderedDict
 
+from . import _hooks
 from ._util import invalid, real
 from .accountant import Accountant, steps_of_epochs
 from .errors import ToleranceNotMet
 from .mechanisms import PoissonGaussian
 
-__all__ = ["PLDAccountant", "get_noise_multiplier", "MECHANISM"]
+__all__ = ["PLDAccountant", "get_noise_multiplier", "MECHANISM", "install"]
 
 #: The name PLDAccountant.mechanism() returns (Opacus' registry key).
 MECHANISM = "pld"
+
+#: How many answers an accountant remembers (a training loop asks at one or
+#: a few deltas; get_noise_multiplier's search at one).
+_REMEMBERED = 64
 
 _PARAMS = ("accuracy", "abs_accuracy", "tail_mass", "max_grid",
            "discretization")
@@ -82,6 +107,17 @@ class PLDAccountant(object):
         Accountant(**params).close()  # validate now, not at get_epsilon
         self.params = dict(params)
         self.history = []
+        self._answers = {}
+
+    # the remembered answers are not state: a copy starts without them
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_answers", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._answers = {}
 
     # ---- Opacus' interface ----------------------------------------------
     def step(self, *, noise_multiplier, sample_rate):
@@ -203,13 +239,27 @@ class PLDAccountant(object):
         if not (0 < d < 1):
             invalid("PLDAccountant.get_epsilon",
                     "delta=%r must be in (0, 1)" % (delta,))
+        # keyed by what the answer depends on: the history as it is now
+        # (Opacus' get_noise_multiplier assigns `history` directly), delta
+        # and the parameters
+        key = (tuple(tuple(e) for e in self.history), d,
+               tuple(sorted(self.params.items())))
+        answers = self.__dict__.setdefault("_answers", {})
+        if key in answers:
+            return answers[key]
         acc = self.accountant()
         if acc is None:
-            return _Fixed(d, math.inf)
-        with acc:
-            if acc.num_groups == 0:
-                return _Fixed(d, 0.0)
-            return acc.epsilon(d)
+            result = _Fixed(d, math.inf)
+        else:
+            with acc:
+                if acc.num_groups == 0:
+                    result = _Fixed(d, 0.0)
+                else:
+                    result = acc.epsilon(d)
+        if len(answers) >= _REMEMBERED:
+            answers.clear()
+        answers[key] = result
+        return result
 
     def __repr__(self):
         return "<pldkit.opacus.PLDAccountant: %d steps in %d entries>" % (
@@ -304,3 +354,88 @@ def get_noise_multiplier(*, target_epsilon, target_delta, sample_rate,
         else:
             lo = mid
     return hi
+
+
+# --------------------------------------------------------------------------
+# Plugging into Opacus (see the module docstring for the route).
+
+# Opacus' PrivacyEngine.make_private_with_epsilon passes its own **kwargs
+# (meant for make_private) on to get_noise_multiplier, whose accountants
+# ignore what they do not know; so does the Opacus route here.
+def _opacus_noise_multiplier(original):
+    def get_noise_multiplier(*, target_epsilon, target_delta, sample_rate,
+                             epochs=None, steps=None, accountant="rdp",
+                             epsilon_tolerance=0.01, **kwargs):
+        if accountant != MECHANISM and not isinstance(accountant,
+                                                      PLDAccountant):
+            return original(target_epsilon=target_epsilon,
+                            target_delta=target_delta,
+                            sample_rate=sample_rate, epochs=epochs,
+                            steps=steps, accountant=accountant,
+                            epsilon_tolerance=epsilon_tolerance, **kwargs)
+        ours = {k: v for k, v in kwargs.items() if k in _PARAMS}
+        return globals()["get_noise_multiplier"](
+            target_epsilon=target_epsilon, target_delta=target_delta,
+            sample_rate=sample_rate, epochs=epochs, steps=steps,
+            accountant=accountant, epsilon_tolerance=epsilon_tolerance,
+            **ours)
+    get_noise_multiplier.__doc__ = (
+        "Opacus' get_noise_multiplier; accountant='pld' is pldkit's "
+        "(pldkit.opacus.get_noise_multiplier).\n\n" + (original.__doc__ or ""))
+    return get_noise_multiplier
+
+
+def _opacus_create_accountant(original):
+    def create_accountant(mechanism):
+        if mechanism == MECHANISM:
+            return PLDAccountant()
+        return original(mechanism)
+    create_accountant.__doc__ = (
+        "Opacus' create_accountant; mechanism 'pld' is "
+        "pldkit.opacus.PLDAccountant.\n\n" + (original.__doc__ or ""))
+    return create_accountant
+
+
+def _wrap(module, name, make):
+    original = getattr(module, name, None)
+    if original is None or getattr(original, "_pldkit_wraps", None):
+        return
+    wrapper = make(original)
+    wrapper._pldkit_wraps = original
+    wrapper.__name__ = name
+    wrapper.__module__ = module.__name__
+    setattr(module, name, wrapper)
+
+
+def _patch_accountants(module):
+    base = getattr(module, "IAccountant", None)
+    if base is not None and hasattr(base, "register"):
+        base.register(PLDAccountant)   # an ABC: isinstance holds
+    registry = sys.modules.get("opacus.accountants.registry")
+    if registry is not None and hasattr(registry, "register_accountant"):
+        registry.register_accountant(MECHANISM, PLDAccountant, force=True)
+    _wrap(module, "create_accountant", _opacus_create_accountant)
+
+
+def _patch_utils(module):
+    _wrap(module, "create_accountant", _opacus_create_accountant)
+    _wrap(module, "get_noise_multiplier", _opacus_noise_multiplier)
+
+
+def _patch_engine(module):
+    _wrap(module, "create_accountant", _opacus_create_accountant)
+    _wrap(module, "get_noise_multiplier", _opacus_noise_multiplier)
+
+
+def install():
+    """Make 'pld' an accountant of Opacus (done when this module is
+    imported; idempotent): wraps create_accountant and get_noise_multiplier
+    where Opacus' released versions look them up (opacus.accountants,
+    opacus.accountants.utils, opacus.privacy_engine), now for the modules
+    already imported and on import for the others.  Imports nothing."""
+    _hooks.after_import("opacus.accountants", _patch_accountants)
+    _hooks.after_import("opacus.accountants.utils", _patch_utils)
+    _hooks.after_import("opacus.privacy_engine", _patch_engine)
+
+
+install()
