@@ -271,7 +271,7 @@ static int add_node_rdp(struct bsink *s, const struct ev_node *nd,
     s->lowered++;
   } else if (rdp) {
     st = rdp(rv, s->rdp, nd->count);
-  } else if (!s->bridge) {
+  } else if (!s->bridge || !m->e->build) {
     return pld_fail(PLD_EUNSUPPORTED, "event %s has no RDP formula (not "
                     "supported without the PLD bridge)", nd->q);
   } else {

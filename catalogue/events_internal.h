@@ -198,7 +198,22 @@ const char *ev_no_pld_poisson_bounded(const struct value *v);
 const char *ev_no_solve_participation(const struct value *v, size_t k);
 const char *ev_note_participation(const struct value *v);
 
+int ev_add_truncated_poisson(const struct value *v, pld_accountant *acc,
+                             uint64_t count);
+int ev_build_truncated_poisson(const struct value *v, pld_mech **out);
+int ev_build_fixed_batch(const struct value *v, pld_mech **out);
+void ev_balls_as_bis(const struct value *v, struct value bis[4]);
+int ev_add_balls_in_bins(const struct value *v, pld_accountant *acc,
+                         uint64_t count);
+int ev_add_bandmf(const struct value *v, pld_accountant *acc, uint64_t count);
+int ev_bandmf_steps(const struct value *v, uint64_t count, uint64_t *out);
+/* the samplers' adjacency key (the order of enum pld_adjacency) */
+#define ADJACENCIES "add-remove|zero-out|replace-one"
+
 /* events_rdp.c */
+int ev_rdp_balls_in_bins(const struct value *v, pld_rdp_curve *c,
+                         uint64_t count);
+int ev_rdp_bandmf(const struct value *v, pld_rdp_curve *c, uint64_t count);
 int ev_rdp_bounded(const struct value *v, pld_rdp_curve *c,
                    uint64_t count);
 int ev_rdp_bridge(const pld_mech *m, const pld_params *params,

@@ -26,6 +26,7 @@
 
 #include <pldkit/participation.h>
 #include <pldkit/allocation.h>
+#include <pldkit/samplers.h>
 #include "detail.h"
 #include "events_internal.h"
 
@@ -379,4 +380,89 @@ int ev_mwcs_weights(const struct value *v, double *wq, double *r0)
                                   .d = v[2].integer, .clip = v[3].real,
                                   .sigma = v[4].real};
   return pld_participation_mwcs_mixture(&par, wq, r0) != PLD_SUCCESS;
+}
+
+/* ---- the samplers people train with (papers/samplers.c,
+ * docs/samplers.md); the adjacency key is the index of ADJACENCIES, which
+ * is enum pld_adjacency's order ---- */
+
+/* truncated-poisson (keys n, q, B, sigma, sensitivity, adjacency): the
+ * upper pair chosen over the event's own count of steps. */
+int ev_add_truncated_poisson(const struct value *v, pld_accountant *acc,
+                             uint64_t count)
+{
+  return pld_accountant_add_truncated_poisson(
+      acc, (uint64_t)v[0].integer, v[1].real, (uint64_t)v[2].integer,
+      v[3].real, v[4].real, (pld_adjacency)v[5].integer, PLD_TRUNC_BEST,
+      count);
+}
+
+/* one step, for the RDP bridge (the pair chosen over one epoch) */
+int ev_build_truncated_poisson(const struct value *v, pld_mech **out)
+{
+  return pld_mech_truncated_poisson_gaussian(
+      (uint64_t)v[0].integer, v[1].real, (uint64_t)v[2].integer, v[3].real,
+      v[4].real, (pld_adjacency)v[5].integer, out);
+}
+
+/* fixed-batch (keys b, n, sigma, sensitivity, replacement, adjacency) */
+int ev_build_fixed_batch(const struct value *v, pld_mech **out)
+{
+  return pld_mech_fixed_batch_gaussian(
+      (uint64_t)v[0].integer, (uint64_t)v[1].integer, v[2].real, v[3].real,
+      v[4].integer == 1, (pld_adjacency)v[5].integer, out);
+}
+
+/* balls-in-bins (keys T, sigma, sensitivity): one epoch is the one-of-T
+ * random allocation, balanced-iteration with k = 1 (Chua et al., arXiv
+ * 2412.16802); count=N composes N epochs. */
+void ev_balls_as_bis(const struct value *v, struct value bis[4])
+{
+  memset(bis, 0, 4 * sizeof *bis);
+  bis[0] = v[0];
+  bis[1].present = 1;
+  bis[1].integer = 1;
+  bis[1].real = 1.0;
+  bis[2] = v[1];
+  bis[3] = v[2];
+}
+
+int ev_add_balls_in_bins(const struct value *v, pld_accountant *acc,
+                         uint64_t count)
+{
+  struct value bis[4];
+  ev_balls_as_bis(v, bis);
+  return ev_add_bis(bis, acc, count);
+}
+
+/* bandmf (keys steps, bands, q, sigma, sensitivity, col-norm): BandMF with
+ * cyclic Poisson sampling (Choquette-Choo et al., arXiv 2306.08153); the
+ * count composes whole runs. */
+int ev_bandmf_steps(const struct value *v, uint64_t count, uint64_t *out)
+{
+  uint64_t steps = (uint64_t)v[0].integer, bands = (uint64_t)v[1].integer;
+  uint64_t per = steps / bands + (steps % bands != 0);
+  if (per > (1ULL << 53) / count)
+    return pld_fail(PLD_ERANGE, "count x ceil(steps/bands) = %llu x %llu is "
+                    "over 2^53 participations", (unsigned long long)count,
+                    (unsigned long long)per);
+  *out = per * count;
+  return PLD_SUCCESS;
+}
+
+int ev_add_bandmf(const struct value *v, pld_accountant *acc, uint64_t count)
+{
+  /* a record's participations are >= bands steps apart and touch disjoint
+   * rows: ceil(steps / bands) Poisson-Gaussian steps per run at shift
+   * c col_norm (pld_accountant_add_bandmf_cyclic_poisson) */
+  uint64_t total = 0;
+  int st = ev_bandmf_steps(v, count, &total);
+  pld_mech *m = NULL;
+  if (st == PLD_SUCCESS)
+    st = pld_mech_poisson_gaussian(v[2].real, v[3].real, v[4].real * v[5].real,
+                                   &m);
+  if (st == PLD_SUCCESS)
+    st = pld_accountant_add(acc, m, total);
+  pld_mech_free(m);
+  return st;
 }

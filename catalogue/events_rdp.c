@@ -408,3 +408,27 @@ int ev_rdp_bridge(const pld_mech *m, const pld_params *params,
   pld_rdp_curve_free(two);
   return st;
 }
+
+/* balls-in-bins: balanced-iteration's RDP with k = 1 */
+int ev_rdp_balls_in_bins(const struct value *v, pld_rdp_curve *c,
+                         uint64_t count)
+{
+  struct value bis[4];
+  ev_balls_as_bis(v, bis);
+  return ev_rdp_splitting(bis, c, count);
+}
+
+/* bandmf: the same Poisson-Gaussian steps' exact RDP */
+int ev_rdp_bandmf(const struct value *v, pld_rdp_curve *c, uint64_t count)
+{
+  uint64_t total = 0;
+  int st = ev_bandmf_steps(v, count, &total);
+  if (st != PLD_SUCCESS)
+    return st;
+  struct value pg[3];
+  memset(pg, 0, sizeof pg);
+  pg[0].real = v[2].real;
+  pg[1].real = v[3].real;
+  pg[2].real = v[4].real * v[5].real;
+  return ev_rdp_poisson_gaussian(pg, c, total);
+}

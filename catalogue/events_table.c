@@ -26,6 +26,7 @@
 
 #include <pldkit/participation.h>
 #include <pldkit/allocation.h>
+#include <pldkit/samplers.h>
 #include "detail.h"
 #include "events_internal.h"
 
@@ -483,6 +484,95 @@ static const struct event_spec events[] = {
              "clipping norm of each run (default 1 each)"},
             {"lr", DOM_REAL_LIST, 0, 0,
              "learning rate of each run (default 1 each)"}}},
+  {.name = "truncated-poisson",
+   .title = "truncated Poisson: DP-SGD with the batch capped at B",
+   .example = "truncated-poisson:n=60000,q=0.004,B=300,sigma=1.1,count=100",
+   .summary = "one step of DP-SGD with Poisson sampling at rate q from n "
+              "records whose batch is capped at B (the excess dropped "
+              "uniformly, what fixed-memory accelerators run; dp_accounting's "
+              "TruncatedSubsampledGaussianDpEvent), Gaussian noise sigma, "
+              "clipping norm sensitivity.  add-remove: a certified bracket, "
+              "the upper end the better of two dominating pairs for these "
+              "count steps, the lower end the exact pair of the dataset "
+              "whose other records have zero gradient; B >= n is plain "
+              "poisson-gaussian (docs/samplers.md)",
+   .build = ev_build_truncated_poisson,
+   .add = ev_add_truncated_poisson,
+   .rdp_how = "through the PLD bridge (conservative)",
+   .keys = {{"n", DOM_INT_GE1, 1, 0, "number of records"},
+            {"q", DOM_RATE, 1, 0, "Poisson sampling rate per step",
+             .mono = MONO_LESS},
+            {"B", DOM_INT_GE1, 1, 0, "the batch cap"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity (clipping norm)", .mono = MONO_LESS},
+            {"adjacency", DOM_CHOICE, 0, 0,
+             "neighbouring datasets: add or remove a record, replace it by "
+             "a zero record, or replace it by another",
+             .choices = ADJACENCIES}}},
+  {.name = "fixed-batch",
+   .title = "fixed-size batches (with or without replacement)",
+   .example = "fixed-batch:b=10,n=1000,sigma=1,count=100",
+   .summary = "one step of DP-SGD on a batch of exactly b of n records, "
+              "Gaussian noise sigma, clipping norm sensitivity.  Without "
+              "replacement under add-remove the record's arrival displaces "
+              "another, so the exact pair is Poisson at rate b/n with "
+              "sensitivity doubled (NOT the Poisson figure at rate b/n); "
+              "with replacement the exact binomial mixture pair.  The "
+              "adjacency is stated in every answer's event text "
+              "(docs/samplers.md)",
+   .build = ev_build_fixed_batch,
+   .rdp_how = "through the PLD bridge (conservative)",
+   .keys = {{"b", DOM_INT_GE1, 1, 0, "batch size"},
+            {"n", DOM_INT_GE1, 1, 0, "number of records"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity (clipping norm)", .mono = MONO_LESS},
+            {"replacement", DOM_CHOICE, 0, 0,
+             "the batch drawn without or with replacement",
+             .choices = "without|with"},
+            {"adjacency", DOM_CHOICE, 0, 0,
+             "neighbouring datasets: add or remove a record, replace it by "
+             "a zero record, or replace it by another",
+             .choices = ADJACENCIES}}},
+  {.name = "balls-in-bins",
+   .title = "balls-in-bins: one epoch, each example in one random batch",
+   .example = "balls-in-bins:T=100,sigma=1,count=5",
+   .summary = "one EPOCH of T steps in which every example lands in exactly "
+              "one uniformly random batch (Chua et al., AISTATS 2025): the "
+              "one-of-T random allocation, balanced-iteration with k = 1.  "
+              "count=N composes N epochs; do not set count=T",
+   .add = ev_add_balls_in_bins,
+   .rdp = ev_rdp_balls_in_bins,
+   .rdp_how = "the sound RDP of balanced-iteration with k = 1",
+   .keys = {{"T", DOM_INT_GE1, 1, 0, "steps (batches) per epoch"},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity (clipping norm)", .mono = MONO_LESS}}},
+  {.name = "bandmf",
+   .title = "banded matrix factorization (DP-FTRL) with cyclic Poisson",
+   .example = "bandmf:steps=1000,bands=4,q=0.04,sigma=2,count=1",
+   .summary = "one run of b-banded matrix factorization (BandMF, DP-FTRL) "
+              "with cyclic Poisson sampling (Choquette-Choo et al., arXiv "
+              "2306.08153): the records split into `bands` groups, step i "
+              "samples group i mod bands at rate q WITHIN it, the strategy's "
+              "columns of norm at most col-norm; a record's participations "
+              "are ceil(steps/bands) Poisson-Gaussian steps.  bands=1 is "
+              "DP-SGD",
+   .add = ev_add_bandmf,
+   .rdp = ev_rdp_bandmf,
+   .rdp_how = "the exact Poisson-Gaussian RDP of those steps",
+   .keys = {{"steps", DOM_INT_GE1, 1, 0, "steps of one run"},
+            {"bands", DOM_INT_GE1, 1, 0,
+             "bands of the strategy matrix (= groups of records)"},
+            {"q", DOM_RATE, 1, 0, "Poisson rate within a group",
+             .mono = MONO_LESS},
+            {"sigma", DOM_NOISE, 1, 0, "noise standard deviation per row"},
+            {"sensitivity", DOM_POSITIVE, 0, 1,
+             "L2 sensitivity (clipping norm)", .mono = MONO_LESS},
+            {"col-norm", DOM_POSITIVE, 0, 1,
+             "largest column norm of the strategy matrix",
+             .mono = MONO_LESS}}},
   {.name = "random-selection",
    .title = "random selection among member event lists",
    .example = "random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=3]",

@@ -309,6 +309,73 @@ static void test_catalogue(void **state)
   assert_int_equal(pld_sizeof("nothing"), 0);
 }
 
+/* The samplers' events against the events they reduce to in limit cases
+ * (docs/samplers.md): the answers must be the same bit for bit, or inside
+ * each other where the reduction is a bracket. */
+static pld_bound eps_of(const char *text)
+{
+  pld_event *ev = parse(text);
+  pld_event_query q;
+  pld_event_query_default(&q);
+  pld_event_answer a;
+  a.size = sizeof a;
+  if (pld_event_epsilon(ev, &q, 1e-5, &a) != PLD_SUCCESS)
+    fail_msg("%s: %s", text, pld_error_detail());
+  pld_event_free(ev);
+  return a.pld.bound;
+}
+
+static void test_sampler_events(void **state)
+{
+  (void)state;
+  static const struct {
+    const char *a, *b;
+  } same[] = {
+      /* balls-in-bins is the one-of-T allocation, epochs composed */
+      {"balls-in-bins:T=20,sigma=1,count=3",
+       "balanced-iteration:T=20,k=1,sigma=1,c=1,count=3"},
+      /* one band is DP-SGD; b bands: ceil(steps/b) participations */
+      {"bandmf:steps=100,bands=1,q=0.02,sigma=1.5",
+       "poisson-gaussian:q=0.02,sigma=1.5,count=100"},
+      {"bandmf:steps=101,bands=4,q=0.02,sigma=1.5,count=2",
+       "poisson-gaussian:q=0.02,sigma=1.5,count=52"},
+      /* a cap no batch reaches is plain Poisson sampling */
+      {"truncated-poisson:n=50,q=0.1,B=50,sigma=1,count=40",
+       "poisson-gaussian:q=0.1,sigma=1,count=40"},
+  };
+  for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+    pld_bound x = eps_of(same[i].a), y = eps_of(same[i].b);
+    if (!(x.lower == y.lower && x.upper == y.upper))
+      fail_msg("%s [%.17g, %.17g] != %s [%.17g, %.17g]", same[i].a, x.lower,
+               x.upper, same[i].b, y.lower, y.upper);
+  }
+  /* fixed-size without replacement, add/remove: the arrival displaces a
+   * record, Poisson at b/n with the sensitivity doubled (b/n = 0.01 is not
+   * a double: a bracket of the two rates around it, so the ends agree to
+   * the rounding of the rate) */
+  pld_bound f = eps_of("fixed-batch:b=10,n=1000,sigma=1,count=50");
+  pld_bound g = eps_of("poisson-gaussian:q=0.01,sigma=1,sensitivity=2,"
+                       "count=50");
+  assert_true(f.lower <= g.upper && g.lower <= f.upper);
+  assert_true(fabs(f.lower - g.lower) <= 1e-12 * g.lower);
+  assert_true(fabs(f.upper - g.upper) <= 1e-12 * g.upper);
+  /* a binding cap: between plain Poisson (the lower end's pair at the
+   * effective rate is below it) and Poisson with the sensitivity doubled
+   * (the worst case of every step) */
+  pld_bound t = eps_of("truncated-poisson:n=1000,q=0.05,B=50,sigma=1,"
+                       "count=20");
+  pld_bound lo = eps_of("poisson-gaussian:q=0.04,sigma=1,count=20");
+  pld_bound hi = eps_of("poisson-gaussian:q=0.05,sigma=1,sensitivity=2,"
+                        "count=20");
+  assert_true(t.lower >= lo.lower && t.upper <= hi.upper);
+  assert_true(t.lower <= t.upper);
+  /* bad input names the key */
+  pld_event *ev = NULL;
+  assert_int_equal(pld_event_parse("fixed-batch:b=10,n=1000,sigma=1,"
+                                   "adjacency=sideways", &ev), PLD_EINVAL);
+  assert_non_null(strstr(pld_error_detail(), "adjacency"));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -319,6 +386,7 @@ int main(void)
       cmocka_unit_test(test_hole_and_calibration),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_catalogue),
+      cmocka_unit_test(test_sampler_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
