@@ -336,6 +336,7 @@ static const struct pcase cases[] = {
   TAIL("laplace b=0.0530872 s=0.202991", -0.0530872, 0.202991, 1, 4.14206),
   TAIL("laplace b=1 s=1 T=10", -1.0, 1.0, 10, 1e5),
   TAIL("poisson-gaussian q=0.01 sigma=1 T=100", 0.01, 1.0, 100, 1e5),
+  TAIL("poisson-gaussian q=0.01 sigma=1 T=100", 0.01, 1.0, 100, 200),
   TAILE("laplace:b=0.0530872,sensitivity=0.202991", 4.14206),
   TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 1e5),
   TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 200),

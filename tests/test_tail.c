@@ -109,6 +109,24 @@ static void test_support_zero(void **state)
   EXPECT_DONE();
 }
 
+/* A non-pure, unbounded loss far out: each run's share of eps (1000 nats)
+ * is where its curve underflows, and the runs' basic bound (DBL_MIN each)
+ * is below the floor: no grid through the accountant itself. */
+static void test_unbounded_far(void **state)
+{
+  (void)state;
+  pld_mech *m = NULL;
+  REQUIRE_OK(pld_mech_poisson_gaussian(0.01, 1.0, 1.0, &m));
+  pld_result r;
+  acc_delta(m, 100, 1e5, &r);
+  EXPECT(r.bound.upper <= PLD_DELTA_FLOOR && r.bound.upper > 0.0 &&
+             r.bound.lower == 0.0 && r.met_accuracy && no_grid(&r),
+         "poisson-gaussian x100 delta(1e5) = [%g, %g] grid %zu", r.bound.lower,
+         r.bound.upper, r.grid_size);
+  pld_mech_free(m);
+  EXPECT_DONE();
+}
+
 /* A curve whose every point lies beyond the support: zeros, no grid; one
  * point inside: the grid runs as before. */
 static void test_curve_tail(void **state)
@@ -224,6 +242,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_support_zero),
+      cmocka_unit_test(test_unbounded_far),
       cmocka_unit_test(test_curve_tail),
       cmocka_unit_test(test_catalogue_far_tail),
   };
