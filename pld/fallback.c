@@ -625,9 +625,11 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
   }
   if (!st && eps == INFINITY && f.complete) {
     /* delta(inf): the composed mass at +inf is at most the sum of the
-     * runs' (a union bound over runs) */
+     * runs' (a union bound over runs); a pure run (bounded loss) has none */
     double d = 0.0;
     for (size_t i = 0; i < n && !st; i++) {
+      if (isfinite(f.eps0[i]))
+        continue;
       struct src s = src_of(&g[i]);
       if (!(st = src_delta(&s, INFINITY, &b)))
         d += (double)g[i].count * b.upper;

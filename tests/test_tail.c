@@ -57,6 +57,11 @@ static void test_support_zero(void **state)
     EXPECT(ex > 0.0L && r.bound.upper > 0.0 && ref_brackets(r.bound, ex),
            "laplace delta(%g) = [%.17g, %.17g] vs %.17Lg", in, r.bound.lower,
            r.bound.upper, ex);
+    /* at eps = +inf (no infinite loss: the mass there is 0) */
+    acc_delta(m, 3, INFINITY, &r);
+    EXPECT(r.bound.upper == 0.0 && r.bound.lower == 0.0 && no_grid(&r),
+           "laplace x3 delta(inf) = [%g, %g] grid %zu", r.bound.lower,
+           r.bound.upper, r.grid_size);
     /* and far out, 10 runs */
     acc_delta(m, 10, 1e5, &r);
     EXPECT(r.bound.upper == 0.0 && no_grid(&r), "laplace x10 delta(1e5) = %g",
