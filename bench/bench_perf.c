@@ -22,8 +22,14 @@
  *                  1e-8 .. 1e-12 (x = delta), and delta(epsilon) of the demo
  *                  run down to 1e-66 (x = epsilon): the tilted composition
  *                  (docs/design.md 5a), automatic grid
+ *   tail, tail-cli delta(epsilon) where delta is 0 by the loss's support or
+ *                  below PLD_DELTA_FLOOR (x = epsilon): the accountant, and
+ *                  the catalogue's path (pld_event_delta, as the CLI) with
+ *                  the RDP second opinion (design.md 7, tail queries)
  * Speed is measured here and never asserted in tests.
- * usage: bench_perf [CSV] [--quick]   (--quick: one timed run, no 1e6) */
+ * usage: bench_perf [CSV] [--quick] [--group=PREFIX]
+ *   (--quick: one timed run, no 1e6; --group: only the groups whose name
+ *   starts with PREFIX) */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -44,7 +50,8 @@
 #define DEMO_T 14063
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
-            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA };
+            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA,
+            K_TAIL, K_TAIL_EVENT };
 
 struct pcase {
   const char *group;
@@ -80,8 +87,9 @@ static int accountant_of(const struct pcase *c, pld_accountant **out)
     pld_mech *m = NULL;
     double sigma = c->kind == K_HETERO ? 0.8 + 0.4 * (double)i / 999.0
                                        : c->sigma;
-    st = c->q > 0 ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
-                  : pld_mech_gaussian(sigma, 1.0, &m);
+    st = c->q > 0   ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
+         : c->q < 0 ? pld_mech_laplace(-c->q, sigma, &m) /* K_TAIL */
+                    : pld_mech_gaussian(sigma, 1.0, &m);
     if (!st)
       st = pld_accountant_add(acc, m, c->kind == K_HETERO ? 1 : c->T);
     pld_mech_free(m);
@@ -178,8 +186,23 @@ static int run_once(const struct pcase *c, struct bres *r)
     }
     return st;
   }
+  case K_TAIL_EVENT: {
+    pld_event_query eq;
+    pld_event_answer a;
+    pld_event *ev = NULL;
+    a.size = sizeof a;
+    pld_event_query_default(&eq);
+    st = pld_event_parse(c->name, &ev);
+    if (!st)
+      st = pld_event_delta(ev, &eq, c->x, &a);
+    pld_event_free(ev);
+    if (!st)
+      take(r, &a.pld);
+    return st;
+  }
   case K_SMALL_EPS:
   case K_SMALL_DELTA:
+  case K_TAIL:
   case K_BIS_DELTA:
     st = accountant_of(c, &acc);
     if (!st)
@@ -266,6 +289,14 @@ static void child(const struct pcase *c, int quick, int fd)
 #define BISD(T, k, s, e) {"allocation-tiny", "delta(" #e ") balanced-iteration" \
   " T=" #T " k=" #k " sigma=" #s, K_BIS_DELTA, k, s, T, 0, e, 3}
 
+/* delta in the tail (issue 32): 0 by the loss's support, or below
+ * PLD_DELTA_FLOOR; the accountant (Laplace: q = -b, sigma = sensitivity;
+ * Poisson-Gaussian) and the catalogue's path (with the RDP second opinion) */
+#define TAIL(name, q, s, T, e) {"tail", "delta(" #e ") " name, K_TAIL, q, s, T, \
+                               0, e, 3}
+/* the CLI's path: the case's name is the EVENT text, x the epsilon */
+#define TAILE(ev, e) {"tail-cli", ev, K_TAIL_EVENT, 0, 0, 1, 0, e, 3}
+
 static const struct pcase cases[] = {
   {"core", "gaussian sigma=1 T=1 (grid)", K_GAUSS_GRID, 0, 1.0, 1, 0, 1, 7},
   {"core", "gaussian sigma=1 T=1000 (grid)", K_GAUSS_GRID, 0, 1.0, 1000, 0,
@@ -304,15 +335,26 @@ static const struct pcase cases[] = {
   BIS(2000, 3, 1.0), BIS(1000, 100, 2.0),
   BISD(10, 1, 1.0, 9), BISD(10, 1, 1.0, 12), BISD(10, 4, 2.0, 10),
   BISD(10, 4, 2.0, 8),
+  TAIL("laplace b=0.0530872 s=0.202991", -0.0530872, 0.202991, 1, 4.14206),
+  TAIL("laplace b=1 s=1 T=10", -1.0, 1.0, 10, 1e5),
+  TAIL("poisson-gaussian q=0.01 sigma=1 T=100", 0.01, 1.0, 100, 1e5),
+  TAIL("poisson-gaussian q=0.01 sigma=1 T=100", 0.01, 1.0, 100, 200),
+  TAILE("laplace:b=0.0530872,sensitivity=0.202991", 4.14206),
+  TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 1e5),
+  TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 200),
+  TAILE("gaussian:sigma=1", 1e5),
 };
 
 int main(int argc, char **argv)
 {
   const char *csv = "bench/results/perf.csv";
   int quick = 0;
+  const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
+    else if (strncmp(argv[i], "--group=", 8) == 0)
+      only = argv[i] + 8;
     else
       csv = argv[i];
   }
@@ -332,7 +374,8 @@ int main(int argc, char **argv)
   size_t n = sizeof cases / sizeof cases[0];
   for (size_t i = 0; i < n; i++) {
     const struct pcase *c = &cases[i];
-    if (quick && c->T >= 1000000)
+    if ((quick && c->T >= 1000000) ||
+        (only && strncmp(c->group, only, strlen(only)) != 0))
       continue;
     if (tty)
       fprintf(stderr, "\rbench_perf: case %zu/%zu   ", i + 1, n);

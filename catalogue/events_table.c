@@ -157,7 +157,10 @@ static const struct event_spec events[] = {
    .title = "an arbitrary pair of finite distributions",
    .example = "finite:p=0.5;0.3;0.2,q=0.3;0.3;0.4,count=3",
    .summary = "an arbitrary pair of finite output distributions P (with the "
-              "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75",
+              "record) and Q (without), e.g. finite:p=0.5;0.5,q=0.25;0.75; "
+              "masses summing to 1 within 1e-9 (typed decimals) are read as "
+              "the normalised pair p/sum(p), q/sum(q), and the answer is "
+              "certified for that pair",
    .build = ev_build_finite,
    .rdp_how = "through the PLD bridge (conservative, see RDP BACKEND "
               "below), up to one grid step per run above the exact value; "

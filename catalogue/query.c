@@ -135,10 +135,37 @@ static int answer_pld(const pld_event *ev, const pld_event_query *q,
     rdp = second_opinion ? optional_rdp(ev, q) : NULL;
     st = pld_best_curve(acc, rdp, m, eps, curve, &a->pld);
   } else {
-    st = want == WANT_DELTA ? pld_accountant_delta(acc, x, &a->pld)
-                            : pld_accountant_epsilon(acc, x, &a->pld);
     pld_params p;
-    if (st == PLD_SUCCESS && second_opinion && !a->pld.met_accuracy &&
+    /* A delta in the far tail: where the RDP second opinion alone proves
+     * delta <= PLD_DELTA_FLOOR, [0, that] meets the width rule whatever
+     * the PLD's lower end, and the grid is not built (docs/design.md
+     * Sec. 7, tail queries).  optional_rdp_for skips R where the events'
+     * cheap lower curves show it cannot get there. */
+    int tail = 0;
+    if (want == WANT_DELTA && second_opinion &&
+        pld_accountant_delta_gridfree(acc, x, &a->pld) == PLD_SUCCESS &&
+        a->pld.bound.upper <= PLD_DELTA_FLOOR)
+      tail = 1; /* first: an exact 0 from the support is not preempted */
+    if (want == WANT_DELTA && second_opinion && !tail &&
+        pld_accountant_get_params(acc, &p) == PLD_SUCCESS) {
+      pld_result t;
+      memset(&t, 0, sizeof t);
+      t.bound.upper = nextafter(PLD_DELTA_FLOOR, INFINITY);
+      rdp = optional_rdp_for(ev, q, &t, 1, x, &p);
+      if (rdp && pld_best_lower_upper(&t, rdp, 1, x, &p) == PLD_SUCCESS &&
+          t.bound.upper <= PLD_DELTA_FLOOR) {
+        t.met_accuracy = 1;
+        t.width_limit = PLD_WIDTH_GRID;
+        a->pld = t;
+        tail = 1;
+      }
+      pld_rdp_curve_free(rdp);
+      rdp = NULL;
+    }
+    st = tail ? PLD_SUCCESS
+         : want == WANT_DELTA ? pld_accountant_delta(acc, x, &a->pld)
+                              : pld_accountant_epsilon(acc, x, &a->pld);
+    if (!tail && st == PLD_SUCCESS && second_opinion && !a->pld.met_accuracy &&
         (st = pld_accountant_get_params(acc, &p)) == PLD_SUCCESS &&
         (rdp = optional_rdp_for(ev, q, &a->pld, want == WANT_DELTA, x,
                                 &p)) != NULL)

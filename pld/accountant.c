@@ -1628,6 +1628,27 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     if (lr >= lim)
       goto finish;
   }
+  /* A delta whose grid-free upper end is at most PLD_DELTA_FLOOR (0 where
+   * the runs' pure eps0 sum to at most eps: the loss's support) meets the
+   * width rule with any lower end: no grid (design.md Sec. 7, tail
+   * queries).  A curve asks at its smallest eps: delta is non-increasing. */
+  if (q->kind != Q_EPS) {
+    double e = q->x;
+    for (size_t i = 0; q->kind == Q_CURVE && i < q->n; i++)
+      e = i ? fmin(e, q->eps[i]) : q->eps[0];
+    struct query q1 = {Q_DELTA, e, 0, NULL};
+    pld_fb_answer t1 = fb1;
+    if ((st = fallback_query(&p, &q1, &t1, NULL)))
+      goto done;
+    if (t1.bound.upper <= PLD_DELTA_FLOOR) {
+      fb1 = t1;
+      for (size_t i = 0; q->kind == Q_CURVE && i < q->n; i++)
+        fbc[i] = (pld_fb_answer){{0.0, t1.bound.upper}, t1.upper_kind,
+                                 PLD_BOUND_NONE};
+      fb_done = 1;
+      goto finish;
+    }
+  }
   double grid = pp->discretization;
   int fixed = grid > 0.0;
   double fg = fixed_grid(acc);
@@ -2132,4 +2153,47 @@ int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
   }
   pld_free(tmp);
   return st;
+}
+
+int pld_accountant_delta_gridfree(const pld_accountant *acc, double eps,
+                                  pld_result *out)
+{
+  pld_detail_clear();
+  if (!acc || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
+  if (isnan(eps) || eps < 0.0)
+    return pld_fail(PLD_EINVAL, "epsilon = %g must be >= 0", eps);
+  if (acc->n == 0)
+    return PLD_EEMPTY;
+  struct plan p;
+  int st = plan_make(acc, &p, 0);
+  if (st) {
+    plan_free(&p);
+    return st;
+  }
+  pld_result r;
+  memset(&r, 0, sizeof r);
+  if (p.nother == 0) { /* Gaussians only: the closed form (run_query) */
+    double mu = sqrt(p.mu2), junk;
+    (void)pld_gaussian_delta_bounds(mu * (1.0 - p.mu_rel), eps, &r.bound.lower,
+                                    &junk);
+    (void)pld_gaussian_delta_bounds(mu * (1.0 + p.mu_rel), eps, &junk,
+                                    &r.bound.upper);
+    r.closed_form = 1;
+    r.bound_kind = r.lower_kind = PLD_BOUND_CLOSED_FORM;
+  } else {
+    struct query q = {Q_DELTA, eps, 0, NULL};
+    pld_fb_answer fb = {{0.0, 1.0}, PLD_BOUND_NONE, PLD_BOUND_NONE};
+    if (!(st = fallback_query(&p, &q, &fb, NULL))) {
+      r.bound = (pld_bound){0.0, 1.0};
+      combine(&r.bound, &r.bound_kind, &r.lower_kind, &fb, 1);
+    }
+  }
+  plan_free(&p);
+  if (st)
+    return st;
+  r.met_accuracy = pld_bound_meets(&acc->params, r.bound, 1);
+  r.width_limit = PLD_WIDTH_GRID;
+  *out = r;
+  return PLD_SUCCESS;
 }

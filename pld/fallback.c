@@ -40,9 +40,16 @@
 #include "internal.h"
 #include "numerics.h"
 
-/* Absolute slack on a curve value: a computed 0 may be an underflowed
+/* Absolute slack on a computed value: a computed 0 may be an underflowed
  * 1e-320 (the relative-accuracy contract cannot hold in the subnormals). */
 #define TINY 1e-300
+/* ... and on a mechanism's curve value: its contract (pld_curve) is the
+ * relative rel_err, which the builder relies on down to DBL_MIN (design.md
+ * Sec. 2, subnormal values); only a true value below DBL_MIN may come out
+ * as anything in [0, DBL_MIN].  With TINY here, T runs' basic bound could
+ * never go below T 1e-300, above PLD_DELTA_FLOOR: a delta at eps = 1e5 of
+ * 100 Poisson-Gaussian runs built a 210k-point grid for [0, 1e-298]. */
+#define CURVE_TINY DBL_MIN
 /* Relative accuracy of pld_gaussian_delta (as in the accountant's closed
  * form). */
 #define GAUSS_REL 1e-10
@@ -128,11 +135,11 @@ static int src_value(const struct src *s, double eps, double *up, double *lo)
 /* Certified upper and lower ends of the true value from a computed one. */
 static double val_up(const struct src *s, double v)
 {
-  return fmin(v / (1.0 - s->rel) * (1.0 + 4.0 * PLD_U) + TINY, 1.0);
+  return fmin(v / (1.0 - s->rel) * (1.0 + 4.0 * PLD_U) + CURVE_TINY, 1.0);
 }
 static double val_lo(const struct src *s, double v)
 {
-  return fmax(v / (1.0 + s->rel) * (1.0 - 4.0 * PLD_U) - TINY, 0.0);
+  return fmax(v / (1.0 + s->rel) * (1.0 - 4.0 * PLD_U) - CURVE_TINY, 0.0);
 }
 
 /* delta(eps) of one run: a bracket. */
@@ -618,9 +625,11 @@ int pld_fallback_delta(const struct pld_fb_group *g, size_t n, double mu2,
   }
   if (!st && eps == INFINITY && f.complete) {
     /* delta(inf): the composed mass at +inf is at most the sum of the
-     * runs' (a union bound over runs) */
+     * runs' (a union bound over runs); a pure run (bounded loss) has none */
     double d = 0.0;
     for (size_t i = 0; i < n && !st; i++) {
+      if (isfinite(f.eps0[i]))
+        continue;
       struct src s = src_of(&g[i]);
       if (!(st = src_delta(&s, INFINITY, &b)))
         d += (double)g[i].count * b.upper;

@@ -14,9 +14,21 @@ static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
  * threads raced with it (heap corruption in 3 of 3 runs).  Making the
  * planner thread-safe (libfftw3_threads, FFTW >= 3.3.5) puts every
  * planner call, the host's included, behind FFTW's own lock.  Done once,
- * before pldkit's first FFTW call (pld.h documents the contract). */
+ * when the library is loaded (a constructor: before main for a program
+ * linked with pldkit, at dlopen otherwise), so it precedes any planning
+ * thread the host starts afterwards: done at pldkit's first FFTW call, a
+ * host that planned in its own threads before that call raced with the
+ * switch itself (a crash in 4 of 5 runs).  pthread_once keeps the
+ * workspace's call (pld_fft_init_once) a no-op after it. */
 static pthread_once_t planner_once = PTHREAD_ONCE_INIT;
 static void planner_thread_safe(void) { fftw_make_planner_thread_safe(); }
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((constructor)) static void planner_at_load(void)
+{
+  pthread_once(&planner_once, planner_thread_safe);
+}
+#endif
 
 size_t pld_fft_good_size(size_t n)
 {

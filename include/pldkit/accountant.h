@@ -196,6 +196,19 @@ PLD_API PLD_NODISCARD int pld_accountant_epsilon(const pld_accountant *acc,
 PLD_API PLD_NODISCARD int pld_accountant_delta(const pld_accountant *acc,
                                                double epsilon, pld_result *out);
 
+/** delta(epsilon) from the bounds that need no grid only (no PLD is built,
+ *  cost O(groups)): the closed form of a list of Gaussians, else basic and
+ *  advanced composition and single runs (docs/design.md Sec. 9).  A bracket
+ *  in [0, 1], upper certified; met_accuracy as pld_bound_meets; grid_size
+ *  and refinements 0.  What pld_accountant_delta starts with (an upper end
+ *  at most PLD_DELTA_FLOOR, e.g. 0 where the runs' pure epsilons sum to at
+ *  most epsilon, ends the query there); front ends combining backends ask
+ *  it before a second opinion that could preempt an exact 0.  Same return
+ *  codes as pld_accountant_delta. */
+PLD_API PLD_NODISCARD int pld_accountant_delta_gridfree(const pld_accountant *acc,
+                                                        double epsilon,
+                                                        pld_result *out);
+
 /** delta at n >= 1 epsilons eps[0..n) (each >= 0 or +INFINITY), brackets
  *  written to out[0..n), each the intersection over the grids tried.  The
  *  grid is refined for the point furthest from its target width, each

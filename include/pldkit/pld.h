@@ -28,13 +28,13 @@
  * `lower` an optimistic estimate; the true value lies in between.
  *
  * Thread safety: distinct objects may be used from different threads; one
- * workspace must not be used by two threads at once.  FFTW: the first
- * pld_workspace_alloc (every composition allocates one when given none)
- * calls fftw_make_planner_thread_safe() once, so a host program may create
- * and destroy its own FFTW plans in other threads while pldkit runs.  A host
- * that already plans in other threads before its first pldkit call should
- * make that first call (e.g. pld_workspace_alloc + pld_workspace_free)
- * before starting them, or call fftw_make_planner_thread_safe() itself.
+ * workspace must not be used by two threads at once.  FFTW: the library
+ * calls fftw_make_planner_thread_safe() once when it is loaded (before main
+ * for a program linked with it; at dlopen for one that loads it later), so
+ * a host program may create and destroy its own FFTW plans in other threads
+ * before and while pldkit runs.  The one order left to the host: a program
+ * that dlopens pldkit while its own threads are planning (the switch itself
+ * is not atomic with their planning) should load it before starting them.
  */
 #ifndef PLDKIT_PLD_H
 #define PLDKIT_PLD_H
