@@ -136,6 +136,13 @@ const pld_params *pld_workspace_params(const pld_workspace *ws);
  * at PLD_TAIL_MASS_FIXED each, the accountant derives its own (accountant.c,
  * tail_for and tilted_tail).  The tail a raw function uses: */
 #define PLD_TAIL_MASS_FIXED 1e-20
+/* pld_accountant_curve with certified brackets the caller already has for
+ * the points (given[i], NULL: none; papers/best.c passes the RDP bound's):
+ * with a delta floor (pld_params) a point they put at or below it meets its
+ * target before any grid, and they are intersected into the answer. */
+int pld_accountant_curve_given(const pld_accountant *acc, size_t n,
+                               const double *eps, const pld_bound *given,
+                               pld_bound *out, pld_result *info);
 double pld_params_tail(const pld_params *p);
 /* Buffers and plans of length n from the workspace's cache. */
 int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);

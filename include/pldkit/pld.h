@@ -137,6 +137,16 @@ typedef struct pld_params {
                               grid does not fit either */
   unsigned fftw_flags;   /**< FFTW planner flags, default FFTW_ESTIMATE (0x40),
                               which keeps results bit-reproducible */
+  double delta_floor;    /**< the smallest delta of interest: the absolute
+                              floor of a delta bracket's target width,
+                              max(accuracy * upper, delta_floor,
+                              PLD_DELTA_FLOOR) (pld_bound_meets), so that a
+                              bracket whose certified upper end is at or
+                              below it meets its target whatever its lower
+                              end; a curve stops refining for such points
+                              and spends no tilt on them.  Default 0: the
+                              floor is PLD_DELTA_FLOOR (relative down to
+                              where doubles end) */
 } pld_params;
 
 /** Fill *params with the defaults listed above.  NULL is a no-op. */
@@ -144,7 +154,8 @@ PLD_API void pld_params_default(pld_params *params);
 
 /** Check a parameter set.  Valid: discretization finite and >= 0, accuracy
  *  in (0, 1), abs_accuracy finite and >= 0, tail_mass in [0, 1e-3],
- *  max_grid in [16, 2^31]; fftw_flags is not checked.
+ *  max_grid in [16, 2^31], delta_floor in [0, 1); fftw_flags is not
+ *  checked.
  *  @return PLD_SUCCESS or PLD_EINVAL (out of domain, or NULL). */
 PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
 
@@ -156,8 +167,8 @@ PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
 /** Whether the bracket b meets the target width of *params -- the rule
  *  every answer's met_accuracy follows (accountant, RDP-improved answers,
  *  CLI, Python): upper - lower <= max(accuracy * upper, floor), the floor
- *  being abs_accuracy for an epsilon bracket (is_delta = 0) and
- *  PLD_DELTA_FLOOR for a delta bracket.  An epsilon known to be infinite
+ *  being abs_accuracy for an epsilon bracket (is_delta = 0) and the larger
+ *  of delta_floor and PLD_DELTA_FLOOR for a delta bracket.  An epsilon known to be infinite
  *  (lower = +inf) meets any target; an otherwise infinite upper end, a
  *  NaN end or a NULL params none.
  *  @return 1 if met, else 0 (a predicate, not a status). */
