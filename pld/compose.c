@@ -240,17 +240,16 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
 struct coarse {
   size_t nb;
   double *mass, *lo, *hi;
+  double hmax, lmin; /* largest hi and smallest lo of the bins with mass */
 };
 
 static double coarse_logmgf(const struct coarse *c, double lambda)
 {
-  double mx = -INFINITY;
-  for (size_t b = 0; b < c->nb; b++)
-    if (c->mass[b] > 0.0) {
-      double e = lambda * (lambda > 0 ? c->hi[b] : c->lo[b]);
-      if (e > mx)
-        mx = e;
-    }
+  /* the largest exponent, without a pass over the bins: a rounded product
+   * is monotone in each factor, so max_b fl(lambda hi_b) = fl(lambda
+   * max_b hi_b) for lambda > 0, and likewise with the smallest lo for
+   * lambda < 0 (the same double as the pass gave) */
+  double mx = lambda * (lambda > 0 ? c->hmax : c->lmin);
   double s = 0.0;
   for (size_t b = 0; b < c->nb; b++)
     if (c->mass[b] > 0.0)
@@ -382,7 +381,7 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
      * points, thin tails in wide bins. */
     double budget = 0.01 * sd * sqrt(Td) / Td / 4096.0;
     size_t cap = 8192;
-    struct coarse c = {0, NULL, NULL, NULL};
+    struct coarse c = {0, NULL, NULL, NULL, -INFINITY, INFINITY};
     c.mass = pld_malloc(cap * sizeof(double));
     c.lo = pld_malloc(cap * sizeof(double));
     c.hi = pld_malloc(cap * sizeof(double));
@@ -413,6 +412,10 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
       c.mass[c.nb] = s;
       c.lo[c.nb] = (double)a->offset + (double)i;
       c.hi[c.nb] = (double)a->offset + (double)last;
+      if (s > 0.0) {
+        c.hmax = fmax(c.hmax, c.hi[c.nb]);
+        c.lmin = fmin(c.lmin, c.lo[c.nb]);
+      }
       c.nb++;
       i = j + 1;
     }
