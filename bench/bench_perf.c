@@ -26,10 +26,21 @@
  *                  below PLD_DELTA_FLOOR (x = epsilon): the accountant, and
  *                  the catalogue's path (pld_event_delta, as the CLI) with
  *                  the RDP second opinion (design.md 7, tail queries)
+ *   first-query    the first epsilon(1e-5) of a fresh process (each timed run
+ *                  forks one; its CPU time, not wall): FFTW planning
+ *                  included, without and with the built-in wisdom
+ *                  (pld_fftw_wisdom_enable; x = 1 with it)
+ *   curve-floor    delta at eps = 0, 25, .., 100 of the demo run as the CLI
+ *                  answers it (pld_best_curve with the RDP bound), without
+ *                  and with a delta floor (x = the floor)
+ *   laplace        epsilon(1e-5) of Laplace b=1 composed 100 times at the
+ *                  default accuracy and at 2e-5 (x = the accuracy)
+ * The ratios of the paired rows are printed at the end.
  * Speed is measured here and never asserted in tests.
- * usage: bench_perf [CSV] [--quick] [--group=PREFIX]
- *   (--quick: one timed run, no 1e6; --group: only the groups whose name
- *   starts with PREFIX) */
+ * usage: bench_perf [CSV] [--quick] [--group G]... [--group=PREFIX]
+ *   (--quick: one timed run, no 1e6; --group G: only those groups, the
+ *   ratios of their pairs; --group=PREFIX: the groups whose name starts
+ *   with PREFIX) */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -51,7 +62,7 @@
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
             K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA,
-            K_TAIL, K_TAIL_EVENT };
+            K_TAIL, K_TAIL_EVENT, K_FIRST, K_CURVE_FLOOR, K_LAPLACE };
 
 struct pcase {
   const char *group;
@@ -200,6 +211,53 @@ static int run_once(const struct pcase *c, struct bres *r)
       take(r, &a.pld);
     return st;
   }
+  case K_CURVE_FLOOR: {
+    double eps[5] = {0.0, 25.0, 50.0, 75.0, 100.0};
+    pld_bound b[5];
+    pld_params p;
+    pld_params_default(&p);
+    p.delta_floor = c->x;
+    pld_rdp_curve *rdp = NULL;
+    pld_mech *m = NULL;
+    st = pld_accountant_alloc(&p, &acc);
+    if (!st)
+      st = pld_mech_poisson_gaussian(c->q, c->sigma, 1.0, &m);
+    if (!st)
+      st = pld_accountant_add(acc, m, c->T);
+    if (!st)
+      st = pld_rdp_curve_alloc_default(&rdp);
+    if (!st)
+      st = pld_rdp_add_poisson_gaussian(rdp, c->q, c->sigma, 1.0, c->T);
+    if (!st)
+      st = pld_best_curve(acc, rdp, 5, eps, b, &res);
+    if (!st) {
+      take(r, &res);
+      r->lower = b[0].lower; /* at epsilon = 0 */
+      r->upper = b[0].upper;
+    }
+    pld_rdp_curve_free(rdp);
+    pld_mech_free(m);
+    pld_accountant_free(acc);
+    return st;
+  }
+  case K_LAPLACE: {
+    pld_params p;
+    pld_params_default(&p);
+    p.accuracy = c->x;
+    pld_mech *m = NULL;
+    st = pld_accountant_alloc(&p, &acc);
+    if (!st)
+      st = pld_mech_laplace(c->sigma, 1.0, &m);
+    if (!st)
+      st = pld_accountant_add(acc, m, c->T);
+    if (!st)
+      st = pld_accountant_epsilon(acc, DELTA, &res);
+    if (!st)
+      take(r, &res);
+    pld_mech_free(m);
+    pld_accountant_free(acc);
+    return st;
+  }
   case K_SMALL_EPS:
   case K_SMALL_DELTA:
   case K_TAIL:
@@ -250,9 +308,51 @@ static void child(const struct pcase *c, int quick, int fd)
   double *t = calloc((size_t)runs, sizeof *t);
   if (!t)
     r.status = PLD_ENOMEM;
-  if (!r.status)
+  if (!r.status && c->kind != K_FIRST)
     r.status = run_once(c, &r); /* warm-up */
   for (int i = 0; i < runs && !r.status; i++) {
+    if (c->kind == K_FIRST) {
+      /* a fresh process per run: nothing planned yet */
+      int fds[2];
+      if (pipe(fds)) {
+        r.status = PLD_ENOMEM;
+        break;
+      }
+      fflush(NULL);
+      pid_t pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        struct bres g;
+        memset(&g, 0, sizeof g);
+        /* CPU time of this process (a shared machine's load leaves it
+         * alone, unlike the wall clock) */
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+        if (c->x > 0.0)
+          g.status = pld_fftw_wisdom_enable();
+        struct pcase k = *c;
+        k.kind = K_ACC;
+        if (!g.status)
+          g.status = run_once(&k, &g);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+        g.sec = (double)(c1.tv_sec - c0.tv_sec) +
+                1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        ssize_t w = write(fds[1], &g, sizeof g);
+        _exit(w == (ssize_t)sizeof g ? 0 : 1);
+      }
+      close(fds[1]);
+      struct bres g;
+      memset(&g, 0, sizeof g);
+      ssize_t got = read(fds[0], &g, sizeof g);
+      close(fds[0]);
+      int wst;
+      waitpid(pid, &wst, 0);
+      r = g;
+      if (got != (ssize_t)sizeof g && !r.status)
+        r.status = PLD_ENOMEM;
+      t[i] = g.sec;
+      continue;
+    }
     double t0 = bench_wall();
     r.status = run_once(c, &r);
     t[i] = bench_wall() - t0;
@@ -343,6 +443,34 @@ static const struct pcase cases[] = {
   TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 1e5),
   TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 200),
   TAILE("gaussian:sigma=1", 1e5),
+  {"first-query", "demo epsilon(1e-5), fresh process", K_FIRST, DEMO_Q,
+   DEMO_SIGMA, DEMO_T, 0, 0, 9},
+  {"first-query", "demo epsilon(1e-5), fresh process, wisdom", K_FIRST,
+   DEMO_Q, DEMO_SIGMA, DEMO_T, 0, 1, 9},
+  {"first-query", "q=0.001 T=1e5 epsilon(1e-5), fresh process", K_FIRST,
+   0.001, 1.0, 100000, 0, 0, 5},
+  {"first-query", "q=0.001 T=1e5 epsilon(1e-5), fresh, wisdom", K_FIRST,
+   0.001, 1.0, 100000, 0, 1, 5},
+  {"curve-floor", "demo delta at eps 0:100:5, no floor", K_CURVE_FLOOR,
+   DEMO_Q, DEMO_SIGMA, DEMO_T, 0, 0, 1},
+  {"curve-floor", "demo delta at eps 0:100:5, floor 1e-20", K_CURVE_FLOOR,
+   DEMO_Q, DEMO_SIGMA, DEMO_T, 0, 1e-20, 3},
+  {"laplace", "laplace b=1 T=100, accuracy 2e-3", K_LAPLACE, 0, 1.0, 100, 0,
+   2e-3, 5},
+  {"laplace", "laplace b=1 T=100, accuracy 2e-5", K_LAPLACE, 0, 1.0, 100, 0,
+   2e-5, 3},
+};
+
+/* Paired rows (indices from the end of cases[]): the second against the
+ * first. */
+static const struct {
+  int a, b;
+  const char *what;
+} pairs[] = {
+  {8, 7, "first query: with the built-in wisdom / without (demo)"},
+  {6, 5, "first query: with the built-in wisdom / without (q=0.001, T=1e5)"},
+  {4, 3, "curve 0:100:5: with a delta floor 1e-20 / without"},
+  {2, 1, "laplace T=100: accuracy 2e-5 / 2e-3"},
 };
 
 int main(int argc, char **argv)
@@ -350,9 +478,13 @@ int main(int argc, char **argv)
   const char *csv = "bench/results/perf.csv";
   int quick = 0;
   const char *only = NULL;
+  const char *groups[16];
+  int ngroups = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
+    else if (strcmp(argv[i], "--group") == 0 && i + 1 < argc && ngroups < 16)
+      groups[ngroups++] = argv[++i];
     else if (strncmp(argv[i], "--group=", 8) == 0)
       only = argv[i] + 8;
     else
@@ -372,10 +504,18 @@ int main(int argc, char **argv)
          "time [s]", "bracket", "width", "Delta", "grid", "fft", "MiB");
   int bad = 0, tty = isatty(2);
   size_t n = sizeof cases / sizeof cases[0];
+  double *secs = calloc(n, sizeof *secs);
+  if (!secs)
+    return 1;
   for (size_t i = 0; i < n; i++) {
     const struct pcase *c = &cases[i];
     if ((quick && c->T >= 1000000) ||
         (only && strncmp(c->group, only, strlen(only)) != 0))
+      continue;
+    int in = ngroups == 0;
+    for (int g = 0; g < ngroups; g++)
+      in |= strcmp(groups[g], c->group) == 0;
+    if (!in)
       continue;
     if (tty)
       fprintf(stderr, "\rbench_perf: case %zu/%zu   ", i + 1, n);
@@ -403,6 +543,7 @@ int main(int argc, char **argv)
       continue;
     }
     double width = r.upper > 0 ? (r.upper - r.lower) / r.upper : 0.0;
+    secs[i] = r.sec;
     printf("%-14s %-52s %9.4f [%11.6g, %11.6g] %7.3f%% %9.3g %8zu %8zu "
            "%7.1f\n", c->group, c->name, r.sec, r.lower, r.upper,
            100 * width, r.grid, r.npts, r.nfft, (double)ru.ru_maxrss / 1024);
@@ -414,6 +555,13 @@ int main(int argc, char **argv)
   }
   if (tty)
     fputc('\n', stderr);
+  printf("\n");
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    double sa = secs[n - (size_t)pairs[k].a], sb = secs[n - (size_t)pairs[k].b];
+    if (sa > 0.0 && sb > 0.0)
+      printf("ratio %-68s %8.3f\n", pairs[k].what, sb / sa);
+  }
+  free(secs);
   fclose(out);
   printf("\nCSV: %s\n", csv);
   return bad;

@@ -18,6 +18,7 @@
 
 #include "alloc.h"
 #include "detail.h"
+#include "curve_given.h"
 
 static void lower_upper(pld_result *r, double v, const pld_params *p,
                         int is_eps)
@@ -105,11 +106,28 @@ int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
   if (!tmp)
     return PLD_ENOMEM;
   pld_result r;
-  int st = pld_accountant_curve(acc, n, eps, tmp, &r);
+  int st = PLD_SUCCESS;
+  /* the RDP bounds first: under a delta floor (pld_params) the points they
+   * put at or below it need no grid (pld_accountant_curve_given) */
+  double *rv = rdp ? pld_malloc(n * sizeof *rv) : NULL;
+  pld_bound *given = rdp ? pld_malloc(n * sizeof *given) : NULL;
+  if (rdp && (!rv || !given))
+    st = PLD_ENOMEM;
   for (size_t i = 0; i < n && rdp && !st; i++) {
     pld_rdp_result x;
     st = pld_rdp_delta(rdp, eps[i], PLD_RDP_BEST, &x);
-    if (!st && x.value < tmp[i].upper) {
+    if (!st) {
+      rv[i] = x.value;
+      given[i].lower = 0.0;
+      given[i].upper = fmin(x.value, 1.0);
+    }
+  }
+  if (!st)
+    st = pld_accountant_curve_given(acc, n, eps, given, tmp, &r);
+  pld_free(given);
+  for (size_t i = 0; i < n && rdp && !st; i++) {
+    pld_rdp_result x = {.value = rv[i]};
+    if (x.value < tmp[i].upper) {
       tmp[i].upper = x.value;
       if (tmp[i].lower > x.value)
         tmp[i].lower = x.value;
@@ -122,6 +140,7 @@ int pld_best_curve(const pld_accountant *acc, const pld_rdp_curve *rdp,
     if (info)
       *info = r;
   }
+  pld_free(rv);
   pld_free(tmp);
   return st;
 }

@@ -376,6 +376,9 @@ static int run_cmd(int argc, char **argv, int ledger)
 
 int main(int argc, char **argv)
 {
+  /* one thread plans FFTW here: the built-in wisdom saves the planner's
+   * search for each new FFT length, with the same plans */
+  (void)pld_fftw_wisdom_enable();
   int rc = dispatch(argc, argv);
   /* A full disk or closed pipe must not pass for success. */
   if (fflush(stdout) != 0 || ferror(stdout)) {

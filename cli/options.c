@@ -82,6 +82,12 @@ static const struct option_spec options[] = {
   {"--accuracy", "REL", PLD_CMDS, OPT_ACCURACY,
    "automatic Delta: refine until (upper - lower) / upper <= REL",
    "a number in (0, 1)"},
+  {"--delta-floor", "D", ON(CMD_DELTA) | ON(CMD_CURVE), OPT_DELTA_FLOOR,
+   "the smallest delta of interest: a bracket whose certified upper delta "
+   "is at or below D meets the accuracy whatever its lower end (a width "
+   "up to D always does), so a curve's refinement stops caring for its "
+   "points below D",
+   "a number in [0, 1); 0: down to 1e-300"},
   {"--tail-mass", "X", ALL_CMDS, OPT_TAIL_MASS,
    "probability mass each truncation may move to +inf (upper) or drop "
    "(lower), PLDs of the RDP bridge included",
@@ -146,6 +152,9 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     break;
   case OPT_ACCURACY:
     snprintf(buf, n, "default %g", d->accuracy);
+    break;
+  case OPT_DELTA_FLOOR:
+    snprintf(buf, n, "default 0");
     break;
   case OPT_TAIL_MASS:
     snprintf(buf, n, "default 0: automatic");
@@ -755,6 +764,8 @@ static int set_option(struct cli *c, const struct option_spec *o,
                       &c->params.discretization);
   case OPT_ACCURACY:
     return real_value(o, val, 0.0, 1, 1.0, 1, &c->params.accuracy);
+  case OPT_DELTA_FLOOR:
+    return real_value(o, val, 0.0, 0, 1.0, 1, &c->params.delta_floor);
   case OPT_TAIL_MASS:
     /* 0 is the library's automatic tail (pld.h) */
     return real_value(o, val, 0.0, 0, 1.0, 1, &c->params.tail_mass);

@@ -1093,10 +1093,34 @@ struct query {
   double x;          /* delta for Q_EPS, eps for Q_DELTA */
   size_t n;
   const double *eps; /* Q_CURVE */
+  double floor;      /* Q_CURVE: the params' delta_floor (0: none) */
+  const pld_bound *fb; /* Q_CURVE with a floor: the points' grid-free
+                          brackets (pld_accountant_curve), else NULL */
 };
 
+/* A delta bracket's absolute floor (pld_bound_meets): the smallest delta
+ * of interest, never below PLD_DELTA_FLOOR. */
+static double delta_floor(const pld_params *pp)
+{
+  return fmax(PLD_DELTA_FLOOR, pp->delta_floor);
+}
+
+/* A curve point's bracket: the grid's, intersected with the point's
+ * grid-free bracket where the query carries one (a delta floor). */
+static pld_bound curve_point(const struct query *q, const pld_bound *curve,
+                             size_t i)
+{
+  pld_bound b = curve[i];
+  if (q->fb) {
+    b.upper = fmin(b.upper, q->fb[i].upper);
+    b.lower = fmax(b.lower, q->fb[i].lower);
+  }
+  return b;
+}
+
 /* The point of a curve furthest from its target width, and the curve's
- * largest upper delta. */
+ * largest upper delta.  With a delta floor a point whose certified upper
+ * end is at or below it meets its target (pld_bound_meets). */
 static void curve_worst(const struct query *q, const pld_bound *curve,
                         pld_bound *b, double *curve_max)
 {
@@ -1106,14 +1130,15 @@ static void curve_worst(const struct query *q, const pld_bound *curve,
   size_t w = 0;
   double worst = -INFINITY;
   for (size_t i = 0; i < q->n; i++) {
-    double tgt = fmax(1e-3 * curve[i].upper, PLD_DELTA_FLOOR);
-    double r = (curve[i].upper - curve[i].lower) / tgt;
+    pld_bound c = curve_point(q, curve, i);
+    double tgt = fmax(1e-3 * c.upper, fmax(PLD_DELTA_FLOOR, q->floor));
+    double r = (c.upper - c.lower) / tgt;
     if (r > worst) {
       worst = r;
       w = i;
     }
   }
-  *b = curve[w];
+  *b = curve_point(q, curve, w);
   *curve_max = mx;
 }
 
@@ -1142,7 +1167,7 @@ static double width_target(const struct query *q, const pld_params *pp,
                            double upper)
 {
   return q->kind == Q_EPS ? fmax(pp->accuracy * upper, pp->abs_accuracy)
-                          : fmax(pp->accuracy * upper, PLD_DELTA_FLOOR);
+                          : fmax(pp->accuracy * upper, delta_floor(pp));
 }
 
 /* A build's tail mass for answers near delta over `runs` runs: its share of
@@ -1265,7 +1290,8 @@ static size_t choose_tilts(const struct built *b, const struct query *q,
     tilt_K(b, dir, 0.0, &mean[dir]);
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < q->n; i++)
-    if (isfinite(q->eps[i]) && (q->eps[i] > mean[0] || q->eps[i] > mean[1])) {
+    if (isfinite(q->eps[i]) && (q->eps[i] > mean[0] || q->eps[i] > mean[1]) &&
+        !(q->fb && q->fb[i].upper <= q->floor)) {
       lo = fmin(lo, q->eps[i]);
       hi = fmax(hi, q->eps[i]);
     }
@@ -1636,7 +1662,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     double e = q->x;
     for (size_t i = 0; q->kind == Q_CURVE && i < q->n; i++)
       e = i ? fmin(e, q->eps[i]) : q->eps[0];
-    struct query q1 = {Q_DELTA, e, 0, NULL};
+    struct query q1 = {Q_DELTA, e, 0, NULL, 0.0, NULL};
     pld_fb_answer t1 = fb1;
     if ((st = fallback_query(&p, &q1, &t1, NULL)))
       goto done;
@@ -2106,7 +2132,7 @@ int pld_accountant_epsilon(const pld_accountant *acc, double delta,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
     return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
-  struct query q = {Q_EPS, delta, 0, NULL};
+  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
@@ -2121,15 +2147,51 @@ int pld_accountant_delta(const pld_accountant *acc, double eps,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(eps) || eps < 0.0)
     return pld_fail(PLD_EINVAL, "epsilon = %g must be >= 0", eps);
-  struct query q = {Q_DELTA, eps, 0, NULL};
+  struct query q = {Q_DELTA, eps, 0, NULL, 0.0, NULL};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
   return st;
 }
 
+/* A curve's grid-free brackets (pld/fallback.c), point by point, before
+ * the grid: with a delta floor, a point they put at or below the floor
+ * meets its target, so that the grid refines for the others only and
+ * spends no tilt on it.  Trivial brackets where there are none. */
+static int curve_fallback(const pld_accountant *acc, const struct query *q,
+                          pld_bound **out)
+{
+  struct plan p;
+  int st = plan_make(acc, &p, 0);
+  pld_fb_answer *fc = pld_malloc(q->n * sizeof *fc);
+  pld_bound *fb = pld_malloc(q->n * sizeof *fb);
+  if (!st && (!fc || !fb))
+    st = PLD_ENOMEM;
+  for (size_t i = 0; !st && i < q->n; i++)
+    fc[i] = (pld_fb_answer){{0.0, 1.0}, PLD_BOUND_NONE, PLD_BOUND_NONE};
+  if (!st && p.nother > 0)
+    st = fallback_query(&p, q, NULL, fc);
+  for (size_t i = 0; !st && i < q->n; i++)
+    fb[i] = fc[i].bound;
+  plan_free(&p);
+  pld_free(fc);
+  if (st) {
+    pld_free(fb);
+    return st;
+  }
+  *out = fb;
+  return PLD_SUCCESS;
+}
+
 int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
                          pld_bound *out, pld_result *info)
+{
+  return pld_accountant_curve_given(acc, n, eps, NULL, out, info);
+}
+
+int pld_accountant_curve_given(const pld_accountant *acc, size_t n,
+                               const double *eps, const pld_bound *given,
+                               pld_bound *out, pld_result *info)
 {
   pld_detail_clear();
   if (!acc || !eps || !out)
@@ -2139,12 +2201,28 @@ int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
   for (size_t i = 0; i < n; i++)
     if (isnan(eps[i]) || eps[i] < 0.0)
       return pld_fail(PLD_EINVAL, "eps[%zu] = %g must be >= 0", i, eps[i]);
-  struct query q = {Q_CURVE, 0.0, n, eps};
+  struct query q = {Q_CURVE, 0.0, n, eps, acc->params.delta_floor, NULL};
   pld_result r;
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
     return PLD_ENOMEM;
-  int st = run_query(acc, &q, &r, tmp);
+  pld_bound *fb = NULL;
+  int st = PLD_SUCCESS;
+  if (acc->params.delta_floor > PLD_DELTA_FLOOR && acc->n > 0) {
+    st = curve_fallback(acc, &q, &fb);
+    for (size_t i = 0; !st && given && i < n; i++) {
+      fb[i].upper = fmin(fb[i].upper, given[i].upper);
+      fb[i].lower = fmax(fb[i].lower, given[i].lower);
+    }
+  }
+  q.fb = fb;
+  if (!st)
+    st = run_query(acc, &q, &r, tmp);
+  /* both certified: the intersection (the points the floor let stop
+   * early keep the grid-free ends that took them below it) */
+  for (size_t i = 0; !st && fb && i < n; i++)
+    tmp[i] = curve_point(&q, tmp, i);
+  pld_free(fb);
   if (!st) {
     pld_detail_clear(); /* a fallback recovered from an inner failure */
     memcpy(out, tmp, n * sizeof *tmp);
@@ -2182,7 +2260,7 @@ int pld_accountant_delta_gridfree(const pld_accountant *acc, double eps,
     r.closed_form = 1;
     r.bound_kind = r.lower_kind = PLD_BOUND_CLOSED_FORM;
   } else {
-    struct query q = {Q_DELTA, eps, 0, NULL};
+    struct query q = {Q_DELTA, eps, 0, NULL, 0.0, NULL};
     pld_fb_answer fb = {{0.0, 1.0}, PLD_BOUND_NONE, PLD_BOUND_NONE};
     if (!(st = fallback_query(&p, &q, &fb, NULL))) {
       r.bound = (pld_bound){0.0, 1.0};

@@ -240,17 +240,16 @@ int pld_pmf_convolve(const struct pld_pmf *a, const struct pld_pmf *b,
 struct coarse {
   size_t nb;
   double *mass, *lo, *hi;
+  double hmax, lmin; /* largest hi and smallest lo of the bins with mass */
 };
 
 static double coarse_logmgf(const struct coarse *c, double lambda)
 {
-  double mx = -INFINITY;
-  for (size_t b = 0; b < c->nb; b++)
-    if (c->mass[b] > 0.0) {
-      double e = lambda * (lambda > 0 ? c->hi[b] : c->lo[b]);
-      if (e > mx)
-        mx = e;
-    }
+  /* the largest exponent, without a pass over the bins: a rounded product
+   * is monotone in each factor, so max_b fl(lambda hi_b) = fl(lambda
+   * max_b hi_b) for lambda > 0, and likewise with the smallest lo for
+   * lambda < 0 (the same double as the pass gave) */
+  double mx = lambda * (lambda > 0 ? c->hmax : c->lmin);
   double s = 0.0;
   for (size_t b = 0; b < c->nb; b++)
     if (c->mass[b] > 0.0)
@@ -382,7 +381,7 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
      * points, thin tails in wide bins. */
     double budget = 0.01 * sd * sqrt(Td) / Td / 4096.0;
     size_t cap = 8192;
-    struct coarse c = {0, NULL, NULL, NULL};
+    struct coarse c = {0, NULL, NULL, NULL, -INFINITY, INFINITY};
     c.mass = pld_malloc(cap * sizeof(double));
     c.lo = pld_malloc(cap * sizeof(double));
     c.hi = pld_malloc(cap * sizeof(double));
@@ -413,6 +412,10 @@ static int self_window(const struct pld_pmf *a, uint64_t T, double tau,
       c.mass[c.nb] = s;
       c.lo[c.nb] = (double)a->offset + (double)i;
       c.hi[c.nb] = (double)a->offset + (double)last;
+      if (s > 0.0) {
+        c.hmax = fmax(c.hmax, c.hi[c.nb]);
+        c.lmin = fmin(c.lmin, c.lo[c.nb]);
+      }
       c.nb++;
       i = j + 1;
     }
@@ -481,17 +484,45 @@ static int self_exec(const struct pld_pmf *a, uint64_t T, int rounding,
    * (inverse transform averages); they are dropped and that is booked. */
   const double lcut = -60.0;
   double dropped = 0.0;
-  double lefwd = log(efwd);
+  double lefwd = log(efwd), lTd = log(Td);
+  /* The two tests below as one comparison: r2 <= thr means the
+   * coefficient is dropped and adds nothing to sum_dy, so it skips the
+   * logs (only a few dozen of ~1e5 coefficients survive the T-th power).
+   * thr is the r2 where T log|z| = lcut - 1e-3, lowered by 8 ulps for the
+   * exp's rounding: below it the computed T lr stays under lcut (its
+   * rounding is a few ulps of 60).  The error term's exponent is
+   * non-decreasing in |z| (its derivative (|z| - e)/|z|^2 > 0 above e, and
+   * it jumps up at |z| = e), so it is at most its value at thr, which must
+   * clear lcut by a margin above its own rounding; else no shortcut
+   * (thr = -1).  Every other coefficient runs the full tests: the
+   * outputs are bit for bit those of the tests alone. */
+  double thr = exp(2.0 * (lcut - 1e-3) / Td) * (1.0 - 8.0 * DBL_EPSILON);
+  {
+    double lrt = 0.5 * log(thr), rrt = sqrt(thr);
+    double ht = (Td - 1.0) * (rrt > efwd ? lrt + efwd / rrt : lefwd + PLD_LN2) +
+                lTd + lefwd;
+    double h0 = (Td - 1.0) * (lefwd + PLD_LN2) + lTd + lefwd;
+    double marg = 1e-9 * (Td * (fabs(lrt) + fabs(lefwd) + 2.0) + lTd +
+                          fabs(lefwd) + 61.0);
+    if (!(ht <= lcut - marg && h0 <= lcut - marg))
+      thr = -1.0;
+  }
   for (size_t k = 0; k < nh; k++) {
     double re = f->X[k][0], im = f->X[k][1];
     double r2 = re * re + im * im;
     double w = (k == 0 || (N % 2 == 0 && k == N / 2)) ? 1.0 : 2.0;
+    if (r2 <= thr) {
+      f->X[k][0] = 0.0;
+      f->X[k][1] = 0.0;
+      dropped += w;
+      continue;
+    }
     double lr = 0.5 * log(r2);
     /* error term T (|z| + e)^{T-1} e, with log(|z| + e) <= log|z| + e/|z|
      * when |z| > e and <= log(2e) otherwise */
     double rr = sqrt(r2);
     double lgrow = (Td - 1.0) * (rr > efwd ? lr + efwd / rr : lefwd + PLD_LN2);
-    if (lgrow + log(Td) + lefwd > lcut)
+    if (lgrow + lTd + lefwd > lcut)
       sum_dy += w * Td * exp(lgrow) * efwd;
     if (!(Td * lr > lcut)) {
       f->X[k][0] = 0.0;

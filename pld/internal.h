@@ -136,6 +136,7 @@ const pld_params *pld_workspace_params(const pld_workspace *ws);
  * at PLD_TAIL_MASS_FIXED each, the accountant derives its own (accountant.c,
  * tail_for and tilted_tail).  The tail a raw function uses: */
 #define PLD_TAIL_MASS_FIXED 1e-20
+#include "curve_given.h"
 double pld_params_tail(const pld_params *p);
 /* Buffers and plans of length n from the workspace's cache. */
 int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out);

@@ -17,6 +17,7 @@ void pld_params_default(pld_params *params)
   params->tail_mass = 0.0; /* automatic (pld.h) */
   params->max_grid = (size_t)1 << 23;
   params->fftw_flags = FFTW_ESTIMATE;
+  params->delta_floor = 0.0; /* PLD_DELTA_FLOOR */
 }
 
 int pld_params_validate(const pld_params *p)
@@ -37,6 +38,9 @@ int pld_params_validate(const pld_params *p)
                     p->tail_mass);
   if (p->max_grid < 16 || p->max_grid > ((size_t)1 << 31))
     return pld_fail(PLD_EINVAL, "max_grid = %zu must be in [16, 2^31]", p->max_grid);
+  if (!(p->delta_floor >= 0.0 && p->delta_floor < 1.0))
+    return pld_fail(PLD_EINVAL, "delta_floor = %g must be in [0, 1) (0: PLD_DELTA_FLOOR)",
+                    p->delta_floor);
   return PLD_SUCCESS;
 }
 
@@ -53,6 +57,7 @@ int pld_bound_meets(const pld_params *p, pld_bound b, int is_delta)
     return 1; /* no finite epsilon, and that is certain */
   if (b.upper == INFINITY)
     return 0;
-  double floor = is_delta ? PLD_DELTA_FLOOR : p->abs_accuracy;
+  double floor = is_delta ? fmax(PLD_DELTA_FLOOR, p->delta_floor)
+                         : p->abs_accuracy;
   return b.upper - b.lower <= fmax(p->accuracy * b.upper, floor);
 }

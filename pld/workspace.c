@@ -45,3 +45,10 @@ int pld_fft_get(pld_workspace *ws, size_t n, struct pld_fft **out)
 {
   return pld_fft_cache_get(&ws->fft, n, ws->params.fftw_flags, out);
 }
+
+int pld_fftw_wisdom_enable(void)
+{
+  pld_fft_init_once();
+  pld_fft_wisdom_allow();
+  return PLD_SUCCESS;
+}

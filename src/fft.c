@@ -6,6 +6,7 @@
 
 #include "alloc.h"
 #include "detail.h"
+#include "fft_wisdom.h"
 
 static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -29,6 +30,50 @@ __attribute__((constructor)) static void planner_at_load(void)
   pthread_once(&planner_once, planner_thread_safe);
 }
 #endif
+
+/* The built-in wisdom (fft_wisdom.h), imported length by length just
+ * before the first plan of that length, once the host has allowed it
+ * (pld_fft_wisdom_allow): FFTW's wisdom import is not behind the lock
+ * that fftw_make_planner_thread_safe puts around planner calls, so it is
+ * safe only where no other thread plans FFTW transforms.  A length's
+ * wisdom holds the FFTW_ESTIMATE solutions of its r2c and c2r problems and
+ * of their sub-problems: the planner then looks them up instead of
+ * searching (FFTW_ESTIMATE's search costs 5-9 ms per new length), and
+ * returns the plan its search would have found.  FFTW refuses wisdom made
+ * under another configuration (version, SIMD solvers); the length is then
+ * planned as without it.  Guarded by plan_lock. */
+static int wisdom_allowed;
+static unsigned char wisdom_done[64];
+
+void pld_fft_wisdom_allow(void)
+{
+  pthread_mutex_lock(&plan_lock);
+  wisdom_allowed = 1;
+  pthread_mutex_unlock(&plan_lock);
+}
+
+/* with plan_lock held: import the wisdom of length n if there is some,
+ * it is allowed, and it was not tried yet */
+static void wisdom_import(size_t n, unsigned flags)
+{
+  if (!wisdom_allowed || flags != FFTW_ESTIMATE)
+    return;
+  size_t lo = 0, hi = pld_fft_wisdom_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (pld_fft_wisdom_table[mid].n < n)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo >= pld_fft_wisdom_count || pld_fft_wisdom_table[lo].n != n ||
+      lo >= 8 * sizeof wisdom_done)
+    return;
+  if (wisdom_done[lo / 8] & (1u << (lo % 8)))
+    return;
+  wisdom_done[lo / 8] |= (unsigned char)(1u << (lo % 8));
+  (void)fftw_import_wisdom_from_string(pld_fft_wisdom_table[lo].text);
+}
 
 size_t pld_fft_good_size(size_t n)
 {
@@ -140,6 +185,7 @@ int pld_fft_cache_get(struct pld_fft_cache *c, size_t n, unsigned flags,
   /* FFTW_ESTIMATE (the default flag) does not touch the arrays and gives
    * reproducible plans; FFTW_DESTROY_INPUT lets c2r use its input as scratch. */
   pthread_mutex_lock(&plan_lock);
+  wisdom_import(n, flags);
   int hit = -1, free_e = -1;
   for (int i = 0; i < PLAN_TABLE; i++) {
     struct plan_entry *e = &plan_table[i];

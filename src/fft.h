@@ -39,6 +39,9 @@ size_t pld_fft_ladder_size(size_t n);
 /* Once per process, before the first FFTW call: FFTW's planner becomes
  * thread-safe (fftw_make_planner_thread_safe). */
 void pld_fft_init_once(void);
+/* From now on, import the built-in FFTW wisdom of a ladder length before
+ * planning it (src/fft.c; only where no other thread plans FFTW). */
+void pld_fft_wisdom_allow(void);
 /* Get (planning with FFTW flags `flags` if needed) buffers and plans of
  * length n; the least recently used slot is replaced. */
 int pld_fft_cache_get(struct pld_fft_cache *c, size_t n, unsigned flags,

@@ -1587,6 +1587,20 @@ done
 for v in 0 -1 1.5 abc "" 99999999999999999999999; do
   usage "--max-grid" epsilon --delta 1e-5 --max-grid "$v" gaussian:sigma=1
 done
+for v in nan inf -1 1 abc "" 1e400; do
+  usage "--delta-floor" curve --delta-floor "$v" gaussian:sigma=1
+  usage "--delta-floor" delta --epsilon 1 --delta-floor "$v" gaussian:sigma=1
+done
+# --delta-floor D: a point whose certified upper delta is at or below D meets
+# the accuracy, so the curve stops refining for it: the canonical run over
+# [0, 100] refined to 6.5M points (and missed) for points only RDP can
+# bound; with D = 1e-20 every point meets max(0.2% of its upper end, D) on a
+# grid of ~1e5 points.
+CANON=poisson-gaussian:q=0.004266666666666667,sigma=1.1,count=14063
+if expect_ok "curve with a delta floor" curve --epsilon-range 0:100:5 --delta-floor 1e-20 --json $CANON; then
+  jcheck "delta floor 1e-20: met, every point within max(0.2%, 1e-20), grid < 1M" \
+    "j['met_accuracy'] and j['grid_size'] < 1000000 and all(0 <= l <= u <= 1 and u - l <= max(0.002 * u, 1e-20) for l, u in zip(j['delta_lower'], j['delta_upper']))"
+fi
 
 # ---------------------------------------------------------------------------
 # Known failures of other accountants, as regression checks.

@@ -126,6 +126,76 @@ static void test_curve_tail(void **state)
   EXPECT_DONE();
 }
 
+/* A delta floor (pld_params.delta_floor): a curve point whose certified
+ * upper end is at or below it meets its target, so the refinement follows
+ * the points above it only.  Against the closed form (q = 1: Gaussian
+ * runs, one group and two): every point still brackets the truth, with and
+ * without the floor; with it every point meets max(0.2% of its upper end,
+ * the floor) and the run says so, points whose truth is 1e3 times above the
+ * floor are within 0.2% of it, and the grid is no larger than without the
+ * floor (the points from delta ~1e-39 to 1e-300 drove the refinement). */
+static void test_curve_floor(void **state)
+{
+  (void)state;
+  const struct {
+    double sigma[2];
+    uint64_t count[2];
+    size_t n;
+  } cases[] = {{{40.0, 0.0}, {2000, 0}, 1}, {{50.0, 80.0}, {1000, 1500}, 2}};
+  enum { N = 13 };
+  double eps[N];
+  for (int i = 0; i < N; i++)
+    eps[i] = 5.0 * i;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    long double mu2;
+    pld_accountant *acc =
+        psg_acc(cases[c].sigma, cases[c].count, cases[c].n, &mu2);
+    long double mu = sqrtl(mu2);
+    pld_bound plain[N], floored[N];
+    pld_result ip, ifl;
+    REQUIRE_OK(pld_accountant_curve(acc, N, eps, plain, &ip));
+    pld_accountant_free(acc);
+    pld_params prm;
+    pld_params_default(&prm);
+    prm.delta_floor = 1e-20;
+    acc = NULL;
+    REQUIRE_OK(pld_accountant_alloc(&prm, &acc));
+    for (size_t g = 0; g < cases[c].n; g++) {
+      pld_mech *m = NULL;
+      REQUIRE_OK(pld_mech_poisson_gaussian(1.0, cases[c].sigma[g], 1.0, &m));
+      REQUIRE_OK(pld_accountant_add(acc, m, cases[c].count[g]));
+      pld_mech_free(m);
+    }
+    REQUIRE_OK(pld_accountant_curve(acc, N, eps, floored, &ifl));
+    print_message("curve floor 1e-20, %zu group(s), mu %.4Lf: grid %zu (without "
+                  "the floor %zu), met %d\n", cases[c].n, mu, ifl.grid_size,
+                  ip.grid_size, ifl.met_accuracy);
+    for (int i = 0; i < N; i++) {
+      long double d = ref_gauss_delta(mu, eps[i]);
+      print_message("  delta(%g) = [%.6g, %.6g] (without: [%.6g, %.6g]) exact "
+                    "%.6Lg\n", eps[i], floored[i].lower, floored[i].upper,
+                    plain[i].lower, plain[i].upper, d);
+      EXPECT(ref_brackets(plain[i], d) && ref_brackets(floored[i], d),
+             "delta(%g): [%.17g, %.17g] or [%.17g, %.17g] misses %.17Lg",
+             eps[i], plain[i].lower, plain[i].upper, floored[i].lower,
+             floored[i].upper, d);
+      EXPECT(pld_bound_meets(&prm, floored[i], 1),
+             "delta(%g) = [%.17g, %.17g] misses max(0.2%%, 1e-20)", eps[i],
+             floored[i].lower, floored[i].upper);
+      if (d > 1e-17L)
+        EXPECT(floored[i].upper <= (double)(d * 1.002L) &&
+                   floored[i].lower >= (double)(d * 0.998L),
+               "delta(%g) = [%.17g, %.17g] not within 0.2%% of %.17Lg", eps[i],
+               floored[i].lower, floored[i].upper, d);
+    }
+    EXPECT(ifl.met_accuracy, "the floored curve did not meet its targets");
+    EXPECT(ifl.grid_size <= ip.grid_size,
+           "grid %zu with the floor, %zu without", ifl.grid_size, ip.grid_size);
+    pld_accountant_free(acc);
+  }
+  EXPECT_DONE();
+}
+
 /* The untilted PLD (pld_accountant_compose, what save writes) keeps its
  * absolute round-off floor; the accountant's tilted answer at the same grid
  * is certified far below it.  Both must bracket the truth. */
@@ -338,6 +408,7 @@ int main(void)
       cmocka_unit_test(test_epsilon_small_delta),
       cmocka_unit_test(test_delta_relative),
       cmocka_unit_test(test_curve_tail),
+      cmocka_unit_test(test_curve_floor),
       cmocka_unit_test(test_tilted_vs_untilted),
       cmocka_unit_test(test_laplace_accuracy),
       cmocka_unit_test(test_lattice_exact),

@@ -137,6 +137,16 @@ typedef struct pld_params {
                               grid does not fit either */
   unsigned fftw_flags;   /**< FFTW planner flags, default FFTW_ESTIMATE (0x40),
                               which keeps results bit-reproducible */
+  double delta_floor;    /**< the smallest delta of interest: the absolute
+                              floor of a delta bracket's target width,
+                              max(accuracy * upper, delta_floor,
+                              PLD_DELTA_FLOOR) (pld_bound_meets), so that a
+                              bracket whose certified upper end is at or
+                              below it meets its target whatever its lower
+                              end; a curve stops refining for such points
+                              and spends no tilt on them.  Default 0: the
+                              floor is PLD_DELTA_FLOOR (relative down to
+                              where doubles end) */
 } pld_params;
 
 /** Fill *params with the defaults listed above.  NULL is a no-op. */
@@ -144,7 +154,8 @@ PLD_API void pld_params_default(pld_params *params);
 
 /** Check a parameter set.  Valid: discretization finite and >= 0, accuracy
  *  in (0, 1), abs_accuracy finite and >= 0, tail_mass in [0, 1e-3],
- *  max_grid in [16, 2^31]; fftw_flags is not checked.
+ *  max_grid in [16, 2^31], delta_floor in [0, 1); fftw_flags is not
+ *  checked.
  *  @return PLD_SUCCESS or PLD_EINVAL (out of domain, or NULL). */
 PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
 
@@ -156,8 +167,8 @@ PLD_API PLD_NODISCARD int pld_params_validate(const pld_params *params);
 /** Whether the bracket b meets the target width of *params -- the rule
  *  every answer's met_accuracy follows (accountant, RDP-improved answers,
  *  CLI, Python): upper - lower <= max(accuracy * upper, floor), the floor
- *  being abs_accuracy for an epsilon bracket (is_delta = 0) and
- *  PLD_DELTA_FLOOR for a delta bracket.  An epsilon known to be infinite
+ *  being abs_accuracy for an epsilon bracket (is_delta = 0) and the larger
+ *  of delta_floor and PLD_DELTA_FLOOR for a delta bracket.  An epsilon known to be infinite
  *  (lower = +inf) meets any target; an otherwise infinite upper end, a
  *  NaN end or a NULL params none.
  *  @return 1 if met, else 0 (a predicate, not a status). */
@@ -178,6 +189,22 @@ PLD_API PLD_NODISCARD int pld_workspace_alloc(const pld_params *params,
                                               pld_workspace **out);
 /** Free a workspace and its FFTW plans.  NULL is a no-op. */
 PLD_API void pld_workspace_free(pld_workspace *ws);
+
+/** Let pldkit import its built-in FFTW wisdom before it plans an FFT
+ *  length of its ladder (2^k times 1, 5/4, 3/2, 7/4, from 64 to 2^23).
+ *  The wisdom was made at build time with FFTW_ESTIMATE against the same
+ *  libfftw3, and FFTW accepts it only under the configuration (FFTW
+ *  version, the CPU's SIMD solvers) it was made with: a plan is then the
+ *  one FFTW_ESTIMATE makes -- the same answers to the last bit -- found by
+ *  look-up instead of the planner's search (about 1 ms instead of 5-9 ms
+ *  per new length in a process).  Elsewhere nothing changes.  Lengths
+ *  planned with other fftw_flags are not affected.  FFTW's wisdom import is
+ *  not covered by fftw_make_planner_thread_safe(): call this only in a
+ *  program in which no other thread plans FFTW transforms while pldkit
+ *  runs (the pldkit CLI does).  A build with -Dfftw_wisdom=false has no
+ *  wisdom to import.
+ *  @return PLD_SUCCESS. */
+PLD_API int pld_fftw_wisdom_enable(void);
 
 /* ------------------------------------------------------------------------ */
 /* PLD objects.                                                              */

@@ -95,7 +95,8 @@ class Params(Structure):
                 ("abs_accuracy", c_double),
                 ("tail_mass", c_double),
                 ("max_grid", c_size_t),
-                ("fftw_flags", c_uint)]
+                ("fftw_flags", c_uint),
+                ("delta_floor", c_double)]
 
 
 class Result(Structure):

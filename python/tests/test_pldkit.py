@@ -169,8 +169,14 @@ class TestLoading(unittest.TestCase):
         self.assertEqual(p, {"discretization": 0.0, "accuracy": 2e-3,
                              "abs_accuracy": 1e-4, "tail_mass": 0.0,
                              "max_grid": 1 << 23})
+        # the last field too (delta_floor, default 0) through the struct
+        raw = _lib.Params()
+        raw.delta_floor = 0.5
+        _lib.lib.pld_params_default(ctypes.byref(raw))
+        self.assertEqual(raw.delta_floor, 0.0)
+        self.assertEqual(raw.fftw_flags, 0x40)
         if ctypes.sizeof(ctypes.c_void_p) == 8:
-            self.assertEqual(ctypes.sizeof(_lib.Params), 48)
+            self.assertEqual(ctypes.sizeof(_lib.Params), 56)
             self.assertEqual(ctypes.sizeof(_lib.Result), 64)
             self.assertEqual(ctypes.sizeof(_lib.Calibration), 88)
             self.assertEqual(ctypes.sizeof(_lib.PmfView), 48)
