@@ -105,7 +105,41 @@ struct pstate {
   char *err;
   size_t errlen;
   int local_ctx; /* ctx is a temporary: it cannot keep objects alive */
+  struct file_list *files; /* pld_event_files: collect pld:file= paths (no
+                              file is loaded, no mechanism built) */
 };
+
+/* What pld_event_files collects. */
+struct file_list {
+  pld_event_file *v;
+  size_t n, cap;
+  int nomem;
+};
+
+static void file_list_add(struct file_list *fl, const char *path,
+                          uint64_t count, unsigned depth)
+{
+  if (fl->n == fl->cap) {
+    size_t cap = fl->cap ? 2 * fl->cap : 4;
+    pld_event_file *v = realloc(fl->v, cap * sizeof *v);
+    if (!v) {
+      fl->nomem = 1;
+      return;
+    }
+    fl->v = v;
+    fl->cap = cap;
+  }
+  char *c = malloc(strlen(path) + 1);
+  if (!c) {
+    fl->nomem = 1;
+    return;
+  }
+  strcpy(c, path);
+  fl->v[fl->n].path = c;
+  fl->v[fl->n].count = (unsigned long long)count;
+  fl->v[fl->n].alone = depth == 0; /* settled once the whole text is read */
+  fl->n++;
+}
 
 /* Where a parse puts the events: an accountant (PLD) or an RDP curve; a
  * NULL sink only validates. */
@@ -1077,8 +1111,17 @@ static int parse_one(struct pstate *ps, char *text, const struct sink *sk,
       rdp_vals = pg;
     }
   }
+  if (e->kind == KIND_DIST && ps->files) {
+    file_list_add(ps->files, vals[0].text, count, depth);
+    rc = PLD_EVENT_OK;
+    goto done_counted;
+  }
   if (e->kind == KIND_DIST) {
     rc = add_dist(ps, vals[0].text, count, sk, qev);
+    goto done_counted;
+  }
+  if (ps->files) { /* the keys are read and checked: nothing to build */
+    rc = PLD_EVENT_OK;
     goto done_counted;
   }
 
@@ -1259,7 +1302,8 @@ static int check_brackets(const char *text, const char *qtext, char *err,
 }
 
 static int parse_event(const char *text, pld_event_ctx *ctx,
-                       const struct sink *sk, char *err, size_t errlen)
+                       const struct sink *sk, struct file_list *files,
+                       char *err, size_t errlen)
 {
   char dummy[8], qtext[QUOTE_LEN];
   pld_event_ctx local;
@@ -1282,6 +1326,7 @@ static int parse_event(const char *text, pld_event_ctx *ctx,
   ps.ctx = ctx;
   ps.err = err;
   ps.errlen = errlen;
+  ps.files = files;
   pld_quote(qtext, sizeof qtext, text);
   int rc = check_brackets(text, qtext, err, errlen);
   if (rc != PLD_EVENT_OK)
@@ -1317,7 +1362,7 @@ int pld_event_parse(const char *text, pld_event_ctx *ctx,
                         pld_accountant *acc, char *err, size_t errlen)
 {
   if (!acc)
-    return parse_event(text, ctx, NULL, err, errlen);
+    return parse_event(text, ctx, NULL, NULL, err, errlen);
   pld_params prm;
   pld_accountant *scratch = NULL;
   int st = pld_accountant_get_params(acc, &prm);
@@ -1326,7 +1371,7 @@ int pld_event_parse(const char *text, pld_event_ctx *ctx,
   if (st != PLD_SUCCESS)
     return scratch_failed(st, err, errlen);
   struct sink sk = {scratch, NULL};
-  int rc = parse_event(text, ctx, &sk, err, errlen);
+  int rc = parse_event(text, ctx, &sk, NULL, err, errlen);
   if (rc == PLD_EVENT_OK && (st = pld_accountant_merge(acc, scratch))) {
     rc = scratch_failed(st, err, errlen);
     if (st == PLD_EINCOMPAT && err && errlen) { /* the user's input */
@@ -1346,15 +1391,53 @@ int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
                             pld_rdp_curve *curve, char *err, size_t errlen)
 {
   if (!curve)
-    return parse_event(text, ctx, NULL, err, errlen);
+    return parse_event(text, ctx, NULL, NULL, err, errlen);
   pld_rdp_curve *scratch = NULL;
   int st = ev_rdp_zero_like(curve, &scratch);
   if (st != PLD_SUCCESS)
     return scratch_failed(st, err, errlen);
   struct sink sk = {NULL, scratch};
-  int rc = parse_event(text, ctx, &sk, err, errlen);
+  int rc = parse_event(text, ctx, &sk, NULL, err, errlen);
   if (rc == PLD_EVENT_OK && (st = pld_rdp_curve_compose(curve, scratch, 1)))
     rc = scratch_failed(st, err, errlen);
   pld_rdp_curve_free(scratch);
   return rc;
+}
+
+void pld_event_files_free(pld_event_file *files, size_t n)
+{
+  if (!files)
+    return;
+  for (size_t i = 0; i < n; i++)
+    free(files[i].path);
+  free(files);
+}
+
+int pld_event_files(const char *text, pld_event_file **out, size_t *n)
+{
+  pld_detail_clear();
+  if (!text || !out || !n)
+    return pld_fail(PLD_EINVAL, "pld_event_files: text, out and n must not "
+                    "be NULL");
+  char err[1024];
+  pld_event_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  struct file_list fl = {NULL, 0, 0, 0};
+  int rc = parse_event(text, &ctx, NULL, &fl, err, sizeof err);
+  pld_event_ctx_release(&ctx);
+  if (rc == PLD_EVENT_OK && fl.nomem) {
+    rc = PLD_EVENT_EFAIL;
+    snprintf(err, sizeof err, "while listing the PLD files of an EVENT");
+  }
+  if (rc != PLD_EVENT_OK) {
+    pld_event_files_free(fl.v, fl.n);
+    return pld_fail(rc == PLD_EVENT_EUSAGE ? PLD_EINVAL : PLD_ENOMEM, "%s",
+                    err);
+  }
+  /* alone: the one event at the top level of the text */
+  for (size_t i = 0; i < fl.n; i++)
+    fl.v[i].alone = fl.v[i].alone && ctx.top_events == 1;
+  *out = fl.v;
+  *n = fl.n;
+  return PLD_SUCCESS;
 }

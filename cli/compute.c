@@ -214,6 +214,25 @@ static void fill_saved(const struct cli *c, const pld_dist *d,
   a->res.met_accuracy = pld_bound_meets(&c->params, a->res.bound, 0);
 }
 
+/* The exit status of a failed file operation: the machine's fault (disk
+ * full, I/O error, quota, read-only file system, a lock not obtained in
+ * time) gets CLI_EXIT_IO, a path the user cannot use PLD_EVENT_EUSAGE. */
+static int io_rc(int errnum)
+{
+  switch (errnum) {
+  case ENOSPC:
+  case EIO:
+  case EDQUOT:
+  case EFBIG:
+  case EROFS:
+  case ETIMEDOUT:
+  case ENOMEM:
+    return CLI_EXIT_IO;
+  default:
+    return PLD_EVENT_EUSAGE;
+  }
+}
+
 /* One line for a failed write of a PLD file or ledger update (ledger.h):
  * errors about the temporary file name it. */
 static int file_error(const char *what, const char *path, int st,
@@ -221,6 +240,21 @@ static int file_error(const char *what, const char *path, int st,
 {
   char q[QLEN], q2[QLEN];
   pld_quote(q, sizeof q, path);
+  if (st == PLD_EUNSUPPORTED && fe->errnum == EPERM) {
+    pld_cli_error("refusing to write %s %s through the symbolic link %s: it "
+                  "is owned by another user or lies in a directory others "
+                  "can write (sticky, or group- or other-writable), where a "
+                  "link can be planted; give the target's own name", what,
+                  q, pld_quote(q2, sizeof q2, fe->path));
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st == PLD_EUNSUPPORTED && fe->errnum == EMLINK) {
+    pld_cli_error("%s %s has several hard links: an update replaces one "
+                  "name and the others would keep the old file (the ledger "
+                  "forks); keep one name (a symbolic link is followed)",
+                  what, q);
+    return PLD_EVENT_EUSAGE;
+  }
   if (st == PLD_EUNSUPPORTED) {
     int other = fe->path[0] && strcmp(fe->path, path) != 0;
     pld_cli_error("%s %s is not a regular file%s%s%s: refusing to replace it",
@@ -243,6 +277,19 @@ static int file_error(const char *what, const char *path, int st,
     return st == PLD_ENOMEM || st == PLD_EFFT ? PLD_EVENT_EFAIL
                                               : PLD_EVENT_EUSAGE;
   }
+  if (fe->stage == PLD_FILE_STAGE_LOCK && fe->errnum == ETIMEDOUT) {
+    pld_cli_error("gave up waiting for the lock %s of %s %s (another update "
+                  "held it longer than --lock-timeout): nothing was written",
+                  pld_quote(q2, sizeof q2, fe->path), what, q);
+    return CLI_EXIT_IO;
+  }
+  if (fe->stage == PLD_FILE_STAGE_LOCK && fe->errnum == EACCES) {
+    pld_cli_error("cannot open the lock file %s of %s %s for writing: %s "
+                  "(an update needs write access to it): nothing was written",
+                  pld_quote(q2, sizeof q2, fe->path), what, q,
+                  strerror(fe->errnum));
+    return PLD_EVENT_EUSAGE;
+  }
   static const char *const stage[] = {
       "access", "inspect", "lock", "read", "create the temporary file",
       "write the temporary file", "sync the temporary file",
@@ -253,7 +300,22 @@ static int file_error(const char *what, const char *path, int st,
                 stage[k],
                 pld_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
                 fe->errnum ? strerror(fe->errnum) : "failed");
-  return PLD_EVENT_EUSAGE;
+  /* data that did not reach the disk is the machine's fault, whatever
+   * errno says */
+  return k >= PLD_FILE_STAGE_WRITE ? CLI_EXIT_IO : io_rc(fe->errnum);
+}
+
+/* A save or update that is in place though the directory sync failed. */
+static void not_durable(const char *what, const char *path,
+                        const pld_file_error *fe, struct answer *a)
+{
+  char q[QLEN], q2[QLEN];
+  pld_cli_error("%s %s: booked, durability not confirmed (the new file is "
+                "in place, but syncing the directory %s failed: %s; a crash "
+                "now may lose it)", what, pld_quote(q, sizeof q, path),
+                pld_quote(q2, sizeof q2, fe->path),
+                fe->errnum ? strerror(fe->errnum) : "failed");
+  a->not_durable = 1;
 }
 
 /* The history record of a save or ledger update: the EVENTs as given,
@@ -298,14 +360,28 @@ static int compute_save(const struct cli *c, struct answer *a)
     return rc;
   fill_saved(c, d, a);
 
-  /* pld_dist_save_report: a unique temporary file renamed over FILE (a
-   * plain save records no history: its file stays a deterministic function
-   * of the EVENTs; ledger updates record theirs) */
+  /* pld_dist_save_report: a unique temporary file renamed over FILE.  The
+   * saved PLD records its EVENTs as its first history record, so that a
+   * ledger started by 'pldkit save' shows every update */
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  int st = pld_dist_save_report(d, c->out, &fe);
+  char *rec = events_record(c);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int st = rec ? pld_dist_history_append(d, (int64_t)ts.tv_sec, rec,
+                                         strlen(rec))
+               : PLD_ENOMEM;
+  free(rec);
+  if (st != PLD_SUCCESS) {
+    pld_dist_free(d);
+    pld_cli_error("%s (while recording the events)", pld_strerror(st));
+    return PLD_EVENT_EFAIL;
+  }
+  st = pld_dist_save_report(d, c->out, &fe);
   pld_dist_free(d);
-  if (st != PLD_SUCCESS)
+  if (st == PLD_EDURABLE)
+    not_durable("the PLD file", c->out, &fe, a);
+  else if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);
   a->seconds = cli_now() - t0;
   return PLD_EVENT_OK;
@@ -315,6 +391,20 @@ static int compute_save(const struct cli *c, struct answer *a)
  * the EVENTs): pld_ledger_add loads, composes and replaces L under a lock,
  * so concurrent updates lose nothing.  The history record is the EVENTs as
  * given. */
+/* pld_ledger_options.on_wait: say why nothing seems to happen. */
+static void lock_wait_notice(void *ctx, const char *lock)
+{
+  const struct cli *c = ctx;
+  char q[QLEN];
+  pld_quote(q, sizeof q, lock);
+  if (c->lock_timeout >= 0)
+    pld_cli_error("waiting for the lock %s: another update holds it (giving "
+                  "up after --lock-timeout %g s)", q, c->lock_timeout);
+  else
+    pld_cli_error("waiting for the lock %s: another update holds it "
+                  "(--lock-timeout SECONDS gives up)", q);
+}
+
 static int compute_ledger_add(const struct cli *c, struct answer *a)
 {
   char err[ERRLEN], q[QLEN];
@@ -331,6 +421,11 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
     return PLD_EVENT_EUSAGE;
   }
   int fresh = stat(c->out, &sb) != 0 && errno == ENOENT;
+  if (fresh && c->ledger && !c->create) {
+    pld_cli_error("the ledger %s does not exist (a mistyped name?): "
+                  "--create starts a new one", q);
+    return PLD_EVENT_EUSAGE;
+  }
   int rc = cli_build_accountant(c, NULL, &acc, &owned, err, sizeof err);
   if (rc != PLD_EVENT_OK) {
     pld_cli_error("%s", err);
@@ -352,8 +447,14 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   int st = PLD_SUCCESS;
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
+  pld_ledger_options lo;
+  pld_ledger_options_default(&lo);
+  lo.create = c->ledger && c->create;
+  lo.lock_timeout = c->lock_timeout;
+  lo.on_wait = lock_wait_notice;
+  lo.ctx = (void *)c;
   if (rc == PLD_EVENT_OK)
-    st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
+    st = pld_ledger_update(c->out, acc, grid, rec, &lo, &d, &fe);
   free(rec);
   pld_accountant_free(acc);
   pld_event_owned_free(owned);
@@ -371,7 +472,16 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
                                      "composition exceeds it)" : "");
     return PLD_EVENT_EUSAGE;
   }
-  if (st != PLD_SUCCESS)
+  if (st == PLD_EIO && fe.stage == PLD_FILE_STAGE_TARGET &&
+      fe.errnum == ENOENT) {
+    pld_cli_error("the ledger %s does not exist (a mistyped name, or it was "
+                  "removed meanwhile?)%s", q, c->ledger ? ": --create starts a new "
+                  "one" : "");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (st == PLD_EDURABLE)
+    not_durable("the ledger", c->out, &fe, a);
+  else if (st != PLD_SUCCESS)
     return file_error("the ledger", c->out, st, &fe);
   st = pld_dist_epsilon(d, c->delta, &a->res.bound);
   if (st == PLD_SUCCESS)
@@ -386,19 +496,21 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   return PLD_EVENT_OK;
 }
 
-/* save --out L where an EVENT is pld:file=L (the same file, by device and
- * inode): a ledger update, routed through the locked one without that
- * EVENT.  Returns the number of such EVENTs (0: a plain save), or -1 after
- * printing an error; *rest gets the other EVENTs (malloc'd). */
+/* save --out L where an EVENT references L (pld:file=F with F the same
+ * file as L by device and inode, whatever the keys' order: the parsed
+ * event, pld_event_files, decides, never the text): a ledger update,
+ * routed through the locked one without that EVENT.  Returns the number of
+ * such EVENTs (0: a plain save), or -1 after printing an error; *rest gets
+ * the other EVENTs (malloc'd). */
 static int ledger_self_refs(const struct cli *c, const char ***rest,
                             size_t *n_rest)
 {
   struct stat so, se;
   int self = 0;
+  char q[QLEN];
   *rest = NULL;
   *n_rest = 0;
-  if (stat(c->out, &so) != 0)
-    return 0; /* a new file cannot be loaded too */
+  int have_out = stat(c->out, &so) == 0;
   const char **r = malloc((c->n_events + 1) * sizeof *r);
   if (!r) {
     pld_cli_error("%s (while reading the events)", pld_strerror(PLD_ENOMEM));
@@ -406,43 +518,46 @@ static int ledger_self_refs(const struct cli *c, const char ***rest,
   }
   for (size_t i = 0; i < c->n_events; i++) {
     const char *e = c->events[i];
-    if (strncmp(e, "pld:file=", 9) == 0) {
-      const char *p = e + 9, *comma = strchr(p, ',');
-      int same = stat(p, &se) == 0 && se.st_dev == so.st_dev &&
-                 se.st_ino == so.st_ino;
-      int same_prefix = 0;
-      if (!same && comma) {
-        char *pre = strndup(p, (size_t)(comma - p));
-        same_prefix = pre && stat(pre, &se) == 0 && se.st_dev == so.st_dev &&
-                      se.st_ino == so.st_ino;
-        free(pre);
+    pld_event_file *f = NULL;
+    size_t nf = 0;
+    int st = have_out ? pld_event_files(e, &f, &nf) : PLD_SUCCESS;
+    if (st != PLD_SUCCESS) {
+      pld_cli_error("%s", pld_error_detail());
+      free(r);
+      return -1;
+    }
+    int same = 0, alone = 0;
+    for (size_t k = 0; k < nf; k++)
+      if (stat(f[k].path, &se) == 0 && se.st_dev == so.st_dev &&
+          se.st_ino == so.st_ino) {
+        same++;
+        alone = f[k].alone && f[k].count == 1;
       }
-      if (same_prefix) {
-        char q[QLEN];
-        pld_cli_error("event %s loads the ledger --out writes with other "
-                      "keys: a ledger update composes the ledger once; give "
-                      "it as pld:file=FILE or use 'pldkit ledger add FILE "
-                      "EVENT...'", pld_quote(q, sizeof q, e));
+    pld_event_files_free(f, nf);
+    if (same && (same > 1 || !alone)) {
+      pld_cli_error("event %s loads the ledger --out writes with a count, in "
+                    "a list or as a member: a ledger update composes the "
+                    "ledger once; give it as its own EVENT pld:file=FILE or "
+                    "use 'pldkit ledger add FILE EVENT...'",
+                    pld_quote(q, sizeof q, e));
+      free(r);
+      return -1;
+    }
+    if (same) {
+      if (self++) {
+        pld_cli_error("event %s loads the ledger --out writes a second "
+                      "time: a ledger update composes it once",
+                      pld_quote(q, sizeof q, e));
         free(r);
         return -1;
       }
-      if (same) {
-        if (self++) {
-          char q[QLEN];
-          pld_cli_error("event %s loads the ledger --out writes a second "
-                        "time: a ledger update composes it once",
-                        pld_quote(q, sizeof q, e));
-          free(r);
-          return -1;
-        }
-        continue;
-      }
+      continue;
     }
     r[(*n_rest)++] = e;
   }
   if (self && *n_rest == 0) {
     pld_cli_error("nothing to add to the ledger %s: give the EVENTs to "
-                  "book", c->out);
+                  "book", pld_quote(q, sizeof q, c->out));
     free(r);
     return -1;
   }

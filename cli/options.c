@@ -101,6 +101,13 @@ static const struct option_spec options[] = {
    "save: the delta at which the automatic grid is chosen (as for 'pldkit "
    "epsilon --delta D') and at which the saved PLD's epsilon is reported",
    "a number in (0, 1)"},
+  {"--create", NULL, ON(CMD_SAVE), OPT_CREATE,
+   "ledger add: create FILE if it does not exist (without it a missing "
+   "FILE, e.g. a mistyped name, is an error)", NULL},
+  {"--lock-timeout", "SECONDS", ON(CMD_SAVE), OPT_LOCK_TIMEOUT,
+   "ledger add (and save --out L pld:file=L): give up when another update "
+   "holds the ledger's lock for longer (exit 3); a wait is announced on "
+   "stderr", "a number >= 0"},
   {"--events-json", "FILE", DPEVENT_CMDS, OPT_EVENTS_JSON,
    "add dp_accounting's serialized DpEvent tree (JSON of "
    "DpEvent.to_named_tuple(); '-' reads stdin), as Python's "
@@ -171,6 +178,12 @@ static void option_default(const struct option_spec *o, const pld_params *d,
     break;
   case OPT_EVENTS_JSON:
     snprintf(buf, n, "default none");
+    break;
+  case OPT_CREATE:
+    snprintf(buf, n, "default off");
+    break;
+  case OPT_LOCK_TIMEOUT:
+    snprintf(buf, n, "default none: wait as long as it takes");
     break;
   case OPT_RELATION:
     snprintf(buf, n, "default ADD_OR_REMOVE_ONE");
@@ -788,6 +801,11 @@ static int set_option(struct cli *c, const struct option_spec *o,
   case OPT_EVENTS_JSON:
     c->events_json = val;
     return PLD_EVENT_OK;
+  case OPT_CREATE:
+    c->create = 1;
+    return PLD_EVENT_OK;
+  case OPT_LOCK_TIMEOUT:
+    return real_value(o, val, 0.0, 0, 1e9, 0, &c->lock_timeout);
   case OPT_RELATION:
     if (pld_dpevent_relation_parse(val, &c->relation) != PLD_SUCCESS)
       return bad_value(o, val, "not a relation");
@@ -1031,6 +1049,13 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
   }
   if (c->cmd == CMD_SAVE && !(c->seen & ON(OPT_SAVE_DELTA)))
     c->delta = SAVE_DELTA;
+  if ((c->seen & ON(OPT_CREATE)) && !c->ledger) {
+    pld_cli_error("option '--create' applies only to 'pldkit ledger add' "
+                  "('pldkit save' always creates its file)");
+    return PLD_EVENT_EUSAGE;
+  }
+  if (!(c->seen & ON(OPT_LOCK_TIMEOUT)))
+    c->lock_timeout = -1.0;
   if (c->cmd == CMD_DELTA && !(c->seen & ON(OPT_EPSILON))) {
     pld_cli_error("missing --epsilon E for 'pldkit delta' (E must be a finite "
                   "number >= 0, e.g. --epsilon 1)");

@@ -28,29 +28,30 @@ expect_refused() {
 RR=randomized-response:epsilon=1,k=2
 L=$tmp/ledger.pld
 N=4 M=5
+# the ledger starts as a plain save (its first history record); the updates
+# come through every documented spelling, the self-reference with its keys
+# in either order included (issue 32: the reordered one was a plain,
+# unlocked save that lost updates and the history)
+"$BIN" save --discretization 1 --out "$L" "$RR" >/dev/null
 for p in $(seq 1 $N); do
   (
     for u in $(seq 1 $M); do
-      if [ $((u % 2)) -eq 0 ]; then
-        "$BIN" save --out "$L" "pld:file=$L" "$RR" >/dev/null 2>>"$tmp/perr" ||
-          echo "save failed" >>"$tmp/perr"
-      else
-        "$BIN" ledger add "$L" "$RR" >/dev/null 2>>"$tmp/perr" ||
-          echo "add failed" >>"$tmp/perr"
-      fi
+      case $((u % 3)) in
+        0) "$BIN" save --out "$L" "pld:file=$L" "$RR" >/dev/null 2>>"$tmp/perr" ||
+             echo "save failed" >>"$tmp/perr" ;;
+        1) "$BIN" save --out "$L" "pld:count=1,file=$L" "$RR" >/dev/null 2>>"$tmp/perr" ||
+             echo "save failed" >>"$tmp/perr" ;;
+        *) "$BIN" ledger add "$L" "$RR" >/dev/null 2>>"$tmp/perr" ||
+             echo "add failed" >>"$tmp/perr" ;;
+      esac
     done
   ) &
 done
 wait
-# the first update may be a plain save (the ledger did not exist yet for
-# the pld:file=L form): that one fails cleanly, retry it sequentially
-fails=$(grep -c failed "$tmp/perr" 2>/dev/null)
-fails=${fails:-0}
-if grep -v -e failed -e "cannot open the PLD file" "$tmp/perr" 2>/dev/null | grep -q .; then
+if grep -v "waiting for the lock" "$tmp/perr" 2>/dev/null | grep -q .; then
   bad "concurrent updates: unexpected errors: $(head -3 "$tmp/perr")"
 else ok; fi
-for _ in $(seq 1 "$fails"); do "$BIN" ledger add "$L" "$RR" >/dev/null; done
-total=$((N * M))
+total=$((N * M + 1))
 expect_ok "ledger after $total concurrent updates" epsilon --delta 1e-5 "pld:file=$L" &&
   sed 's/, [0-9.e+-]* s$//; s/ [0-9.e+-]* s;/;/' "$OUT" | cut -d';' -f1 >"$tmp/got"
 expect_ok "one run of $total" epsilon --delta 1e-5 --discretization 1 "$RR,count=$total" &&
@@ -61,8 +62,39 @@ if cmp -s "$tmp/got" "$tmp/want" && ! cmp -s "$tmp/got" "$tmp/less"; then ok; el
   bad "ledger of $total updates: $(cat "$tmp/got") vs $(cat "$tmp/want") (one lost: $(cat "$tmp/less"))"
 fi
 expect_ok "ledger show" ledger show "$L"
-if [ "$(grep -c "$RR" "$OUT")" -eq "$total" ]; then ok; else
+if [ "$(grep -c "Z $RR\$" "$OUT")" -eq "$total" ] && grep -q "; $total updates recorded" "$OUT"; then ok; else
   bad "ledger show: want $total history records: $(head -3 "$OUT")"; fi
+# ledger show --json: the same history, machine-readable
+expect_ok "ledger show --json" ledger show "$L" --json
+if python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+h = j["history"]
+assert j["updates"] == int(sys.argv[2]) == len(h), (j["updates"], len(h))
+assert all(r["text"] == sys.argv[3] and r["time"] > 1.7e9 for r in h)
+assert j["epsilon_lower"] <= j["epsilon_upper"]
+' "$OUT" "$total" "$RR"; then ok; else bad "ledger show --json: $(head -c 300 "$OUT")"; fi
+# the self-reference with its keys reordered composes the ledger once,
+# through ledger add as through save
+cp "$L" "$tmp/once.pld"
+expect_ok "ledger add with a reordered self-reference" ledger add "$tmp/once.pld" "pld:count=1,file=$tmp/once.pld" "$RR"
+expect_ok "its epsilon" epsilon --delta 1e-5 "pld:file=$tmp/once.pld" &&
+  cut -d';' -f1 "$OUT" >"$tmp/got"
+expect_ok "one run of $((total + 1))" epsilon --delta 1e-5 --discretization 1 "$RR,count=$((total + 1))" &&
+  cut -d';' -f1 "$OUT" >"$tmp/want"
+if cmp -s "$tmp/got" "$tmp/want"; then ok; else
+  bad "ledger add L pld:count=1,file=L: $(cat "$tmp/got") vs $(cat "$tmp/want")"; fi
+# a self-reference anywhere else (count, '+' list, member) is refused
+expect_refused "self reference in a list" "ledger add" save --out "$L" "gaussian:sigma=3+pld:file=$L" "$RR"
+expect_refused "self reference with count first" "ledger add" save --out "$L" "pld:count=2,file=$L" "$RR"
+# a mistyped ledger is no new ledger: refused, nothing created; --create
+expect_refused "ledger add to a missing file" "--create" ledger add "$tmp/typo.pld" "$RR"
+if [ ! -e "$tmp/typo.pld" ] && [ ! -e "$tmp/typo.pld.lock" ]; then ok; else
+  bad "ledger add to a missing file created $(ls "$tmp"/typo*)"; fi
+expect_ok "ledger add --create" ledger add "$tmp/new.pld" --create --discretization 1 "$RR"
+expect_ok "the new ledger" ledger show "$tmp/new.pld"
+if grep -q "1 update recorded" "$OUT"; then ok; else bad "ledger add --create: $(cat "$OUT")"; fi
+expect_refused "--create with save" "--create" save --out "$tmp/s.pld" --create "$RR"
 if ls -a "$tmp" | grep -q '\.tmp$'; then bad "temporary files left: $(ls -a "$tmp")"; else ok; fi
 
 # --discretization other than the ledger's grid

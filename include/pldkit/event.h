@@ -155,6 +155,32 @@ PLD_API int pld_event_parse(const char *text, pld_event_ctx *ctx,
 PLD_API int pld_event_parse_rdp(const char *text, pld_event_ctx *ctx,
                             pld_rdp_curve *curve, char *err, size_t errlen);
 
+/** One PLD file an EVENT text references: a pld:file=FILE event, found
+ *  wherever it stands (in a '+' list, in a random-selection member) and
+ *  however its keys are ordered (pld:count=1,file=F is pld:file=F,count=1). */
+typedef struct pld_event_file {
+  char *path;               /* FILE as the text spells it (owned) */
+  unsigned long long count; /* the event's count=N */
+  int alone;                /* the text is this one event (no '+', not a
+                               member) */
+} pld_event_file;
+
+/** The PLD files the EVENT text (a LIST) references, in the order they
+ *  appear, after the text is fully parsed and its keys checked (no file is
+ *  read and no mechanism built).  A front end compares them with a file it
+ *  writes by identity (device and inode, stat(2)), never by text: this is
+ *  how the CLI tells a ledger update `save --out L pld:file=L EVENT...`
+ *  from a plain save.  On success *out (NULL when *n == 0) is freed with
+ *  pld_event_files_free.
+ *  @return PLD_SUCCESS, PLD_EINVAL (NULL argument, or the text does not
+ *  parse: pld_error_detail says why, as pld_event_parse would), PLD_ENOMEM;
+ *  outputs untouched on failure. */
+PLD_API PLD_NODISCARD int pld_event_files(const char *text,
+                                          pld_event_file **out, size_t *n);
+
+/** Free what pld_event_files returned (NULL is a no-op). */
+PLD_API void pld_event_files_free(pld_event_file *files, size_t n);
+
 /** Free what the parses with ctx keep alive (ctx->owned); call it after the
  *  accountants those parses filled are freed.  The rest of ctx is kept. */
 PLD_API void pld_event_ctx_release(pld_event_ctx *ctx);

@@ -119,6 +119,42 @@ PLD_API PLD_NODISCARD int pld_ledger_add(const char *path,
                                          const char *record, pld_dist **out,
                                          pld_file_error *err);
 
+/** Options of pld_ledger_update; fill with pld_ledger_options_default. */
+typedef struct pld_ledger_options {
+  double lock_timeout; /**< seconds to wait for the lock (another update
+                            holds it): < 0 or +inf, forever (the default);
+                            0, not at all.  When it expires: PLD_EIO,
+                            stage LOCK, errnum ETIMEDOUT, ledger unchanged.
+                            Waiting polls (1 ms doubling to 50 ms), so a
+                            waiter is not served first-come. */
+  int create;          /**< non-zero (the default): a ledger that does not
+                            exist is created; 0: refused (PLD_EIO, stage
+                            TARGET, errnum ENOENT), nothing created, no lock
+                            file left: a mistyped name is not a new
+                            ledger */
+  void (*on_wait)(void *ctx, const char *lock); /**< called once, in the
+                            calling thread, when the update must wait for
+                            the lock (another process or thread holds it),
+                            before it waits; `lock` names the lock file.
+                            NULL: none.  Must not call pldkit. */
+  void *ctx;           /**< passed to on_wait */
+} pld_ledger_options;
+
+/** The defaults: wait forever, create a missing ledger, no on_wait. */
+PLD_API void pld_ledger_options_default(pld_ledger_options *o);
+
+/** pld_ledger_add with options (opts must not be NULL): a lock timeout, a
+ *  notice when it waits, and whether a missing ledger is created.
+ *  @return as pld_ledger_add; PLD_EINVAL also for a NaN lock_timeout
+ *  (pld_error_detail names it). */
+PLD_API PLD_NODISCARD int pld_ledger_update(const char *path,
+                                            const pld_accountant *events,
+                                            double discretization,
+                                            const char *record,
+                                            const pld_ledger_options *opts,
+                                            pld_dist **out,
+                                            pld_file_error *err);
+
 /** Number of history records a PLD carries (those of the ledger file it
  *  was loaded from; 0 for NULL, for a format-1 file and for a PLD made by
  *  composition). */
