@@ -762,9 +762,13 @@ static int add_dist(struct pstate *ps, const char *path, uint64_t count,
   int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
                : pld_dist_load(path, &d);
   if (st == PLD_ERANGE && cap) {
-    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s holds more "
-             "than --max-grid %zu grid points (a larger --max-grid loads it)",
-             qp, qev, cap->max_grid);
+    /* the detail names the cap that refused it: the grid's (--max-grid) or
+     * the history's */
+    const char *why = pld_error_detail();
+    int grid = strstr(why, "max_grid") != NULL;
+    snprintf(ps->err, ps->errlen, "the PLD file %s of event %s was refused "
+             "unread: %s%s", qp, qev, why[0] ? why : "a declared size is "
+             "over its cap", grid ? " (a larger --max-grid loads it)" : "");
     return PLD_EVENT_EUSAGE;
   }
   if (st != PLD_SUCCESS) {

@@ -42,6 +42,7 @@
 #include "alloc.h"
 #include "file_internal.h"
 #include "internal.h"
+#include "detail.h"
 
 static const unsigned char MAGIC[8] = {'P', 'L', 'D', 'K', 'I', 'T', 'v', 0};
 #define FILE_VERSION 2u
@@ -309,8 +310,19 @@ static int check_layout(fetch_fn get, void *ctx, uint64_t len,
   uint32_t ver = 0;
   for (int i = 0; i < 4; i++)
     ver |= (uint32_t)h[8 + i] << (8 * i);
-  if (ver != 1 && ver != 2)
-    return PLD_EVERSION;
+  if (ver != 1 && ver != 2) {
+    uint32_t sw = (ver >> 24) | ((ver >> 8) & 0xff00u) |
+                  ((ver << 8) & 0xff0000u) | (ver << 24);
+    if (sw == 1 || sw == 2) /* a big-endian writer: not pldkit's format */
+      return pld_fail(PLD_EFORMAT, "the file's version field reads %u "
+                      "byte-swapped: written big-endian, not in pldkit's "
+                      "little-endian format", sw);
+    if (ver > 0xffffu) /* no version ever will be this large */
+      return pld_fail(PLD_EFORMAT, "the version field 0x%08x is no "
+                      "version: not a pldkit file", ver);
+    return pld_fail(PLD_EVERSION, "format version %u; this build reads "
+                    "versions 1 and 2", ver);
+  }
   uint64_t pos = HEADER, end = len - 8;
   for (int k = 0; k < 4; k++) {
     if (end - pos < MEMBER)
@@ -321,8 +333,10 @@ static int check_layout(fetch_fn get, void *ctx, uint64_t len,
     pos += MEMBER;
     if (n < 1 || (end - pos) / 8 < n)
       return PLD_EFORMAT; /* none, or declared larger than the file */
-    if (n > NMAX || n > max_grid)
-      return PLD_ERANGE; /* really there, but over the cap */
+    if (n > NMAX || n > max_grid) /* really there, but over the cap */
+      return pld_fail(PLD_ERANGE, "an array of %llu grid points exceeds "
+                      "the cap of %zu (max_grid)", (unsigned long long)n,
+                      max_grid < (size_t)NMAX ? max_grid : (size_t)NMAX);
     pos += 8 * n;
   }
   if (ver == 2) {
@@ -335,7 +349,9 @@ static int check_layout(fetch_fn get, void *ctx, uint64_t len,
     if (end - pos != bytes)
       return PLD_EFORMAT;
     if (bytes > HIST_BYTES_MAX)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "a history section of %llu bytes exceeds "
+                      "its cap of %llu bytes", (unsigned long long)bytes,
+                      (unsigned long long)HIST_BYTES_MAX);
     pos += bytes;
   }
   if (pos != end)
@@ -353,7 +369,7 @@ static int fetch_mem(void *ctx, uint64_t at, size_t n, unsigned char *out)
 static int deserialize(const unsigned char *buf, size_t len, size_t max_grid,
                        pld_dist **out)
 {
-  uint32_t ver;
+  uint32_t ver = 0;
   int st = check_layout(fetch_mem, (void *)buf, len, max_grid, &ver);
   if (st)
     return st;
@@ -420,6 +436,7 @@ static int deserialize(const unsigned char *buf, size_t len, size_t max_grid,
 
 int pld_dist_deserialize(const unsigned char *buf, size_t len, pld_dist **out)
 {
+  pld_detail_clear();
   if (!buf || !out)
     return PLD_EINVAL;
   return deserialize(buf, len, (size_t)NMAX, out);
@@ -938,6 +955,7 @@ int pld_dist_load_internal(const char *path, size_t max_grid, pld_dist **out)
 
 int pld_dist_load(const char *path, pld_dist **out)
 {
+  pld_detail_clear();
   if (!path || !out)
     return PLD_EINVAL;
   return pld_dist_load_internal(path, LOAD_DEFAULT_CAP, out);
@@ -945,6 +963,7 @@ int pld_dist_load(const char *path, pld_dist **out)
 
 int pld_dist_load_capped(const char *path, size_t max_grid, pld_dist **out)
 {
+  pld_detail_clear();
   if (!path || !out || max_grid < 1 || max_grid > (size_t)NMAX)
     return PLD_EINVAL;
   return pld_dist_load_internal(path, max_grid, out);

@@ -92,8 +92,8 @@ static int mutex_lock(struct waiting *w)
 /* The lock file, opened for writing: a descriptor that proves the caller
  * may write it (flock accepts read-only descriptors too, which would let
  * anyone who can read the lock file block every update). */
-static int lock_open(const char *target, struct waiting *w, int *fd_out,
-                     pld_file_error *err)
+static int lock_open(const char *target, int exists, mode_t ledger_mode,
+                     struct waiting *w, int *fd_out, pld_file_error *err)
 {
   size_t n = strlen(target);
   char *lp = pld_malloc(n + 6);
@@ -101,7 +101,21 @@ static int lock_open(const char *target, struct waiting *w, int *fd_out,
     return PLD_ENOMEM;
   memcpy(lp, target, n);
   memcpy(lp + n, ".lock", 6);
-  int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+  /* Only those who may write the ledger may open its lock at all: a reader
+   * could flock a read-only descriptor and block every update.  Each class
+   * (owner, group, others) gets read-write on the lock file exactly when
+   * it may write the ledger (a new ledger: the owner alone). */
+  mode_t m = 0600;
+  if (exists)
+    m = (ledger_mode & S_IWUSR ? 0600 : 0) | (ledger_mode & S_IWGRP ? 060 : 0) |
+        (ledger_mode & S_IWOTH ? 06 : 0);
+  int fd = open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, m);
+  struct stat ls;
+  /* a lock file of ours that lets more in (made by an older pldkit, or
+   * before the ledger's mode changed) is tightened */
+  if (fd >= 0 && fstat(fd, &ls) == 0 && ls.st_uid == geteuid() &&
+      (ls.st_mode & 0666) != (m | 0600))
+    (void)fchmod(fd, m | 0600);
   int st = PLD_SUCCESS;
   if (fd < 0) {
     pld_file_error_set(err, PLD_FILE_STAGE_LOCK, errno, lp);
@@ -296,7 +310,7 @@ int pld_ledger_update(const char *path, const pld_accountant *events,
     errno = e;
     return PLD_EIO;
   }
-  st = lock_open(target, &w, &fd, err);
+  st = lock_open(target, exists, sb.st_mode, &w, &fd, err);
   if (!st)
     st = update_locked(target, events, discretization, record, opts->create,
                        out, err);
