@@ -257,7 +257,12 @@ static void exit_help(FILE *f)
                "Exit status: 0 an answer was printed; 1 internal error (the "
                "library failed on valid input, e.g. out of memory or a grid "
                "over --max-grid); 2 bad input (one line on stderr, nothing on "
-               "stdout).  Warnings go to stderr (\"pldkit: warning: ...\"), "
+               "stdout); 3 a file could not be written for a reason of the "
+               "machine (disk full, I/O error, quota, file size limit, a "
+               "ledger lock not obtained within --lock-timeout), nothing "
+               "changed; 4 a save or ledger update is in place (booked) but "
+               "its durability is not confirmed (the directory's fsync "
+               "failed).  Warnings go to stderr (\"pldkit: warning: ...\"), "
                "never to stdout; --json output also lists them in the array "
                "\"warnings\".");
 }
@@ -292,7 +297,8 @@ void cli_main_help(FILE *f)
           "sigma=? or\n      count=?) such that the EVENTs are (E, D)-DP\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
           "      the composed Renyi DP curve as CSV: order,epsilon\n"
-          "  pldkit ledger add FILE [OPTIONS] EVENT... | ledger show FILE\n"
+          "  pldkit ledger add FILE [--create] [OPTIONS] EVENT... | ledger "
+          "show FILE [--json]\n"
           "      book EVENTs into a running ledger under a lock (concurrent "
           "updates lose\n      nothing), or show its epsilon and history\n"
           "  pldkit save --out FILE [--delta D] [OPTIONS] EVENT...\n"
