@@ -618,6 +618,10 @@ static int links_trusted(const char *path, pld_file_error *err)
     if (!S_ISLNK(lb.st_mode))
       break;
     int t = hops >= 40 ? -2 : link_trusted(cur, &lb);
+    if (t == -1 && errno == ENOMEM) {
+      st = PLD_ENOMEM;
+      break;
+    }
     if (t <= 0) {
       pld_file_error_set(err, PLD_FILE_STAGE_TARGET,
                          t == 0 ? EPERM : t == -2 ? ELOOP : errno, cur);
@@ -740,10 +744,18 @@ static int stale_name(const char *name, const char *base, long *pid)
 
 void pld_file_clean_stale(const char *target)
 {
-  char *dir = dir_of(target);
-  if (!dir)
-    return;
+  /* best effort, and no allocation of ours: a failure here must not fail
+   * the update (nor hide an allocation failure from the sweep tests) */
+  char dir[PATH_MAX];
   const char *slash = strrchr(target, '/');
+  size_t dlen = slash ? (size_t)(slash - target) + (slash == target) : 0;
+  if (dlen >= sizeof dir)
+    return;
+  if (dlen) {
+    memcpy(dir, target, dlen);
+    dir[dlen] = 0;
+  } else
+    strcpy(dir, ".");
   const char *base = slash ? slash + 1 : target;
   DIR *dp = opendir(dir);
   if (dp) {
@@ -764,7 +776,6 @@ void pld_file_clean_stale(const char *target)
     }
     closedir(dp);
   }
-  pld_free(dir);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t n)
