@@ -315,6 +315,14 @@ int pld_ledger_update(const char *path, const pld_accountant *events,
     st = update_locked(target, events, discretization, record, opts->create,
                        out, err);
   int e = errno;
+  struct stat nb, ls;
+  /* a ledger this update created: its lock now admits the writers its
+   * mode names (the lock was made for the owner alone) */
+  if (fd >= 0 && !exists && (st == PLD_SUCCESS || st == PLD_EDURABLE) &&
+      stat(target, &nb) == 0 && fstat(fd, &ls) == 0 &&
+      ls.st_uid == geteuid())
+    (void)fchmod(fd, 0600 | (nb.st_mode & S_IWGRP ? 060 : 0) |
+                         (nb.st_mode & S_IWOTH ? 06 : 0));
   if (fd >= 0)
     close(fd); /* releases the flock */
   pthread_mutex_unlock(&ledger_mutex);

@@ -484,7 +484,11 @@ static void test_lock_options(void **state)
   assert_int_not_equal(stat(path, &sb), 0);
   assert_int_not_equal(stat(lock, &sb), 0); /* no lock file left either */
   o.create = 1;
+  mode_t um = umask(002); /* a group-shared ledger: 0664 */
   assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, NULL), 0);
+  umask(um);
+  assert_int_equal(stat(lock, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0660); /* the group may lock it */
   assert_int_equal(chmod(path, 0664), 0);
   o.create = 0;
   assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, NULL), 0);
