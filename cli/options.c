@@ -257,12 +257,9 @@ static void exit_help(FILE *f)
                "Exit status: 0 an answer was printed; 1 internal error (the "
                "library failed on valid input, e.g. out of memory or a grid "
                "over --max-grid); 2 bad input (one line on stderr, nothing on "
-               "stdout); 3 a file could not be written for a reason of the "
-               "machine (disk full, I/O error, quota, file size limit, a "
-               "ledger lock not obtained within --lock-timeout), nothing "
-               "changed; 4 a save or ledger update is in place (booked) but "
-               "its durability is not confirmed (the directory's fsync "
-               "failed).  Warnings go to stderr (\"pldkit: warning: ...\"), "
+               "stdout); 3 a file not written (disk full, I/O error, lock "
+               "timeout; nothing changed); 4 booked, but durability not "
+               "confirmed.  Warnings go to stderr (\"pldkit: warning: ...\"), "
                "never to stdout; --json output also lists them in the array "
                "\"warnings\".");
 }
