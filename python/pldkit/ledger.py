@@ -5,7 +5,8 @@ add FILE EVENT...`` and ``pldkit ledger show FILE``, so the two front ends
 share ledgers and give the same numbers.
 
     import pldkit
-    pld = pldkit.ledger.add("run.pld", "poisson-gaussian:q=0.01,sigma=1,count=100")
+    pld = pldkit.ledger.add("run.pld", "poisson-gaussian:q=0.01,sigma=1,count=100",
+                            create=True)  # a new ledger: create=True
     pld.epsilon(1e-5)          # the ledger's bracket after this update
     pldkit.ledger.show("run.pld").history   # [(time, "poisson-gaussian:..."), ...]
 """
