@@ -36,7 +36,10 @@
  * file and the other names would keep the old ledger, a fork; give a
  * ledger a second name with a symbolic link.  Under the lock, temporary
  * files of TARGET left by writers that were killed (their pid, part of the
- * name, no longer exists; only the caller's own files) are removed.
+ * name, no longer exists; only the caller's own files) are removed.  (The
+ * pid is looked up in the caller's PID namespace: a plain save running at
+ * that moment in another namespace on the same directory may have its
+ * temporary removed, and then fails cleanly, nothing lost.)
  *
  * Self-reference.  A front end that writes L and is given an EVENT that
  * loads L (pld:file=L) decides it on the parsed event (pld_event_files in
