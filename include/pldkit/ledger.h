@@ -184,7 +184,9 @@ typedef struct pld_ledger_options {
   void (*on_wait)(void *ctx, const char *lock); /**< called once, in the
                             calling thread, when the update must wait for
                             the lock (another process or thread holds it),
-                            before it waits; `lock` names the lock file.
+                            before it waits; `lock` names the lock file (the
+                            ledger, when the wait is for another thread of
+                            this process).
                             NULL: none.  Must not call pldkit. */
   void *ctx;           /**< passed to on_wait */
 } pld_ledger_options;
