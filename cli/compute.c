@@ -226,8 +226,9 @@ static int io_rc(int errnum)
   case EFBIG:
   case EROFS:
   case ETIMEDOUT:
-  case ENOMEM:
     return CLI_EXIT_IO;
+  case ENOMEM:
+    return PLD_EVENT_EFAIL;
   default:
     return PLD_EVENT_EUSAGE;
   }
