@@ -65,10 +65,17 @@ static int add_dist(struct bsink *s, const struct ev_node *nd)
   /* max_grid covers loaded files too: refused before they are read */
   int st = cap ? pld_dist_load_capped(path, cap->max_grid, &d)
                : pld_dist_load(path, &d);
-  if (st == PLD_ERANGE && cap)
-    return pld_fail(PLD_EINVAL, "the PLD file %s of event %s holds more than "
-                    "max_grid = %zu grid points (a larger max_grid loads it)",
-                    qp, qev, cap->max_grid);
+  if (st == PLD_ERANGE && cap) {
+    /* the loader's detail names the cap that refused it: the grid's
+     * (max_grid) or the history's */
+    char why[512];
+    snprintf(why, sizeof why, "%s", pld_error_detail());
+    int grid = strstr(why, "max_grid") != NULL;
+    return pld_fail(PLD_EINVAL, "the PLD file %s of event %s was refused "
+                    "unread: %s%s", qp, qev,
+                    why[0] ? why : "a declared size is over its cap",
+                    grid ? " (a larger max_grid loads it)" : "");
+  }
   if (st == PLD_ENOMEM)
     return pld_fail(st, "%s (while loading the PLD file %s of event %s)",
                     pld_strerror(st), qp, qev);

@@ -498,6 +498,40 @@ static int leaf(struct tr *t, const pld_dpevent *ev, const char *where,
             sizeof s->text - strlen(s->text) - 1);
     return PLD_EVENT_OK;
   }
+  if (strcmp(name, "TruncatedSubsampledGaussianDpEvent") == 0) {
+    /* Poisson sampling at rate q from n records, the batch capped at B
+     * (the excess dropped uniformly), noise multiplier sigma at sensitivity
+     * 1: the catalogue's truncated-poisson, with dp_accounting's relation as
+     * its adjacency (REPLACE_SPECIAL: the record replaced by a zero one) */
+    double n = 0, q = 0, B = 0, sig = 0;
+    char qs[40], ss[40];
+    if (integer(t, ev, "dataset_size", where, 1, 0, 0, &n) ||
+        num(t, ev, "sampling_probability", where, &q) ||
+        integer(t, ev, "truncated_batch_size", where, 1, 0, 0, &B) ||
+        num(t, ev, "noise_multiplier", where, &sig))
+      return t->rc;
+    if (!(q >= 0 && q <= 1) || !(sig >= 0) || isinf(sig))
+      return USAGE(t, "%s: sampling_probability=%.17g must be in [0, 1] and "
+                   "noise_multiplier=%.17g finite and >= 0", where, q, sig);
+    if (q == 0) {
+      s->kind = SPEC_NONE;
+      return PLD_EVENT_OK;
+    }
+    if (sig == 0) {
+      s->kind = SPEC_NONPRIVATE;
+      return PLD_EVENT_OK;
+    }
+    static const char *const adj[] = {"add-remove", "replace-one",
+                                      "zero-out"};
+    s->kind = SPEC_TEXT;
+    s->mech = "truncated_poisson";
+    fx(qs, sizeof qs, q);
+    fx(ss, sizeof ss, sig);
+    snprintf(s->text, sizeof s->text,
+             "truncated-poisson:n=%.0f,q=%s,B=%.0f,sigma=%s,adjacency=%s", n,
+             qs, B, ss, adj[t->relation]);
+    return PLD_EVENT_OK;
+  }
   if (strcmp(name, "EpsilonDeltaDpEvent") == 0 ||
       strcmp(name, "ExponentialMechanismDpEvent") == 0 ||
       strcmp(name, "PermuteAndFlipDpEvent") == 0) {

@@ -211,6 +211,21 @@ int ev_check_wor(const struct value *v, char *why, size_t n)
   return check_not_above(v, 0, 1, "batch", "n", why, n);
 }
 
+/* random-participation: thm41's cost grows with d (measured: 9 s at
+ * d = 1e5, 28 s at 1e6, 75 s at 1e7, 618 s at 1e9), so d is capped where
+ * it would take minutes. */
+int ev_check_participation(const struct value *v, char *why, size_t n)
+{
+  if (v[5].integer == AN_THM41 && v[2].integer > EV_THM41_MAX_D) {
+    snprintf(why, n, "d = %lld is over %lld for analysis=thm41 (its cost "
+             "grows with d: about 30 s at 10^6, over a minute beyond 10^7; "
+             "analysis=wcs does not depend on d)",
+             (long long)v[2].integer, (long long)EV_THM41_MAX_D);
+    return 1;
+  }
+  return 0;
+}
+
 int ev_check_split(const struct value *v, char *why, size_t n)
 {
   return check_not_above(v, 1, 0, "k", "d", why, n);

@@ -263,6 +263,8 @@ int ev_check_mixture(const struct value *v, char *why, size_t n);
 int ev_check_selection(const struct value *v, char *why, size_t n);
 int ev_check_split(const struct value *v, char *why, size_t n);
 int ev_check_wor(const struct value *v, char *why, size_t n);
+#define EV_THM41_MAX_D 1000000
+int ev_check_participation(const struct value *v, char *why, size_t n);
 int ev_rdp_merge_lc(const struct value *v, pld_rdp_curve *c,
                     uint64_t count);
 

@@ -236,6 +236,7 @@ static const struct event_spec events[] = {
               "of its two subsampled Gaussians; thm41 and ols have no RDP "
               "(--backend pld only)",
    .closed = ev_closed_participation,
+   .check = ev_check_participation,
    .note = ev_note_participation,
    .no_solve = ev_no_solve_participation,
    .keys = {{"p", DOM_RATE, 1, 0, "client participation probability",

@@ -66,6 +66,8 @@ enum opt_id {
   OPT_SAVE_DELTA,
   OPT_EVENTS_JSON,
   OPT_RELATION,
+  OPT_CREATE,
+  OPT_LOCK_TIMEOUT,
   OPT_JSON,
   OPT_HELP
 };
@@ -120,6 +122,8 @@ struct cli {
   pld_params params;
   const char *out;      /* save: --out (borrowed from argv) */
   int ledger;           /* save as 'pldkit ledger add': a locked update */
+  int create;           /* ledger add --create: a missing ledger is made */
+  double lock_timeout;  /* --lock-timeout (< 0: wait forever) */
   const char **events; /* borrowed strings (argv, or demo_event) */
   size_t n_events;
   pld_event **parts;       /* each EVENT argument parsed once, then
@@ -169,7 +173,16 @@ struct answer {
   double *rdp_orders;     /* rdp-curve: copies of the curve */
   double *rdp_values;
   pld_cli_warnings warn;  /* what goes with the answer (collect_warnings) */
+  int not_durable;        /* a ledger update booked, but the directory
+                             sync failed (exit CLI_EXIT_NOT_DURABLE) */
 };
+
+/* Exit statuses beyond enum pld_event_rc (0 success, 1 the library failed,
+ * 2 bad input): a file operation failed for a reason of the machine (disk
+ * full, I/O error, a lock not obtained in --lock-timeout), and a ledger
+ * update or save that is in place but whose durability is not confirmed. */
+#define CLI_EXIT_IO 3
+#define CLI_EXIT_NOT_DURABLE 4
 
 
 /* Shared between the CLI's files (defined where their section is). */

@@ -217,6 +217,26 @@ static void fill_saved(const struct cli *c, const pld_dist *d,
   a->res.met_accuracy = pld_bound_meets(&c->params, a->res.bound, 0);
 }
 
+/* The exit status of a failed file operation: the machine's fault (disk
+ * full, I/O error, quota, read-only file system, a lock not obtained in
+ * time) gets CLI_EXIT_IO, a path the user cannot use CLI_EUSAGE. */
+static int io_rc(int errnum)
+{
+  switch (errnum) {
+  case ENOSPC:
+  case EIO:
+  case EDQUOT:
+  case EFBIG:
+  case EROFS:
+  case ETIMEDOUT:
+    return CLI_EXIT_IO;
+  case ENOMEM:
+    return CLI_EFAIL;
+  default:
+    return CLI_EUSAGE;
+  }
+}
+
 /* One line for a failed write of a PLD file or ledger update (ledger.h):
  * errors about the temporary file name it. */
 static int file_error(const char *what, const char *path, int st,
@@ -224,6 +244,21 @@ static int file_error(const char *what, const char *path, int st,
 {
   char q[QLEN], q2[QLEN];
   cli_quote(q, sizeof q, path);
+  if (st == PLD_EUNSUPPORTED && fe->errnum == EPERM) {
+    pld_cli_error("refusing to write %s %s through the symbolic link %s: it "
+                  "is owned by another user or lies in a directory others "
+                  "can write (sticky, or group- or other-writable), where a "
+                  "link can be planted; give the target's own name", what,
+                  q, cli_quote(q2, sizeof q2, fe->path));
+    return CLI_EUSAGE;
+  }
+  if (st == PLD_EUNSUPPORTED && fe->errnum == EMLINK) {
+    pld_cli_error("%s %s has several hard links: an update replaces one "
+                  "name and the others would keep the old file (the ledger "
+                  "forks); keep one name (a symbolic link is followed)",
+                  what, q);
+    return CLI_EUSAGE;
+  }
   if (st == PLD_EUNSUPPORTED) {
     int other = fe->path[0] && strcmp(fe->path, path) != 0;
     pld_cli_error("%s %s is not a regular file%s%s%s: refusing to replace it",
@@ -246,6 +281,19 @@ static int file_error(const char *what, const char *path, int st,
     return st == PLD_ENOMEM || st == PLD_EFFT ? CLI_EFAIL
                                               : CLI_EUSAGE;
   }
+  if (fe->stage == PLD_FILE_STAGE_LOCK && fe->errnum == ETIMEDOUT) {
+    pld_cli_error("gave up waiting for the lock %s of %s %s (another update "
+                  "held it longer than --lock-timeout): nothing was written",
+                  cli_quote(q2, sizeof q2, fe->path), what, q);
+    return CLI_EXIT_IO;
+  }
+  if (fe->stage == PLD_FILE_STAGE_LOCK && fe->errnum == EACCES) {
+    pld_cli_error("cannot open the lock file %s of %s %s for writing: %s "
+                  "(an update needs write access to it): nothing was written",
+                  cli_quote(q2, sizeof q2, fe->path), what, q,
+                  strerror(fe->errnum));
+    return CLI_EUSAGE;
+  }
   static const char *const stage[] = {
       "access", "inspect", "lock", "read", "create the temporary file",
       "write the temporary file", "sync the temporary file",
@@ -256,7 +304,22 @@ static int file_error(const char *what, const char *path, int st,
                 stage[k],
                 cli_quote(q2, sizeof q2, fe->path[0] ? fe->path : path),
                 fe->errnum ? strerror(fe->errnum) : "failed");
-  return CLI_EUSAGE;
+  /* data that did not reach the disk is the machine's fault, whatever
+   * errno says */
+  return k >= PLD_FILE_STAGE_WRITE ? CLI_EXIT_IO : io_rc(fe->errnum);
+}
+
+/* A save or update that is in place though the directory sync failed. */
+static void not_durable(const char *what, const char *path,
+                        const pld_file_error *fe, struct answer *a)
+{
+  char q[QLEN], q2[QLEN];
+  pld_cli_error("%s %s: booked, durability not confirmed (the new file is "
+                "in place, but syncing the directory %s failed: %s; a crash "
+                "now may lose it)", what, cli_quote(q, sizeof q, path),
+                cli_quote(q2, sizeof q2, fe->path),
+                fe->errnum ? strerror(fe->errnum) : "failed");
+  a->not_durable = 1;
 }
 
 /* The history record of a save or ledger update: the EVENTs as given,
@@ -296,14 +359,28 @@ static int compute_save(const struct cli *c, struct answer *a)
     return rc;
   fill_saved(c, d, a);
 
-  /* pld_dist_save_report: a unique temporary file renamed over FILE (a
-   * plain save records no history: its file stays a deterministic function
-   * of the EVENTs; ledger updates record theirs) */
+  /* pld_dist_save_report: a unique temporary file renamed over FILE.  The
+   * saved PLD records its EVENTs as its first history record, so that a
+   * ledger started by 'pldkit save' shows every update */
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
-  int st = pld_dist_save_report(d, c->out, &fe);
+  char *rec = events_record(c);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int st = rec ? pld_dist_history_append(d, (int64_t)ts.tv_sec, rec,
+                                         strlen(rec))
+               : PLD_ENOMEM;
+  free(rec);
+  if (st != PLD_SUCCESS) {
+    pld_dist_free(d);
+    pld_cli_error("%s (while recording the events)", pld_strerror(st));
+    return CLI_EFAIL;
+  }
+  st = pld_dist_save_report(d, c->out, &fe);
   pld_dist_free(d);
-  if (st != PLD_SUCCESS)
+  if (st == PLD_EDURABLE)
+    not_durable("the PLD file", c->out, &fe, a);
+  else if (st != PLD_SUCCESS)
     return file_error("the PLD file", c->out, st, &fe);
   a->seconds = cli_now() - t0;
   return CLI_OK;
@@ -313,6 +390,20 @@ static int compute_save(const struct cli *c, struct answer *a)
  * the EVENTs): pld_ledger_add loads, composes and replaces L under a lock,
  * so concurrent updates lose nothing.  The history record is the EVENTs as
  * given. */
+/* pld_ledger_options.on_wait: say why nothing seems to happen. */
+static void lock_wait_notice(void *ctx, const char *lock)
+{
+  const struct cli *c = ctx;
+  char q[QLEN];
+  cli_quote(q, sizeof q, lock);
+  if (c->lock_timeout >= 0)
+    pld_cli_error("waiting for the lock %s: another update holds it (giving "
+                  "up after --lock-timeout %g s)", q, c->lock_timeout);
+  else
+    pld_cli_error("waiting for the lock %s: another update holds it "
+                  "(--lock-timeout SECONDS gives up)", q);
+}
+
 static int compute_ledger_add(const struct cli *c, struct answer *a)
 {
   char q[QLEN];
@@ -328,6 +419,11 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
     return CLI_EUSAGE;
   }
   int fresh = stat(c->out, &sb) != 0 && errno == ENOENT;
+  if (fresh && c->ledger && !c->create) {
+    pld_cli_error("the ledger %s does not exist (a mistyped name?): "
+                  "--create starts a new one", q);
+    return CLI_EUSAGE;
+  }
   int st0 = pld_event_to_accountant(c->ev, &c->params, &acc);
   if (st0 != PLD_SUCCESS)
     return cli_lib_error(st0, NULL);
@@ -348,8 +444,14 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
   int st = PLD_SUCCESS;
   pld_file_error fe;
   memset(&fe, 0, sizeof fe);
+  pld_ledger_options lo;
+  pld_ledger_options_default(&lo);
+  lo.create = c->ledger && c->create;
+  lo.lock_timeout = c->lock_timeout;
+  lo.on_wait = lock_wait_notice;
+  lo.ctx = (void *)c;
   if (rc == CLI_OK)
-    st = pld_ledger_add(c->out, acc, grid, rec, &d, &fe);
+    st = pld_ledger_update(c->out, acc, grid, rec, &lo, &d, &fe);
   free(rec);
   pld_accountant_free(acc);
   if (rc != CLI_OK)
@@ -366,7 +468,16 @@ static int compute_ledger_add(const struct cli *c, struct answer *a)
                                      "composition exceeds it)" : "");
     return CLI_EUSAGE;
   }
-  if (st != PLD_SUCCESS)
+  if (st == PLD_EIO && fe.stage == PLD_FILE_STAGE_TARGET &&
+      fe.errnum == ENOENT) {
+    pld_cli_error("the ledger %s does not exist (a mistyped name, or it was "
+                  "removed meanwhile?)%s", q, c->ledger ? ": --create starts a new "
+                  "one" : "");
+    return CLI_EUSAGE;
+  }
+  if (st == PLD_EDURABLE)
+    not_durable("the ledger", c->out, &fe, a);
+  else if (st != PLD_SUCCESS)
     return file_error("the ledger", c->out, st, &fe);
   st = pld_dist_epsilon(d, c->delta, &a->res.bound);
   if (st == PLD_SUCCESS)
@@ -392,6 +503,7 @@ static int ledger_self_refs(const struct cli *c, pld_event **rest,
 {
   struct stat so, se;
   int self = 0;
+  char qo[QLEN];
   *rest = NULL;
   *texts = NULL;
   *n_texts = 0;
@@ -442,7 +554,7 @@ static int ledger_self_refs(const struct cli *c, pld_event **rest,
   }
   if (self && nk == 0) {
     pld_cli_error("nothing to add to the ledger %s: give the EVENTs to "
-                  "book", c->out);
+                  "book", cli_quote(qo, sizeof qo, c->out));
     free(keep);
     free(t);
     return -1;

@@ -150,6 +150,21 @@ static int parse_run(const json_t *o, size_t idx, pld_merge_run *r, char *err,
       return -1;
     }
   }
+  /* the linear combination's shift lr clip and noise lr sigma clip, and
+   * their squares, must stay normal doubles (config.h) */
+  const double R = PLD_CLI_CONFIG_SCALE_RANGE;
+  const double prod[4] = {r->lr, r->clip, r->lr * r->clip,
+                          r->lr * r->sigma * r->clip};
+  static const char *const what[4] = {
+      "lr", "clip", "lr and clip: lr * clip (the merged model's shift)",
+      "lr, sigma and clip: lr * sigma * clip (the merged model's noise)"};
+  for (size_t k = 0; k < 4; k++)
+    if (!(prod[k] >= 1.0 / R && prod[k] <= R)) {
+      set_err(err, errlen, "runs[%zu].%s = %.17g must be in [%g, %g] (only "
+              "ratios matter: rescale lr and clip together)", idx, what[k],
+              prod[k], 1.0 / R, R);
+      return -1;
+    }
   snprintf(path, sizeof path, "runs[%zu].steps", idx);
   json_t *s = json_object_get(o, "steps");
   if (s == NULL) {
@@ -209,8 +224,9 @@ int pld_cli_config_parse(const char *text, size_t len,
   }
   if (get_number(v, "delta", &c.delta, err, errlen))
     goto done;
-  if (!(c.delta > 0.0 && c.delta < 1.0)) {
-    set_err(err, errlen, "delta: must be in (0, 1), got %.17g", c.delta);
+  if (!(c.delta >= PLD_CLI_CONFIG_MIN_DELTA && c.delta < 1.0)) {
+    set_err(err, errlen, "delta: must be in [%g, 1), got %.17g",
+            PLD_CLI_CONFIG_MIN_DELTA, c.delta);
     goto done;
   }
   v = json_object_get(root, "epsilon");

@@ -25,6 +25,15 @@
 
 /** Largest accepted "resolution". */
 #define PLD_CLI_CONFIG_MAX_GRID PLD_MERGE_MAX_RESOLUTION
+/* The planner's domain beyond the library's: delta at least
+ * PLD_CLI_CONFIG_MIN_DELTA (smaller ones need grids of hundreds of MB and
+ * minutes: 1e-100 takes 15 s, 1e-300 over a minute), and each run's lr,
+ * clip, lr * clip (the merged model's shift) and lr * sigma * clip (its
+ * noise) within [1/R, R], R = PLD_CLI_CONFIG_SCALE_RANGE, so that the
+ * shifts and the squared noises of the linear combination stay normal
+ * doubles (lr = 1e-320 underflowed them, clip = 1e300 overflowed them). */
+#define PLD_CLI_CONFIG_MIN_DELTA 1e-100
+#define PLD_CLI_CONFIG_SCALE_RANGE 1e100
 
 struct pld_cli_config {
   double delta;

@@ -8,6 +8,10 @@
 
 #include <pldkit/dpevent.h>
 
+/** Most EVENTs a --events-json tree may hold (its leaves after
+ *  flattening; a SelfComposedDpEvent's count does not multiply them). */
+#define PLD_CLI_EVENTS_JSON_MAX 10000
+
 /** Read the JSON file `path` ("-": stdin) and translate it under
  *  `relation` (enum pld_dpevent_relation).  On failure *out is zeroed and
  *  err gets one line naming the file, the event class and its place.

@@ -7,7 +7,9 @@
  * accounting happens in the library.
  *
  * Exit status: 0 success, 1 the library failed on valid input, 2 bad input
- * (one line on stderr, nothing on stdout).
+ * (one line on stderr, nothing on stdout), 3 a file operation failed for a
+ * reason of the machine (disk full, I/O error, a lock timeout), 4 a save or
+ * ledger update is in place but its durability is not confirmed (cli.h).
  *
  * This file: the subcommand dispatch, help and ledger commands and main;
  * cli.h has what the CLI's files share (options.c, compute.c,
@@ -53,8 +55,9 @@ int cli_run(const struct cli *c)
     cli_print_text(c, &a);
   /* Warnings on stderr, after the answer (JSON carries them too). */
   pld_cli_warnings_print(&a.warn);
+  int durable = !a.not_durable;
   cli_answer_free(&a);
-  return CLI_OK;
+  return durable ? CLI_OK : CLI_EXIT_NOT_DURABLE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -150,20 +153,46 @@ static int run_cmd(int argc, char **argv, int ledger);
 
 static void ledger_help(FILE *f)
 {
-  fputs("Usage: pldkit ledger add FILE [--delta D] [OPTIONS] EVENT...\n"
-        "       pldkit ledger show FILE [--delta D]\n\n"
-        "add: book the EVENTs into the running ledger FILE (a PLD file, "
-        "created if\nneeded): under a lock on FILE.lock it loads FILE, "
-        "composes the EVENTs onto it\nand replaces it safely, so any number "
-        "of concurrent updates lose nothing.\nOPTIONS as for 'pldkit save' "
+  fputs("Usage: pldkit ledger add FILE [--create] [--lock-timeout S] [--delta D] "
+        "[OPTIONS] EVENT...\n"
+        "       pldkit ledger show FILE [--delta D] [--max-grid N] [--json]\n\n"
+        "add: book the EVENTs into the running ledger FILE (a PLD file, e.g. "
+        "one\n'pldkit save --out FILE' wrote): under a lock on FILE.lock it "
+        "loads FILE,\ncomposes the EVENTs onto it and replaces it safely, so "
+        "any number of\nconcurrent updates lose nothing.  A missing FILE is "
+        "an error (a mistyped\nname is not a new ledger) unless --create is "
+        "given.  A wait for the lock is\nannounced on stderr; --lock-timeout "
+        "S gives up after S seconds (exit 3).\nOPTIONS as for 'pldkit save' "
         "(--discretization must be FILE's grid).  The\nEVENTs are kept in "
         "FILE's history.  'pldkit save --out FILE pld:file=FILE\nEVENT...' "
-        "does the same.\n"
+        "does the same (FILE must exist).\n"
         "show: FILE's grid, its epsilon at D (default 1e-5) and its history "
-        "(time in\nUTC, then the EVENTs of each update).\n\n"
-        "A symbolic link FILE is updated through to its target; anything "
-        "but a regular\nfile is refused.  Exit status: 0 success, 1 the "
-        "library failed, 2 bad input.\n", f);
+        "(time in\nUTC, then the EVENTs of each update, the one 'pldkit save' "
+        "made first\nincluded; control characters shown as \\xNN); --json "
+        "prints one JSON object;\nFILE's arrays over --max-grid points "
+        "(default 8388608) are refused unread.\n\n"
+        "A symbolic link FILE is updated through to its target only when no "
+        "other user\ncould have planted it (see pldkit(1)); a FILE with "
+        "several hard links and\nanything but a regular file are refused.  "
+        "Exit status: 0 success, 1 the\nlibrary failed, 2 bad input, 3 a "
+        "file operation failed (disk full, I/O\nerror, lock timeout), 4 "
+        "booked but durability not confirmed.\n", f);
+}
+
+/* A history text for a terminal: control characters, DEL and backslash
+ * escaped (\xNN, \\), so that a record cannot move the cursor, clear the
+ * screen or fake another record's line. */
+static void print_escaped(FILE *f, const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '\\')
+      fputs("\\\\", f);
+    else if (ch < 0x20 || ch == 0x7f)
+      fprintf(f, "\\x%02x", ch);
+    else
+      fputc(ch, f);
+  }
 }
 
 static int ledger_show(int argc, char **argv)
@@ -171,6 +200,10 @@ static int ledger_show(int argc, char **argv)
   char q[QLEN];
   double delta = SAVE_DELTA;
   const char *path = argv[0];
+  int json = 0;
+  pld_params dp;
+  pld_params_default(&dp);
+  size_t cap = dp.max_grid;
   for (int i = 1; i < argc; i++) {
     char *end;
     if (strcmp(argv[i], "--delta") == 0 && i + 1 < argc) {
@@ -181,23 +214,54 @@ static int ledger_show(int argc, char **argv)
                       "in (0, 1))", cli_quote(q, sizeof q, argv[i]));
         return CLI_EUSAGE;
       }
+    } else if (strcmp(argv[i], "--max-grid") == 0 && i + 1 < argc) {
+      long long n;
+      if (cli_parse_int(argv[++i], 16, 1LL << 31, &n) !=
+          CLI_INT_OK) {
+        pld_cli_error("invalid --max-grid %s for 'pldkit ledger show' (an "
+                      "integer in [16, 2147483648])",
+                      cli_quote(q, sizeof q, argv[i]));
+        return CLI_EUSAGE;
+      }
+      cap = (size_t)n;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
     } else {
       pld_cli_error("unexpected argument %s to 'pldkit ledger show FILE "
-                    "[--delta D]'", cli_quote(q, sizeof q, argv[i]));
+                    "[--delta D] [--max-grid N] [--json]'",
+                    cli_quote(q, sizeof q, argv[i]));
       return CLI_EUSAGE;
     }
   }
   cli_quote(q, sizeof q, path);
   struct stat sb;
-  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    pld_cli_error("cannot read the ledger %s: %s", q,
-                  errno && !S_ISREG(sb.st_mode) ? strerror(errno)
-                                                : "not a regular file");
+  if (stat(path, &sb) != 0) {
+    int e = errno;
+    pld_cli_error("cannot read the ledger %s: %s%s", q, strerror(e),
+                  e == ENOENT ? " (a mistyped name?)" : "");
+    return CLI_EUSAGE;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    pld_cli_error("cannot read the ledger %s: not a regular file", q);
     return CLI_EUSAGE;
   }
   pld_dist *d = NULL;
   pld_bound b;
-  int st = pld_dist_load(path, &d);
+  errno = 0;
+  int st = pld_dist_load_capped(path, cap, &d);
+  if (st == PLD_EIO) {
+    int e = errno;
+    pld_cli_error("cannot read the ledger %s: %s", q,
+                  e ? strerror(e) : "read failed");
+    return e == EACCES || e == ENOENT || e == EPERM ? CLI_EUSAGE
+                                                   : CLI_EXIT_IO;
+  }
+  if (st == PLD_ERANGE) {
+    pld_cli_error("the ledger %s was refused: it declares an array over "
+                  "--max-grid %zu points or a history over its cap (a "
+                  "larger --max-grid loads a larger grid)", q, cap);
+    return CLI_EUSAGE;
+  }
   if (st != PLD_SUCCESS) {
     pld_cli_error("the ledger %s was refused: %s", q, pld_strerror(st));
     return st == PLD_ENOMEM ? CLI_EFAIL : CLI_EUSAGE;
@@ -212,10 +276,23 @@ static int ledger_show(int argc, char **argv)
   cli_fmt_bracket(lo, hi, sizeof lo, b.lower, b.upper);
   cli_fmt_exact(in, sizeof in, delta);
   size_t n = pld_dist_history_size(d);
-  printf("ledger %s: discretization %.17g, grid %zu; its epsilon in [%s, %s] "
-         "at delta = %s (upper: certified); %zu update%s recorded\n", path,
-         pld_dist_discretization(d), pld_dist_grid_size(d), lo, hi, in, n,
-         n == 1 ? "" : "s");
+  long long *times = json ? malloc((n + 1) * sizeof *times) : NULL;
+  char **utc = json ? calloc(n + 1, sizeof *utc) : NULL;
+  char **texts = json ? calloc(n + 1, sizeof *texts) : NULL;
+  if (json && (!times || !utc || !texts)) {
+    free(times);
+    free(utc);
+    free(texts);
+    pld_dist_free(d);
+    pld_cli_error("%s (while reading the history)", pld_strerror(PLD_ENOMEM));
+    return CLI_EFAIL;
+  }
+  if (!json)
+    printf("ledger %s: discretization %.17g, grid %zu; its epsilon in [%s, "
+           "%s] at delta = %s (upper: certified); %zu update%s recorded\n",
+           path, pld_dist_discretization(d), pld_dist_grid_size(d), lo, hi,
+           in, n, n == 1 ? "" : "s");
+  int rc = CLI_OK;
   for (size_t i = 0; i < n; i++) {
     int64_t t;
     const char *text;
@@ -227,10 +304,48 @@ static int ledger_show(int argc, char **argv)
     char ts[32] = "?";
     if (gmtime_r(&tt, &tm))
       strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    printf("%s %.*s\n", ts, (int)len, text);
+    if (!json) {
+      printf("%s ", ts);
+      print_escaped(stdout, text, len);
+      putchar('\n');
+      continue;
+    }
+    times[i] = (long long)t;
+    utc[i] = strdup(ts);
+    texts[i] = strndup(text, len); /* texts hold no NUL (ledger.h) */
+    if (!utc[i] || !texts[i]) {
+      pld_cli_error("%s (while reading the history)",
+                    pld_strerror(PLD_ENOMEM));
+      rc = CLI_EFAIL;
+      break;
+    }
   }
+  if (json && rc == CLI_OK) {
+    pld_cli_json j;
+    pld_cli_json_open(&j, stdout);
+    pld_cli_json_string(&j, "ledger", path);
+    pld_cli_json_number(&j, "discretization", pld_dist_discretization(d));
+    pld_cli_json_uint(&j, "grid_size", pld_dist_grid_size(d));
+    pld_cli_json_number(&j, "delta", delta);
+    pld_cli_json_number(&j, "epsilon_lower", b.lower);
+    pld_cli_json_number(&j, "epsilon_upper", b.upper);
+    pld_cli_json_string(&j, "upper_is", "certified");
+    pld_cli_json_uint(&j, "updates", n);
+    pld_cli_json_records(&j, "history", n, times,
+                         (const char *const *)utc,
+                         (const char *const *)texts);
+    pld_cli_json_close(&j);
+  }
+  if (json)
+    for (size_t i = 0; i < n; i++) {
+      free(utc[i]);
+      free(texts[i]);
+    }
+  free(times);
+  free(utc);
+  free(texts);
   pld_dist_free(d);
-  return CLI_OK;
+  return rc;
 }
 
 static int ledger_cmd(int argc, char **argv)

@@ -426,8 +426,9 @@ int pld_cli_merge(int argc, char **argv)
     } else if (strcmp(a, "--delta") == 0) {
       if (parse_double(a, val, &delta))
         return EXIT_USAGE;
-      if (!(delta > 0.0 && delta < 1.0)) {
-        pld_cli_error("merge: --delta must be in (0, 1)");
+      if (!(delta >= PLD_CLI_CONFIG_MIN_DELTA && delta < 1.0)) {
+        pld_cli_error("merge: --delta must be in [%g, 1)",
+                      PLD_CLI_CONFIG_MIN_DELTA);
         return EXIT_USAGE;
       }
     } else if (strcmp(a, "--max-work") == 0) {

@@ -107,6 +107,13 @@ static const struct option_spec options[] = {
    "save: the delta at which the automatic grid is chosen (as for 'pldkit "
    "epsilon --delta D') and at which the saved PLD's epsilon is reported",
    "a number in (0, 1)"},
+  {"--create", NULL, ON(CMD_SAVE), OPT_CREATE,
+   "ledger add: create FILE if it does not exist (without it a missing "
+   "FILE, e.g. a mistyped name, is an error)", NULL},
+  {"--lock-timeout", "SECONDS", ON(CMD_SAVE), OPT_LOCK_TIMEOUT,
+   "ledger add (and save --out L pld:file=L): give up when another update "
+   "holds the ledger's lock for longer (exit 3); a wait is announced on "
+   "stderr", "a number >= 0"},
   {"--events-json", "FILE", DPEVENT_CMDS, OPT_EVENTS_JSON,
    "add dp_accounting's serialized DpEvent tree (JSON of "
    "DpEvent.to_named_tuple(); '-' reads stdin), as Python's "
@@ -181,6 +188,12 @@ static void option_default(const struct option_spec *o, const pld_params *d,
   case OPT_EVENTS_JSON:
     snprintf(buf, n, "default none");
     break;
+  case OPT_CREATE:
+    snprintf(buf, n, "default off");
+    break;
+  case OPT_LOCK_TIMEOUT:
+    snprintf(buf, n, "default none: wait as long as it takes");
+    break;
   case OPT_RELATION:
     snprintf(buf, n, "default ADD_OR_REMOVE_ONE");
     break;
@@ -253,7 +266,9 @@ static void exit_help(FILE *f)
                "Exit status: 0 an answer was printed; 1 internal error (the "
                "library failed on valid input, e.g. out of memory or a grid "
                "over --max-grid); 2 bad input (one line on stderr, nothing on "
-               "stdout).  Warnings go to stderr (\"pldkit: warning: ...\"), "
+               "stdout); 3 a file not written (disk full, I/O error, lock "
+               "timeout; nothing changed); 4 booked, but durability not "
+               "confirmed.  Warnings go to stderr (\"pldkit: warning: ...\"), "
                "never to stdout; --json output also lists them in the array "
                "\"warnings\".");
 }
@@ -288,7 +303,8 @@ void cli_main_help(FILE *f)
           "sigma=? or\n      count=?) such that the EVENTs are (E, D)-DP\n"
           "  pldkit rdp-curve [--orders LIST] [OPTIONS] EVENT...\n"
           "      the composed Renyi DP curve as CSV: order,epsilon\n"
-          "  pldkit ledger add FILE [OPTIONS] EVENT... | ledger show FILE\n"
+          "  pldkit ledger add FILE [--create] [OPTIONS] EVENT... | ledger "
+          "show FILE [--json]\n"
           "      book EVENTs into a running ledger under a lock (concurrent "
           "updates lose\n      nothing), or show its epsilon and history\n"
           "  pldkit save --out FILE [--delta D] [OPTIONS] EVENT...\n"
@@ -799,6 +815,11 @@ static int set_option(struct cli *c, const struct option_spec *o,
   case OPT_EVENTS_JSON:
     c->events_json = val;
     return CLI_OK;
+  case OPT_CREATE:
+    c->create = 1;
+    return CLI_OK;
+  case OPT_LOCK_TIMEOUT:
+    return real_value(o, val, 0.0, 0, 1e9, 0, &c->lock_timeout);
   case OPT_RELATION:
     if (pld_dpevent_relation_parse(val, &c->relation) != PLD_SUCCESS)
       return bad_value(o, val, "not a relation");
@@ -1113,6 +1134,13 @@ int cli_parse_args(struct cli *c, int argc, char **argv)
   }
   if (c->cmd == CMD_SAVE && !(c->seen & ON(OPT_SAVE_DELTA)))
     c->delta = SAVE_DELTA;
+  if ((c->seen & ON(OPT_CREATE)) && !c->ledger) {
+    pld_cli_error("option '--create' applies only to 'pldkit ledger add' "
+                  "('pldkit save' always creates its file)");
+    return CLI_EUSAGE;
+  }
+  if (!(c->seen & ON(OPT_LOCK_TIMEOUT)))
+    c->lock_timeout = -1.0;
   if (c->cmd == CMD_DELTA && !(c->seen & ON(OPT_EPSILON))) {
     pld_cli_error("missing --epsilon E for 'pldkit delta' (E must be a finite "
                   "number >= 0, e.g. --epsilon 1)");

@@ -245,6 +245,25 @@ void pld_cli_json_strings(pld_cli_json *j, const char *key, size_t n,
   fputc(']', j->f);
 }
 
+void pld_cli_json_records(pld_cli_json *j, const char *key, size_t n,
+                          const long long *times, const char *const *utc,
+                          const char *const *texts)
+{
+  json_key(j, key);
+  fputc('[', j->f);
+  for (size_t i = 0; i < n; i++) {
+    fprintf(j->f, "%s\n%*s{\"time\": %lld, \"utc\": ", i ? "," : "",
+            2 * (int)j->depth + 4, "", times[i]);
+    json_write_string(j->f, utc[i]);
+    fputs(", \"text\": ", j->f);
+    json_write_string(j->f, texts[i]);
+    fputc('}', j->f);
+  }
+  if (n)
+    fprintf(j->f, "\n%*s", 2 * (int)j->depth + 2, "");
+  fputc(']', j->f);
+}
+
 void pld_cli_json_null(pld_cli_json *j, const char *key)
 {
   json_key(j, key);

@@ -70,6 +70,11 @@ void pld_cli_json_bounds(pld_cli_json *j, const char *key, size_t n,
                          const pld_bound *b, int which);
 void pld_cli_json_strings(pld_cli_json *j, const char *key, size_t n,
                           const char *const *s);
+/** An array of n objects {"time": times[i] (seconds since the epoch),
+ *  "utc": utc[i], "text": texts[i]} (a ledger's history). */
+void pld_cli_json_records(pld_cli_json *j, const char *key, size_t n,
+                          const long long *times, const char *const *utc,
+                          const char *const *texts);
 /** The member "warnings": an array of the warnings' texts ([] if none). */
 void pld_cli_json_warnings(pld_cli_json *j, const pld_cli_warnings *w);
 

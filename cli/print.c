@@ -730,6 +730,18 @@ void cli_collect_warnings(const struct cli *c, struct answer *a)
                    "than --accuracy %g (its upper end is still certified); "
                    "a smaller --discretization or a larger --max-grid may "
                    "narrow it", c->params.accuracy);
+    else if (c->seen & ON(OPT_MAX_GRID))
+      /* no grid at all under the user's cap: every one the accuracy needs
+       * is over --max-grid (or the round-off it would book is), so
+       * grid-free bounds answer (without the option, huge counts answer
+       * that way by design, and say so in the answer's bound kinds) */
+      pld_cli_warn(w, "requested accuracy not met: the bracket is wider "
+                   "than --accuracy %g (its upper end is still certified) "
+                   "because no PLD grid was composed (one fine enough "
+                   "exceeds --max-grid %zu or would book too much "
+                   "round-off, and grid-free bounds answered); a larger "
+                   "--max-grid or a coarser --discretization may narrow it",
+                   c->params.accuracy, c->params.max_grid);
   }
 }
 

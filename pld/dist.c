@@ -366,6 +366,7 @@ void pld_dist_free(pld_dist *d)
     for (int r = 0; r < 2; r++)
       pld_pmf_clear(&d->p[i][r]);
   pld_free(d->hist);
+  pld_free(d->hist_off);
   pld_free(d);
 }
 
@@ -423,6 +424,10 @@ int pld_dist_copy(const pld_dist *src, pld_dist **out)
     memcpy(d->hist, src->hist, src->hist_len);
     d->hist_len = src->hist_len;
     d->hist_n = src->hist_n;
+    if ((st = pld_dist_hist_reindex(d))) {
+      pld_dist_free(d);
+      return st;
+    }
   }
   *out = d;
   return PLD_SUCCESS;

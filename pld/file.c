@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,14 +42,21 @@
 #include "alloc.h"
 #include "file_internal.h"
 #include "internal.h"
+#include "detail.h"
 
 static const unsigned char MAGIC[8] = {'P', 'L', 'D', 'K', 'I', 'T', 'v', 0};
 #define FILE_VERSION 2u
 
 /* Caps of the history section (format 2): a record's text and the whole
- * section; beyond them a file is refused (PLD_ERANGE). */
+ * section; beyond them a file is refused (PLD_ERANGE) before anything is
+ * allocated, and an update that would pass them is not made.  64 MiB is
+ * about a million updates of typical EVENT texts, and reads in well under
+ * a second. */
 #define HIST_TEXT_MAX ((uint64_t)1 << 16)
-#define HIST_BYTES_MAX ((uint64_t)1 << 30)
+#define HIST_BYTES_MAX ((uint64_t)1 << 26)
+/* pld_dist_load's cap on the points of any one array: the default
+ * pld_params.max_grid (pld_dist_load_capped takes another). */
+#define LOAD_DEFAULT_CAP ((size_t)1 << 23)
 
 static uint64_t fnv1a_step(uint64_t h, const unsigned char *p, size_t n)
 {
@@ -301,8 +310,19 @@ static int check_layout(fetch_fn get, void *ctx, uint64_t len,
   uint32_t ver = 0;
   for (int i = 0; i < 4; i++)
     ver |= (uint32_t)h[8 + i] << (8 * i);
-  if (ver != 1 && ver != 2)
-    return PLD_EVERSION;
+  if (ver != 1 && ver != 2) {
+    uint32_t sw = (ver >> 24) | ((ver >> 8) & 0xff00u) |
+                  ((ver << 8) & 0xff0000u) | (ver << 24);
+    if (sw == 1 || sw == 2) /* a big-endian writer: not pldkit's format */
+      return pld_fail(PLD_EFORMAT, "the file's version field reads %u "
+                      "byte-swapped: written big-endian, not in pldkit's "
+                      "little-endian format", sw);
+    if (ver > 0xffffu) /* no version ever will be this large */
+      return pld_fail(PLD_EFORMAT, "the version field 0x%08x is no "
+                      "version: not a pldkit file", ver);
+    return pld_fail(PLD_EVERSION, "format version %u; this build reads "
+                    "versions 1 and 2", ver);
+  }
   uint64_t pos = HEADER, end = len - 8;
   for (int k = 0; k < 4; k++) {
     if (end - pos < MEMBER)
@@ -313,8 +333,10 @@ static int check_layout(fetch_fn get, void *ctx, uint64_t len,
     pos += MEMBER;
     if (n < 1 || (end - pos) / 8 < n)
       return PLD_EFORMAT; /* none, or declared larger than the file */
-    if (n > NMAX || n > max_grid)
-      return PLD_ERANGE; /* really there, but over the cap */
+    if (n > NMAX || n > max_grid) /* really there, but over the cap */
+      return pld_fail(PLD_ERANGE, "an array of %llu grid points exceeds "
+                      "the cap of %zu (max_grid)", (unsigned long long)n,
+                      max_grid < (size_t)NMAX ? max_grid : (size_t)NMAX);
     pos += 8 * n;
   }
   if (ver == 2) {
@@ -327,7 +349,9 @@ static int check_layout(fetch_fn get, void *ctx, uint64_t len,
     if (end - pos != bytes)
       return PLD_EFORMAT;
     if (bytes > HIST_BYTES_MAX)
-      return PLD_ERANGE;
+      return pld_fail(PLD_ERANGE, "a history section of %llu bytes exceeds "
+                      "its cap of %llu bytes", (unsigned long long)bytes,
+                      (unsigned long long)HIST_BYTES_MAX);
     pos += bytes;
   }
   if (pos != end)
@@ -345,7 +369,7 @@ static int fetch_mem(void *ctx, uint64_t at, size_t n, unsigned char *out)
 static int deserialize(const unsigned char *buf, size_t len, size_t max_grid,
                        pld_dist **out)
 {
-  uint32_t ver;
+  uint32_t ver = 0;
   int st = check_layout(fetch_mem, (void *)buf, len, max_grid, &ver);
   if (st)
     return st;
@@ -400,6 +424,8 @@ static int deserialize(const unsigned char *buf, size_t len, size_t max_grid,
   }
   if (!st)
     st = pld_dist_check(d, max_grid);
+  if (!st)
+    st = pld_dist_hist_reindex(d);
   if (st) {
     pld_dist_free(d);
     return st;
@@ -410,6 +436,7 @@ static int deserialize(const unsigned char *buf, size_t len, size_t max_grid,
 
 int pld_dist_deserialize(const unsigned char *buf, size_t len, pld_dist **out)
 {
+  pld_detail_clear();
   if (!buf || !out)
     return PLD_EINVAL;
   return deserialize(buf, len, (size_t)NMAX, out);
@@ -420,22 +447,40 @@ int pld_dist_deserialize(const unsigned char *buf, size_t len, pld_dist **out)
 
 size_t pld_dist_history_size(const pld_dist *d) { return d ? d->hist_n : 0; }
 
+int pld_dist_hist_reindex(struct pld_dist *d)
+{
+  size_t *off = NULL;
+  if (d->hist_n && !(off = pld_malloc(d->hist_n * sizeof *off)))
+    return PLD_ENOMEM;
+  size_t pos = 0, k = 0;
+  while (pos < d->hist_len && k < d->hist_n) {
+    if (d->hist_len - pos < 16)
+      break;
+    uint64_t n = get_u64(d->hist + pos + 8);
+    if (n > d->hist_len - pos - 16)
+      break;
+    off[k++] = pos;
+    pos += 16 + (size_t)n;
+  }
+  if (k != d->hist_n || pos != d->hist_len) {
+    pld_free(off);
+    return PLD_EFORMAT;
+  }
+  pld_free(d->hist_off);
+  d->hist_off = off;
+  return PLD_SUCCESS;
+}
+
 int pld_dist_history_record(const pld_dist *d, size_t i, int64_t *time_s,
                             const char **text, size_t *len)
 {
-  if (!d || !time_s || !text || !len || i >= d->hist_n)
+  if (!d || !time_s || !text || !len || i >= d->hist_n || !d->hist_off)
     return PLD_EINVAL;
-  size_t pos = 0;
-  for (size_t k = 0;; k++) {
-    uint64_t n = get_u64(d->hist + pos + 8);
-    if (k == i) {
-      *time_s = (int64_t)get_u64(d->hist + pos);
-      *text = (const char *)d->hist + pos + 16;
-      *len = (size_t)n;
-      return PLD_SUCCESS;
-    }
-    pos += 16 + (size_t)n;
-  }
+  size_t pos = d->hist_off[i];
+  *time_s = (int64_t)get_u64(d->hist + pos);
+  *text = (const char *)d->hist + pos + 16;
+  *len = (size_t)get_u64(d->hist + pos + 8);
+  return PLD_SUCCESS;
 }
 
 int pld_dist_history_append(pld_dist *d, int64_t time_s, const char *text,
@@ -446,8 +491,17 @@ int pld_dist_history_append(pld_dist *d, int64_t time_s, const char *text,
   if (d->hist_len + 16 + len > HIST_BYTES_MAX)
     return PLD_ERANGE;
   unsigned char *h = pld_malloc(d->hist_len + 16 + len);
-  if (!h)
+  size_t *off = pld_malloc((d->hist_n + 1) * sizeof *off);
+  if (!h || !off) {
+    pld_free(h);
+    pld_free(off);
     return PLD_ENOMEM;
+  }
+  if (d->hist_n)
+    memcpy(off, d->hist_off, d->hist_n * sizeof *off);
+  off[d->hist_n] = d->hist_len;
+  pld_free(d->hist_off);
+  d->hist_off = off;
   if (d->hist_len)
     memcpy(h, d->hist, d->hist_len);
   put_u64(h + d->hist_len, (uint64_t)time_s);
@@ -466,12 +520,21 @@ int pld_dist_history_copy(const pld_dist *src, pld_dist *dst)
   if (!src || !dst)
     return PLD_EINVAL;
   unsigned char *h = NULL;
+  size_t *off = NULL;
   if (src->hist_len && !(h = pld_malloc(src->hist_len)))
     return PLD_ENOMEM;
+  if (src->hist_n && !(off = pld_malloc(src->hist_n * sizeof *off))) {
+    pld_free(h);
+    return PLD_ENOMEM;
+  }
   if (h)
     memcpy(h, src->hist, src->hist_len);
+  if (off)
+    memcpy(off, src->hist_off, src->hist_n * sizeof *off);
   pld_free(dst->hist);
+  pld_free(dst->hist_off);
   dst->hist = h;
+  dst->hist_off = off;
   dst->hist_len = src->hist_len;
   dst->hist_n = src->hist_n;
   return PLD_SUCCESS;
@@ -490,11 +553,114 @@ void pld_file_error_set(pld_file_error *err, int stage, int errnum,
   snprintf(err->path, sizeof err->path, "%s", path ? path : "");
 }
 
+/* The directory part of `path` ("." when none), malloc'd by pld_malloc. */
+static char *dir_of(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  size_t dlen = slash ? (size_t)(slash - path) + (slash == path) : 0;
+  char *dir = pld_malloc(dlen + 2);
+  if (!dir)
+    return NULL;
+  if (dlen) {
+    memcpy(dir, path, dlen);
+    dir[dlen] = 0;
+  } else
+    strcpy(dir, ".");
+  return dir;
+}
+
+/* May the symbolic link `link` (lstat'd in *lb) be followed to write its
+ * target?  A link replaces whatever it points to, so it must not be one
+ * another user could have planted or swapped: its owner is the caller or
+ * root, and its directory is the caller's own or writable by its owner
+ * alone (not sticky, not group- or other-writable: there others can create
+ * or rename entries).  Returns 1, 0 (refuse), or -1 (errno: the directory
+ * could not be inspected). */
+static int link_trusted(const char *link, const struct stat *lb)
+{
+  uid_t me = geteuid();
+  if (lb->st_uid != me && lb->st_uid != 0)
+    return 0;
+  char *dir = dir_of(link);
+  if (!dir) {
+    errno = ENOMEM;
+    return -1;
+  }
+  struct stat ds;
+  int r = stat(dir, &ds);
+  pld_free(dir);
+  if (r != 0)
+    return -1;
+  if (ds.st_uid != me && (ds.st_mode & (S_ISVTX | S_IWGRP | S_IWOTH)))
+    return 0;
+  return 1;
+}
+
+/* Every link on the way from `path` to its final target, checked by
+ * link_trusted.  Returns PLD_SUCCESS, or a status with *err filled: the
+ * untrusted link (PLD_EUNSUPPORTED, errnum EPERM), a dangling link or a
+ * loop (PLD_EIO). */
+static int links_trusted(const char *path, pld_file_error *err)
+{
+  size_t cap = strlen(path) + 1;
+  char *cur = pld_malloc(cap);
+  if (!cur)
+    return PLD_ENOMEM;
+  strcpy(cur, path);
+  int st = PLD_SUCCESS;
+  for (int hops = 0;; hops++) {
+    struct stat lb;
+    if (lstat(cur, &lb) != 0) {
+      pld_file_error_set(err, PLD_FILE_STAGE_TARGET, errno, cur);
+      st = PLD_EIO;
+      break;
+    }
+    if (!S_ISLNK(lb.st_mode))
+      break;
+    int t = hops >= 40 ? -2 : link_trusted(cur, &lb);
+    if (t == -1 && errno == ENOMEM) {
+      st = PLD_ENOMEM;
+      break;
+    }
+    if (t <= 0) {
+      pld_file_error_set(err, PLD_FILE_STAGE_TARGET,
+                         t == 0 ? EPERM : t == -2 ? ELOOP : errno, cur);
+      st = t == 0 ? PLD_EUNSUPPORTED : PLD_EIO;
+      break;
+    }
+    char buf[PATH_MAX];
+    ssize_t n = readlink(cur, buf, sizeof buf - 1);
+    if (n < 0) {
+      pld_file_error_set(err, PLD_FILE_STAGE_TARGET, errno, cur);
+      st = PLD_EIO;
+      break;
+    }
+    buf[n] = 0;
+    char *dir = buf[0] == '/' ? NULL : dir_of(cur);
+    size_t need = (dir ? strlen(dir) + 1 : 0) + (size_t)n + 1;
+    char *next = pld_malloc(need);
+    if (!next || (buf[0] != '/' && !dir)) {
+      pld_free(next);
+      pld_free(dir);
+      st = PLD_ENOMEM;
+      break;
+    }
+    snprintf(next, need, "%s%s%s", dir ? dir : "", dir ? "/" : "", buf);
+    pld_free(dir);
+    pld_free(cur);
+    cur = next;
+  }
+  pld_free(cur);
+  return st;
+}
+
 /* Resolve the file a save or update replaces: `path` itself, or, when it is
  * a symbolic link, its final target (written through, so that the ledger
- * the link names is the one updated).  A dangling link is refused (ENOENT):
- * creating a file at a link's target is where planted links do harm.
- * *target is allocated (pld_free).  *exists, *sb describe the target. */
+ * the link names is the one updated) -- provided no link on the way could
+ * have been planted by another user (links_trusted; else PLD_EUNSUPPORTED,
+ * errnum EPERM).  A dangling link is refused (ENOENT): creating a file at a
+ * link's target is where planted links do harm.  *target is allocated
+ * (pld_free).  *exists, *sb describe the target. */
 int pld_file_resolve(const char *path, char **target, int *exists,
                      struct stat *sb, pld_file_error *err)
 {
@@ -514,6 +680,9 @@ int pld_file_resolve(const char *path, char **target, int *exists,
     return PLD_SUCCESS;
   }
   if (S_ISLNK(lb.st_mode)) {
+    int st = links_trusted(path, err);
+    if (st)
+      return st;
     char *r = realpath(path, NULL); /* malloc'd by libc */
     if (!r) {
       pld_file_error_set(err, PLD_FILE_STAGE_TARGET, errno, path);
@@ -548,6 +717,67 @@ int pld_file_resolve(const char *path, char **target, int *exists,
   return PLD_SUCCESS;
 }
 
+/* Temporary files are named DIR/.BASE.p<pid>.<16 hex digits>.tmp: the pid
+ * lets pld_file_clean_stale tell a dead writer's leftovers from a live
+ * writer's file. */
+static int stale_name(const char *name, const char *base, long *pid)
+{
+  size_t bl = strlen(base), nl = strlen(name);
+  if (nl < bl + 2 + 2 + 1 + 16 + 4 || name[0] != '.' ||
+      strncmp(name + 1, base, bl) != 0 || strncmp(name + 1 + bl, ".p", 2))
+    return 0;
+  const char *p = name + 1 + bl + 2;
+  char *end;
+  errno = 0;
+  long v = strtol(p, &end, 10);
+  if (end == p || errno || v <= 0 || *end != '.')
+    return 0;
+  end++;
+  for (int i = 0; i < 16; i++)
+    if (!((end[i] >= '0' && end[i] <= '9') || (end[i] >= 'a' && end[i] <= 'f')))
+      return 0;
+  if (strcmp(end + 16, ".tmp") != 0)
+    return 0;
+  *pid = v;
+  return 1;
+}
+
+void pld_file_clean_stale(const char *target)
+{
+  /* best effort, and no allocation of ours: a failure here must not fail
+   * the update (nor hide an allocation failure from the sweep tests) */
+  char dir[PATH_MAX];
+  const char *slash = strrchr(target, '/');
+  size_t dlen = slash ? (size_t)(slash - target) + (slash == target) : 0;
+  if (dlen >= sizeof dir)
+    return;
+  if (dlen) {
+    memcpy(dir, target, dlen);
+    dir[dlen] = 0;
+  } else
+    strcpy(dir, ".");
+  const char *base = slash ? slash + 1 : target;
+  DIR *dp = opendir(dir);
+  if (dp) {
+    int dfd = dirfd(dp);
+    uid_t me = geteuid();
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+      long pid;
+      struct stat sb;
+      if (!stale_name(de->d_name, base, &pid) ||
+          fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+          !S_ISREG(sb.st_mode) || sb.st_uid != me)
+        continue;
+      /* ESRCH: no such process, so its writer is dead (EPERM: alive, and
+       * another user's) */
+      if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        (void)unlinkat(dfd, de->d_name, 0);
+    }
+    closedir(dp);
+  }
+}
+
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
   while (n) {
@@ -571,7 +801,7 @@ int pld_file_replace(const char *target, int exists, const struct stat *old,
   const char *slash = strrchr(target, '/');
   size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
   const char *base = slash ? slash + 1 : target;
-  size_t tlen = strlen(target) + 2 + 1 + 16 + 4 + 1;
+  size_t tlen = strlen(target) + 2 + 1 + 2 + 20 + 1 + 16 + 4 + 1;
   char *tmp = pld_malloc(tlen), *dir = pld_malloc(dlen + 2);
   if (!tmp || !dir) {
     pld_free(tmp);
@@ -593,8 +823,8 @@ int pld_file_replace(const char *target, int exists, const struct stat *old,
                  ((uint64_t)atomic_fetch_add(&counter, 1) << 20) ^
                  (uint64_t)(uintptr_t)&ts;
     x *= 0x9e3779b97f4a7c15ull;
-    snprintf(tmp, tlen, "%.*s.%s.%016llx.tmp", (int)dlen, target, base,
-             (unsigned long long)x);
+    snprintf(tmp, tlen, "%.*s.%s.p%ld.%016llx.tmp", (int)dlen, target, base,
+             (long)getpid(), (unsigned long long)x);
     /* a new file gets 0666 less the umask, as any file the caller creates;
      * a replaced one starts private and gets the old mode below */
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -642,10 +872,11 @@ int pld_file_replace(const char *target, int exists, const struct stat *old,
                             | O_DIRECTORY
 #endif
     );
-    if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL)) {
+    if (dfd < 0 || (pld_fsync_dir(dfd) != 0 && errno != EINVAL)) {
+      /* the new file is in place: booked, but not known to be durable */
       e = errno;
       pld_file_error_set(err, PLD_FILE_STAGE_SYNC_DIR, e, dir);
-      st = PLD_EIO;
+      st = PLD_EDURABLE;
     }
     if (dfd >= 0)
       close(dfd);
@@ -735,14 +966,16 @@ int pld_dist_load_internal(const char *path, size_t max_grid, pld_dist **out)
 
 int pld_dist_load(const char *path, pld_dist **out)
 {
+  pld_detail_clear();
   if (!path || !out)
     return PLD_EINVAL;
-  return pld_dist_load_internal(path, (size_t)NMAX, out);
+  return pld_dist_load_internal(path, LOAD_DEFAULT_CAP, out);
 }
 
 int pld_dist_load_capped(const char *path, size_t max_grid, pld_dist **out)
 {
-  if (!path || !out || max_grid < 1)
+  pld_detail_clear();
+  if (!path || !out || max_grid < 1 || max_grid > (size_t)NMAX)
     return PLD_EINVAL;
   return pld_dist_load_internal(path, max_grid, out);
 }

@@ -73,7 +73,12 @@ struct pld_dist {
    * through compositions (pld_ledger_add carries it over explicitly). */
   unsigned char *hist;
   size_t hist_len, hist_n;
+  size_t *hist_off; /* offset of each record in hist (hist_n of them), so
+                       that reading record i costs O(1) */
 };
+
+/* Rebuild d->hist_off from d->hist (file.c); PLD_ENOMEM, PLD_EFORMAT. */
+int pld_dist_hist_reindex(struct pld_dist *d);
 
 /* pmf helpers (dist.c) */
 /* Tilt an untilted pmf by lambda > 0 (normalised: the stored masses sum to

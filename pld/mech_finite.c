@@ -183,20 +183,38 @@ int pld_mech_finite_init(struct pld_mech *m, size_t n, const double *lp,
     double *W = fs->sq[d], *V = fs->sq[d] + k + 1;
     fs->sp[d][0] = 0.0;
     W[0] = V[0] = 0.0;
-    double reach = 0.0;
+    double steps = 0.0, emax = 0.0;
     for (size_t i = 0; i < k; i++) {
       fs->loss[d][i] = at[i].l;
       fs->sp[d][i + 1] = fs->sp[d][i] + at[i].a;
       double step = i ? at[i].l - at[i - 1].l : 0.0; /* <= 0 */
       V[i + 1] = V[i] + W[i] * -expm1(step);
       W[i + 1] = at[i].a + W[i] * exp(step);
-      /* the rounding of step (and of the two losses it comes from) moves
-       * e^step relatively by as much; a step beyond -745 underflows to 0
-       * and carries nothing forward (discrete Laplace with scale 1e-8 has
-       * two atoms 2e8 nats apart, and the loss span made rel_err 4e-8) */
-      if (i && step > -745.0)
-        reach += -step + 2.0 * (fabs(at[i].l) + fabs(at[i - 1].l));
+      /* Atom j reaches W[i] through e^{step_{j+1}} ... e^{step_i} =
+       * e^{sum of the computed steps}; each step is the difference of two
+       * computed losses, rounded once (u/2 |step|), so the sum telescopes
+       * to l_i - l_j, off by the errors of those two losses alone plus
+       * u/2 sum |step|: every chain's exponent is off by at most
+       * u/2 sum |step| + 2 max_i err(l_i), in DBL_EPSILON units below
+       * sum |step| + 2 emax with err(l) <= 2|l| DBL_EPSILON (one rounding,
+       * or loss_of's 2u), plus DBL_EPSILON (|lp| + |lq|) where the loss is
+       * lp - lq.  (Booking the two losses' errors at every step instead
+       * made discrete Laplace at sensitivity 2^20, losses up to 1.2e7
+       * nats, book rel_err 5.7e-3, over the builder's 1e-3.)  A step
+       * beyond -745 underflows to 0 and carries nothing forward (discrete
+       * Laplace with scale 1e-8 has two atoms 2e8 nats apart). */
+      if (i && step > -745.0) {
+        /* only atoms a carried chain joins count: an underflowed step
+         * carries nothing, so its atoms' loss errors reach no W */
+        steps += -step;
+        for (size_t j = i - 1; j <= i; j++)
+          emax = fmax(emax, 2.0 * fabs(at[j].l) +
+                                (lpq ? 0.0
+                                     : fabs(at[j].l) + fabs(at[j].lb) +
+                                           fabs(at[j].lb + at[j].l)));
+      }
     }
+    double reach = k > 1 ? steps + 2.0 * emax : 0.0;
     if (k) {
       span = fmax(span, reach);
       kmax = k > kmax ? k : kmax;

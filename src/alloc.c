@@ -4,7 +4,9 @@
 #include <fftw3.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <pldkit/status.h>
 
@@ -42,9 +44,31 @@ static int should_fail(void)
   long f = atomic_load_explicit(&pld_alloc_fail_at, memory_order_relaxed);
   return f > 0 && c == f;
 }
+
+/* Directory syncs fail with EIO while this is set. */
+static atomic_int pld_dir_sync_fails = 0;
+PLD_API void pld_test_fail_dir_sync(int on);
+void pld_test_fail_dir_sync(int on)
+{
+  atomic_store_explicit(&pld_dir_sync_fails, on, memory_order_relaxed);
+}
+static int dir_sync_fails(void)
+{
+  return atomic_load_explicit(&pld_dir_sync_fails, memory_order_relaxed);
+}
 #else
 static int should_fail(void) { return 0; }
+static int dir_sync_fails(void) { return 0; }
 #endif
+
+int pld_fsync_dir(int fd)
+{
+  if (dir_sync_fails()) {
+    errno = EIO;
+    return -1;
+  }
+  return fsync(fd);
+}
 
 void *pld_malloc(size_t size)
 {

@@ -13,4 +13,9 @@ void pld_fftw_free(void *p);
 /* Multiply with overflow check: returns 0 and sets *out, or 1 on overflow. */
 int pld_mul_size(size_t a, size_t b, size_t *out);
 
+/* fsync of a directory descriptor; the test-only hooks build can make it
+ * fail (pld_test_fail_dir_sync) to test what a failed directory sync
+ * reports. */
+int pld_fsync_dir(int fd);
+
 #endif

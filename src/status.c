@@ -76,6 +76,7 @@ const char *pld_strerror(int status)
   case PLD_EFORMAT: return "The data is corrupt, truncated or not a pldkit PLD file";
   case PLD_EVERSION: return "The PLD file has a format version this build cannot read";
   case PLD_EIO: return "A file could not be opened, read or written";
+  case PLD_EDURABLE: return "The file was written and is in place, but its durability is not confirmed (the directory sync failed)";
   default: return "Unknown status code";
   }
 }

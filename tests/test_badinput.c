@@ -38,7 +38,7 @@ static void test_strerror(void **state) {
   const char *unknown = pld_strerror(INT_MAX);
   EXPECT(unknown != NULL && strcmp(unknown, "Unknown status code") == 0,
          "pld_strerror(INT_MAX) = \"%s\"", unknown ? unknown : "(null)");
-  for (int c = PLD_SUCCESS; c <= PLD_EIO; c++) {
+  for (int c = PLD_SUCCESS; c <= PLD_EDURABLE; c++) {
     const char *s = pld_strerror(c);
     EXPECT(s != NULL, "pld_strerror(%d) is NULL", c);
     if (!s) continue;
@@ -52,7 +52,7 @@ static void test_strerror(void **state) {
       EXPECT(strcmp(s, pld_strerror(c2)) != 0,
              "pld_strerror(%d) == pld_strerror(%d) = \"%s\"", c, c2, s);
   }
-  const int unk[] = {-1, PLD_EIO + 1, 1000, INT_MIN, INT_MAX};
+  const int unk[] = {-1, PLD_EDURABLE + 1, 1000, INT_MIN, INT_MAX};
   for (size_t i = 0; i < sizeof unk / sizeof *unk; i++) {
     const char *s = pld_strerror(unk[i]);
     EXPECT(s != NULL && strcmp(s, "Unknown status code") == 0,

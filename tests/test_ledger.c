@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,10 @@
 #include <cmocka.h>
 
 #include <pldkit/pldkit.h>
+#include <pldkit/event.h>
+
+/* the test-only hooks library (meson.build: pldkit-hooks) */
+void pld_test_fail_dir_sync(int on);
 
 static char dir[256];
 
@@ -335,7 +340,10 @@ static void test_sparse(void **state)
   n++;
   assert_int_equal(pwrite(fd, &n, 8, 40), 8);
   close(fd);
-  assert_int_equal(pld_dist_load(path, &d), PLD_EFORMAT);
+  assert_int_equal(pld_dist_load_capped(path, (size_t)1 << 31, &d),
+                   PLD_EFORMAT);
+  /* pld_dist_load's own cap is the default max_grid: refused unread */
+  assert_int_equal(pld_dist_load(path, &d), PLD_ERANGE);
   assert_ptr_equal(d, (pld_dist *)0x1);
   assert_int_equal(pld_dist_load_capped(path, 0, &d), PLD_EINVAL);
   unlink(path);
@@ -404,6 +412,229 @@ static int teardown(void **state)
   return system(cmd) == 0 ? 0 : -1;
 }
 
+/* Issue 32, item 2: the directory sync fails after the rename: the update
+ * is in place and reported as such (PLD_EDURABLE, stage SYNC_DIR), the new
+ * ledger handed out; a plain save says the same. */
+static void test_durability(void **state)
+{
+  (void)state;
+  char path[512];
+  path_in(path, sizeof path, "durable.pld");
+  unlink(path);
+  pld_accountant *acc = rr_events(1);
+  pld_dist *d = NULL;
+  assert_int_equal(pld_ledger_add(path, acc, 1.0, "one", &d, NULL), 0);
+  pld_dist_free(d);
+  d = NULL;
+  pld_file_error fe;
+  memset(&fe, 0, sizeof fe);
+  pld_test_fail_dir_sync(1);
+  int st = pld_ledger_add(path, acc, 1.0, "two", &d, &fe);
+  pld_test_fail_dir_sync(0);
+  assert_int_equal(st, PLD_EDURABLE);
+  assert_int_equal(fe.stage, PLD_FILE_STAGE_SYNC_DIR);
+  assert_int_equal(fe.errnum, EIO);
+  assert_non_null(d);
+  assert_int_equal(pld_dist_history_size(d), 2);
+  pld_dist *got = NULL; /* booked: the file holds both updates */
+  assert_int_equal(pld_dist_load(path, &got), 0);
+  assert_int_equal(pld_dist_history_size(got), 2);
+  pld_dist_free(got);
+  pld_test_fail_dir_sync(1);
+  st = pld_dist_save(d, path);
+  pld_test_fail_dir_sync(0);
+  assert_int_equal(st, PLD_EDURABLE);
+  assert_string_not_equal(pld_strerror(PLD_EDURABLE), "Unknown status code");
+  pld_dist_free(d);
+  pld_accountant_free(acc);
+  unlink(path);
+}
+
+/* Item 3: the lock file admits only those who may write the ledger; a wait
+ * is announced and a timeout honoured; item 30: no silent new ledger. */
+static int waits;
+static void on_wait(void *ctx, const char *lock)
+{
+  (void)ctx;
+  assert_non_null(strstr(lock, ".lock"));
+  waits++;
+}
+
+static void test_lock_options(void **state)
+{
+  (void)state;
+  char path[512], lock[600];
+  path_in(path, sizeof path, "opts.pld");
+  snprintf(lock, sizeof lock, "%s.lock", path);
+  unlink(path);
+  unlink(lock);
+  pld_accountant *acc = rr_events(1);
+  pld_ledger_options o;
+  pld_ledger_options_default(&o);
+  o.create = 0;
+  pld_file_error fe;
+  memset(&fe, 0, sizeof fe);
+  pld_dist *d = (pld_dist *)0x1;
+  assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, &d, &fe),
+                   PLD_EIO);
+  assert_int_equal(fe.stage, PLD_FILE_STAGE_TARGET);
+  assert_int_equal(fe.errnum, ENOENT);
+  assert_ptr_equal(d, (pld_dist *)0x1);
+  struct stat sb;
+  assert_int_not_equal(stat(path, &sb), 0);
+  assert_int_not_equal(stat(lock, &sb), 0); /* no lock file left either */
+  o.create = 1;
+  mode_t um = umask(002); /* a group-shared ledger: 0664 */
+  assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, NULL), 0);
+  umask(um);
+  assert_int_equal(stat(lock, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0660); /* the group may lock it */
+  assert_int_equal(chmod(path, 0664), 0);
+  o.create = 0;
+  assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, NULL), 0);
+  /* group may write the ledger: group may lock; others may not even read */
+  assert_int_equal(stat(lock, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0660);
+  assert_int_equal(chmod(path, 0644), 0);
+  assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, NULL), 0);
+  assert_int_equal(stat(lock, &sb), 0);
+  assert_int_equal(sb.st_mode & 0777, 0600);
+  /* another holder: announced once, then the timeout */
+  int fd = open(lock, O_RDWR);
+  assert_true(fd >= 0);
+  assert_int_equal(flock(fd, LOCK_EX), 0);
+  o.lock_timeout = 0.2;
+  o.on_wait = on_wait;
+  waits = 0;
+  memset(&fe, 0, sizeof fe);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, &fe),
+                   PLD_EIO);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  assert_int_equal(fe.stage, PLD_FILE_STAGE_LOCK);
+  assert_int_equal(fe.errnum, ETIMEDOUT);
+  assert_int_equal(waits, 1);
+  double el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  assert_true(el >= 0.2);
+  close(fd);
+  pld_dist *got = NULL; /* the timed-out update booked nothing */
+  assert_int_equal(pld_dist_load(path, &got), 0);
+  assert_int_equal(pld_dist_history_size(got), 3);
+  pld_dist_free(got);
+  o.lock_timeout = NAN;
+  assert_int_equal(pld_ledger_update(path, acc, 1.0, NULL, &o, NULL, NULL),
+                   PLD_EINVAL);
+  assert_non_null(strstr(pld_error_detail(), "lock_timeout"));
+  /* two hard links would fork: refused */
+  char hard[600];
+  snprintf(hard, sizeof hard, "%s.hard", path);
+  assert_int_equal(link(path, hard), 0);
+  memset(&fe, 0, sizeof fe);
+  o.lock_timeout = -1;
+  assert_int_equal(pld_ledger_update(hard, acc, 1.0, NULL, &o, NULL, &fe),
+                   PLD_EUNSUPPORTED);
+  assert_int_equal(fe.errnum, EMLINK);
+  unlink(hard);
+  pld_accountant_free(acc);
+  unlink(path);
+  unlink(lock);
+}
+
+/* Item 1: the PLD files an event tree references, found on the parsed
+ * event whatever the keys' order and wherever the event stands; whether it
+ * is exactly the file once (count 1, alone) shows in its canonical text. */
+static size_t files_of(const char *text, const char **paths, char *canon,
+                       size_t size)
+{
+  pld_event *ev = NULL;
+  size_t n = 99;
+  assert_int_equal(pld_event_parse(text, &ev), 0);
+  assert_int_equal(pld_event_files(ev, 4, paths, &n), 0);
+  size_t len = 0;
+  assert_int_equal(pld_event_format(ev, canon, size, &len), 0);
+  /* the paths point into the tree: copy the first before freeing it */
+  static char first[64];
+  if (n > 0) {
+    snprintf(first, sizeof first, "%s", paths[0]);
+    paths[0] = first;
+  }
+  pld_event_free(ev);
+  return n;
+}
+
+static void test_event_files(void **state)
+{
+  (void)state;
+  const char *p[4];
+  char canon[256];
+  assert_int_equal(files_of("pld:count=1,file=/x/a.pld", p, canon,
+                            sizeof canon), 1);
+  assert_string_equal(p[0], "/x/a.pld");
+  assert_string_equal(canon, "pld:file=/x/a.pld"); /* count 1, alone */
+  assert_int_equal(files_of("pld:file=b.pld,count=3", p, canon, sizeof canon),
+                   1);
+  assert_string_equal(p[0], "b.pld");
+  assert_string_equal(canon, "pld:file=b.pld,count=3");
+  assert_int_equal(files_of("gaussian:sigma=2+pld:file=c.pld", p, canon,
+                            sizeof canon), 1);
+  assert_string_equal(p[0], "c.pld");
+  assert_int_equal(files_of("random-selection:weights=0.5;0.5"
+                            "[pld:file=d.pld|gaussian:sigma=1]", p, canon,
+                            sizeof canon), 1);
+  assert_string_equal(p[0], "d.pld");
+  assert_int_equal(files_of("gaussian:sigma=1", p, canon, sizeof canon), 0);
+  pld_event *ev = (pld_event *)0x1;
+  assert_int_equal(pld_event_parse("pld:file=a,file=b", &ev), PLD_EINVAL);
+  assert_true(pld_error_detail()[0] != 0);
+  assert_ptr_equal(ev, (pld_event *)0x1);
+  size_t n = 7;
+  assert_int_equal(pld_event_files(NULL, 0, NULL, &n), PLD_EINVAL);
+  assert_int_equal(n, 7);
+}
+
+/* Item 6: history records are read in O(1) each and a crafted big-endian
+ * file is a format error, not a newer version. */
+static void test_history_and_endianness(void **state)
+{
+  (void)state;
+  pld_dist *d = NULL;
+  assert_int_equal(pld_dist_identity(1.0, &d), 0);
+  for (int i = 0; i < 2000; i++) {
+    char t[32];
+    int k = snprintf(t, sizeof t, "rec %d", i);
+    assert_int_equal(pld_dist_history_append(d, i, t, (size_t)k), 0);
+  }
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  assert_int_equal(pld_dist_serialize(d, &buf, &len), 0);
+  pld_dist *e = NULL;
+  assert_int_equal(pld_dist_deserialize(buf, len, &e), 0);
+  for (size_t i = 0; i < 2000; i += 999) {
+    int64_t t;
+    const char *text;
+    size_t l;
+    char want[32];
+    assert_int_equal(pld_dist_history_record(e, i, &t, &text, &l), 0);
+    int k = snprintf(want, sizeof want, "rec %zu", i);
+    assert_int_equal(t, (int64_t)i);
+    assert_int_equal(l, (size_t)k);
+    assert_memory_equal(text, want, l);
+  }
+  /* version field written big-endian */
+  buf[8] = 0;
+  buf[11] = 2;
+  pld_dist *g = NULL;
+  assert_int_equal(pld_dist_deserialize(buf, len, &g), PLD_EFORMAT);
+  assert_non_null(strstr(pld_error_detail(), "big-endian"));
+  buf[11] = 0;
+  buf[8] = 3; /* a genuinely newer version */
+  assert_int_equal(pld_dist_deserialize(buf, len, &g), PLD_EVERSION);
+  pld_buffer_free(buf);
+  pld_dist_free(e);
+  pld_dist_free(d);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -412,6 +643,10 @@ int main(void)
       cmocka_unit_test(test_consistency),
       cmocka_unit_test(test_sparse),
       cmocka_unit_test(test_extreme_counts),
+      cmocka_unit_test(test_durability),
+      cmocka_unit_test(test_lock_options),
+      cmocka_unit_test(test_event_files),
+      cmocka_unit_test(test_history_and_endianness),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

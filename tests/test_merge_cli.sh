@@ -189,7 +189,7 @@ expect_usage "steps = 2.5" 'runs\[0\]\.steps: expected an integer' merge --confi
 cfg "{\"delta\": 1e-5, \"runs\": [{\"q\": 0.5, \"sigma\": -1, \"clip\": 1, \"lr\": 0.1, \"steps\": 1}]}"
 expect_usage "sigma < 0" 'runs\[0\]\.sigma: must be > 0' merge --config "$tmp/bad.json" --epsilon 1
 cfg "{\"delta\": 1, \"runs\": [$R]}"
-expect_usage "delta = 1" 'delta: must be in \(0, 1\)' merge --config "$tmp/bad.json" --epsilon 1
+expect_usage "delta = 1" 'delta: must be in \[1e-100, 1\)' merge --config "$tmp/bad.json" --epsilon 1
 cfg "{\"delta\": 1e-5, \"runs\": []}"
 expect_usage "empty runs" 'runs: empty' merge --config "$tmp/bad.json" --epsilon 1
 cfg "{\"delta\": 1e-5, \"runs\": [$R, $R, $R, $R, $R, $R]}"

@@ -359,7 +359,7 @@ PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
  *   history  (version 2 only) records u64, bytes u64, then `bytes` bytes of
  *            `records` records, each: time i64 (seconds since the epoch),
  *            length u64 (<= 65536), that many bytes of text (no NUL); at
- *            most 1 GiB in all (see ledger.h)
+ *            most 64 MiB in all (see ledger.h)
  *   checksum u64      FNV-1a (64 bit) of every byte before it
  *
  * Saving and loading apply ONE set of checks, with one tolerance
@@ -370,8 +370,11 @@ PLD_API PLD_NODISCARD int pld_dist_view(const pld_dist *d, int direction,
  *  - layout (checked against the file size BEFORE anything is allocated or
  *    read, so a huge or sparse file is refused at once): magic and length
  *    (PLD_EFORMAT), version (PLD_EVERSION), every declared size (n >= 1, no
- *    trailing bytes; n over 2^31 or over the cap of pld_dist_load_capped,
- *    or a history over 1 GiB, give PLD_ERANGE), then the checksum and the
+ *    trailing bytes; n over the cap -- 2^23 for pld_dist_load, max_grid
+ *    for pld_dist_load_capped, 2^31 for pld_dist_deserialize -- or a
+ *    history over 64 MiB, give PLD_ERANGE, pld_error_detail naming the
+ *    cap), a version field that reads 1 or 2 byte-swapped (a big-endian
+ *    writer) PLD_EFORMAT, then the checksum and the
  *    flags;
  *  - domains: Delta in [1e-9, 1000], |offset| <= 2^52, masses in
  *    [0, 1 + tol], inf in [0, 1 + tol], rel in [0, 1), abs in [0, 1];
@@ -423,22 +426,25 @@ PLD_API void pld_buffer_free(unsigned char *buf);
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL or empty path), PLD_ERANGE,
  *  PLD_ETOL (d not representable, nothing written), PLD_ENOMEM,
  *  PLD_EUNSUPPORTED (not a regular file), PLD_EIO (cannot create, write,
- *  sync or rename). */
+ *  sync or rename), PLD_EDURABLE (saved and in place, but the directory's
+ *  fsync failed: durability not confirmed). */
 PLD_API PLD_NODISCARD int pld_dist_save(const pld_dist *d, const char *path);
 
 /** Load a PLD saved by pld_dist_save: its layout is checked against the
- *  file size first, then the file is read and parsed as by
- *  pld_dist_deserialize.  Anything but a regular file is refused
+ *  file size and the caps first (arrays of at most 2^23 points, the default
+ *  max_grid: pld_dist_load_capped loads larger ones), then the file is read
+ *  and parsed as by pld_dist_deserialize.  Anything but a regular file is refused
  *  (PLD_EFORMAT) without blocking.  The caller frees *out with
  *  pld_dist_free.
  *  @return PLD_SUCCESS, PLD_EINVAL (NULL), PLD_EIO (cannot open or read),
- *  PLD_ERANGE (arrays over 2^31 points), PLD_ENOMEM, PLD_EFORMAT,
- *  PLD_EVERSION. */
+ *  PLD_ERANGE (arrays over 2^23 points, history over 64 MiB), PLD_ENOMEM,
+ *  PLD_EFORMAT, PLD_EVERSION. */
 PLD_API PLD_NODISCARD int pld_dist_load(const char *path, pld_dist **out);
 
 /** pld_dist_load with a cap: a file declaring an array over max_grid points
  *  (e.g. pld_params.max_grid) is refused with PLD_ERANGE before it is read.
- *  @return as pld_dist_load; PLD_EINVAL also for max_grid = 0. */
+ *  @return as pld_dist_load; PLD_EINVAL also for max_grid = 0 or over
+ *  2^31. */
 PLD_API PLD_NODISCARD int pld_dist_load_capped(const char *path,
                                                size_t max_grid,
                                                pld_dist **out);

@@ -50,7 +50,10 @@ enum pld_status {
   PLD_EUNSUPPORTED = 10, /* the operation is not defined for this input */
   PLD_EFORMAT = 11,  /* data is corrupt, truncated or not in pldkit's format */
   PLD_EVERSION = 12, /* a pldkit file of a format version this build cannot read */
-  PLD_EIO = 13       /* a file could not be opened, read or written */
+  PLD_EIO = 13,      /* a file could not be opened, read or written */
+  PLD_EDURABLE = 14  /* a file was written and renamed into place (the
+                        update IS made), but the directory's fsync failed:
+                        it may not survive a crash */
 };
 
 /** Tolerances of the library's input checks, for front ends that validate

@@ -17,7 +17,8 @@ code and pld_strerror's message.
 """
 
 from . import _lib
-from .errors import (CallbackError, EmptyComposition, FFTError, FileError,
+from .errors import (CallbackError, DurabilityWarning, EmptyComposition,
+                     FFTError, FileError, NotDurable,
                      FormatError, IncompatibleGrids, InvalidArgument,
                      LibraryNotFound, NotConverged, OutOfMemory, OutOfRange,
                      PldkitError, ToleranceNotMet, UnknownStatus, Unsupported,
@@ -78,6 +79,7 @@ class status(object):
     EFORMAT = _lib.PLD_EFORMAT
     EVERSION = _lib.PLD_EVERSION
     EIO = _lib.PLD_EIO
+    EDURABLE = _lib.PLD_EDURABLE
 
 
 __all__ = [
@@ -85,7 +87,8 @@ __all__ = [
     "PldkitError", "InvalidArgument", "OutOfMemory", "OutOfRange",
     "IncompatibleGrids", "NotConverged", "ToleranceNotMet",
     "EmptyComposition", "FFTError", "CallbackError", "Unsupported",
-    "FormatError", "VersionError", "FileError", "UnknownStatus",
+    "FormatError", "VersionError", "FileError", "NotDurable",
+    "DurabilityWarning", "UnknownStatus",
     "LibraryNotFound",
     # mechanisms
     "Mechanism", "Gaussian", "Laplace", "DiscreteLaplace",

@@ -44,6 +44,7 @@ PLD_EUNSUPPORTED = 10
 PLD_EFORMAT = 11
 PLD_EVERSION = 12
 PLD_EIO = 13
+PLD_EDURABLE = 14
 
 PLD_DIR_PQ = 0
 PLD_DIR_QP = 1
@@ -312,6 +313,17 @@ class FileErrorInfo(Structure):
                 ("path", c_char * 4096)]
 
 
+LedgerWaitFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, c_char_p)
+
+
+class LedgerOptions(Structure):
+    """pld_ledger_options (ledger.h)."""
+    _fields_ = [("lock_timeout", c_double),
+                ("create", c_int),
+                ("on_wait", LedgerWaitFn),
+                ("ctx", ctypes.c_void_p)]
+
+
 PD = POINTER(c_double)
 
 # name: (restype, [argtypes]).  A status-returning function has restype c_int.
@@ -561,6 +573,15 @@ _PARTS = {
     "error_detail": {
         "pld_error_detail": (c_char_p, []),
     },
+    # ledger.h: the update with options (lock timeout, create, a wait
+    # notice) and the booked-but-not-durable status.
+    "ledger_update": {
+        "pld_ledger_options_default": (None, [POINTER(LedgerOptions)]),
+        "pld_ledger_update": (c_int, [c_char_p, AccPtr, c_double, c_char_p,
+                                      POINTER(LedgerOptions),
+                                      POINTER(DistPtr),
+                                      POINTER(FileErrorInfo)]),
+    },
 }
 
 
@@ -632,6 +653,7 @@ for _part, _table in _PARTS.items():
 _HOOKS = {
     "pld_test_fail_allocation": (None, [c_long]),
     "pld_test_allocation_count": (c_long, []),
+    "pld_test_fail_dir_sync": (None, [c_int]),
 }
 try:
     for _name in _HOOKS:

@@ -2,6 +2,8 @@
 owned handles."""
 
 import ctypes
+import functools
+import threading
 import math
 import numbers
 import operator
@@ -174,16 +176,93 @@ def to_list_or_array(pointer, n, want_numpy):
     return [float(pointer[i]) for i in range(n)]
 
 
+# Objects in use by a method call, and by which threads: close() from
+# another thread while a call runs would free the C object under it (a
+# use-after-free), so it raises instead.  One lock for all objects: it is
+# held only to update these counts.
+_BUSY_LOCK = threading.Lock()
+_BUSY = {}  # id(handle) -> {thread ident: nesting count}
+
+
+def _handles_in(args, kwargs):
+    out = []
+    for v in list(args) + list(kwargs.values()):
+        if isinstance(v, Handle):
+            out.append(v)
+        elif isinstance(v, (list, tuple)):
+            out.extend(x for x in v if isinstance(x, Handle))
+    return out
+
+
+def _enter(handles):
+    me = threading.get_ident()
+    with _BUSY_LOCK:
+        for h in handles:
+            users = _BUSY.setdefault(id(h), {})
+            users[me] = users.get(me, 0) + 1
+
+
+def _leave(handles):
+    me = threading.get_ident()
+    with _BUSY_LOCK:
+        for h in handles:
+            users = _BUSY.get(id(h))
+            if users is None:
+                continue
+            users[me] -= 1
+            if not users[me]:
+                del users[me]
+            if not users:
+                del _BUSY[id(h)]
+
+
+def _guard(f):
+    """f marks the pldkit objects it is given (self and its arguments,
+    lists of them included) in use while it runs."""
+    @functools.wraps(f)
+    def guarded(*args, **kwargs):
+        hs = _handles_in(args, kwargs)
+        _enter(hs)
+        try:
+            return f(*args, **kwargs)
+        finally:
+            _leave(hs)
+    guarded._pldkit_guarded = True
+    return guarded
+
+
 class Handle(object):
     """An owned pointer to an opaque libpldkit object.
 
     Freed exactly once: by close() (also called by ``with`` and by the
     garbage collector through __del__).  Using a closed object raises
-    ValueError.  Subclasses set _free to the library's _free function."""
+    ValueError.  Closing an object while a method call of another thread
+    uses it (as the object itself or as an argument) raises RuntimeError
+    and leaves it open: close it after that call returns.  Subclasses set
+    _free to the library's _free function."""
 
     __slots__ = ("_ptr", "__weakref__")
     _free = None
     _kind = "object"
+
+    def __init_subclass__(cls, **kwargs):
+        # every method, property and classmethod of a subclass marks its
+        # objects in use (close itself and the special methods aside)
+        super().__init_subclass__(**kwargs)
+        for name, attr in list(vars(cls).items()):
+            if name == "close" or (name.startswith("__") and
+                                   name.endswith("__")):
+                continue
+            if isinstance(attr, property) and attr.fget is not None:
+                setattr(cls, name, property(_guard(attr.fget), attr.fset,
+                                            attr.fdel, attr.__doc__))
+            elif isinstance(attr, classmethod):
+                setattr(cls, name, classmethod(_guard(attr.__func__)))
+            elif isinstance(attr, staticmethod):
+                setattr(cls, name, staticmethod(_guard(attr.__func__)))
+            elif callable(attr) and not getattr(attr, "_pldkit_guarded",
+                                                False):
+                setattr(cls, name, _guard(attr))
 
     def __init__(self, ptr):
         self._ptr = ptr
@@ -201,11 +280,20 @@ class Handle(object):
         return self._ptr is None
 
     def close(self):
-        """Free the C object now (idempotent)."""
-        p = self._ptr
-        if p is not None:
+        """Free the C object now (idempotent).  RuntimeError (the object
+        stays open) while another thread's call uses it."""
+        me = threading.get_ident()
+        with _BUSY_LOCK:
+            p = self._ptr
+            if p is None:
+                return
+            users = _BUSY.get(id(self), {})
+            if any(t != me for t in users):
+                raise RuntimeError(
+                    "this pldkit %s is in use by another thread; close it "
+                    "after that call returns" % self._kind)
             self._ptr = None
-            type(self)._free(p)
+        type(self)._free(p)
 
     def __enter__(self):
         return self

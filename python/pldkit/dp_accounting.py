@@ -419,11 +419,6 @@ REFUSALS = {
         "repeat-and-select with a random number of runs (Papernot & Steinke "
         "2022) is analysed in RDP only; pldkit has no privacy loss "
         "distribution for it"),
-    "TruncatedSubsampledGaussianDpEvent": (
-        "truncated Poisson sampling (arXiv:2508.15089) has no exact "
-        "dominating pair in pldkit; a PoissonSampledDpEvent of the "
-        "GaussianDpEvent is not a bound for it (truncation changes who is "
-        "in the batch)"),
     "SampledWithReplacementDpEvent": (
         "with sampling with replacement a record can appear several times in "
         "one batch; pldkit has no dominating pair for it (dp_accounting "

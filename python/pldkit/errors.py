@@ -109,6 +109,19 @@ class FileError(PldkitError):
     code = 13
 
 
+class NotDurable(PldkitError):
+    """PLD_EDURABLE: a file was written and renamed into place (the update
+    IS booked), but the directory's fsync failed: it may not survive a
+    crash.  Calls that can return a result anyway (pldkit.ledger.add,
+    PLD.save) warn with DurabilityWarning instead of raising this."""
+    code = 14
+
+
+class DurabilityWarning(UserWarning):
+    """A save or ledger update is in place, but its durability is not
+    confirmed (the directory's fsync failed after the rename)."""
+
+
 class UnknownStatus(PldkitError):
     """A status code this binding does not know."""
 
@@ -116,7 +129,7 @@ class UnknownStatus(PldkitError):
 ERRORS = {cls.code: cls for cls in (
     InvalidArgument, OutOfMemory, OutOfRange, IncompatibleGrids,
     NotConverged, ToleranceNotMet, EmptyComposition, FFTError, CallbackError,
-    Unsupported, FormatError, VersionError, FileError)}
+    Unsupported, FormatError, VersionError, FileError, NotDurable)}
 
 
 def error_class(code):

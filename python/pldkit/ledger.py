@@ -5,17 +5,22 @@ add FILE EVENT...`` and ``pldkit ledger show FILE``, so the two front ends
 share ledgers and give the same numbers.
 
     import pldkit
-    pld = pldkit.ledger.add("run.pld", "poisson-gaussian:q=0.01,sigma=1,count=100")
+    pld = pldkit.ledger.add("run.pld", "poisson-gaussian:q=0.01,sigma=1,count=100",
+                            create=True)  # a new ledger: create=True
     pld.epsilon(1e-5)          # the ledger's bracket after this update
     pldkit.ledger.show("run.pld").history   # [(time, "poisson-gaussian:..."), ...]
 """
 
 import ctypes
+import errno
+import math
 import os
+import warnings
 from ctypes import byref
 
 from . import _lib
 from ._util import check, invalid, raise_status
+from .errors import DurabilityWarning
 from .pld import PLD
 
 __all__ = ["add", "show", "available"]
@@ -45,24 +50,33 @@ def _record_of(texts):
     return rec
 
 
-def add(path, *events, delta=1e-5, record=None, **options):
+def add(path, *events, delta=1e-5, record=None, create=False,
+        lock_timeout=None, **options):
     """Book EVENTs into the ledger at `path` under its lock
-    (pld_ledger_add) and return the ledger's new PLD (a pldkit.PLD whose
+    (pld_ledger_update) and return the ledger's new PLD (a pldkit.PLD whose
     ``history`` lists every update).
 
     ``events``: EVENT texts, as the CLI takes them (composed with the grid
     ``options`` of pldkit.epsilon: accuracy, discretization, ...), or one
     pldkit.Accountant.  ``record``: the history text (default: the EVENT
     texts joined by spaces, as the CLI records them; empty for an
-    Accountant).  A new ledger gets the grid ``discretization`` if given,
-    else the grid the accountant's automatic refinement picks for an
-    epsilon at ``delta`` (as ``pldkit ledger add --delta``); an existing
-    ledger keeps its own.  Errors: InvalidArgument, IncompatibleGrids (a
-    discretization other than the ledger's), FormatError / VersionError
-    (the file is not a ledger this library reads), Unsupported (not a
-    regular file), FileError (the detail names the failing step, file and
-    errno); on any error the ledger is unchanged."""
-    f = "pld_ledger_add"
+    Accountant).  ``create``: a missing ledger is created only when True
+    (as ``pldkit ledger add --create``); else a missing `path`, e.g. a
+    mistyped name, raises FileError.  ``lock_timeout``: seconds to wait for
+    the lock another update holds (None: as long as it takes); on expiry
+    FileError, nothing booked.  A new ledger gets the grid
+    ``discretization`` if given, else the grid the accountant's automatic
+    refinement picks for an epsilon at ``delta`` (as ``pldkit ledger add
+    --delta``); an existing ledger keeps its own.  Errors: InvalidArgument,
+    IncompatibleGrids (a discretization other than the ledger's),
+    FormatError / VersionError (the file is not a ledger this library
+    reads), Unsupported (not a regular file, several hard links, or a
+    symbolic link another user could have planted), FileError (the detail
+    names the failing step, file and errno); on any error the ledger is
+    unchanged.  When the update is in place but the directory's fsync
+    failed, it warns (pldkit.DurabilityWarning) and returns the new PLD:
+    the update is booked."""
+    f = "pld_ledger_update"
     _need(f)
     from .accountant import Accountant
     from . import events as _events
@@ -79,10 +93,24 @@ def add(path, *events, delta=1e-5, record=None, **options):
             record = _record_of(events)
     if not isinstance(record, str):
         raise TypeError("record is a str, got %r" % (record,))
+    opts = _lib.LedgerOptions()
+    _lib.lib.pld_ledger_options_default(byref(opts))
+    opts.create = 1 if create else 0
+    if lock_timeout is not None:
+        t = float(lock_timeout)
+        if math.isnan(t) or t < 0:
+            invalid(f, "lock_timeout = %r must be a number >= 0 (None: wait "
+                    "as long as it takes)" % (lock_timeout,))
+        opts.lock_timeout = t
     bpath = os.fsencode(path)
     grid = 0.0
     params = acc._params
-    if not (params.discretization > 0) and not os.path.exists(bpath):
+    exists = os.path.exists(bpath)
+    if not exists and not create:
+        raise_status(_lib.PLD_EIO, f, "%s does not exist (a mistyped "
+                     "name?): create=True starts a new ledger"
+                     % os.fsdecode(bpath))
+    if not (params.discretization > 0) and not exists:
         # a new ledger: the grid 'pldkit save' and 'pldkit ledger add' pick
         d = _lib.DistPtr()
         res = _lib.Result()
@@ -100,15 +128,30 @@ def add(path, *events, delta=1e-5, record=None, **options):
         _lib.lib.pld_dist_free(d)
     out = _lib.DistPtr()
     fe = _lib.FileErrorInfo()
-    st = _lib.lib.pld_ledger_add(bpath, acc._p, grid, record.encode(),
-                                 byref(out), byref(fe))
+    st = _lib.lib.pld_ledger_update(bpath, acc._p, grid, record.encode(),
+                                    byref(opts), byref(out), byref(fe))
+    if st == _lib.PLD_EDURABLE:
+        warnings.warn(DurabilityWarning(
+            "the update of %s is booked, but its durability is not "
+            "confirmed (syncing %s failed: %s)" % (
+                os.fsdecode(bpath), os.fsdecode(fe.path),
+                os.strerror(fe.errnum) if fe.errnum else "failed")),
+            stacklevel=2)
+        return PLD._adopt(out)
     if st != 0:
         detail = None
         if st in (_lib.PLD_EIO, _lib.PLD_EUNSUPPORTED) and fe.stage:
             what = os.fsdecode(fe.path) or os.fsdecode(bpath)
             detail = "%s: %s" % (_STAGES.get(fe.stage, "stage %d" % fe.stage),
                                  what)
-            if fe.errnum:
+            if fe.errnum == errno.ETIMEDOUT and fe.stage == 2:
+                detail += ": another update held the lock longer than " \
+                          "lock_timeout"
+            elif fe.errnum == errno.EMLINK:
+                detail += ": several hard links (an update would fork them)"
+            elif fe.errnum == errno.EPERM and st == _lib.PLD_EUNSUPPORTED:
+                detail += ": a symbolic link another user could have planted"
+            elif fe.errnum:
                 detail += ": " + os.strerror(fe.errnum)
         elif st == _lib.PLD_EUNSUPPORTED:
             detail = "%s is not a regular file" % os.fsdecode(bpath)

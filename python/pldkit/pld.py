@@ -222,9 +222,18 @@ class PLD(Handle):
                          ctypes.cast(buf, POINTER(c_ubyte)), len(data))
 
     def save(self, path):
-        """Save to a file (the format of serialize())."""
-        check(lib.pld_dist_save(self._p, os.fsencode(path)), "pld_dist_save",
-              os.fsdecode(path))
+        """Save to a file (the format of serialize()).  When the file is in
+        place but the directory's fsync failed (PLD_EDURABLE), it warns
+        with pldkit.DurabilityWarning instead of raising."""
+        st = lib.pld_dist_save(self._p, os.fsencode(path))
+        if st == _lib.PLD_EDURABLE:
+            import warnings
+            from .errors import DurabilityWarning
+            warnings.warn(DurabilityWarning(
+                "%s is saved, but its durability is not confirmed (the "
+                "directory's fsync failed)" % os.fsdecode(path)), stacklevel=2)
+            return
+        check(st, "pld_dist_save", os.fsdecode(path))
 
     @classmethod
     def load(cls, path):

@@ -171,10 +171,6 @@ class TestRefusals(unittest.TestCase):
             "ZCDpEvent": ("ZCDpEvent", {"rho": 0.5, "xi": 0.0}),
             "RepeatAndSelectDpEvent": ("RepeatAndSelectDpEvent", {
                 "event": g, "mean": 3.0, "shape": 1.0}),
-            "TruncatedSubsampledGaussianDpEvent": (
-                "TruncatedSubsampledGaussianDpEvent", {
-                    "dataset_size": 1000, "sampling_probability": 0.01,
-                    "truncated_batch_size": 20, "noise_multiplier": 1.0}),
             "SampledWithReplacementDpEvent": (
                 "SampledWithReplacementDpEvent", {
                     "source_dataset_size": 1000, "sample_size": 10,
@@ -197,6 +193,28 @@ class TestRefusals(unittest.TestCase):
         with self.assertRaisesRegex(dpa.UnsupportedEventError,
                                     "under REPLACE_ONE: .*add/remove"):
             dpa.PLDAccountant("REPLACE_ONE").compose(ps)
+
+    def test_truncated_subsampled_gaussian(self):
+        # the catalogue's truncated-poisson (docs/samplers.md), the relation
+        # as its adjacency: the same bracket as the event text, and a cap
+        # no batch reaches is the Poisson-subsampled Gaussian bit for bit
+        ev = ("TruncatedSubsampledGaussianDpEvent", {
+            "dataset_size": 1000, "sampling_probability": 0.01,
+            "truncated_batch_size": 20, "noise_multiplier": 1.0})
+        acc = dpa.PLDAccountant()
+        self.assertTrue(acc.supports(ev))
+        got = acc.compose(ev, 50).get_epsilon(1e-5)
+        want = pldkit.epsilon(
+            1e-5, "truncated-poisson:n=1000,q=0.01,B=20,sigma=1,count=50")
+        self.assertEqual(got, want.upper)
+        wide = ("TruncatedSubsampledGaussianDpEvent", {
+            "dataset_size": 100, "sampling_probability": 0.05,
+            "truncated_batch_size": 100, "noise_multiplier": 1.2})
+        ps = ("PoissonSampledDpEvent", {"sampling_probability": 0.05,
+                                        "event": ("GaussianDpEvent", {
+                                            "noise_multiplier": 1.2})})
+        self.assertEqual(dpa.PLDAccountant().compose(wide, 30).get_epsilon(1e-5),
+                         dpa.PLDAccountant().compose(ps, 30).get_epsilon(1e-5))
 
     def test_discrete_gaussian_dimension_none(self):
         ev = ("DiscreteGaussianDpEvent", {"sigma": 3.0, "sensitivity": 1.0,

@@ -600,7 +600,7 @@ class TestErrors(unittest.TestCase):
         with self.assertRaises(pldkit.OutOfRange):
             pldkit.Laplace(1.0).to_pld(1e-10)
         # every status has a class carrying the library's sentence
-        for code in range(1, 14):
+        for code in range(1, 15):
             cls = pldkit.errors.error_class(code)
             self.assertEqual(cls.code, code)
             self.assertTrue(issubclass(cls, pldkit.PldkitError))
@@ -1216,6 +1216,85 @@ class TestNumpy(unittest.TestCase):
         self.assertEqual(m.params["p"], [0.5, 0.5])
         with self.assertRaises(TypeError):
             acc.curve(np.zeros((2, 2)))
+
+
+class TestCloseWhileInUse(unittest.TestCase):
+    """Issue 32, item 6: closing an object while another thread's call uses
+    it was a use-after-free; now close() raises RuntimeError then and the
+    call completes on a live object.  The C call is held open
+    deterministically: the module's `lib` is wrapped so that the call
+    waits for the main thread's close() attempt before it runs."""
+
+    def _hold(self, module, name):
+        import threading
+        entered, release = threading.Event(), threading.Event()
+        real_lib = module.lib
+
+        class Proxy(object):
+            def __getattr__(self, attr):
+                fn = getattr(real_lib, attr)
+                if attr != name:
+                    return fn
+
+                def held(*args):
+                    entered.set()
+                    release.wait(10)
+                    return fn(*args)
+                return held
+        module.lib = Proxy()
+        return real_lib, entered, release
+
+    def test_accountant_closed_during_a_query(self):
+        import threading
+        from pldkit import accountant as mod
+        acc = pldkit.Accountant().compose(pldkit.Laplace(1.0), 3)
+        real_lib, entered, release = self._hold(mod, "pld_accountant_epsilon")
+        out = {}
+
+        def query():
+            try:
+                out["r"] = acc.epsilon(1e-5)
+            except Exception as e:  # pragma: no cover - reported below
+                out["e"] = e
+        try:
+            t = threading.Thread(target=query)
+            t.start()
+            self.assertTrue(entered.wait(10))
+            with self.assertRaises(RuntimeError):
+                acc.close()
+            self.assertFalse(acc.closed)
+            release.set()
+            t.join(10)
+        finally:
+            mod.lib = real_lib
+            release.set()
+        self.assertNotIn("e", out)
+        self.assertGreater(out["r"].upper, 0)
+        acc.close()  # no call in flight: closes
+        self.assertTrue(acc.closed)
+        with self.assertRaises(ValueError):
+            acc.epsilon(1e-5)
+
+    def test_argument_closed_during_a_call(self):
+        import threading
+        from pldkit import accountant as mod
+        acc = pldkit.Accountant()
+        mech = pldkit.Gaussian(2.0)
+        real_lib, entered, release = self._hold(mod, "pld_accountant_add")
+        try:
+            t = threading.Thread(target=lambda: acc.compose(mech, 2))
+            t.start()
+            self.assertTrue(entered.wait(10))
+            with self.assertRaises(RuntimeError):
+                mech.close()
+            release.set()
+            t.join(10)
+        finally:
+            mod.lib = real_lib
+            release.set()
+        mech.close()
+        self.assertGreater(acc.epsilon(1e-5).upper, 0)
+        acc.close()
 
 
 if __name__ == "__main__":
