@@ -46,6 +46,10 @@ bounded-gaussian@bounded-gaussian:kind=rectified,theta=0.4,a=1.5,sigma=0.7,c=0.8
 bounded-gaussian@bounded-gaussian:kind=truncated,theta=0.4,a=1.5,sigma=0.7,c=0.8@proven
 poisson-bounded-gaussian@poisson-bounded-gaussian:q=0.3,kind=truncated,theta=0.4,a=1.5,sigma=0.7,c=0.8@proven
 merge-lc@merge-lc:lambda=0.5;0.5,q=0.01;0.01,sigma=1;1.2,count=10@proven
+truncated-poisson@truncated-poisson:n=1000,q=0.01,B=20,sigma=1,count=10@proven
+fixed-batch@fixed-batch:b=10,n=1000,sigma=1,count=10@proven
+balls-in-bins@balls-in-bins:T=10,sigma=1,count=2@proven
+bandmf@bandmf:steps=100,bands=4,q=0.04,sigma=2@proven
 pld@pld:file=$tmp/l.pld@proven
 random-selection@random-selection:weights=0.5;0.5[gaussian:sigma=2|laplace:b=2]@proven
 random-selection@random-selection:weights=0.5;0.5[gaussian:sigma=2|random-participation:p=0.5,q=0.1,d=10,C=1,sigma=1,analysis=cs]@lower_limit

@@ -72,7 +72,7 @@ EOF
 expect_ok "--version" --version &&
   if grep -qE '^pldkit [0-9]+\.[0-9]+\.[0-9]+$' "$OUT" && [ "$(wc -l <"$OUT")" -eq 1 ]; then ok; else bad "--version prints '$(cat "$OUT")'"; fi
 
-events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-sampled poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration poisson-splitting partial-splitting bounded-gaussian poisson-bounded-gaussian merge-lc pld"
+events="gaussian laplace discrete-laplace discrete-gaussian randomized-response poisson-gaussian poisson-sampled poisson-laplace finite mixture-gaussian wor-gaussian random-participation random-selection model-splitting balanced-iteration poisson-splitting partial-splitting bounded-gaussian poisson-bounded-gaussian merge-lc truncated-poisson fixed-batch balls-in-bins bandmf pld"
 keys="sigma sensitivity b scale epsilon k q p count p-means p-weights q-means q-weights batch n d C analysis weights wcs cs thm41 ols 2C T c theta a kind rectified truncated file c-split c-shared"
 # Every help is short (under 80 lines), names the exit statuses and, where
 # EVENTs are taken, points to 'pldkit events' and 'pldkit help EVENT'.

@@ -659,9 +659,9 @@ try:
     for _name in _HOOKS:
         getattr(lib, _name)
     _declare(_HOOKS)
-    available["alloc_hooks"] = True
+    available["alloc_hooks"] = available["dir_sync_hook"] = True
 except AttributeError:
-    available["alloc_hooks"] = False
+    available["alloc_hooks"] = available["dir_sync_hook"] = False
 
 
 def declare(table):
