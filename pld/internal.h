@@ -162,6 +162,9 @@ struct pld_mech_type {
   /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
    * NULL: not known (+inf). */
   double (*pure_eps)(const struct pld_mech *m);
+  /* A certified MGF of one run's loss (pld/inversion.h, docs/design.md
+   * §16); NULL: none.  The grid-free inversion sees a kind only through it. */
+  const struct pld_mgf_ops *mgf;
 };
 
 struct pld_mech {
