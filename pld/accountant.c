@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "inversion.h"
 #include "numerics.h"
 #include <pldkit/select.h>
 #include "detail.h"
@@ -1532,6 +1533,40 @@ static int members_apart(const struct plan *p, const pld_params *bp,
          bu_lo - bo.upper > width_target(q, pp, bu.upper);
 }
 
+/* The grid-free Laplace inversion (pld/inversion.c, design.md §16) of a
+ * list whose every event has a certified MGF, for an epsilon or delta
+ * query on the automatic grid: *have is set when *out holds its certified
+ * bracket.  Any failure but ENOMEM leaves the answer to the grid. */
+static int inversion_query(const pld_accountant *acc, const struct plan *p,
+                           const struct query *q, pld_bound *out, int *have)
+{
+  *have = 0;
+  if (q->kind == Q_CURVE || acc->params.discretization > 0.0)
+    return PLD_SUCCESS;
+  struct pld_inv_group *g = pld_malloc((p->nother ? p->nother : 1) * sizeof *g);
+  if (!g)
+    return PLD_ENOMEM;
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < p->nother; i++) {
+    g[i].m = p->other[i]->m;
+    g[i].count = p->other[i]->count;
+    if (!g[i].m || !pld_mech_mgf(g[i].m))
+      goto out;
+  }
+  double mu2_rel = 2.0 * p->mu_rel + 4.0 * DBL_EPSILON;
+  if (q->kind == Q_EPS)
+    st = pld_inversion_epsilon(g, p->nother, p->mu2, mu2_rel, q->x,
+                               acc->params.accuracy, out);
+  else
+    st = pld_inversion_delta(g, p->nother, p->mu2, mu2_rel, q->x, out);
+  *have = st == PLD_SUCCESS;
+  if (st != PLD_ENOMEM)
+    st = PLD_SUCCESS;
+out:
+  pld_free(g);
+  return st;
+}
+
 static int run_query(const pld_accountant *acc, const struct query *q,
                      pld_result *res, pld_bound *curve)
 {
@@ -1579,6 +1614,22 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     return st;
   }
 
+  /* the grid-free inversion answers when it meets the target; otherwise
+   * its bracket is intersected with the grid's at the end */
+  pld_bound inv;
+  int inv_have;
+  if ((st = inversion_query(acc, &p, q, &inv, &inv_have))) {
+    plan_free(&p);
+    return st;
+  }
+  if (inv_have && width_ok(q, &acc->params, inv)) {
+    r.bound = inv;
+    r.met_accuracy = 1;
+    r.bound_kind = r.lower_kind = PLD_BOUND_INVERSION;
+    plan_free(&p);
+    *res = r;
+    return PLD_SUCCESS;
+  }
   const pld_params *pp = &acc->params;
   pld_workspace *ws = NULL;
   if ((st = pld_workspace_alloc(pp, &ws))) {
@@ -1649,7 +1700,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       if ((st = fallback_query(&p, q, &fb1, fbc)))                            \
         goto done;                                                            \
     }                                                                         \
-    int useful_ = fb1.bound.upper < best.upper;                               \
+    int useful_ = fb1.bound.upper < best.upper || inv_have;                   \
     for (size_t i_ = 0; q->kind == Q_CURVE && i_ < q->n && !useful_; i_++)    \
       useful_ = fbc[i_].bound.upper < 1.0;                                    \
     if (useful_) {                                                            \
@@ -2054,6 +2105,17 @@ finish:
     }
   } else {
     combine(&best, &r.bound_kind, &r.lower_kind, &fb1, q->kind == Q_DELTA);
+    if (inv_have) { /* the inversion's bracket, intersected */
+      if (inv.upper < best.upper) {
+        best.upper = inv.upper;
+        r.bound_kind = PLD_BOUND_INVERSION;
+      }
+      if (inv.lower > best.lower) {
+        best.lower = inv.lower;
+        r.lower_kind = PLD_BOUND_INVERSION;
+      }
+      settle(&best, &r.bound_kind, &r.lower_kind);
+    }
     r.met_accuracy = width_ok(q, pp, best);
     pld_fb_answer k = {best, r.bound_kind, r.lower_kind};
     if (!r.met_accuracy) {

@@ -18,8 +18,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "alloc.h"
 #include "internal.h"
@@ -317,8 +315,6 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
                         : INFINITY;
       rem *= 1.0 + 1e-10;
     }
-    if (getenv("INV_DEBUG") && (it % 50 == 0))
-      fprintf(stderr, "  tail it %d t %g acc %g rem %g lV %g\n", it, t, acc, rem, lV);
     if (rem <= 0.5 * want || !n || it >= 2000) {
       acc += rem;
       break;
@@ -364,7 +360,6 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     double wsum = fmin(1.0 / (t - h) - 1.0 / (t + D), h * nodes_in / (t * t));
     double piece = exp(lb + 1e-10 * (1.0 + fabs(lb))) * wsum / M_PI *
                    (1.0 + 1e-10);
-    if (getenv("INV_DEBUG") && piece > 1e-12) fprintf(stderr, "   piece %g t %g D %g G %g S1 %g lb %g\n", piece, t, D, G, S1, lb);
     acc += piece;
     t += D;
   }
@@ -572,9 +567,6 @@ static void dtab_delta(const struct dtab *tb, double eps, double *lo,
   double al = exp(lap + 1e-10 * (1.0 + fabs(lap))) +
               exp(lam + 1e-10 * (1.0 + fabs(lam)));
   double S = s.v;
-  if (getenv("INV_DEBUG"))
-    fprintf(stderr, "dir %d c %g h %g P %g K %zu tail %g S %g R %g lap %g lam %g kc [%g %g] eps %g\n",
-            tb->dir, c, h, tb->P, tb->K, tb->tail, S, R, lap, lam, tb->kc_lo, tb->kc_hi, eps);
   double up_n = (S + R) * (1.0 + 2.0 * U);
   double lo_n = (S - R - al) * (1.0 - 4.0 * U);
   double ce = c * eps, ceu = U * fabs(ce);
@@ -655,8 +647,6 @@ static int dir_epsilon(const struct pld_inv_group *g, size_t n, double mu2,
   if ((st = dtab_make(g, n, mu2, mu2_rel, dir, c, e0, &tb)))
     return st;
   double sd = sqrt(k2), lo, hi;
-  if (getenv("INV_DEBUG"))
-    fprintf(stderr, "dir_eps dir %d c %g k0 %g k1 %g k2 %g e0 %g\n", dir, c, k0, k1, k2, e0);
   /* upper end: a point with delta_hi <= delta, as low as the bracket lets */
   double a = e0, b = e0;
   dtab_delta(&tb, e0, &lo, &hi);

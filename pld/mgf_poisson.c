@@ -21,7 +21,6 @@
  */
 #include <float.h>
 #include <math.h>
-#include <stdio.h>
 
 #include "alloc.h"
 #include "internal.h"
@@ -197,9 +196,6 @@ static int nodes_make(const struct psg *g, double a, double tmax, double tol,
   if (!(jh - jl < 4e6))
     return PLD_ERANGE;
   t->n = (size_t)(jh - jl) + 1;
-#ifdef NODES_DEBUG
-  fprintf(stderr, "nodes a %g tmax %g tol %g eta %g xl %g xr %g n %zu\n", a, tmax, tol, t->eta, xl, xr, t->n);
-#endif
   t->l = pld_malloc(t->n * sizeof(double));
   t->w = pld_malloc(t->n * sizeof(double));
   if (!t->l || !t->w) {
@@ -327,16 +323,50 @@ static int real_ball(const struct psg *g, double a, double *lo, double *hi)
   return isfinite(*hi) ? PLD_SUCCESS : PLD_ERANGE;
 }
 
+/* log of an upper bound of sup psi, psi = phi rho^{a+1}/(q mu z) (the loss
+ * density behind A(a + i tau) in the loss variable, times a constant).
+ * q = 1: exactly e^{a(a-1)mu^2/2}/(mu sqrt(2 pi)).  Otherwise the largest
+ * value on a grid of [xl, xh], each raised by the step times a bound of
+ * |d/dx log psi| = |-x - mu + (a+1) mu w| <= |x| + (|a+1| + 1) mu over its
+ * cell, and beyond the grid the monotone majorants (rho <= 1 for z <= 1,
+ * rho <= z for z >= 1, rho >= 1 - q, rho >= q z) at its ends. */
+static double psi_log_sup(const struct psg *g, double a)
+{
+  double q = g->q, mh = g->muh, ml = g->mul, p = a + 1.0, mu = g->mu;
+  double e1 = 0.5 * a * (a - 1.0) * mh * mh;
+  if (q == 1.0)
+    return e1 - log(ml) - LS2PI + 1e-10 * (1.0 + fabs(e1));
+  double lq = log(q), l1q = log1p(-q);
+  double xl = -mh - 12.0;
+  double xh = fmax(0.5 * mh, a * mh) + sqrt(2.0 * fmax(e1, 0.0) + 60.0) + 2.0;
+  /* left: psi <= c_l phi(x + mu) e^{mu^2}/(q mu), increasing for x < -mu */
+  double cl = p >= 0.0 ? 0.0 : p * l1q;
+  double best = cl + mh * mh - 0.5 * (xl + mh) * (xl + mh) - LS2PI - log(q * ml);
+  /* right: psi <= c_r e^{a(a-1)mu^2/2} phi(x - a mu)/mu, decreasing for
+   * x > a mu (c_r = 1/q for p >= 0, q^a for p < 0) */
+  double cr = p >= 0.0 ? -lq : a * lq;
+  double xa = xh - (a >= 0.0 ? a * mh : a * ml);
+  best = fmax(best, cr + e1 - 0.5 * xa * xa - LS2PI - log(ml));
+  double dx = 0.25 / (fmax(fabs(xl), fabs(xh)) + (fabs(p) + 1.0) * mh + 1.0);
+  double hm2 = 0.5 * mu * mu, gmax = -INFINITY;
+  for (double x = xl; x < xh + dx; x += dx) {
+    double arg = mu * x - hm2;
+    double l = log1p(q * expm1(arg));
+    double v = -0.5 * x * x - LS2PI + p * l - arg;
+    gmax = fmax(gmax, v);
+  }
+  gmax += 0.25 - log(q * ml); /* the cells' rise */
+  best = fmax(best, gmax);
+  return best + 1e-9 * (1.0 + fabs(best)) + 1e-9 * fabs(p) * (fabs(xl) + fabs(xh));
+}
+
 /* Decay facts (design.md §16.2).
  * tv: in the loss variable y = l(x) the integrand of A(a + i tau) is
  * psi(y) e^{i tau y}, psi = phi rho^{a+1}/rho' (rho' = q mu z), which has at
  * most three critical points (d/dx log psi = -x - mu + (a+1) mu w, w =
  * q z/rho, whose derivative -1 + (a+1) mu^2 w (1-w) vanishes at most twice)
  * and vanishes at both ends, so TV(psi) <= 4 sup psi and |A(a + i tau)| <=
- * TV/|tau| (integration by parts).  sup psi from rho^{a+1} <= (1+lam)^{p-1}
- * (1-q)^p + (1+1/lam)^{p-1} (q z)^p for p = a+1 >= 1 (convexity), <= the sum
- * of the two powers for 0 <= p < 1, <= min of them for p < 0; then
- * sup phi/z = e^{mu^2}/sqrt(2 pi), sup phi z^a = e^{a(a-1)mu^2/2}/sqrt(2 pi).
+ * TV/|tau| (integration by parts); sup psi by psi_log_sup.
  * lip: |d/dtau (e^{-i tau m} A(a + i tau))| <= E_Q[rho^a |l - m|]; with
  * m = log(1-q), 0 <= l - m = log1p(q z/(1-q)) <= q z/(1-q) and E_Q[z rho^a] =
  * (A(a+1) - (1-q) A(a))/q, so lip <= A(a+1)/(1-q) - A(a); with m = 0, |l| <=
@@ -347,26 +377,9 @@ static int psg_decay(const struct pld_mech *m, int dir, double c, double *tv,
   struct psg g;
   if (!psg_get(m, &g))
     return PLD_EUNSUPPORTED;
-  double a = psg_a(dir, c), q = g.q, mh = g.muh, ml = g.mul, p = a + 1.0;
+  double a = psg_a(dir, c), q = g.q, mh = g.muh;
   double e1 = 0.5 * a * (a - 1.0) * mh * mh;
-  /* log of the two parts' sups: (1-q)^p phi/(q mu z) and q^a phi z^a/mu */
-  double l1 = (q < 1.0 ? p * log1p(-q) : -INFINITY) + mh * mh - log(q * ml) -
-              LS2PI;
-  double l2 = a * log(q) + e1 - log(ml) - LS2PI;
-  double lsup;
-  if (p < 0.0)
-    lsup = fmin(l1, l2);
-  else if (p < 1.0)
-    lsup = lse(l1, l2);
-  else {
-    lsup = INFINITY;
-    for (int k = -12; k <= 12; k++) {
-      double lam = ldexp(1.0, k) / p;
-      double v = lse((p - 1.0) * log1p(lam) + l1,
-                     (p - 1.0) * log1p(1.0 / lam) + l2);
-      lsup = fmin(lsup, v);
-    }
-  }
+  double lsup = psi_log_sup(&g, a);
   lsup += 1e-10 * (1.0 + fabs(lsup));
   *tv = exp(lsup + log(4.0)) * (1.0 + 1e-10);
   double b2 = (1.0 - q) * sqrt(mh * mh + 0.25 * mh * mh * mh * mh) +

@@ -87,11 +87,16 @@ enum pld_bound_kind {
    *  inequality on a law below each run's loss; no error compounds over
    *  the runs, so it stays sharp at huge counts, where epsilon is about
    *  the count times the Kullback-Leibler divergence) */
-  PLD_BOUND_MOMENTS = 7
+  PLD_BOUND_MOMENTS = 7,
+  /** both ends: the Laplace inversion of the composed moment generating
+   *  function, without a grid, every error term bounded (docs/design.md
+   *  §16); used for lists of Poisson-subsampled Gaussians (and Gaussians) */
+  PLD_BOUND_INVERSION = 8
 };
 
 /** A short lowercase name of a pld_bound_kind ("grid", "closed-form",
- *  "rdp", "basic", "advanced", "single-run", "moments", "none"; "unknown"
+ *  "rdp", "basic", "advanced", "single-run", "moments", "inversion", "none";
+ *  "unknown"
  *  for other values).  Never NULL; static. */
 PLD_API const char *pld_bound_kind_name(int kind);
 
