@@ -98,14 +98,13 @@ static double quad_log_err(const struct psg *g, double a, double eta,
                            double tau)
 {
   double best = INFINITY, la = log_abar(g, a);
-  double dmax = 0.95 * M_PI / (2.0 * g->muh);
+  double dmax = fmin(0.95 * M_PI / (2.0 * g->muh), 12.0);
   for (int k = 1; k <= ND; k++) {
     double d = dmax * k / ND;
-    if (d > 12.0)
-      break;
-    double lc = a < 0.0 ? a * log(cos(g->muh * d)) : 0.0; /* >= 0 */
+    /* log cos(mu d)^{min(a, 0)} >= 0 */
+    double lc = a < 0.0 ? a * log(cos(g->muh * d)) : 0.0;
     double x = 2.0 * M_PI * d / eta;
-    double le = log(2.0) + 0.5 * d * d + fabs(tau) * g->muh * d - lc + la -
+    double le = log(2.0) + 0.5 * d * d + fabs(tau) * g->muh * d + lc + la -
                 (x > 40.0 ? x : log(expm1(x)));
     best = fmin(best, le);
   }
@@ -117,13 +116,11 @@ static double quad_log_err(const struct psg *g, double a, double eta,
 static double pick_eta(const struct psg *g, double a, double tmax, double tol)
 {
   double la = log_abar(g, a), best = 0.0;
-  double dmax = 0.95 * M_PI / (2.0 * g->muh);
+  double dmax = fmin(0.95 * M_PI / (2.0 * g->muh), 12.0);
   for (int k = 1; k <= ND; k++) {
     double d = dmax * k / ND;
-    if (d > 12.0)
-      break;
     double lc = a < 0.0 ? a * log(cos(g->muh * d)) : 0.0;
-    double lb = log(4.0) + 0.5 * d * d + tmax * g->muh * d - lc + la - log(tol);
+    double lb = log(4.0) + 0.5 * d * d + tmax * g->muh * d + lc + la - log(tol);
     if (lb < 1.0)
       lb = 1.0;
     best = fmax(best, 2.0 * M_PI * d / lb);
