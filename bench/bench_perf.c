@@ -22,8 +22,15 @@
  *                  1e-8 .. 1e-12 (x = delta), and delta(epsilon) of the demo
  *                  run down to 1e-66 (x = epsilon): the tilted composition
  *                  (docs/design.md 5a), automatic grid
+ *   inversion      the canonical DP-SGD run (q = 256/60000, sigma = 1.1) at
+ *                  T = 14063, delta = 1e-5 and 1e-12, and T = 1e6: the
+ *                  automatic query (answered by the grid-free inversion,
+ *                  docs/design.md 16) beside the grid path on the fixed step
+ *                  the automatic grid had chosen (1e-4 for T = 1e6, where
+ *                  the grid's bracket is ~0.2% wide)
  * Speed is measured here and never asserted in tests.
- * usage: bench_perf [CSV] [--quick]   (--quick: one timed run, no 1e6) */
+ * usage: bench_perf [CSV] [--quick] [--group NAME]   (--quick: one timed
+ * run, no 1e6; --group: only that group's cases) */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -255,6 +262,10 @@ static void child(const struct pcase *c, int quick, int fd)
 
 #define SEPS(q, s, T, d) {"small-delta", "epsilon(" #d ") poisson-gaussian q=" #q \
                          " sigma=" #s " T=" #T, K_SMALL_EPS, q, s, T, 0, d, 5}
+#define INVR(d, T, tag) {"inversion", "epsilon(" #d ") DP-SGD T=" #T \
+  " (inversion)", K_SMALL_EPS, DEMO_Q, DEMO_SIGMA, T, 0, d, 7}
+#define INVG(d, T, g) {"inversion", "epsilon(" #d ") DP-SGD T=" #T \
+  " (grid Delta=" #g ")", K_SMALL_EPS, DEMO_Q, DEMO_SIGMA, T, g, d, 5}
 #define SDEL(q, s, T, e) {"small-delta", "delta(" #e ") poisson-gaussian q=" #q \
                          " sigma=" #s " T=" #T, K_SMALL_DELTA, q, s, T, 0, e, 3}
 
@@ -299,6 +310,9 @@ static const struct pcase cases[] = {
   SEPS(0.001, 1.0, 100000, 1e-10), SEPS(0.001, 1.0, 100000, 1e-12),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 5.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 8.0),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 10.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 15.0),
+  INVR(1e-5, 14063, 0), INVG(1e-5, 14063, 1.877e-4),
+  INVR(1e-12, 14063, 0), INVG(1e-12, 14063, 2.313e-4),
+  INVR(1e-5, 1000000, 0), INVG(1e-5, 1000000, 1e-4),
   BIS(1000, 1, 1.0), BIS(10, 4, 2.0), BIS(10, 5, 1.0), BIS(100, 10, 1.0),
   BIS(100, 10, 2.0), BIS(2000, 655, 1.0), BIS(4, 2, 1.0), BIS(20, 2, 1.0),
   BIS(2000, 3, 1.0), BIS(1000, 100, 2.0),
@@ -310,9 +324,12 @@ int main(int argc, char **argv)
 {
   const char *csv = "bench/results/perf.csv";
   int quick = 0;
+  const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = 1;
+    else if (strcmp(argv[i], "--group") == 0 && i + 1 < argc)
+      only = argv[++i];
     else
       csv = argv[i];
   }
@@ -332,7 +349,7 @@ int main(int argc, char **argv)
   size_t n = sizeof cases / sizeof cases[0];
   for (size_t i = 0; i < n; i++) {
     const struct pcase *c = &cases[i];
-    if (quick && c->T >= 1000000)
+    if ((quick && c->T >= 1000000) || (only && strcmp(only, c->group) != 0))
       continue;
     if (tty)
       fprintf(stderr, "\rbench_perf: case %zu/%zu   ", i + 1, n);
