@@ -31,7 +31,7 @@
 #define CGRAIN 1048576.0 /* abscissae are multiples of 2^-20 */
 #define CMIN (1.0 / 64.0)
 #define CMAX 4096.0
-#define CHUNK 64
+#define CHUNK 16
 #define KMAX 8192
 #define M_TOL 1e-14 /* evaluator accuracy aimed at for the sum's terms */
 
@@ -327,7 +327,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
       if (t > evt[j]) { /* a table for the next octave */
         o->release(evs[j]);
         evs[j] = NULL;
-        evt[j] = 2.0 * t;
+        evt[j] = 1.5 * t;
         if ((st = o->prepare(g[j].m, dir, c, evt[j], 1e-7, &evs[j])))
           break;
       }
@@ -343,8 +343,9 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     if (st)
       break;
     /* the interval where log |prod chi| may rise by at most a quarter of its
-     * decay at t (at least 1): log(u + lip D) <= log u + lip D/u */
-    D = fmax(0.25 * G, 1.0) / S1;
+     * decay G at t, or up to e^{-30} (at least by 1): log(u + lip D) <=
+     * log u + lip D/u */
+    D = fmax(fmax(0.25 * G, G - 30.0), 1.0) / S1;
     if (!(D > 0.0) || !isfinite(D))
       D = h;
     if (D > 4.0 * t)

@@ -84,9 +84,14 @@ static double log_tail_up(double y)
   return v + (40.0 + 8.0 * y * y) * U + 1e-300;
 }
 
-/* log of the upper bound Abar(a) of A(a). */
+/* log of an upper bound Abar(a) of A(a): 1 - q + q e^{a(a-1)mu^2/2} for
+ * a >= 1 or a <= 0 (Jensen on the convex v^a, rho = (1-q) 1 + q z), 1 for
+ * 0 < a < 1 (concave: A(a) <= (E_Q rho)^a = 1; the Lipschitz bound's
+ * A(a + 1) of the QP direction at c < 1). */
 static double log_abar(const struct psg *g, double a)
 {
+  if (a > 0.0 && a < 1.0)
+    return 1e-12;
   double e = 0.5 * a * (a - 1.0) * g->muh * g->muh;
   double v = g->q < 1.0 ? lse(log1p(-g->q), log(g->q) + e) : e;
   return v + 1e-12 * (1.0 + fabs(v));
@@ -381,7 +386,8 @@ static int psg_decay(const struct pld_mech *m, int dir, double c, double *tv,
   *tv = exp(lsup + log(4.0)) * (1.0 + 1e-10);
   double b2 = (1.0 - q) * sqrt(mh * mh + 0.25 * mh * mh * mh * mh) +
               q * exp(e1) * sqrt(mh * mh + pow(a * mh * mh - 0.5 * mh * mh, 2.0));
-  double L = b2 * (1.0 + 1e-10);
+  /* b2's rho^a <= (1-q) + q z^a needs a convex power (q = 1: equality) */
+  double L = (q == 1.0 || a >= 1.0 || a <= 0.0) ? b2 * (1.0 + 1e-10) : INFINITY;
   if (q < 1.0) {
     double a0lo, a0hi, a1lo, a1hi;
     int st = real_ball(&g, a, &a0lo, &a0hi);
