@@ -454,7 +454,7 @@ static int dtab_make(const struct pld_inv_group *g, size_t n, double mu2,
     st = PLD_ERANGE;
     goto out;
   }
-  size_t kcap = (size_t)fmin(KMAX, 4.0 * test / tb->h + 2.0 * CHUNK);
+  size_t kcap = (size_t)fmin(KMAX, 4.0 * test / tb->h + 128.0);
   cap = kcap + CHUNK;
   tb->pr = pld_malloc(cap * sizeof(double));
   tb->pi = pld_malloc(cap * sizeof(double));
