@@ -89,28 +89,85 @@ static int cgf_total(const struct pld_inv_group *g, size_t n, double mu2,
                                                       : PLD_ERANGE;
 }
 
-/* The saddle point: K'(c) = eps, c in [CMIN, CMAX] (clamped). */
-static int saddle_for_eps(const struct pld_inv_group *g, size_t n, double mu2,
-                          int dir, double eps, double *c_out)
+static double est_logdelta(double k0, double k1, double k2, double c);
+
+/* A root of a decreasing function f of c in [CMIN, CMAX] (clamped), to a
+ * relative 1e-3 (the abscissa only steers the accuracy, never the
+ * soundness): a bracket by doubling or halving from c = 1, then safeguarded
+ * Newton with the slope df.  f and df come from the approximate CGF. */
+struct sfun {
+  const struct pld_inv_group *g;
+  size_t n;
+  double mu2, target;
+  int dir, for_delta;
+};
+
+static int sf_eval(const struct sfun *f, double c, double *v, double *dv)
 {
-  double lo = CMIN, hi = CMAX, c = 1.0, k0, k1, k2;
-  for (int it = 0; it < 60; it++) {
-    int st = cgf_total(g, n, mu2, dir, c, &k0, &k1, &k2);
-    if (st == PLD_ERANGE) { /* too far out */
-      hi = c;
-      c = 0.5 * (lo + hi);
-      continue;
+  double k0, k1, k2;
+  int st = cgf_total(f->g, f->n, f->mu2, f->dir, c, &k0, &k1, &k2);
+  if (st)
+    return st;
+  if (f->for_delta) { /* est log delta - target; d/dc ~ -c K'' */
+    *v = est_logdelta(k0, k1, k2, c) - f->target;
+    *dv = -c * k2;
+  } else { /* eps - K'(c) */
+    *v = f->target - k1;
+    *dv = -k2;
+  }
+  return isfinite(*v) ? PLD_SUCCESS : PLD_ERANGE;
+}
+
+static int saddle(const struct sfun *f, double *c_out)
+{
+  double c = 1.0, v, dv, lo, hi;
+  int st = sf_eval(f, c, &v, &dv);
+  if (st)
+    return st;
+  if (v > 0.0) { /* root above: double */
+    lo = c;
+    for (;;) {
+      hi = fmin(2.0 * lo, CMAX);
+      st = sf_eval(f, hi, &v, &dv);
+      if (st == PLD_ERANGE || (!st && v <= 0.0))
+        break;
+      if (st)
+        return st;
+      if (hi >= CMAX) {
+        *c_out = CMAX;
+        return PLD_SUCCESS;
+      }
+      lo = hi;
     }
-    if (st)
+    if (st == PLD_ERANGE)
+      st = PLD_SUCCESS; /* treat as "past the root" */
+  } else { /* root below: halve */
+    hi = c;
+    for (;;) {
+      lo = fmax(0.5 * hi, CMIN);
+      if ((st = sf_eval(f, lo, &v, &dv)))
+        return st;
+      if (v > 0.0)
+        break;
+      if (lo <= CMIN) {
+        *c_out = cround(CMIN);
+        return PLD_SUCCESS;
+      }
+      hi = lo;
+    }
+  }
+  c = 0.5 * (lo + hi);
+  for (int it = 0; it < 40 && hi - lo > 1e-3 * lo; it++) {
+    if ((st = sf_eval(f, c, &v, &dv)))
       return st;
-    if (k1 > eps)
-      hi = c;
-    else
+    if (v > 0.0)
       lo = c;
-    double cn = k2 > 0.0 ? c - (k1 - eps) / k2 : 0.5 * (lo + hi);
+    else
+      hi = c;
+    double cn = dv < 0.0 ? c - v / dv : 0.5 * (lo + hi);
     if (!(cn > lo && cn < hi))
       cn = 0.5 * (lo + hi);
-    if (fabs(cn - c) <= 1e-6 * c || hi - lo <= 1e-6 * lo) {
+    if (fabs(cn - c) <= 1e-4 * c) {
       c = cn;
       break;
     }
@@ -118,6 +175,14 @@ static int saddle_for_eps(const struct pld_inv_group *g, size_t n, double mu2,
   }
   *c_out = cround(fmin(fmax(c, CMIN), CMAX));
   return PLD_SUCCESS;
+}
+
+/* The saddle point: K'(c) = eps, c in [CMIN, CMAX] (clamped). */
+static int saddle_for_eps(const struct pld_inv_group *g, size_t n, double mu2,
+                          int dir, double eps, double *c_out)
+{
+  struct sfun f = {g, n, mu2, eps, dir, 0};
+  return saddle(&f, c_out);
 }
 
 /* The saddle-point estimate of log delta at abscissa c. */
@@ -130,32 +195,8 @@ static double est_logdelta(double k0, double k1, double k2, double c)
 static int saddle_for_delta(const struct pld_inv_group *g, size_t n,
                             double mu2, int dir, double ld, double *c_out)
 {
-  double lo = CMIN, hi = CMAX, c = 1.0, k0, k1, k2;
-  for (int it = 0; it < 80; it++) {
-    int st = cgf_total(g, n, mu2, dir, c, &k0, &k1, &k2);
-    if (st == PLD_ERANGE) {
-      hi = c;
-      c = 0.5 * (lo + hi);
-      continue;
-    }
-    if (st)
-      return st;
-    double f = est_logdelta(k0, k1, k2, c) - ld;
-    if (f > 0.0)
-      lo = c;
-    else
-      hi = c;
-    double cn = k2 > 0.0 ? c + f / (c * k2) : 0.5 * (lo + hi);
-    if (!(cn > lo && cn < hi))
-      cn = (hi >= CMAX) ? fmin(2.0 * c, 0.5 * (lo + hi)) : 0.5 * (lo + hi);
-    if (fabs(cn - c) <= 1e-6 * c || hi - lo <= 1e-6 * lo) {
-      c = cn;
-      break;
-    }
-    c = cn;
-  }
-  *c_out = cround(fmin(fmax(c, CMIN), CMAX));
-  return PLD_SUCCESS;
+  struct sfun f = {g, n, mu2, ld, dir, 1};
+  return saddle(&f, c_out);
 }
 
 /* ---- balls ---- */
@@ -407,9 +448,9 @@ static int dtab_make(const struct pld_inv_group *g, size_t n, double mu2,
    * estimate K is approximate; the bounds are then certified) */
   double Pp = INFINITY, Pm = (L + fmax(0.0, c * eps_hint - k0)) / c;
   double sp_best = 0.0, sm_best = 0.0;
-  for (int i = -12; i <= 9; i++) {
-    double ds = i <= 1 ? c * ldexp(1.0, i) : sqrt(2.0 * L / k2) * ldexp(1.0, i - 9);
-    if (ds > 2.0 * c + 1.0)
+  for (int i = -7; i <= 4; i++) {
+    double ds = i <= 0 ? c * ldexp(1.0, i) : sqrt(2.0 * L / k2) * ldexp(1.0, i - 3);
+    if (ds > c + 1.0)
       continue;
     for (int side = 0; side < 2; side++) {
       double s_ = side ? c - ds : c + ds;
