@@ -42,6 +42,15 @@ const struct pld_mgf_ops *pld_mech_mgf(const struct pld_mech *m)
   return m->type->mgf;
 }
 
+/* e^x rounded up (exp within 2 ulp, x's own rounding covered by the
+ * 1e-10 relative slack); e^{-inf} = 0, NaN stays NaN. */
+static double exp_up(double x)
+{
+  if (x == -INFINITY)
+    return 0.0;
+  return exp(x + 1e-10 * (1.0 + fabs(x)));
+}
+
 static double cround(double c)
 {
   double r = nearbyint(c * CGRAIN) / CGRAIN;
@@ -350,7 +359,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     if (n) {
       rem = lV - (Tsum + 1.0) * log(x) - log(Tsum + 1.0) - 0.5 * mu2lo * x * x -
             log(M_PI);
-      rem = exp(rem + 1e-10 * (1.0 + fabs(rem)));
+      rem = exp_up(rem);
     } else {
       rem = mu2lo > 0.0 ? exp(-0.5 * mu2lo * x * x) / (mu2lo * x * x * x * M_PI)
                         : INFINITY;
@@ -400,7 +409,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
      * integral from t - h (decreasing), and at most their number over t^2 */
     double nodes_in = floor(D / h) + 1.0;
     double wsum = fmin(1.0 / (t - h) - 1.0 / (t + D), h * nodes_in / (t * t));
-    double piece = exp(lb + 1e-10 * (1.0 + fabs(lb))) * wsum / M_PI *
+    double piece = exp_up(lb) * wsum / M_PI *
                    (1.0 + 1e-10);
     acc += piece;
     t += D;
@@ -606,8 +615,7 @@ static void dtab_delta(const struct dtab *tb, double eps, double *lo,
     lam = fmin(lam, log_cs(tb->sm) + tb->ksm_hi - tb->kc_lo + dsm * eps -
                         log(expm1(dsm * tb->P)));
   }
-  double al = exp(lap + 1e-10 * (1.0 + fabs(lap))) +
-              exp(lam + 1e-10 * (1.0 + fabs(lam)));
+  double al = exp_up(lap) + exp_up(lam);
   double S = s.v;
   double up_n = (S + R) * (1.0 + 2.0 * U);
   double lo_n = (S - R - al) * (1.0 - 4.0 * U);
@@ -615,7 +623,14 @@ static void dtab_delta(const struct dtab *tb, double eps, double *lo,
   double lhi = tb->kc_hi - ce + ceu, llo = tb->kc_lo - ce - ceu;
   lhi += 4.0 * U * fabs(lhi);
   llo -= 4.0 * U * fabs(llo);
-  double u = up_n > 0.0 ? exp(lhi) * up_n * (1.0 + 8.0 * U) : 0.0;
+  /* S + R >= the normalized delta > 0 in exact arithmetic: anything else
+   * (NaN from an overflowed bound) certifies nothing */
+  if (!(up_n > 0.0) || isnan(lhi)) {
+    *lo = 0.0;
+    *hi = 1.0;
+    return;
+  }
+  double u = exp(lhi) * up_n * (1.0 + 8.0 * U);
   if (!(u > DBL_TRUE_MIN))
     u = DBL_TRUE_MIN; /* the exact value is positive at finite eps */
   *hi = fmin(u, 1.0);

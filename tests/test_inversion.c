@@ -182,6 +182,16 @@ static void test_dpsgd_vs_grid(void **state)
     gr = grid_answer(ms, &cs[i].T, 1, 0.0, 1, e, cs[i].step);
     against_grid("delta", inv, gr);
   }
+  /* far in the tail: delta(5) ~ 6e-17 (an overflowed alias bound there
+   * once made the lower end NaN, hence 0) */
+  uint64_t T0 = 14063;
+  struct pld_inv_group g0 = {m, T0};
+  pld_bound inv, gr;
+  REQUIRE_OK(pld_inversion_delta(&g0, 1, 0.0, 0.0, 5.0, &inv));
+  EXPECT(meets(inv, 1e-4), "delta(5) = [%.17g, %.17g] wide", inv.lower,
+         inv.upper);
+  gr = grid_answer(ms, &T0, 1, 0.0, 1, 5.0, 5e-5);
+  against_grid("delta(5)", inv, gr);
   pld_mech_free(m);
   EXPECT_DONE();
 }
