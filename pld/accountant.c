@@ -1534,14 +1534,17 @@ static int members_apart(const struct plan *p, const pld_params *bp,
 }
 
 /* The grid-free Laplace inversion (pld/inversion.c, design.md §16) of a
- * list whose every event has a certified MGF, for an epsilon or delta
- * query on the automatic grid: *have is set when *out holds its certified
- * bracket.  Any failure but ENOMEM leaves the answer to the grid. */
+ * list whose every event has a certified MGF, on the automatic grid: *have
+ * is set when *out (an epsilon or delta query) or outc[0..n) (a curve; a
+ * point it could not answer is [0, 1], and after the first such point it
+ * stops trying) holds its certified brackets.  Any failure but ENOMEM
+ * leaves the answer to the grid. */
 static int inversion_query(const pld_accountant *acc, const struct plan *p,
-                           const struct query *q, pld_bound *out, int *have)
+                           const struct query *q, pld_bound *out,
+                           pld_bound *outc, int *have)
 {
   *have = 0;
-  if (q->kind == Q_CURVE || acc->params.discretization > 0.0)
+  if (acc->params.discretization > 0.0)
     return PLD_SUCCESS;
   struct pld_inv_group *g = pld_malloc((p->nother ? p->nother : 1) * sizeof *g);
   if (!g)
@@ -1557,8 +1560,17 @@ static int inversion_query(const pld_accountant *acc, const struct plan *p,
   if (q->kind == Q_EPS)
     st = pld_inversion_epsilon(g, p->nother, p->mu2, mu2_rel, q->x,
                                acc->params.accuracy, out);
-  else
+  else if (q->kind == Q_DELTA)
     st = pld_inversion_delta(g, p->nother, p->mu2, mu2_rel, q->x, out);
+  else {
+    for (size_t i = 0; i < q->n; i++)
+      outc[i] = (pld_bound){0.0, 1.0};
+    for (size_t i = 0; i < q->n && !st; i++)
+      st = pld_inversion_delta(g, p->nother, p->mu2, mu2_rel, q->eps[i],
+                               &outc[i]);
+    if (st && st != PLD_ENOMEM) /* what was answered stands */
+      st = PLD_SUCCESS;
+  }
   *have = st == PLD_SUCCESS;
   if (st != PLD_ENOMEM)
     st = PLD_SUCCESS;
@@ -1616,16 +1628,30 @@ static int run_query(const pld_accountant *acc, const struct query *q,
 
   /* the grid-free inversion answers when it meets the target; otherwise
    * its bracket is intersected with the grid's at the end */
-  pld_bound inv;
-  int inv_have;
-  if ((st = inversion_query(acc, &p, q, &inv, &inv_have))) {
+  pld_bound inv, *invc = NULL;
+  int inv_have, inv_met;
+  if (q->kind == Q_CURVE && !(invc = pld_malloc(q->n * sizeof *invc))) {
+    plan_free(&p);
+    return PLD_ENOMEM;
+  }
+  if ((st = inversion_query(acc, &p, q, &inv, invc, &inv_have))) {
+    pld_free(invc);
     plan_free(&p);
     return st;
   }
-  if (inv_have && width_ok(q, &acc->params, inv)) {
+  inv_met = inv_have && (q->kind == Q_CURVE || width_ok(q, &acc->params, inv));
+  for (size_t i = 0; inv_met && q->kind == Q_CURVE && i < q->n; i++)
+    inv_met = pld_bound_meets(&acc->params, invc[i], 1);
+  if (inv_met) {
+    if (q->kind == Q_CURVE) {
+      double mx;
+      memcpy(curve, invc, q->n * sizeof *curve);
+      curve_worst(q, curve, &inv, &mx);
+    }
     r.bound = inv;
     r.met_accuracy = 1;
     r.bound_kind = r.lower_kind = PLD_BOUND_INVERSION;
+    pld_free(invc);
     plan_free(&p);
     *res = r;
     return PLD_SUCCESS;
@@ -1633,6 +1659,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
   const pld_params *pp = &acc->params;
   pld_workspace *ws = NULL;
   if ((st = pld_workspace_alloc(pp, &ws))) {
+    pld_free(invc);
     plan_free(&p);
     return st;
   }
@@ -2096,6 +2123,17 @@ finish:
     for (size_t i = 0; i < q->n; i++) {
       pld_fb_answer f = fbc[i];
       combine(&curve[i], &fbc[i].upper_kind, &fbc[i].lower_kind, &f, 1);
+      if (inv_have) { /* the inversion's brackets, intersected */
+        if (invc[i].upper < curve[i].upper) {
+          curve[i].upper = invc[i].upper;
+          fbc[i].upper_kind = PLD_BOUND_INVERSION;
+        }
+        if (invc[i].lower > curve[i].lower) {
+          curve[i].lower = invc[i].lower;
+          fbc[i].lower_kind = PLD_BOUND_INVERSION;
+        }
+        settle(&curve[i], &fbc[i].upper_kind, &fbc[i].lower_kind);
+      }
     }
     curve_summary(q, pp, curve, fbc, &r, &best);
     if (!r.met_accuracy) {
@@ -2132,6 +2170,7 @@ finish:
                                               : PLD_WIDTH_GRID;
   *res = r;
 done:
+  pld_free(invc);
   pld_free(fbc);
   pld_free(tmp);
   pld_workspace_free(ws);

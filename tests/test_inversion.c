@@ -247,6 +247,26 @@ static void test_accountant_path(void **state)
              rd.bound.lower > 0.99e-5,
          "delta at the upper end: [%.17g, %.17g] kind %d", rd.bound.lower,
          rd.bound.upper, rd.bound_kind);
+  /* a curve: every point by the inversion, each inside the fixed grid's
+   * certified bracket widened by its width */
+  const double ce[5] = {0.0, 1.0, 2.5, 4.0, 6.0};
+  pld_bound cb[5], gb[5];
+  pld_result ri;
+  REQUIRE_OK(pld_accountant_curve(acc, 5, ce, cb, &ri));
+  EXPECT(ri.bound_kind == PLD_BOUND_INVERSION && ri.met_accuracy,
+         "curve kind %d met %d", ri.bound_kind, ri.met_accuracy);
+  {
+    pld_params fp;
+    pld_params_default(&fp);
+    fp.discretization = 5e-5;
+    pld_accountant *ga = NULL;
+    REQUIRE_OK(pld_accountant_alloc(&fp, &ga));
+    REQUIRE_OK(pld_accountant_add(ga, m, 14063));
+    REQUIRE_OK(pld_accountant_curve(ga, 5, ce, gb, NULL));
+    pld_accountant_free(ga);
+    for (int i = 0; i < 5; i++)
+      against_grid("curve", cb[i], gb[i]);
+  }
   /* an event without an MGF keeps the list on the grid */
   pld_mech *lap = NULL;
   REQUIRE_OK(pld_mech_laplace(10.0, 1.0, &lap));
