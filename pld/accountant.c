@@ -1533,6 +1533,8 @@ static int members_apart(const struct plan *p, const pld_params *bp,
          bu_lo - bo.upper > width_target(q, pp, bu.upper);
 }
 
+#define INV_MAX_GROUPS 8
+#define INV_MIN_RUNS 16
 /* The grid-free Laplace inversion (pld/inversion.c, design.md §16) of a
  * list whose every event has a certified MGF, on the automatic grid: *have
  * is set when *out (an epsilon or delta query) or outc[0..n) (a curve; a
@@ -1544,7 +1546,15 @@ static int inversion_query(const pld_accountant *acc, const struct plan *p,
                            pld_bound *outc, int *have)
 {
   *have = 0;
-  if (acc->params.discretization > 0.0)
+  /* Its cost grows with the number of distinct groups (every abscissa,
+   * alias and decay interval evaluates each group's MGF) and its tail
+   * bounds are first order in 1/t, loose for a few runs: a few distinct
+   * groups of many runs, where it is milliseconds (design.md §16.7). */
+  uint64_t runs = 0;
+  for (size_t i = 0; i < p->nother; i++)
+    runs += p->other[i]->count;
+  if (acc->params.discretization > 0.0 || p->nother > INV_MAX_GROUPS ||
+      runs < INV_MIN_RUNS)
     return PLD_SUCCESS;
   struct pld_inv_group *g = pld_malloc((p->nother ? p->nother : 1) * sizeof *g);
   if (!g)

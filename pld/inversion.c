@@ -30,9 +30,12 @@
 #endif
 #define CGRAIN 1048576.0 /* abscissae are multiples of 2^-20 */
 #define CMIN (1.0 / 64.0)
-#define CMAX 4096.0
+#define CMAX 512.0
 #define CHUNK 16
 #define KMAX 8192
+#define TSUM_MAX 4096.0 /* the t-sum's reach (its tables grow with t) */
+#define TTAIL_MAX 16384.0 /* the decay intervals' reach */
+#define TAIL_ITERS 400
 #define M_TOL 1e-14 /* evaluator accuracy aimed at for the sum's terms */
 
 const struct pld_mgf_ops *pld_mech_mgf(const struct pld_mech *m)
@@ -353,7 +356,13 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
   lV += 1e-10 * (1.0 + fabs(lV));
   double acc = 0.0, t = t0;
   int st = PLD_SUCCESS;
-  for (int it = 0;; it++) {
+  /* where Lemma 5's remainder reaches the target: beyond the intervals'
+   * reach, give up at once (a wide bracket; the grid answers) */
+  int reach = !(n && (lV - log(0.5 * want * M_PI * (Tsum + 1.0))) /
+                           (Tsum + 1.0) > log(TTAIL_MAX));
+  if (!reach)
+    acc = INFINITY;
+  for (int it = 0; reach; it++) {
     /* the rest from t on, by the integration-by-parts bound */
     double x = t - h, rem;
     if (n) {
@@ -365,7 +374,8 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
                         : INFINITY;
       rem *= 1.0 + 1e-10;
     }
-    if (rem <= 0.5 * want || !n || it >= 2000) {
+    /* done, or out of reach (then the remainder as it is, maybe +inf) */
+    if (rem <= 0.5 * want || !n || it >= TAIL_ITERS || !(t < TTAIL_MAX)) {
       acc += rem;
       break;
     }
@@ -500,7 +510,7 @@ static int dtab_make(const struct pld_inv_group *g, size_t n, double mu2,
     tb->sm = 0.0;
   /* how far the sum must go: the terms' Gaussian decay e^{-k2 t^2/2} */
   double test = sqrt(2.0 * 40.0 / k2);
-  if (test / tb->h > KMAX) {
+  if (test / tb->h > KMAX || 4.0 * test > TSUM_MAX) {
     st = PLD_ERANGE;
     goto out;
   }

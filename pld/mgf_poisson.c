@@ -36,6 +36,13 @@
 #endif
 #define LS2PI 0.91893853320467274178 /* log sqrt(2 pi) */
 #define ND 24 /* strip widths tried */
+/* The largest |a| mu served: the node range grows like |a| mu (the tilted
+ * centre a mu plus a tail of width ~ |a| mu for the factor e^{a(a-1)mu^2/2});
+ * beyond, the evaluator declines (ERANGE) and the inversion picks a smaller
+ * abscissa or leaves the query to the grid.  The QP direction of a small
+ * rate, whose loss is bounded by -log(1-q), asked for a ~ -85 at delta =
+ * 1e-5 (six million nodes for nothing). */
+#define AMU_MAX 40.0
 
 struct psg {
   double q, mu, mul, muh;
@@ -195,7 +202,7 @@ static int nodes_make(const struct psg *g, double a, double tmax, double tol,
     xl -= 1.0;
   t->ltails = lse(log_tail_right(g, a, xr), log_tail_left(g, a, xl));
   double jl = floor(xl / t->eta), jh = ceil(xr / t->eta);
-  if (!(jh - jl < 4e6))
+  if (!(jh - jl < 262144.0)) /* 2^18 nodes: beyond, the grid is cheaper */
     return PLD_ERANGE;
   t->n = (size_t)(jh - jl) + 1;
   t->l = pld_malloc(t->n * sizeof(double));
@@ -279,6 +286,8 @@ static int psg_prepare(const struct pld_mech *m, int dir, double c,
   struct psg g;
   if (!psg_get(m, &g))
     return PLD_EUNSUPPORTED;
+  if (fabs(psg_a(dir, c)) * g.muh > AMU_MAX)
+    return PLD_ERANGE;
   struct psg_ev *e = pld_malloc(sizeof *e);
   if (!e)
     return PLD_ENOMEM;
@@ -409,6 +418,8 @@ static int psg_cgf(const struct pld_mech *m, int dir, double c, double *k0,
   if (!psg_get(m, &g))
     return PLD_EUNSUPPORTED;
   double a = psg_a(dir, c);
+  if (fabs(a) * g.muh > AMU_MAX)
+    return PLD_ERANGE;
   struct nodes nd;
   int st = nodes_make(&g, a, 0.0, 1e-12, &nd);
   if (st)

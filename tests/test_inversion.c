@@ -90,17 +90,21 @@ static void test_poisson_q1(void **state)
                     b.upper, ex);
       EXPECT(ref_brackets(b, ex), "q=1 eps(%g) = [%.17g, %.17g] misses %.17Lg",
              deltas[k], b.lower, b.upper, ex);
-      EXPECT(meets(b, cs[i].T >= 10 ? 1e-3 : 5e-2),
-             "q=1 eps(%g) = [%.17g, %.17g] wide", deltas[k], b.lower, b.upper);
+      /* one run: the decay bound V/t of its tail would need t ~ 1e5 to
+       * certify anything; the inversion gives up there (sound, vacuous:
+       * the accountant never asks it below 16 runs); from ten runs on it
+       * is tight */
+      if (cs[i].T >= 10)
+        EXPECT(meets(b, 1e-3), "q=1 eps(%g) = [%.17g, %.17g] wide", deltas[k],
+               b.lower, b.upper);
       double e = (double)ex;
       long double dx = ref_gauss_delta(mu, e);
       REQUIRE_OK(pld_inversion_delta(&g, 1, 0.0, 0.0, e, &b));
       EXPECT(ref_brackets(b, dx), "q=1 delta(%g) = [%.17g, %.17g] misses %.17Lg",
              e, b.lower, b.upper, dx);
-      /* one run: the decay bounds of its tail are first order in 1/t and
-       * leave a few 1e-3 (sound, not tight); from ten runs on, tight */
-      EXPECT(meets(b, cs[i].T >= 1000 ? 1e-4 : cs[i].T >= 10 ? 1e-3 : 5e-2),
-             "q=1 delta(%g) = [%.17g, %.17g] wide", e, b.lower, b.upper);
+      if (cs[i].T >= 10)
+        EXPECT(meets(b, cs[i].T >= 1000 ? 1e-4 : 1e-3),
+               "q=1 delta(%g) = [%.17g, %.17g] wide", e, b.lower, b.upper);
     }
     pld_mech_free(m);
   }
