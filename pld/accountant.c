@@ -1094,6 +1094,7 @@ struct query {
   double x;          /* delta for Q_EPS, eps for Q_DELTA */
   size_t n;
   const double *eps; /* Q_CURVE */
+  int grid_only;     /* no grid-free inversion (pld_accountant_epsilon_grid) */
 };
 
 /* The point of a curve furthest from its target width, and the curve's
@@ -1546,6 +1547,8 @@ static int inversion_query(const pld_accountant *acc, const struct plan *p,
                            pld_bound *outc, int *have)
 {
   *have = 0;
+  if (q->grid_only)
+    return PLD_SUCCESS;
   /* Its cost grows with the number of distinct groups (every abscissa,
    * alias and decay interval evaluates each group's MGF) and its tail
    * bounds are first order in 1/t, loose for a few runs: a few distinct
@@ -2196,7 +2199,22 @@ int pld_accountant_epsilon(const pld_accountant *acc, double delta,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
     return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
-  struct query q = {Q_EPS, delta, 0, NULL};
+  struct query q = {Q_EPS, delta, 0, NULL, 0};
+  int st = run_query(acc, &q, out, NULL);
+  if (!st)
+    pld_detail_clear(); /* a fallback recovered from an inner failure */
+  return st;
+}
+
+int pld_accountant_epsilon_grid(const pld_accountant *acc, double delta,
+                                pld_result *out)
+{
+  pld_detail_clear();
+  if (!acc || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
+  if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  struct query q = {Q_EPS, delta, 0, NULL, 1};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
@@ -2211,7 +2229,7 @@ int pld_accountant_delta(const pld_accountant *acc, double eps,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(eps) || eps < 0.0)
     return pld_fail(PLD_EINVAL, "epsilon = %g must be >= 0", eps);
-  struct query q = {Q_DELTA, eps, 0, NULL};
+  struct query q = {Q_DELTA, eps, 0, NULL, 0};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
@@ -2229,7 +2247,7 @@ int pld_accountant_curve(const pld_accountant *acc, size_t n, const double *eps,
   for (size_t i = 0; i < n; i++)
     if (isnan(eps[i]) || eps[i] < 0.0)
       return pld_fail(PLD_EINVAL, "eps[%zu] = %g must be >= 0", i, eps[i]);
-  struct query q = {Q_CURVE, 0.0, n, eps};
+  struct query q = {Q_CURVE, 0.0, n, eps, 0};
   pld_result r;
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)

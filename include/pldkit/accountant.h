@@ -195,6 +195,14 @@ PLD_API PLD_NODISCARD int pld_accountant_epsilon(const pld_accountant *acc,
                                                  double delta,
                                                  pld_result *out);
 
+/** pld_accountant_epsilon answered by the grid path alone, without the
+ *  grid-free inversion (docs/design.md §16): for callers that need the
+ *  grid the accountant's refinement chooses, e.g. to save the composed PLD
+ *  on it.  Same arguments, return codes and result fields.  */
+PLD_API PLD_NODISCARD int pld_accountant_epsilon_grid(const pld_accountant *acc,
+                                                      double delta,
+                                                      pld_result *out);
+
 /** delta(epsilon) for epsilon >= 0 (nats, +INFINITY allowed): a bracket in
  *  [0, 1], upper certified.  Same return codes as pld_accountant_epsilon
  *  (PLD_EINVAL for NaN or epsilon < 0). */
