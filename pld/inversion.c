@@ -314,17 +314,17 @@ static double log_cs(double s)
 }
 
 /* The decay bounds' tail of the t-sum beyond t0 = (K+1) h, normalized
- * (design.md §16.4). */
+ * (design.md §16.3): Lemma 4's intervals, then Lemma 5's remainder. */
 static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
                       double mu2_rel, int dir, double c, double h, double t0,
                       const double *dc, const double *dcr, double want,
                       double *out)
 {
   double mu2lo = mu2 * (1.0 - mu2_rel - 4.0 * U);
-  double *tv = NULL, *lip = NULL, *uj = NULL, *evt = NULL;
+  double *tv = NULL, *lip = NULL, *uj = NULL, *evt = NULL, *at = NULL;
   void **evs = NULL;
   if (n) {
-    tv = pld_malloc(4 * n * sizeof(double));
+    tv = pld_malloc(5 * n * sizeof(double));
     evs = pld_malloc(n * sizeof(void *));
     if (!tv || !evs) {
       pld_free(tv);
@@ -334,14 +334,18 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     lip = tv + n;
     uj = lip + n;
     evt = uj + n;
+    at = evt + n;
     for (size_t j = 0; j < n; j++) {
       evs[j] = NULL;
       evt[j] = -1.0;
     }
   }
-  double lV = 0.0, Tsum = 0.0; /* sum T_j log(V_j / M_j(c)) */
+  /* sum T_j log(V_j / M_j(c)) where no group has atoms */
+  double lV = 0.0, Tsum = 0.0;
+  int atoms = 0;
   for (size_t j = 0; j < n; j++) {
-    int st = pld_mech_mgf(g[j].m)->decay(g[j].m, dir, c, &tv[j], &lip[j]);
+    int st = pld_mech_mgf(g[j].m)->decay(g[j].m, dir, c, &at[j], &tv[j],
+                                          &lip[j]);
     if (st) {
       pld_free(tv);
       pld_free(evs);
@@ -350,25 +354,46 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     double dl = dc[j] - dcr[j]; /* M(c) >= dl > 0 */
     tv[j] /= dl * (1.0 - 2.0 * U);
     lip[j] /= dl * (1.0 - 2.0 * U);
+    at[j] /= dl * (1.0 - 2.0 * U);
+    atoms |= at[j] > 0.0;
     lV += (double)g[j].count * log(tv[j]);
     Tsum += (double)g[j].count;
   }
   lV += 1e-10 * (1.0 + fabs(lV));
   double acc = 0.0, t = t0;
   int st = PLD_SUCCESS;
+  /* Lemma 5's remainder from x = t - h on: with atoms, f(x)/x for the
+   * decreasing f(t) = prod (atom_j + V_j/t)^{T_j} (h sum over kh >= t of
+   * 1/(kh)^2 <= 1/x); without, prod V_j^{T_j} x^{-(T+1)}/(T+1) */
+#define REMAINDER(x_, out_)                                                   \
+  do {                                                                        \
+    double lr_;                                                               \
+    if (atoms) {                                                              \
+      lr_ = 0.0;                                                              \
+      for (size_t j_ = 0; j_ < n; j_++)                                       \
+        lr_ += (double)g[j_].count * log(fmin(1.0, at[j_] + tv[j_] / (x_)) *  \
+                                         (1.0 + 2.0 * U));                    \
+      lr_ += -log(x_) - 0.5 * mu2lo * (x_) * (x_) - log(M_PI);                \
+    } else                                                                    \
+      lr_ = lV - (Tsum + 1.0) * log(x_) - log(Tsum + 1.0) -                   \
+            0.5 * mu2lo * (x_) * (x_) - log(M_PI);                            \
+    (out_) = exp_up(lr_);                                                     \
+  } while (0)
   /* where Lemma 5's remainder reaches the target: beyond the intervals'
    * reach, give up at once (a wide bracket; the grid answers) */
-  int reach = !(n && (lV - log(0.5 * want * M_PI * (Tsum + 1.0))) /
-                           (Tsum + 1.0) > log(TTAIL_MAX));
+  int reach = 1;
+  if (n) {
+    double rmax;
+    REMAINDER(TTAIL_MAX - h, rmax);
+    reach = rmax <= 0.5 * want;
+  }
   if (!reach)
     acc = INFINITY;
   for (int it = 0; reach; it++) {
     /* the rest from t on, by the integration-by-parts bound */
     double x = t - h, rem;
     if (n) {
-      rem = lV - (Tsum + 1.0) * log(x) - log(Tsum + 1.0) - 0.5 * mu2lo * x * x -
-            log(M_PI);
-      rem = exp_up(rem);
+      REMAINDER(x, rem);
     } else {
       rem = mu2lo > 0.0 ? exp(-0.5 * mu2lo * x * x) / (mu2lo * x * x * x * M_PI)
                         : INFINITY;
@@ -394,7 +419,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
       o->at(evs[j], t, &r_, &i_, &rad);
       double dl = dc[j] - dcr[j];
       double u = (hypot(r_, i_) * (1.0 + 2.0 * U) + rad) / (dl * (1.0 - 2.0 * U));
-      u = fmin(u, fmin(1.0, tv[j] / t));
+      u = fmin(u, fmin(1.0, at[j] + tv[j] / t));
       uj[j] = u;
       double T = (double)g[j].count;
       G -= T * log(u);
@@ -411,7 +436,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     if (D > 4.0 * t)
       D = 4.0 * t;
     for (size_t j = 0; j < n; j++) {
-      double b = fmin(1.0, fmin(uj[j] + lip[j] * D, tv[j] / t));
+      double b = fmin(1.0, fmin(uj[j] + lip[j] * D, at[j] + tv[j] / t));
       b *= 1.0 + 2.0 * U;
       lb += (double)g[j].count * log(b);
     }
@@ -424,6 +449,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
     acc += piece;
     t += D;
   }
+#undef REMAINDER
   for (size_t j = 0; j < n; j++)
     if (evs[j])
       pld_mech_mgf(g[j].m)->release(evs[j]);

@@ -30,10 +30,12 @@ struct pld_mgf_ops {
    * source bounded (quadrature, truncation, rounding). */
   void (*at)(const void *ev, double t, double *re, double *im, double *rad);
   void (*release)(void *ev);
-  /* Decay facts at abscissa c, for every real t: |M(c + i t)| <= tv / |t|,
-   * and t -> |M(c + i t)| is Lipschitz with constant lip. */
-  int (*decay)(const struct pld_mech *m, int dir, double c, double *tv,
-               double *lip);
+  /* Decay facts at abscissa c, for every real t: |M(c + i t)| <= atom +
+   * tv / |t| (atom: the part that does not decay, e.g. the mass of atoms of
+   * the loss; 0 for a loss with a density), and t -> |M(c + i t)| is
+   * Lipschitz with constant lip. */
+  int (*decay)(const struct pld_mech *m, int dir, double c, double *atom,
+               double *tv, double *lip);
   /* Approximate K = log M(c) and its first two derivatives in c (to choose
    * the abscissa; not certified). */
   int (*cgf)(const struct pld_mech *m, int dir, double c, double *k0,
@@ -45,6 +47,8 @@ const struct pld_mgf_ops *pld_mech_mgf(const struct pld_mech *m);
 
 /* The Poisson kind's ops (pld/mgf_poisson.c): a Gaussian base only. */
 extern const struct pld_mgf_ops pld_mgf_poisson_ops;
+/* The Laplace kind's ops (pld/mgf_laplace.c). */
+extern const struct pld_mgf_ops pld_mgf_laplace_ops;
 
 /* One group of the composition: a mechanism with MGF, run count times. */
 struct pld_inv_group {

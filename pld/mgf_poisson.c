@@ -382,9 +382,10 @@ static double psi_log_sup(const struct psg *g, double a)
  * m = log(1-q), 0 <= l - m = log1p(q z/(1-q)) <= q z/(1-q) and E_Q[z rho^a] =
  * (A(a+1) - (1-q) A(a))/q, so lip <= A(a+1)/(1-q) - A(a); with m = 0, |l| <=
  * |mu x - mu^2/2| and rho^a <= (1-q) + q z^a (a >= 1 or a <= 0). */
-static int psg_decay(const struct pld_mech *m, int dir, double c, double *tv,
-                     double *lip)
+static int psg_decay(const struct pld_mech *m, int dir, double c,
+                     double *atom, double *tv, double *lip)
 {
+  *atom = 0.0; /* the loss has a density */
   struct psg g;
   if (!psg_get(m, &g))
     return PLD_EUNSUPPORTED;
