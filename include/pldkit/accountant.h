@@ -90,7 +90,8 @@ enum pld_bound_kind {
   PLD_BOUND_MOMENTS = 7,
   /** both ends: the Laplace inversion of the composed moment generating
    *  function, without a grid, every error term bounded (docs/design.md
-   *  §16); used for lists of Poisson-subsampled Gaussians (and Gaussians) */
+   *  §16); used for lists of a few distinct Poisson-subsampled Gaussians,
+   *  Gaussians and Laplace mechanisms with many runs */
   PLD_BOUND_INVERSION = 8
 };
 
