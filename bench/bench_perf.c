@@ -27,7 +27,8 @@
  *                  automatic query (answered by the grid-free inversion,
  *                  docs/design.md 16) beside the grid path on the fixed step
  *                  the automatic grid had chosen (1e-4 for T = 1e6, where
- *                  the grid's bracket is ~0.2% wide)
+ *                  the grid's bracket is ~0.2% wide); Laplace (b = 1)
+ *                  composed 100 times, the same two ways
  * Speed is measured here and never asserted in tests.
  * usage: bench_perf [CSV] [--quick] [--group NAME]   (--quick: one timed
  * run, no 1e6; --group: only that group's cases) */
@@ -51,7 +52,8 @@
 #define DEMO_T 14063
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
-            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA };
+            K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA,
+            K_LAP_EPS };
 
 struct pcase {
   const char *group;
@@ -87,8 +89,9 @@ static int accountant_of(const struct pcase *c, pld_accountant **out)
     pld_mech *m = NULL;
     double sigma = c->kind == K_HETERO ? 0.8 + 0.4 * (double)i / 999.0
                                        : c->sigma;
-    st = c->q > 0 ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
-                  : pld_mech_gaussian(sigma, 1.0, &m);
+    st = c->kind == K_LAP_EPS ? pld_mech_laplace(c->sigma, 1.0, &m)
+         : c->q > 0           ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
+                              : pld_mech_gaussian(sigma, 1.0, &m);
     if (!st)
       st = pld_accountant_add(acc, m, c->kind == K_HETERO ? 1 : c->T);
     pld_mech_free(m);
@@ -186,12 +189,14 @@ static int run_once(const struct pcase *c, struct bres *r)
     return st;
   }
   case K_SMALL_EPS:
+  case K_LAP_EPS:
   case K_SMALL_DELTA:
   case K_BIS_DELTA:
     st = accountant_of(c, &acc);
     if (!st)
-      st = c->kind == K_SMALL_EPS ? pld_accountant_epsilon(acc, c->x, &res)
-                                  : pld_accountant_delta(acc, c->x, &res);
+      st = c->kind != K_SMALL_DELTA && c->kind != K_BIS_DELTA
+               ? pld_accountant_epsilon(acc, c->x, &res)
+               : pld_accountant_delta(acc, c->x, &res);
     if (!st)
       take(r, &res);
     pld_accountant_free(acc);
@@ -313,6 +318,10 @@ static const struct pcase cases[] = {
   INVR(1e-5, 14063, 0), INVG(1e-5, 14063, 1.877e-4),
   INVR(1e-12, 14063, 0), INVG(1e-12, 14063, 2.313e-4),
   INVR(1e-5, 1000000, 0), INVG(1e-5, 1000000, 1e-4),
+  {"inversion", "epsilon(1e-5) laplace b=1 x100 (inversion)", K_LAP_EPS, 0,
+   1.0, 100, 0, 1e-5, 7},
+  {"inversion", "epsilon(1e-5) laplace b=1 x100 (grid Delta=1e-4)", K_LAP_EPS,
+   0, 1.0, 100, 1e-4, 1e-5, 5},
   BIS(1000, 1, 1.0), BIS(10, 4, 2.0), BIS(10, 5, 1.0), BIS(100, 10, 1.0),
   BIS(100, 10, 2.0), BIS(2000, 655, 1.0), BIS(4, 2, 1.0), BIS(20, 2, 1.0),
   BIS(2000, 3, 1.0), BIS(1000, 100, 2.0),
