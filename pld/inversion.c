@@ -35,7 +35,13 @@
 #define KMAX 8192
 #define TSUM_MAX 4096.0 /* the t-sum's reach (its tables grow with t) */
 #define TTAIL_MAX 16384.0 /* the decay intervals' reach */
-#define TAIL_ITERS 400
+#define TAIL_ITERS 3000
+/* The work of one direction's table, in units of t per group and
+ * evaluation (an evaluator's tables grow like t): beyond it the inversion
+ * gives up (the grid answers).  Lists with few effective runs (a rate
+ * 0.01 at 50 runs) have |chi| near 1 far out and would cost more than the
+ * grid; the canonical run's tables take about 1.3e4, eight distinct groups of 250 runs 7e4. */
+#define WORK_MAX 1.2e5
 #define M_TOL 1e-14 /* evaluator accuracy aimed at for the sum's terms */
 
 const struct pld_mgf_ops *pld_mech_mgf(const struct pld_mech *m)
@@ -170,7 +176,14 @@ static int saddle(const struct sfun *f, double *c_out)
   }
   c = 0.5 * (lo + hi);
   for (int it = 0; it < 40 && hi - lo > 1e-3 * lo; it++) {
-    if ((st = sf_eval(f, c, &v, &dv)))
+    st = sf_eval(f, c, &v, &dv);
+    if (st == PLD_ERANGE) { /* past what the evaluators serve: below */
+      hi = c;
+      c = 0.5 * (lo + hi);
+      st = PLD_SUCCESS;
+      continue;
+    }
+    if (st)
       return st;
     if (v > 0.0)
       lo = c;
@@ -185,6 +198,18 @@ static int saddle(const struct sfun *f, double *c_out)
     }
     c = cn;
   }
+  /* room for the aliases' abscissa s' > c (up to c + c/8): where the
+   * evaluators decline beyond the root, a smaller c (a valid, looser
+   * table) */
+  for (int it = 0; it < 30 && c > CMIN; it++) {
+    double k0, k1, k2;
+    st = cgf_total(f->g, f->n, f->mu2, f->dir, 1.125 * c, &k0, &k1, &k2);
+    if (st != PLD_ERANGE)
+      break;
+    c *= 0.8;
+  }
+  if (st && st != PLD_ERANGE)
+    return st;
   *c_out = cround(fmin(fmax(c, CMIN), CMAX));
   return PLD_SUCCESS;
 }
@@ -318,7 +343,7 @@ static double log_cs(double s)
 static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
                       double mu2_rel, int dir, double c, double h, double t0,
                       const double *dc, const double *dcr, double want,
-                      double *out)
+                      double *work, double *out)
 {
   double mu2lo = mu2 * (1.0 - mu2_rel - 4.0 * U);
   double *tv = NULL, *lip = NULL, *uj = NULL, *evt = NULL, *at = NULL;
@@ -389,7 +414,7 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
   }
   if (!reach)
     acc = INFINITY;
-  for (int it = 0; reach; it++) {
+  for (int it = 0; reach; it++, *work += (double)n * t) {
     /* the rest from t on, by the integration-by-parts bound */
     double x = t - h, rem;
     if (n) {
@@ -400,7 +425,8 @@ static int tail_bound(const struct pld_inv_group *g, size_t n, double mu2,
       rem *= 1.0 + 1e-10;
     }
     /* done, or out of reach (then the remainder as it is, maybe +inf) */
-    if (rem <= 0.5 * want || !n || it >= TAIL_ITERS || !(t < TTAIL_MAX)) {
+    if (rem <= 0.5 * want || !n || it >= TAIL_ITERS || !(t < TTAIL_MAX) ||
+        *work > WORK_MAX) {
       acc += rem;
       break;
     }
@@ -556,7 +582,13 @@ static int dtab_make(const struct pld_inv_group *g, size_t n, double mu2,
   double mu2r = mu2_rel + 4.0 * U;
   size_t K = 0;
   int done = 0;
+  double work = 0.0;
   for (size_t k0_ = 0; !done && k0_ < kcap; k0_ += CHUNK) {
+    work += (double)n * CHUNK * (double)(k0_ + CHUNK) * tb->h;
+    if (work > WORK_MAX) {
+      st = PLD_ERANGE;
+      goto out;
+    }
     for (size_t i = 0; i < CHUNK; i++) {
       double t = (double)(k0_ + i) * tb->h; /* exact */
       tt[i] = t;
@@ -605,7 +637,7 @@ static int dtab_make(const struct pld_inv_group *g, size_t n, double mu2,
   tb->K = K;
   double want = 1e-11;
   if ((st = tail_bound(g, n, mu2, mu2_rel, dir, c, tb->h,
-                       (double)(K + 1) * tb->h, dc, dcr, want, &tb->tail)))
+                       (double)(K + 1) * tb->h, dc, dcr, want, &work, &tb->tail)))
     goto out;
 out:
   pld_free(dc);
