@@ -196,6 +196,27 @@ static void test_dpsgd_vs_grid(void **state)
          inv.upper);
   gr = grid_answer(ms, &T0, 1, 0.0, 1, 5.0, 5e-5);
   against_grid("delta(5)", inv, gr);
+  /* delta(15) ~ 1.2e-66: the QP direction's abscissa near the evaluator's
+   * cap (its saddle search once stopped there with ERANGE); against the
+   * automatic grid's epsilon at delta = 1e-66 (pld_accountant_epsilon_grid:
+   * the grid path alone) */
+  REQUIRE_OK(pld_inversion_delta(&g0, 1, 0.0, 0.0, 15.0, &inv));
+  EXPECT(meets(inv, 1e-4), "delta(15) = [%.17g, %.17g] wide", inv.lower,
+         inv.upper);
+  EXPECT(inv.lower > 1e-66 && inv.upper < 1.3e-66,
+         "delta(15) = [%.17g, %.17g] not ~1.2e-66", inv.lower, inv.upper);
+  REQUIRE_OK(pld_inversion_epsilon(&g0, 1, 0.0, 0.0, 1e-66, 1e-4, &inv));
+  {
+    pld_accountant *ga = NULL;
+    pld_result rg;
+    REQUIRE_OK(pld_accountant_alloc(NULL, &ga));
+    REQUIRE_OK(pld_accountant_add(ga, m, T0));
+    REQUIRE_OK(pld_accountant_epsilon_grid(ga, 1e-66, &rg));
+    EXPECT(rg.refinements > 0 && rg.bound_kind != PLD_BOUND_INVERSION,
+           "epsilon_grid did not use the grid (kind %d)", rg.bound_kind);
+    against_grid("eps(1e-66)", inv, rg.bound);
+    pld_accountant_free(ga);
+  }
   pld_mech_free(m);
   EXPECT_DONE();
 }
