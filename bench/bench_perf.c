@@ -35,6 +35,13 @@
  *                  and with a delta floor (x = the floor)
  *   laplace        epsilon(1e-5) of Laplace b=1 composed 100 times at the
  *                  default accuracy and at 2e-5 (x = the accuracy)
+ *   inversion      the canonical DP-SGD run (q = 256/60000, sigma = 1.1) at
+ *                  T = 14063, delta = 1e-5 and 1e-12, and T = 1e6: the
+ *                  automatic query (answered by the grid-free inversion,
+ *                  docs/design.md 16) beside the grid path on the fixed step
+ *                  the automatic grid had chosen (1e-4 for T = 1e6, where
+ *                  the grid's bracket is ~0.2% wide); Laplace (b = 1)
+ *                  composed 100 times, the same two ways
  * The ratios of the paired rows are printed at the end.
  * Speed is measured here and never asserted in tests.
  * usage: bench_perf [CSV] [--quick] [--group G]... [--group=PREFIX]
@@ -62,7 +69,8 @@
 
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
             K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA,
-            K_TAIL, K_TAIL_EVENT, K_FIRST, K_CURVE_FLOOR, K_LAPLACE };
+            K_TAIL, K_TAIL_EVENT, K_FIRST, K_CURVE_FLOOR, K_LAPLACE,
+            K_LAP_EPS };
 
 struct pcase {
   const char *group;
@@ -98,9 +106,10 @@ static int accountant_of(const struct pcase *c, pld_accountant **out)
     pld_mech *m = NULL;
     double sigma = c->kind == K_HETERO ? 0.8 + 0.4 * (double)i / 999.0
                                        : c->sigma;
-    st = c->q > 0   ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
-         : c->q < 0 ? pld_mech_laplace(-c->q, sigma, &m) /* K_TAIL */
-                    : pld_mech_gaussian(sigma, 1.0, &m);
+    st = c->kind == K_LAP_EPS ? pld_mech_laplace(c->sigma, 1.0, &m)
+         : c->q > 0   ? pld_mech_poisson_gaussian(c->q, sigma, 1.0, &m)
+         : c->q < 0   ? pld_mech_laplace(-c->q, sigma, &m) /* K_TAIL */
+                      : pld_mech_gaussian(sigma, 1.0, &m);
     if (!st)
       st = pld_accountant_add(acc, m, c->kind == K_HETERO ? 1 : c->T);
     pld_mech_free(m);
@@ -259,13 +268,15 @@ static int run_once(const struct pcase *c, struct bres *r)
     return st;
   }
   case K_SMALL_EPS:
+  case K_LAP_EPS:
   case K_SMALL_DELTA:
   case K_TAIL:
   case K_BIS_DELTA:
     st = accountant_of(c, &acc);
     if (!st)
-      st = c->kind == K_SMALL_EPS ? pld_accountant_epsilon(acc, c->x, &res)
-                                  : pld_accountant_delta(acc, c->x, &res);
+      st = c->kind == K_SMALL_EPS || c->kind == K_LAP_EPS
+               ? pld_accountant_epsilon(acc, c->x, &res)
+               : pld_accountant_delta(acc, c->x, &res);
     if (!st)
       take(r, &res);
     pld_accountant_free(acc);
@@ -378,6 +389,10 @@ static void child(const struct pcase *c, int quick, int fd)
 
 #define SEPS(q, s, T, d) {"small-delta", "epsilon(" #d ") poisson-gaussian q=" #q \
                          " sigma=" #s " T=" #T, K_SMALL_EPS, q, s, T, 0, d, 5}
+#define INVR(d, T, tag) {"inversion", "epsilon(" #d ") DP-SGD T=" #T \
+  " (inversion)", K_SMALL_EPS, DEMO_Q, DEMO_SIGMA, T, 0, d, 7}
+#define INVG(d, T, g) {"inversion", "epsilon(" #d ") DP-SGD T=" #T \
+  " (grid Delta=" #g ")", K_SMALL_EPS, DEMO_Q, DEMO_SIGMA, T, g, d, 5}
 #define SDEL(q, s, T, e) {"small-delta", "delta(" #e ") poisson-gaussian q=" #q \
                          " sigma=" #s " T=" #T, K_SMALL_DELTA, q, s, T, 0, e, 3}
 
@@ -430,6 +445,13 @@ static const struct pcase cases[] = {
   SEPS(0.001, 1.0, 100000, 1e-10), SEPS(0.001, 1.0, 100000, 1e-12),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 5.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 8.0),
   SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 10.0), SDEL(DEMO_Q, DEMO_SIGMA, DEMO_T, 15.0),
+  INVR(1e-5, 14063, 0), INVG(1e-5, 14063, 1.877e-4),
+  INVR(1e-12, 14063, 0), INVG(1e-12, 14063, 2.313e-4),
+  INVR(1e-5, 1000000, 0), INVG(1e-5, 1000000, 1e-4),
+  {"inversion", "epsilon(1e-5) laplace b=1 x100 (inversion)", K_LAP_EPS, 0,
+   1.0, 100, 0, 1e-5, 7},
+  {"inversion", "epsilon(1e-5) laplace b=1 x100 (grid Delta=1e-4)", K_LAP_EPS,
+   0, 1.0, 100, 1e-4, 1e-5, 5},
   BIS(1000, 1, 1.0), BIS(10, 4, 2.0), BIS(10, 5, 1.0), BIS(100, 10, 1.0),
   BIS(100, 10, 2.0), BIS(2000, 655, 1.0), BIS(4, 2, 1.0), BIS(20, 2, 1.0),
   BIS(2000, 3, 1.0), BIS(1000, 100, 2.0),

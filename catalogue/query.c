@@ -291,7 +291,9 @@ int pld_event_compose_for_save(const pld_accountant *acc, double delta,
   double grid = params->discretization;
   memset(res, 0, sizeof *res);
   if (!(grid > 0)) {
-    st = pld_accountant_epsilon(acc, delta, &r);
+    /* the grid path's own choice: the grid-free inversion (design.md
+     * §16) answers without a grid to save */
+    st = pld_accountant_epsilon_grid(acc, delta, &r);
     if (st == PLD_SUCCESS && !r.closed_form && r.refinements == 0) {
       /* answered without a grid: none fits, or its booked round-off
        * compounds past use over these counts (docs/design.md Sec. 9) */

@@ -42,6 +42,8 @@ const char *cli_kind_words(int k)
     return "one run of an event";
   case PLD_BOUND_MOMENTS:
     return "the loss's mean and variance";
+  case PLD_BOUND_INVERSION:
+    return "the Laplace inversion of the composed MGF";
   default:
     return "none";
   }

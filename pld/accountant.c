@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "inversion.h"
 #include "numerics.h"
 #include <pldkit/select.h>
 #include "detail.h"
@@ -1096,6 +1097,7 @@ struct query {
   double floor;      /* Q_CURVE: the params' delta_floor (0: none) */
   const pld_bound *fb; /* Q_CURVE with a floor: the points' grid-free
                           brackets (pld_accountant_curve), else NULL */
+  int grid_only;     /* no grid-free inversion (pld_accountant_epsilon_grid) */
 };
 
 /* A delta bracket's absolute floor (pld_bound_meets): the smallest delta
@@ -1558,6 +1560,64 @@ static int members_apart(const struct plan *p, const pld_params *bp,
          bu_lo - bo.upper > width_target(q, pp, bu.upper);
 }
 
+#define INV_MAX_GROUPS 8
+#define INV_MIN_RUNS 16
+/* The grid-free Laplace inversion (pld/inversion.c, design.md §16) of a
+ * list whose every event has a certified MGF, on the automatic grid: *have
+ * is set when *out (an epsilon or delta query) or outc[0..n) (a curve; a
+ * point it could not answer is [0, 1], and after the first such point it
+ * stops trying) holds its certified brackets.  Any failure but ENOMEM
+ * leaves the answer to the grid. */
+static int inversion_query(const pld_accountant *acc, const struct plan *p,
+                           const struct query *q, pld_bound *out,
+                           pld_bound *outc, int *have)
+{
+  *have = 0;
+  if (q->grid_only)
+    return PLD_SUCCESS;
+  /* Its cost grows with the number of distinct groups (every abscissa,
+   * alias and decay interval evaluates each group's MGF) and its tail
+   * bounds are first order in 1/t, loose for a few runs: a few distinct
+   * groups of many runs, where it is milliseconds (design.md §16.7). */
+  uint64_t runs = 0;
+  for (size_t i = 0; i < p->nother; i++)
+    runs += p->other[i]->count;
+  if (acc->params.discretization > 0.0 || p->nother > INV_MAX_GROUPS ||
+      runs < INV_MIN_RUNS)
+    return PLD_SUCCESS;
+  struct pld_inv_group *g = pld_malloc((p->nother ? p->nother : 1) * sizeof *g);
+  if (!g)
+    return PLD_ENOMEM;
+  int st = PLD_SUCCESS;
+  for (size_t i = 0; i < p->nother; i++) {
+    g[i].m = p->other[i]->m;
+    g[i].count = p->other[i]->count;
+    if (!g[i].m || !pld_mech_mgf(g[i].m))
+      goto out;
+  }
+  double mu2_rel = 2.0 * p->mu_rel + 4.0 * DBL_EPSILON;
+  if (q->kind == Q_EPS)
+    st = pld_inversion_epsilon(g, p->nother, p->mu2, mu2_rel, q->x,
+                               acc->params.accuracy, out);
+  else if (q->kind == Q_DELTA)
+    st = pld_inversion_delta(g, p->nother, p->mu2, mu2_rel, q->x, out);
+  else {
+    for (size_t i = 0; i < q->n; i++)
+      outc[i] = (pld_bound){0.0, 1.0};
+    for (size_t i = 0; i < q->n && !st; i++)
+      st = pld_inversion_delta(g, p->nother, p->mu2, mu2_rel, q->eps[i],
+                               &outc[i]);
+    if (st && st != PLD_ENOMEM) /* what was answered stands */
+      st = PLD_SUCCESS;
+  }
+  *have = st == PLD_SUCCESS;
+  if (st != PLD_ENOMEM)
+    st = PLD_SUCCESS;
+out:
+  pld_free(g);
+  return st;
+}
+
 static int run_query(const pld_accountant *acc, const struct query *q,
                      pld_result *res, pld_bound *curve)
 {
@@ -1605,9 +1665,40 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     return st;
   }
 
+  /* the grid-free inversion answers when it meets the target; otherwise
+   * its bracket is intersected with the grid's at the end */
+  pld_bound inv, *invc = NULL;
+  int inv_have, inv_met;
+  if (q->kind == Q_CURVE && !(invc = pld_malloc(q->n * sizeof *invc))) {
+    plan_free(&p);
+    return PLD_ENOMEM;
+  }
+  if ((st = inversion_query(acc, &p, q, &inv, invc, &inv_have))) {
+    pld_free(invc);
+    plan_free(&p);
+    return st;
+  }
+  inv_met = inv_have && (q->kind == Q_CURVE || width_ok(q, &acc->params, inv));
+  for (size_t i = 0; inv_met && q->kind == Q_CURVE && i < q->n; i++)
+    inv_met = pld_bound_meets(&acc->params, invc[i], 1);
+  if (inv_met) {
+    if (q->kind == Q_CURVE) {
+      double mx;
+      memcpy(curve, invc, q->n * sizeof *curve);
+      curve_worst(q, curve, &inv, &mx);
+    }
+    r.bound = inv;
+    r.met_accuracy = 1;
+    r.bound_kind = r.lower_kind = PLD_BOUND_INVERSION;
+    pld_free(invc);
+    plan_free(&p);
+    *res = r;
+    return PLD_SUCCESS;
+  }
   const pld_params *pp = &acc->params;
   pld_workspace *ws = NULL;
   if ((st = pld_workspace_alloc(pp, &ws))) {
+    pld_free(invc);
     plan_free(&p);
     return st;
   }
@@ -1662,7 +1753,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
     double e = q->x;
     for (size_t i = 0; q->kind == Q_CURVE && i < q->n; i++)
       e = i ? fmin(e, q->eps[i]) : q->eps[0];
-    struct query q1 = {Q_DELTA, e, 0, NULL, 0.0, NULL};
+    struct query q1 = {Q_DELTA, e, 0, NULL, 0.0, NULL, 0};
     pld_fb_answer t1 = fb1;
     if ((st = fallback_query(&p, &q1, &t1, NULL)))
       goto done;
@@ -1696,7 +1787,7 @@ static int run_query(const pld_accountant *acc, const struct query *q,
       if ((st = fallback_query(&p, q, &fb1, fbc)))                            \
         goto done;                                                            \
     }                                                                         \
-    int useful_ = fb1.bound.upper < best.upper;                               \
+    int useful_ = fb1.bound.upper < best.upper || inv_have;                   \
     for (size_t i_ = 0; q->kind == Q_CURVE && i_ < q->n && !useful_; i_++)    \
       useful_ = fbc[i_].bound.upper < 1.0;                                    \
     if (useful_) {                                                            \
@@ -2092,6 +2183,17 @@ finish:
     for (size_t i = 0; i < q->n; i++) {
       pld_fb_answer f = fbc[i];
       combine(&curve[i], &fbc[i].upper_kind, &fbc[i].lower_kind, &f, 1);
+      if (inv_have) { /* the inversion's brackets, intersected */
+        if (invc[i].upper < curve[i].upper) {
+          curve[i].upper = invc[i].upper;
+          fbc[i].upper_kind = PLD_BOUND_INVERSION;
+        }
+        if (invc[i].lower > curve[i].lower) {
+          curve[i].lower = invc[i].lower;
+          fbc[i].lower_kind = PLD_BOUND_INVERSION;
+        }
+        settle(&curve[i], &fbc[i].upper_kind, &fbc[i].lower_kind);
+      }
     }
     curve_summary(q, pp, curve, fbc, &r, &best);
     if (!r.met_accuracy) {
@@ -2101,6 +2203,17 @@ finish:
     }
   } else {
     combine(&best, &r.bound_kind, &r.lower_kind, &fb1, q->kind == Q_DELTA);
+    if (inv_have) { /* the inversion's bracket, intersected */
+      if (inv.upper < best.upper) {
+        best.upper = inv.upper;
+        r.bound_kind = PLD_BOUND_INVERSION;
+      }
+      if (inv.lower > best.lower) {
+        best.lower = inv.lower;
+        r.lower_kind = PLD_BOUND_INVERSION;
+      }
+      settle(&best, &r.bound_kind, &r.lower_kind);
+    }
     r.met_accuracy = width_ok(q, pp, best);
     pld_fb_answer k = {best, r.bound_kind, r.lower_kind};
     if (!r.met_accuracy) {
@@ -2117,6 +2230,7 @@ finish:
                                               : PLD_WIDTH_GRID;
   *res = r;
 done:
+  pld_free(invc);
   pld_free(fbc);
   pld_free(tmp);
   pld_workspace_free(ws);
@@ -2132,7 +2246,22 @@ int pld_accountant_epsilon(const pld_accountant *acc, double delta,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
     return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
-  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL};
+  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL, 0};
+  int st = run_query(acc, &q, out, NULL);
+  if (!st)
+    pld_detail_clear(); /* a fallback recovered from an inner failure */
+  return st;
+}
+
+int pld_accountant_epsilon_grid(const pld_accountant *acc, double delta,
+                                pld_result *out)
+{
+  pld_detail_clear();
+  if (!acc || !out)
+    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
+  if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
+    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
+  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL, 1};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
@@ -2147,7 +2276,7 @@ int pld_accountant_delta(const pld_accountant *acc, double eps,
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(eps) || eps < 0.0)
     return pld_fail(PLD_EINVAL, "epsilon = %g must be >= 0", eps);
-  struct query q = {Q_DELTA, eps, 0, NULL, 0.0, NULL};
+  struct query q = {Q_DELTA, eps, 0, NULL, 0.0, NULL, 0};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
@@ -2201,7 +2330,8 @@ int pld_accountant_curve_given(const pld_accountant *acc, size_t n,
   for (size_t i = 0; i < n; i++)
     if (isnan(eps[i]) || eps[i] < 0.0)
       return pld_fail(PLD_EINVAL, "eps[%zu] = %g must be >= 0", i, eps[i]);
-  struct query q = {Q_CURVE, 0.0, n, eps, acc->params.delta_floor, NULL};
+  struct query q = {Q_CURVE, 0.0, n, eps, acc->params.delta_floor, NULL,
+                    0};
   pld_result r;
   pld_bound *tmp = pld_malloc(n * sizeof *tmp);
   if (!tmp)
@@ -2260,7 +2390,7 @@ int pld_accountant_delta_gridfree(const pld_accountant *acc, double eps,
     r.closed_form = 1;
     r.bound_kind = r.lower_kind = PLD_BOUND_CLOSED_FORM;
   } else {
-    struct query q = {Q_DELTA, eps, 0, NULL, 0.0, NULL};
+    struct query q = {Q_DELTA, eps, 0, NULL, 0.0, NULL, 0};
     pld_fb_answer fb = {{0.0, 1.0}, PLD_BOUND_NONE, PLD_BOUND_NONE};
     if (!(st = fallback_query(&p, &q, &fb, NULL))) {
       r.bound = (pld_bound){0.0, 1.0};

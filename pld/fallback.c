@@ -73,6 +73,8 @@ const char *pld_bound_kind_name(int kind)
     return "single-run";
   case PLD_BOUND_MOMENTS:
     return "moments";
+  case PLD_BOUND_INVERSION:
+    return "inversion";
   case PLD_BOUND_NONE:
     return "none";
   default:

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "inversion.h"
 #include "detail.h"
 #include "numerics.h"
 
@@ -19,7 +20,9 @@ static double laplace_pure_eps(const struct pld_mech *m)
 }
 
 const struct pld_mech_type pld_mech_type_laplace = {
-    .name = "laplace", .pure_eps = laplace_pure_eps};
+    .name = "laplace",
+    .pure_eps = laplace_pure_eps,
+    .mgf = &pld_mgf_laplace_ops};
 
 int pld_mech_laplace_curve(void *ctx, int dir, size_t n, const double *eps,
                            double *delta)

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "internal.h"
+#include "inversion.h"
 #include "numerics.h"
 #include "detail.h"
 
@@ -57,7 +58,8 @@ const struct pld_mech_type pld_mech_type_poisson = {
     .copy = pld_mech_kids_copy,
     .equal = pld_mech_kids_equal,
     .free = pld_mech_kids_free,
-    .pure_eps = poisson_pure_eps};
+    .pure_eps = poisson_pure_eps,
+    .mgf = &pld_mgf_poisson_ops};
 
 /* The base mechanism is evaluated once per chunk of up to PCHUNK points
  * (the builder's ~6000 points cost ~25 callbacks instead of one per point;

@@ -69,9 +69,13 @@ static void test_dpsgd(void **state) {
   /* issue target: (upper - lower)/upper <= 0.5% */
   EXPECT(w <= 5e-3, "DP-SGD relative width %.4g > 0.5%%", w);
   EXPECT(r.closed_form == 0, "DP-SGD answered in closed form?");
-  EXPECT(r.discretization > 0 && r.grid_size > 0 && r.refinements >= 1,
-         "result info: Delta %g grid %zu refinements %u", r.discretization,
-         r.grid_size, r.refinements);
+  /* answered by the grid-free inversion (design.md §16), or by a grid */
+  EXPECT((r.bound_kind == PLD_BOUND_INVERSION &&
+          r.lower_kind == PLD_BOUND_INVERSION && r.met_accuracy) ||
+             (r.discretization > 0 && r.grid_size > 0 && r.refinements >= 1),
+         "result info: kinds %d/%d Delta %g grid %zu refinements %u",
+         r.bound_kind, r.lower_kind, r.discretization, r.grid_size,
+         r.refinements);
   /* with met_accuracy the default target must hold */
   pld_params defp;
   pld_params_default(&defp);

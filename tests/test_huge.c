@@ -250,10 +250,13 @@ static void test_poisson_gaussian_1e12(void **state)
   EXPECT(r.bound.lower >= 0.99L * lo, "lower %.17g not within 1%% of %.17Lg",
          r.bound.lower, lo);
   EXPECT(r.lower_kind == PLD_BOUND_MOMENTS, "lower kind %d", r.lower_kind);
-  /* upper: certified and finite without RDP (basic/advanced composition) */
+  /* upper: certified and finite without RDP (basic/advanced composition,
+   * or the grid-free inversion, design.md §16, whose error does not
+   * compound over the runs: 8.52e7 here) */
   EXPECT(isfinite(r.bound.upper) && r.bound.upper >= lo * (1 - REF_Q),
          "upper %.17g (truth >= %.17Lg)", r.bound.upper, lo);
-  EXPECT(r.bound_kind == PLD_BOUND_BASIC || r.bound_kind == PLD_BOUND_ADVANCED,
+  EXPECT(r.bound_kind == PLD_BOUND_BASIC || r.bound_kind == PLD_BOUND_ADVANCED ||
+             r.bound_kind == PLD_BOUND_INVERSION,
          "upper kind %d", r.bound_kind);
   EXPECT(!r.met_accuracy, "met_accuracy set on a %.3g-wide bracket",
          r.bound.upper / r.bound.lower);
@@ -270,7 +273,10 @@ static void test_poisson_gaussian_1e12(void **state)
   EXPECT(rb.bound.upper >= lo * (1 - REF_Q) && rb.bound.upper <= 1.15L * hi,
          "best upper %.17g vs truth in [%.17Lg, %.17Lg]", rb.bound.upper, lo,
          hi);
-  EXPECT(rb.bound_kind == PLD_BOUND_RDP, "best upper kind %d", rb.bound_kind);
+  EXPECT(rb.bound_kind == PLD_BOUND_RDP ||
+             (rb.bound_kind == PLD_BOUND_INVERSION &&
+              rb.bound.upper == r.bound.upper),
+         "best upper kind %d", rb.bound_kind);
   EXPECT(rb.bound.lower == r.bound.lower, "best lower %.17g vs %.17g",
          rb.bound.lower, r.bound.lower);
 

@@ -87,11 +87,17 @@ enum pld_bound_kind {
    *  inequality on a law below each run's loss; no error compounds over
    *  the runs, so it stays sharp at huge counts, where epsilon is about
    *  the count times the Kullback-Leibler divergence) */
-  PLD_BOUND_MOMENTS = 7
+  PLD_BOUND_MOMENTS = 7,
+  /** both ends: the Laplace inversion of the composed moment generating
+   *  function, without a grid, every error term bounded (docs/design.md
+   *  §16); used for lists of a few distinct Poisson-subsampled Gaussians,
+   *  Gaussians and Laplace mechanisms with many runs */
+  PLD_BOUND_INVERSION = 8
 };
 
 /** A short lowercase name of a pld_bound_kind ("grid", "closed-form",
- *  "rdp", "basic", "advanced", "single-run", "moments", "none"; "unknown"
+ *  "rdp", "basic", "advanced", "single-run", "moments", "inversion", "none";
+ *  "unknown"
  *  for other values).  Never NULL; static. */
 PLD_API const char *pld_bound_kind_name(int kind);
 
@@ -189,6 +195,14 @@ PLD_API size_t pld_accountant_size(const pld_accountant *acc);
 PLD_API PLD_NODISCARD int pld_accountant_epsilon(const pld_accountant *acc,
                                                  double delta,
                                                  pld_result *out);
+
+/** pld_accountant_epsilon answered by the grid path alone, without the
+ *  grid-free inversion (docs/design.md §16): for callers that need the
+ *  grid the accountant's refinement chooses, e.g. to save the composed PLD
+ *  on it.  Same arguments, return codes and result fields.  */
+PLD_API PLD_NODISCARD int pld_accountant_epsilon_grid(const pld_accountant *acc,
+                                                      double delta,
+                                                      pld_result *out);
 
 /** delta(epsilon) for epsilon >= 0 (nats, +INFINITY allowed): a bracket in
  *  [0, 1], upper certified.  Same return codes as pld_accountant_epsilon

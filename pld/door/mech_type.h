@@ -19,6 +19,7 @@
  * is one file: its state, its type and its constructor (docs/design.md
  * §0.1). */
 struct pld_mech;
+struct pld_mgf_ops;
 struct pld_mech_type {
   const char *name;
   /* Deep-copy src's state into dst, a new mechanism of the same type whose
@@ -33,6 +34,9 @@ struct pld_mech_type {
   /* eps0 with the mechanism (eps0, 0)-DP in both directions, rounded up;
    * NULL: not known (+inf). */
   double (*pure_eps)(const struct pld_mech *m);
+  /* A certified MGF of one run's loss (pld/inversion.h, docs/design.md
+   * §16); NULL: none.  The grid-free inversion sees a kind only through it. */
+  const struct pld_mgf_ops *mgf;
 };
 
 struct pld_mech {

@@ -35,8 +35,8 @@ class Result(object):
     ``grid_size``, ``fft_size``, ``refinements`` (grids tried),
     ``closed_form`` and ``met_accuracy`` (bools), ``bound_kind`` and
     ``lower_kind`` (which proven bound gave each end: 'grid',
-    'closed-form', 'basic', 'advanced', 'single-run', 'moments', 'rdp' or
-    'none').  ``width_limit``: why a bracket is wider than asked, 'grid'
+    'closed-form', 'basic', 'advanced', 'single-run', 'moments',
+    'inversion', 'rdp' or 'none').  ``width_limit``: why a bracket is wider than asked, 'grid'
     (or met) or 'mechanism' (an event's own bracket, pld_mech_bracket:
     its certified upper and lower analyses differ by more than the
     accuracy, which no finer grid narrows).
