@@ -428,11 +428,13 @@ int pld_event_fill(const pld_event *ev, double value, pld_event **out)
   ev_node_hole_info(nd, &info);
   if (!isfinite(value) || value < info.lo || value > info.hi ||
       (info.integer && value != floor(value))) {
+    /* the detail quotes the copy: record it before freeing */
+    st = pld_fail(PLD_EINVAL, "%s = %s in event %s is outside its domain "
+                  "(%s from %g to %g)", key, vb, nd->q,
+                  info.integer ? "an integer" : "a number", info.lo,
+                  info.hi);
     pld_event_free(c);
-    return pld_fail(PLD_EINVAL, "%s = %s in event %s is outside its domain "
-                    "(%s from %g to %g)", key, vb, nd->q,
-                    info.integer ? "an integer" : "a number", info.lo,
-                    info.hi);
+    return st;
   }
   if (nd->hole == HOLE_COUNT) {
     nd->count = (uint64_t)value;
@@ -442,9 +444,10 @@ int pld_event_fill(const pld_event *ev, double value, pld_event **out)
   }
   nd->hole = HOLE_NONE;
   if (nd->e->check && nd->e->check(nd->v, why, sizeof why)) {
+    st = pld_fail(PLD_EINVAL, "at %s = %s, event %s: %s", key, vb, nd->q,
+                  why);
     pld_event_free(c);
-    return pld_fail(PLD_EINVAL, "at %s = %s, event %s: %s", key, vb, nd->q,
-                    why);
+    return st;
   }
   *out = c;
   return PLD_SUCCESS;
