@@ -469,6 +469,7 @@ static int run_cmd(int argc, char **argv, int ledger)
              DEMO_STEPS);
     c.delta = DEMO_DELTA;
     c.events[c.n_events++] = demo_event;
+    free(c.parts); /* the parse made room for no EVENT */
     c.parts = calloc(1, sizeof *c.parts);
     int st = c.parts ? pld_event_parse(demo_event, &c.parts[0]) : PLD_ENOMEM;
     if (st == PLD_SUCCESS) {
