@@ -51,7 +51,9 @@ test: all
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  meson test -C $(SAN) --suite quick --print-errorlogs --num-processes 2 -t 4
-	bash tests/test_valgrind.sh $(BUILD)/pldkit
+	bash tests/test_valgrind.sh $(BUILD)/pldkit 0 2 & v0=$$!; \
+	  bash tests/test_valgrind.sh $(BUILD)/pldkit 1 2; v1=$$?; \
+	  wait $$v0 && [ $$v1 -eq 0 ]
 	$(MAKE) --no-print-directory tsan
 
 # ThreadSanitizer (issue 13): pldkit from several threads at once -- a host

@@ -5,16 +5,23 @@
 # `make test` stays within its time (the whole contract runs natively in
 # test_cli.sh and the quick suite under AddressSanitizer).
 #
-# usage: tests/test_valgrind.sh PATH/TO/pldkit
+# usage: tests/test_valgrind.sh PATH/TO/pldkit [SHARD NSHARDS]
+#   with SHARD NSHARDS only the commands i with i % NSHARDS == SHARD run
+#   (make test runs two shards at once, one per core)
 set -u
-BIN=${1:?usage: test_valgrind.sh PATH/TO/pldkit}
+BIN=${1:?usage: test_valgrind.sh PATH/TO/pldkit [SHARD NSHARDS]}
+SHARD=${2:-0}
+NSHARDS=${3:-1}
 . "$(dirname "$0")/cli_harness.sh"
 if ! command -v valgrind >/dev/null 2>&1; then
   echo "test_valgrind.sh: valgrind is not installed"
   echo "0 passed, 1 failed"
   exit 1
 fi
+vg_i=-1
 vg() {
+  vg_i=$((vg_i + 1))
+  [ $((vg_i % NSHARDS)) -eq "$SHARD" ] || return 0
   valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
     --error-exitcode=99 "$BIN" "$@" >/dev/null 2>"$ERR"
   if [ $? -eq 99 ]; then bad "valgrind: pldkit $*"; sed 's/^/  /' "$ERR" | head -n 20; else ok; fi
