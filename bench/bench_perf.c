@@ -70,7 +70,7 @@
 enum kind { K_ACC, K_GAUSS_GRID, K_HETERO, K_QUERY_EPS, K_QUERY_CURVE,
             K_CALIBRATE, K_SMALL_EPS, K_SMALL_DELTA, K_BIS, K_BIS_DELTA,
             K_TAIL, K_TAIL_EVENT, K_FIRST, K_CURVE_FLOOR, K_LAPLACE,
-            K_LAP_EPS };
+            K_LAP_EPS, K_EVENT_EPS };
 
 struct pcase {
   const char *group;
@@ -215,6 +215,20 @@ static int run_once(const struct pcase *c, struct bres *r)
     st = pld_event_parse(c->name, &ev);
     if (!st)
       st = pld_event_delta(ev, &eq, c->x, &a);
+    pld_event_free(ev);
+    if (!st)
+      take(r, &a.pld);
+    return st;
+  }
+  case K_EVENT_EPS: {
+    pld_event_query eq;
+    pld_event_answer a;
+    pld_event *ev = NULL;
+    a.size = sizeof a;
+    pld_event_query_default(&eq);
+    st = pld_event_parse(c->name, &ev);
+    if (!st)
+      st = pld_event_epsilon(ev, &eq, c->x, &a);
     pld_event_free(ev);
     if (!st)
       take(r, &a.pld);
@@ -411,6 +425,10 @@ static void child(const struct pcase *c, int quick, int fd)
                                0, e, 3}
 /* the CLI's path: the case's name is the EVENT text, x the epsilon */
 #define TAILE(ev, e) {"tail-cli", ev, K_TAIL_EVENT, 0, 0, 1, 0, e, 3}
+/* the samplers at the canonical DP-SGD setting (60000 records, batch 256,
+ * sigma = 1.1, 60 epochs), epsilon(1e-5) through the event tree: the case's
+ * name is the EVENT text (docs/samplers.md) */
+#define SAMP(ev, reps) {"samplers", ev, K_EVENT_EPS, 0, 0, 1, 0, 1e-5, reps}
 
 static const struct pcase cases[] = {
   {"core", "gaussian sigma=1 T=1 (grid)", K_GAUSS_GRID, 0, 1.0, 1, 0, 1, 7},
@@ -465,6 +483,14 @@ static const struct pcase cases[] = {
   TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 1e5),
   TAILE("poisson-gaussian:q=0.01,sigma=1,count=100", 200),
   TAILE("gaussian:sigma=1", 1e5),
+  SAMP("poisson-gaussian:q=0.004266666666666667,sigma=1.1,count=14063", 3),
+  SAMP("truncated-poisson:n=60000,q=0.004266666666666667,B=300,sigma=1.1,"
+       "count=14063", 1),
+  SAMP("fixed-batch:b=256,n=60000,sigma=1.1,count=14063", 1),
+  SAMP("fixed-batch:b=256,n=60000,sigma=1.1,replacement=with,count=14063",
+       1),
+  SAMP("balls-in-bins:T=235,sigma=1.1,count=60", 1),
+  SAMP("bandmf:steps=14063,bands=4,q=0.01706666666666667,sigma=1.1", 3),
   {"first-query", "demo epsilon(1e-5), fresh process", K_FIRST, DEMO_Q,
    DEMO_SIGMA, DEMO_T, 0, 0, 9},
   {"first-query", "demo epsilon(1e-5), fresh process, wisdom", K_FIRST,
