@@ -206,7 +206,8 @@ static int run_once(const struct pcase *c, struct bres *r)
     }
     return st;
   }
-  case K_TAIL_EVENT: {
+  case K_TAIL_EVENT: /* delta(x) of the EVENT text in the case's name */
+  case K_EVENT_EPS: { /* epsilon(x) of it */
     pld_event_query eq;
     pld_event_answer a;
     pld_event *ev = NULL;
@@ -214,21 +215,8 @@ static int run_once(const struct pcase *c, struct bres *r)
     pld_event_query_default(&eq);
     st = pld_event_parse(c->name, &ev);
     if (!st)
-      st = pld_event_delta(ev, &eq, c->x, &a);
-    pld_event_free(ev);
-    if (!st)
-      take(r, &a.pld);
-    return st;
-  }
-  case K_EVENT_EPS: {
-    pld_event_query eq;
-    pld_event_answer a;
-    pld_event *ev = NULL;
-    a.size = sizeof a;
-    pld_event_query_default(&eq);
-    st = pld_event_parse(c->name, &ev);
-    if (!st)
-      st = pld_event_epsilon(ev, &eq, c->x, &a);
+      st = c->kind == K_EVENT_EPS ? pld_event_epsilon(ev, &eq, c->x, &a)
+                                  : pld_event_delta(ev, &eq, c->x, &a);
     pld_event_free(ev);
     if (!st)
       take(r, &a.pld);

@@ -2238,34 +2238,32 @@ done:
   return st;
 }
 
-int pld_accountant_epsilon(const pld_accountant *acc, double delta,
-                           pld_result *out)
+/* epsilon(delta), the grid-free inversion allowed or not (grid_only) */
+static int epsilon_query(const pld_accountant *acc, double delta,
+                         int grid_only, pld_result *out)
 {
   pld_detail_clear();
   if (!acc || !out)
     return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
   if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
     return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
-  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL, 0};
+  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL, grid_only};
   int st = run_query(acc, &q, out, NULL);
   if (!st)
     pld_detail_clear(); /* a fallback recovered from an inner failure */
   return st;
 }
 
+int pld_accountant_epsilon(const pld_accountant *acc, double delta,
+                           pld_result *out)
+{
+  return epsilon_query(acc, delta, 0, out);
+}
+
 int pld_accountant_epsilon_grid(const pld_accountant *acc, double delta,
                                 pld_result *out)
 {
-  pld_detail_clear();
-  if (!acc || !out)
-    return pld_fail(PLD_EINVAL, "%s is NULL", !acc ? "acc" : "out");
-  if (isnan(delta) || !(delta > 0.0 && delta < 1.0))
-    return pld_fail(PLD_EINVAL, "delta = %g must be in (0, 1)", delta);
-  struct query q = {Q_EPS, delta, 0, NULL, 0.0, NULL, 1};
-  int st = run_query(acc, &q, out, NULL);
-  if (!st)
-    pld_detail_clear(); /* a fallback recovered from an inner failure */
-  return st;
+  return epsilon_query(acc, delta, 1, out);
 }
 
 int pld_accountant_delta(const pld_accountant *acc, double eps,
